@@ -42,6 +42,50 @@ void tl_cli_version(const tl_cli *cli)
 	printf("%s (tftrace) %s\n", cli->prog, TL_VERSION);
 }
 
+void tl_cli_option(tl_cli *cli, int c, const char *arg)
+{
+	switch (c) {
+	case 'o':
+		cli->out_path = arg;
+		return;
+	case 'z':
+		cli->gzip = true;
+		return;
+	case 'q':
+		cli->quiet = true;
+		return;
+	case TL_OPT_INPUT_FORMAT:
+		cli->format = tl_cli_format(cli, arg);
+		return;
+	case 'h':
+		fputs(cli->usage, stdout);
+		exit(TL_EXIT_OK);
+	case 'V':
+		tl_cli_version(cli);
+		exit(TL_EXIT_OK);
+	default:
+		fprintf(stderr, "Try '%s --help' for more information.\n", cli->prog);
+		exit(TL_EXIT_USAGE);
+	}
+}
+
+int tl_cli_choice(const tl_cli *cli, const char *opt, const char *value,
+		  const char *const *names)
+{
+	int n = 0;
+	for (; names[n] != NULL; n++)
+		if (strcmp(names[n], value) == 0)
+			return n;
+	GString *list = g_string_new(NULL);
+	for (int i = 0; i < n; i++) {
+		if (i > 0)
+			g_string_append(list, i == n - 1 ? " or " : ", ");
+		g_string_append(list, names[i]);
+	}
+	/* tl_cli_usage_error exits; the list lives until then. */
+	tl_cli_usage_error(cli, "unknown %s '%s' (%s)", opt, value, list->str);
+}
+
 tl_format tl_cli_format(const tl_cli *cli, const char *value)
 {
 	tl_format f;

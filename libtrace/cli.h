@@ -5,6 +5,7 @@
  *   - usage errors to stderr with exit 2, --help to stdout with exit 0;
  *   - --version;
  *   - the input list (none means stdin) and --input-format;
+ *   - the options every tool takes (-o, -z, -q, -h, -V, --input-format);
  *   - warnings flushed once at exit.
  */
 #ifndef TL_CLI_H
@@ -24,8 +25,28 @@ enum { TL_EXIT_OK = 0, TL_EXIT_INPUT = 1, TL_EXIT_USAGE = 2 };
 
 typedef struct tl_cli {
 	const char *prog;
-	bool quiet;
+	const char *usage;    /* --help text */
+	bool quiet;           /* -q, --quiet */
+	const char *out_path; /* -o, --output (NULL: stdout) */
+	bool gzip;            /* -z, --gzip */
+	tl_format format;     /* --input-format (default: sniffed) */
 } tl_cli;
+
+/* getopt_long's value for --input-format; a tool's own long options take
+ * values from 256 up, below this. */
+enum { TL_OPT_INPUT_FORMAT = 0x7000 };
+/* The long options every tool takes, for the head of its table (its short
+ * option string says which of -o -z -q -h -V it accepts). */
+#define TL_CLI_LONG_OPTIONS \
+	{"output", required_argument, NULL, 'o'}, {"gzip", no_argument, NULL, 'z'}, \
+	{"quiet", no_argument, NULL, 'q'}, {"help", no_argument, NULL, 'h'}, \
+	{"version", no_argument, NULL, 'V'}, \
+	{"input-format", required_argument, NULL, TL_OPT_INPUT_FORMAT}
+
+/* Takes one option getopt_long returned that is not the tool's own: the
+ * shared ones above (-h and -V print and exit 0), anything else (getopt's
+ * '?' or ':') "Try 'prog --help'" and exit 2. */
+void tl_cli_option(tl_cli *cli, int c, const char *arg);
 
 /* "prog: cannot read 'path': msg" */
 void tl_cli_input_error(const tl_cli *cli, const char *path, const tl_error *err);
@@ -37,6 +58,10 @@ _Noreturn void tl_cli_usage_error(const tl_cli *cli, const char *fmt, ...)
 void tl_cli_version(const tl_cli *cli);
 
 /* Parsers for option values; on failure they call tl_cli_usage_error. */
+/* The index of `value` in the NULL-terminated `names`; otherwise
+ * "unknown OPT 'value' (a, b or c)". */
+int tl_cli_choice(const tl_cli *cli, const char *opt, const char *value,
+		  const char *const *names);
 tl_format tl_cli_format(const tl_cli *cli, const char *value);
 int64_t tl_cli_micros(const tl_cli *cli, const char *opt, const char *value);
 

@@ -1689,7 +1689,7 @@ static void build_title(tl_graphdot *gd, bool folded)
 	if (gd->stats.transfers > 0)
 		g_string_append_printf(s, ", %zu transfers", gd->stats.transfers);
 	if (gd->stats.depth > 0)
-		g_string_append_printf(s, "; scopes below level %d collapsed", gd->stats.depth);
+		g_string_append_printf(s, "; scopes at level %d collapsed", gd->stats.depth);
 	if (folded)
 		g_string_append(s, "; numbered scopes folded");
 	gd->title = g_string_free(s, FALSE);

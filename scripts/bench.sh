@@ -74,3 +74,27 @@ pipe_measure() { # label, stream repeats, command...
 }
 pipe_measure "trace-summarize, 3 GB stream (3000 runs), pipe" 3 "$BIN/trace-summarize" -q --view step
 pipe_measure "trace-merge, 3 GB stream (3000 runs), pipe" 3 "$BIN/trace-merge" -q
+
+# graph-render: the DOT of a 50,000-node GraphDef with every node drawn
+# (target: under 2 s), and the default render to SVG of that graph and of a
+# generated 6,000-node run (collapsed by scope on their own; target: the
+# layout under 30 s).
+g50k="$WORK/graph-50k.pbtxt"
+if [ ! -s "$g50k" ]; then
+	echo "bench: generating $g50k" >&2
+	awk 'BEGIN { for (i = 0; i < 50000; i++) {
+		printf "node { name: \"s%d/b%d/n%d\" op: \"%s\"", int(i/1000), int(i/50)%20, i, (i%3 ? "Add" : "MatMul")
+		if (i > 0) printf " input: \"s%d/b%d/n%d\"", int((i-1)/1000), int((i-1)/50)%20, i-1
+		if (i >= 13 && i%7 == 0) printf " input: \"s%d/b%d/n%d:1\"", int((i-13)/1000), int((i-13)/50)%20, i-13
+		print " }" } }' >"$g50k"
+fi
+g6k="$WORK/run-6000-ops.pb"
+if [ ! -s "$g6k" ]; then
+	echo "bench: generating $g6k" >&2
+	"$TESTBIN/trace-gen" --seed 5 --gpus 2 --ops 6000 -o "$g6k"
+fi
+measure "graph-render, 50k-node DOT, --max-nodes 0" "$g50k" "$BIN/graph-render" -q --max-nodes 0 "$g50k"
+measure "graph-render, 50k-node DOT, collapsed" "$g50k" "$BIN/graph-render" -q "$g50k"
+measure "graph-render -T svg, 50k nodes, collapsed" "$g50k" "$BIN/graph-render" -q -T svg "$g50k"
+measure "graph-render -T svg, 6000-op run, collapsed" "$g6k" "$BIN/graph-render" -q -T svg "$g6k"
+measure "graph-render -T svg, 6000-op run, --fold" "$g6k" "$BIN/graph-render" -q -T svg --fold "$g6k"

@@ -33,8 +33,8 @@ static const char usage[] =
 	"      --edge-labels        always label edges (default: up to 2000 edges)\n"
 	"\n"
 	"What is drawn:\n"
-	"      --max-depth N        scopes below level N become one node each, with\n"
-	"                           their op count, op types and summed costs\n"
+	"      --max-depth N        each scope at level N drawn as one node, with its\n"
+	"                           op count, op types and summed costs\n"
 	"      --fold               numbered sibling scopes (tower_0 ... tower_7) fold\n"
 	"                           into the first plus one node for the others\n"
 	"      --focus REGEX        only nodes whose name matches, and their neighbours\n"
@@ -67,7 +67,6 @@ enum {
 	OPT_TOP,
 	OPT_HOPS,
 	OPT_MAX_NODES,
-	OPT_INPUT_FORMAT,
 };
 
 static const struct option long_opts[] = {
@@ -82,12 +81,7 @@ static const struct option long_opts[] = {
 	{"top", required_argument, NULL, OPT_TOP},
 	{"hops", required_argument, NULL, OPT_HOPS},
 	{"max-nodes", required_argument, NULL, OPT_MAX_NODES},
-	{"output", required_argument, NULL, 'o'},
-	{"gzip", no_argument, NULL, 'z'},
-	{"quiet", no_argument, NULL, 'q'},
-	{"input-format", required_argument, NULL, OPT_INPUT_FORMAT},
-	{"help", no_argument, NULL, 'h'},
-	{"version", no_argument, NULL, 'V'},
+	TL_CLI_LONG_OPTIONS,
 	{NULL, 0, NULL, 0},
 };
 
@@ -97,9 +91,6 @@ struct job {
 	GRegex *focus;
 	const char *render;     /* -T format, or NULL for DOT */
 	bool max_nodes_set;
-	tl_format format;
-	const char *out_path;
-	bool gzip;
 };
 
 static long count_arg(const tl_cli *cli, const char *opt, const char *value, long min)
@@ -169,27 +160,8 @@ static void parse_args(struct job *job, int argc, char **argv)
 			job->opts.max_nodes = (size_t)count_arg(&job->cli, "--max-nodes", optarg, 0);
 			job->max_nodes_set = true;
 			break;
-		case 'o':
-			job->out_path = optarg;
-			break;
-		case 'z':
-			job->gzip = true;
-			break;
-		case 'q':
-			job->cli.quiet = true;
-			break;
-		case OPT_INPUT_FORMAT:
-			job->format = tl_cli_format(&job->cli, optarg);
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			exit(TL_EXIT_OK);
-		case 'V':
-			tl_cli_version(&job->cli);
-			exit(TL_EXIT_OK);
 		default:
-			fprintf(stderr, "Try '%s --help' for more information.\n", job->cli.prog);
-			exit(TL_EXIT_USAGE);
+			tl_cli_option(&job->cli, c, optarg);
 		}
 	}
 	job->opts.focus = job->focus;
@@ -199,12 +171,12 @@ static void parse_args(struct job *job, int argc, char **argv)
 
 static bool to_terminal(const struct job *job)
 {
-	return (job->out_path == NULL || strcmp(job->out_path, "-") == 0) && isatty(STDOUT_FILENO);
+	return (job->cli.out_path == NULL || strcmp(job->cli.out_path, "-") == 0) && isatty(STDOUT_FILENO);
 }
 
 int main(int argc, char **argv)
 {
-	struct job job = {.cli = {.prog = "graph-render"}};
+	struct job job = {.cli = {.prog = "graph-render", .usage = usage}};
 	tl_graphdot_opts_init(&job.opts);
 	parse_args(&job, argc, argv);
 	if (job.render != NULL && tl_graphdot_format_binary(job.render) && to_terminal(&job)) {
@@ -215,7 +187,7 @@ int main(int argc, char **argv)
 
 	tl_cli_inputs in = tl_cli_inputs_of(argc, argv, optind);
 	GPtrArray *runs = g_ptr_array_new();
-	int status = tl_cli_read_runs(&job.cli, &in, job.format, runs);
+	int status = tl_cli_read_runs(&job.cli, &in, job.cli.format, runs);
 	tl_graphdot *gd = NULL;
 	tl_output *out = NULL;
 	tl_error err = {{0}};
@@ -225,7 +197,7 @@ int main(int argc, char **argv)
 		status = TL_EXIT_INPUT;
 	}
 	if (status == TL_EXIT_OK &&
-	    tl_output_open(&out, job.out_path, job.gzip, in.paths, in.n, &err) < 0) {
+	    tl_output_open(&out, job.cli.out_path, job.cli.gzip, in.paths, in.n, &err) < 0) {
 		tl_cli_error(&job.cli, "%s", err.msg);
 		status = TL_EXIT_INPUT;
 	}

@@ -57,15 +57,10 @@ enum {
 	OPT_DEVICE,
 	OPT_MIN_DUR,
 	OPT_WINDOW,
-	OPT_INPUT_FORMAT,
 };
 
 static const struct option long_opts[] = {
-	{"output", required_argument, NULL, 'o'},
-	{"gzip", no_argument, NULL, 'z'},
-	{"quiet", no_argument, NULL, 'q'},
-	{"help", no_argument, NULL, 'h'},
-	{"version", no_argument, NULL, 'V'},
+	TL_CLI_LONG_OPTIONS,
 	{"op-time", required_argument, NULL, OPT_OP_TIME},
 	{"control", no_argument, NULL, OPT_CONTROL},
 	{"no-flows", no_argument, NULL, OPT_NO_FLOWS},
@@ -75,16 +70,12 @@ static const struct option long_opts[] = {
 	{"device", required_argument, NULL, OPT_DEVICE},
 	{"min-dur", required_argument, NULL, OPT_MIN_DUR},
 	{"window", required_argument, NULL, OPT_WINDOW},
-	{"input-format", required_argument, NULL, OPT_INPUT_FORMAT},
 	{NULL, 0, NULL, 0},
 };
 
 struct job {
 	tl_cli cli;
 	tl_optrace_opts opts;
-	tl_format format;
-	const char *out_path;
-	bool gzip;
 };
 
 static void parse_window(struct job *job, const char *value)
@@ -106,21 +97,6 @@ static void parse_args(struct job *job, int argc, char **argv)
 	int c;
 	while ((c = getopt_long(argc, argv, "o:zqhV", long_opts, NULL)) != -1) {
 		switch (c) {
-		case 'o':
-			job->out_path = optarg;
-			break;
-		case 'z':
-			job->gzip = true;
-			break;
-		case 'q':
-			job->cli.quiet = true;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			exit(TL_EXIT_OK);
-		case 'V':
-			tl_cli_version(&job->cli);
-			exit(TL_EXIT_OK);
 		case OPT_OP_TIME:
 			if (tl_op_time_parse(optarg, &job->opts.op_time) < 0)
 				tl_cli_usage_error(&job->cli, "unknown --op-time '%s' (schedule, "
@@ -159,17 +135,12 @@ static void parse_args(struct job *job, int argc, char **argv)
 		case OPT_WINDOW:
 			parse_window(job, optarg);
 			break;
-		case OPT_INPUT_FORMAT:
-			job->format = tl_cli_format(&job->cli, optarg);
-			if (job->format == TL_FORMAT_CHROME)
-				tl_cli_usage_error(&job->cli, "trace-dataflow reads RunMetadata, "
-						   "not Chrome trace JSON");
-			break;
 		default:
-			fprintf(stderr, "Try '%s --help' for more information.\n", job->cli.prog);
-			exit(TL_EXIT_USAGE);
+			tl_cli_option(&job->cli, c, optarg);
 		}
 	}
+	if (job->cli.format == TL_FORMAT_CHROME)
+		tl_cli_usage_error(&job->cli, "trace-dataflow reads RunMetadata, not Chrome trace JSON");
 }
 
 /* Decodes every run of every input before writing, so a bad input leaves
@@ -177,18 +148,18 @@ static void parse_args(struct job *job, int argc, char **argv)
  * model is freed as soon as it is written. */
 int main(int argc, char **argv)
 {
-	struct job job = {.cli = {.prog = "trace-dataflow"}};
+	struct job job = {.cli = {.prog = "trace-dataflow", .usage = usage}};
 	tl_optrace_opts_init(&job.opts);
 	parse_args(&job, argc, argv);
 
 	tl_cli_inputs in = tl_cli_inputs_of(argc, argv, optind);
 	tl_error err = {{0}};
 	GPtrArray *runs = g_ptr_array_new();
-	int status = tl_cli_read_runs(&job.cli, &in, job.format, runs);
+	int status = tl_cli_read_runs(&job.cli, &in, job.cli.format, runs);
 
 	tl_output *out = NULL;
 	if (status == TL_EXIT_OK &&
-	    tl_output_open(&out, job.out_path, job.gzip, in.paths, in.n, &err) < 0) {
+	    tl_output_open(&out, job.cli.out_path, job.cli.gzip, in.paths, in.n, &err) < 0) {
 		tl_cli_error(&job.cli, "%s", err.msg);
 		status = TL_EXIT_INPUT;
 	}

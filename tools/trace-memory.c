@@ -57,7 +57,6 @@ enum {
 	OPT_OBJECTS,
 	OPT_NO_OPS,
 	OPT_NO_FLOWS,
-	OPT_INPUT_FORMAT,
 	OPT_PLOT,
 };
 
@@ -70,12 +69,7 @@ static const struct option long_opts[] = {
 	{"objects", no_argument, NULL, OPT_OBJECTS},
 	{"no-ops", no_argument, NULL, OPT_NO_OPS},
 	{"no-flows", no_argument, NULL, OPT_NO_FLOWS},
-	{"output", required_argument, NULL, 'o'},
-	{"gzip", no_argument, NULL, 'z'},
-	{"quiet", no_argument, NULL, 'q'},
-	{"input-format", required_argument, NULL, OPT_INPUT_FORMAT},
-	{"help", no_argument, NULL, 'h'},
-	{"version", no_argument, NULL, 'V'},
+	TL_CLI_LONG_OPTIONS,
 	{NULL, 0, NULL, 0},
 };
 
@@ -87,9 +81,6 @@ struct job {
 	tl_memtrace_opts topts;
 	bool ops;
 	bool flows;
-	tl_format format;
-	const char *out_path;
-	bool gzip;
 };
 
 static void parse_args(struct job *job, int argc, char **argv)
@@ -100,17 +91,13 @@ static void parse_args(struct job *job, int argc, char **argv)
 		case 'r':
 			job->report = true;
 			break;
-		case OPT_FORMAT:
-			if (strcmp(optarg, "text") == 0)
-				job->ropts.format = TL_REPORT_TEXT;
-			else if (strcmp(optarg, "csv") == 0)
-				job->ropts.format = TL_REPORT_CSV;
-			else if (strcmp(optarg, "json") == 0)
-				job->ropts.format = TL_REPORT_JSON;
-			else
-				tl_cli_usage_error(&job->cli, "unknown --format '%s' (text, csv or "
-						   "json)", optarg);
+		case OPT_FORMAT: {
+			static const char *const names[] = {"text", "csv", "json", NULL};
+			static const tl_report_format values[] = {TL_REPORT_TEXT, TL_REPORT_CSV,
+								  TL_REPORT_JSON};
+			job->ropts.format = values[tl_cli_choice(&job->cli, "--format", optarg, names)];
 			break;
+		}
 		case OPT_TOP: {
 			char *end = NULL;
 			long v = strtol(optarg, &end, 10);
@@ -121,8 +108,7 @@ static void parse_args(struct job *job, int argc, char **argv)
 			break;
 		}
 		case OPT_PLOT:
-			if (strcmp(optarg, "svg") != 0)
-				tl_cli_usage_error(&job->cli, "unknown --plot '%s' (svg)", optarg);
+			tl_cli_choice(&job->cli, "--plot", optarg, (const char *const[]){"svg", NULL});
 			job->plot = true;
 			break;
 		case OPT_BUFFERS:
@@ -137,27 +123,8 @@ static void parse_args(struct job *job, int argc, char **argv)
 		case OPT_NO_FLOWS:
 			job->flows = false;
 			break;
-		case 'o':
-			job->out_path = optarg;
-			break;
-		case 'z':
-			job->gzip = true;
-			break;
-		case 'q':
-			job->cli.quiet = true;
-			break;
-		case OPT_INPUT_FORMAT:
-			job->format = tl_cli_format(&job->cli, optarg);
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			exit(TL_EXIT_OK);
-		case 'V':
-			tl_cli_version(&job->cli);
-			exit(TL_EXIT_OK);
 		default:
-			fprintf(stderr, "Try '%s --help' for more information.\n", job->cli.prog);
-			exit(TL_EXIT_USAGE);
+			tl_cli_option(&job->cli, c, optarg);
 		}
 	}
 	if (!job->report && (job->ropts.format != TL_REPORT_TEXT || job->ropts.buffers))
@@ -224,17 +191,17 @@ static void write_report(struct job *job, tl_output *out, GPtrArray *runs)
 
 int main(int argc, char **argv)
 {
-	struct job job = {.cli = {.prog = "trace-memory"}, .ops = true, .flows = true};
+	struct job job = {.cli = {.prog = "trace-memory", .usage = usage}, .ops = true, .flows = true};
 	job.ropts.top = 10;
 	parse_args(&job, argc, argv);
 
 	tl_cli_inputs in = tl_cli_inputs_of(argc, argv, optind);
 	GPtrArray *runs = g_ptr_array_new();
-	int status = tl_cli_read_runs(&job.cli, &in, job.format, runs);
+	int status = tl_cli_read_runs(&job.cli, &in, job.cli.format, runs);
 	tl_output *out = NULL;
 	tl_error err = {{0}};
 	if (status == TL_EXIT_OK &&
-	    tl_output_open(&out, job.out_path, job.gzip, in.paths, in.n, &err) < 0) {
+	    tl_output_open(&out, job.cli.out_path, job.cli.gzip, in.paths, in.n, &err) < 0) {
 		tl_cli_error(&job.cli, "%s", err.msg);
 		status = TL_EXIT_INPUT;
 	}

@@ -54,7 +54,6 @@ enum {
 	OPT_FLOWS,
 	OPT_MEMORY,
 	OPT_FORMAT,
-	OPT_INPUT_FORMAT,
 };
 
 static const struct option long_opts[] = {
@@ -65,12 +64,7 @@ static const struct option long_opts[] = {
 	{"flows", no_argument, NULL, OPT_FLOWS},
 	{"memory", no_argument, NULL, OPT_MEMORY},
 	{"format", required_argument, NULL, OPT_FORMAT},
-	{"output", required_argument, NULL, 'o'},
-	{"gzip", no_argument, NULL, 'z'},
-	{"quiet", no_argument, NULL, 'q'},
-	{"input-format", required_argument, NULL, OPT_INPUT_FORMAT},
-	{"help", no_argument, NULL, 'h'},
-	{"version", no_argument, NULL, 'V'},
+	TL_CLI_LONG_OPTIONS,
 	{NULL, 0, NULL, 0},
 };
 
@@ -81,9 +75,6 @@ struct job {
 	tl_merge_opts mopts;
 	enum sort_order sort;
 	bool runmeta;
-	tl_format format;
-	const char *out_path;
-	bool gzip;
 	GHashTable *offsets; /* input path -> offset ns (boxed) */
 };
 
@@ -92,17 +83,13 @@ static void parse_args(struct job *job, int argc, char **argv)
 	int c;
 	while ((c = getopt_long(argc, argv, "o:zqhV", long_opts, NULL)) != -1) {
 		switch (c) {
-		case OPT_ALIGN:
-			if (strcmp(optarg, "wall") == 0)
-				job->mopts.align = TL_ALIGN_WALL;
-			else if (strcmp(optarg, "pack") == 0)
-				job->mopts.align = TL_ALIGN_PACK;
-			else if (strcmp(optarg, "overlay") == 0)
-				job->mopts.align = TL_ALIGN_OVERLAY;
-			else
-				tl_cli_usage_error(&job->cli, "unknown --align '%s' (wall, pack or "
-						   "overlay)", optarg);
+		case OPT_ALIGN: {
+			static const char *const names[] = {"wall", "pack", "overlay", NULL};
+			static const tl_align values[] = {TL_ALIGN_WALL, TL_ALIGN_PACK,
+							  TL_ALIGN_OVERLAY};
+			job->mopts.align = values[tl_cli_choice(&job->cli, "--align", optarg, names)];
 			break;
+		}
 		case OPT_GAP:
 			job->mopts.gap_ns = tl_cli_micros(&job->cli, "--gap", optarg);
 			if (job->mopts.gap_ns < 0)
@@ -119,17 +106,12 @@ static void parse_args(struct job *job, int argc, char **argv)
 					     ns);
 			break;
 		}
-		case OPT_SORT:
-			if (strcmp(optarg, "given") == 0)
-				job->sort = SORT_GIVEN;
-			else if (strcmp(optarg, "name") == 0)
-				job->sort = SORT_NAME;
-			else if (strcmp(optarg, "time") == 0)
-				job->sort = SORT_TIME;
-			else
-				tl_cli_usage_error(&job->cli, "unknown --sort '%s' (given, name or "
-						   "time)", optarg);
+		case OPT_SORT: {
+			static const char *const names[] = {"given", "name", "time", NULL};
+			static const enum sort_order values[] = {SORT_GIVEN, SORT_NAME, SORT_TIME};
+			job->sort = values[tl_cli_choice(&job->cli, "--sort", optarg, names)];
 			break;
+		}
 		case OPT_FLOWS:
 			job->mopts.flows = true;
 			break;
@@ -137,35 +119,11 @@ static void parse_args(struct job *job, int argc, char **argv)
 			job->mopts.memory = true;
 			break;
 		case OPT_FORMAT:
-			if (strcmp(optarg, "chrome") == 0)
-				job->runmeta = false;
-			else if (strcmp(optarg, "runmeta") == 0)
-				job->runmeta = true;
-			else
-				tl_cli_usage_error(&job->cli, "unknown --format '%s' (chrome or "
-						   "runmeta)", optarg);
+			job->runmeta = tl_cli_choice(&job->cli, "--format", optarg,
+						     (const char *const[]){"chrome", "runmeta", NULL}) == 1;
 			break;
-		case 'o':
-			job->out_path = optarg;
-			break;
-		case 'z':
-			job->gzip = true;
-			break;
-		case 'q':
-			job->cli.quiet = true;
-			break;
-		case OPT_INPUT_FORMAT:
-			job->format = tl_cli_format(&job->cli, optarg);
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			exit(TL_EXIT_OK);
-		case 'V':
-			tl_cli_version(&job->cli);
-			exit(TL_EXIT_OK);
 		default:
-			fprintf(stderr, "Try '%s --help' for more information.\n", job->cli.prog);
-			exit(TL_EXIT_USAGE);
+			tl_cli_option(&job->cli, c, optarg);
 		}
 	}
 }
@@ -196,7 +154,7 @@ static int input_start(struct job *job, struct input *in)
 {
 	tl_error err = {{0}};
 	tl_source *src = NULL;
-	if (tl_source_open(&src, in->path, job->format, &err) < 0) {
+	if (tl_source_open(&src, in->path, job->cli.format, &err) < 0) {
 		tl_cli_input_error(&job->cli, in->path, &err);
 		return -1;
 	}
@@ -237,7 +195,7 @@ static int merge_input(struct job *job, tl_merge *m, tl_output *out, const char 
 {
 	tl_error err = {{0}};
 	tl_source *src = NULL;
-	if (tl_source_open(&src, path, job->format, &err) < 0) {
+	if (tl_source_open(&src, path, job->cli.format, &err) < 0) {
 		tl_cli_input_error(&job->cli, path, &err);
 		return -1;
 	}
@@ -289,11 +247,11 @@ static int merge_input(struct job *job, tl_merge *m, tl_output *out, const char 
 
 int main(int argc, char **argv)
 {
-	struct job job = {.cli = {.prog = "trace-merge"}};
+	struct job job = {.cli = {.prog = "trace-merge", .usage = usage}};
 	job.offsets = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	parse_args(&job, argc, argv);
 	tl_cli_inputs in = tl_cli_inputs_of(argc, argv, optind);
-	if (job.runmeta && job.out_path == NULL && !job.gzip && isatty(STDOUT_FILENO))
+	if (job.runmeta && job.cli.out_path == NULL && !job.cli.gzip && isatty(STDOUT_FILENO))
 		tl_cli_usage_error(&job.cli, "refusing to write binary RunMetadata to a terminal "
 				   "(redirect it, or use -o FILE)");
 
@@ -313,7 +271,7 @@ int main(int argc, char **argv)
 	tl_output *out = NULL;
 	tl_error err = {{0}};
 	if (status == TL_EXIT_OK &&
-	    tl_output_open(&out, job.out_path, job.gzip, in.paths, in.n, &err) < 0) {
+	    tl_output_open(&out, job.cli.out_path, job.cli.gzip, in.paths, in.n, &err) < 0) {
 		tl_cli_error(&job.cli, "%s", err.msg);
 		status = TL_EXIT_INPUT;
 	}

@@ -67,6 +67,7 @@ static const char usage[] =
 	"                           (--view step: each step's wall time, executor and GPU\n"
 	"                           busy time)\n"
 	"  -o, --output FILE        write FILE (atomically) instead of stdout\n"
+	"  -z, --gzip               compress the output with gzip\n"
 	"  -q, --quiet              no warnings\n"
 	"      --input-format FMT   force the kind of every input (default: sniffed)\n"
 	"  -h, --help               this help\n"
@@ -91,7 +92,6 @@ enum {
 	OPT_FORMAT,
 	OPT_COMBINE,
 	OPT_DIFF,
-	OPT_INPUT_FORMAT,
 	OPT_IDLE,
 	OPT_CRITICAL_PATH,
 	OPT_OVERLAY,
@@ -113,8 +113,6 @@ struct job {
 	bool advise;
 	bool plot;
 	const char *overlay;
-	tl_format format;
-	const char *out_path;
 };
 
 static GRegex *regex_arg(struct job *job, const char *opt, const char *value)
@@ -182,11 +180,7 @@ static void parse_args(struct job *job, int argc, char **argv)
 		{"overlay", required_argument, NULL, OPT_OVERLAY},
 		{"advise", no_argument, NULL, OPT_ADVISE},
 		{"plot", required_argument, NULL, OPT_PLOT},
-		{"input-format", required_argument, NULL, OPT_INPUT_FORMAT},
-		{"output", required_argument, NULL, 'o'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
+		TL_CLI_LONG_OPTIONS,
 	};
 	g_array_append_vals(opts, fixed, G_N_ELEMENTS(fixed));
 	char *names[TL_N_COLS];
@@ -197,7 +191,7 @@ static void parse_args(struct job *job, int argc, char **argv)
 	}
 	int c;
 	const struct option *lo = (const struct option *)(void *)opts->data;
-	while ((c = getopt_long(argc, argv, "o:qhV", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:zqhV", lo, NULL)) != -1) {
 		if (c >= OPT_MIN_BASE && c < OPT_MIN_BASE + TL_N_COLS) {
 			job->topts.min[c - OPT_MIN_BASE] =
 				number_arg(job, lo[0].name ? "--min-..." : "", optarg);
@@ -223,11 +217,8 @@ static void parse_args(struct job *job, int argc, char **argv)
 				tl_cli_usage_error(&job->cli, "option '--step' must not be negative");
 			break;
 		case OPT_OCCURRENCE:
-			if (strcmp(optarg, "defined") == 0)
-				job->defined = true;
-			else if (strcmp(optarg, "run") != 0)
-				tl_cli_usage_error(&job->cli, "unknown --occurrence '%s' (run or "
-						   "defined)", optarg);
+			job->defined = tl_cli_choice(&job->cli, "--occurrence", optarg,
+						     (const char *const[]){"run", "defined", NULL}) == 1;
 			break;
 		case OPT_ORDER_BY:
 			if (strcmp(optarg, "name") == 0)
@@ -257,19 +248,18 @@ static void parse_args(struct job *job, int argc, char **argv)
 		case OPT_DISPLAYED_ONLY:
 			job->topts.displayed_only = true;
 			break;
-		case OPT_FORMAT:
-			if (strcmp(optarg, "text") == 0)
+		case OPT_FORMAT: {
+			static const char *const formats[] = {"text", "csv", "json", "partial", NULL};
+			int k = tl_cli_choice(&job->cli, "--format", optarg, formats);
+			job->partial = k == 3;
+			if (k == 0)
 				job->topts.format = TL_TABLE_TEXT;
-			else if (strcmp(optarg, "csv") == 0)
+			else if (k == 1)
 				job->topts.format = TL_TABLE_CSV;
-			else if (strcmp(optarg, "json") == 0)
+			else if (k == 2)
 				job->topts.format = TL_TABLE_JSON;
-			else if (strcmp(optarg, "partial") == 0)
-				job->partial = true;
-			else
-				tl_cli_usage_error(&job->cli, "unknown --format '%s' (text, csv, json "
-						   "or partial)", optarg);
 			break;
+		}
 		case OPT_COMBINE:
 			job->combine = true;
 			break;
@@ -289,28 +279,11 @@ static void parse_args(struct job *job, int argc, char **argv)
 			job->advise = true;
 			break;
 		case OPT_PLOT:
-			if (strcmp(optarg, "svg") != 0)
-				tl_cli_usage_error(&job->cli, "unknown --plot '%s' (svg)", optarg);
+			tl_cli_choice(&job->cli, "--plot", optarg, (const char *const[]){"svg", NULL});
 			job->plot = true;
 			break;
-		case OPT_INPUT_FORMAT:
-			job->format = tl_cli_format(&job->cli, optarg);
-			break;
-		case 'o':
-			job->out_path = optarg;
-			break;
-		case 'q':
-			job->cli.quiet = true;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			exit(TL_EXIT_OK);
-		case 'V':
-			tl_cli_version(&job->cli);
-			exit(TL_EXIT_OK);
 		default:
-			fprintf(stderr, "Try '%s --help' for more information.\n", job->cli.prog);
-			exit(TL_EXIT_USAGE);
+			tl_cli_option(&job->cli, c, optarg);
 		}
 	}
 	for (int k = 0; k < TL_N_COLS; k++)
@@ -323,7 +296,7 @@ static void parse_args(struct job *job, int argc, char **argv)
 static int add_input(const struct job *job, tl_summary *s, const char *path, tl_error *err)
 {
 	tl_source *src = NULL;
-	if (tl_source_open(&src, path, job->combine ? TL_FORMAT_CHROME : job->format, err) < 0)
+	if (tl_source_open(&src, path, job->combine ? TL_FORMAT_CHROME : job->cli.format, err) < 0)
 		return -1;
 	int rc = 0;
 	if (job->combine || tl_source_format(src) == TL_FORMAT_CHROME) {
@@ -432,11 +405,11 @@ static int analyse_runs(struct job *job, const tl_cli_inputs *in)
 			      : job->topts.format == TL_TABLE_JSON ? TL_TIMEUSE_JSON
 								   : TL_TIMEUSE_TEXT;
 	GPtrArray *runs = g_ptr_array_new();
-	int status = tl_cli_read_runs(&job->cli, in, job->format, runs);
+	int status = tl_cli_read_runs(&job->cli, in, job->cli.format, runs);
 	tl_output *out = NULL, *ov = NULL;
 	tl_error err = {{0}};
 	if (status == TL_EXIT_OK &&
-	    (tl_output_open(&out, job->out_path, false, in->paths, in->n, &err) < 0 ||
+	    (tl_output_open(&out, job->cli.out_path, job->cli.gzip, in->paths, in->n, &err) < 0 ||
 	     (job->overlay != NULL &&
 	      tl_output_open(&ov, job->overlay, false, in->paths, in->n, &err) < 0))) {
 		tl_cli_error(&job->cli, "%s", err.msg);
@@ -481,7 +454,7 @@ static int analyse_runs(struct job *job, const tl_cli_inputs *in)
 
 int main(int argc, char **argv)
 {
-	struct job job = {.cli = {.prog = "trace-summarize"}};
+	struct job job = {.cli = {.prog = "trace-summarize", .usage = usage}};
 	tl_table_opts_init(&job.topts);
 	parse_args(&job, argc, argv);
 	tl_cli_inputs in = tl_cli_inputs_of(argc, argv, optind);
@@ -511,7 +484,7 @@ int main(int argc, char **argv)
 	tl_output *out = NULL;
 	tl_error err = {{0}};
 	if (status == TL_EXIT_OK &&
-	    tl_output_open(&out, job.out_path, false, in.paths, in.n, &err) < 0) {
+	    tl_output_open(&out, job.cli.out_path, job.cli.gzip, in.paths, in.n, &err) < 0) {
 		tl_cli_error(&job.cli, "%s", err.msg);
 		status = TL_EXIT_INPUT;
 	}

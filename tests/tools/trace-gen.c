@@ -4384,7 +4384,7 @@ static int write_output(const tl_cli *cli, const struct cfg *cfg, const GByteArr
 
 int main(int argc, char **argv)
 {
-	tl_cli cli = {"trace-gen", false};
+	tl_cli cli = {.prog = "trace-gen"};
 	struct cfg cfg = {1, DEFAULT_OPS, 1, 1, 1, 0.0, FMT_BINARY, false, NULL, false, NULL};
 	bool verbose = false;
 	parse_args(&cli, argc, argv, &cfg, &verbose);
