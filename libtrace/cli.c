@@ -128,6 +128,9 @@ void tl_progress_begin(tl_progress *p, const tl_cli *cli)
 	p->started = p->last = g_get_monotonic_time() / 1e6;
 }
 
+/* One lock for every progress line: workers of one tool report to it. */
+G_LOCK_DEFINE_STATIC(progress);
+
 static void progress_draw(tl_progress *p, uint64_t bytes, bool force)
 {
 	double now = g_get_monotonic_time() / 1e6;
@@ -142,14 +145,27 @@ static void progress_draw(tl_progress *p, uint64_t bytes, bool force)
 
 void tl_progress_run(tl_progress *p, uint64_t input_offset)
 {
+	G_LOCK(progress);
 	p->runs++;
 	progress_draw(p, p->bytes + input_offset, false);
+	G_UNLOCK(progress);
 }
 
 void tl_progress_input_done(tl_progress *p, uint64_t size)
 {
+	G_LOCK(progress);
 	p->bytes += size;
 	progress_draw(p, p->bytes, false);
+	G_UNLOCK(progress);
+}
+
+void tl_progress_add(tl_progress *p, size_t runs, uint64_t bytes)
+{
+	G_LOCK(progress);
+	p->runs += runs;
+	p->bytes += bytes;
+	progress_draw(p, p->bytes, false);
+	G_UNLOCK(progress);
 }
 
 void tl_progress_end(tl_progress *p)

@@ -98,6 +98,9 @@ void tl_progress_begin(tl_progress *p, const tl_cli *cli);
 void tl_progress_run(tl_progress *p, uint64_t input_offset);
 /* At the end of an input of `size` bytes. */
 void tl_progress_input_done(tl_progress *p, uint64_t size);
+/* From any thread (inputs read side by side): `runs` more runs and `bytes`
+ * more input consumed. */
+void tl_progress_add(tl_progress *p, size_t runs, uint64_t bytes);
 void tl_progress_end(tl_progress *p);
 
 /* Flushes warnings (unless quiet) before exit. */

@@ -293,6 +293,9 @@ static void parse_args(struct job *job, int argc, char **argv)
 
 /* One input into the summary: runs one at a time, a Chrome trace, or a
  * partial. */
+/* Runs and bytes read so far, over every input (workers add to it). */
+static tl_progress progress;
+
 static int add_input(const struct job *job, tl_summary *s, const char *path, tl_error *err)
 {
 	tl_source *src = NULL;
@@ -307,11 +310,17 @@ static int add_input(const struct job *job, tl_summary *s, const char *path, tl_
 			rc = tl_summary_read_partial(s, data, len, err);
 		else if (rc == 0)
 			rc = tl_summary_add_chrome(s, data, len, path, err);
+		if (rc == 0)
+			tl_progress_add(&progress, 1, len);
 	} else {
 		tl_run *run = NULL;
+		uint64_t done = 0;
 		while ((rc = tl_source_next_run(src, &run, err)) > 0) {
 			tl_summary_add_run(s, run);
 			tl_run_free(run);
+			uint64_t at = tl_input_offset(tl_source_input(src));
+			tl_progress_add(&progress, 1, at - done);
+			done = at;
 		}
 	}
 	tl_source_close(src);
@@ -341,6 +350,7 @@ static int add_inputs(struct job *job, tl_summary *s, const tl_cli_inputs *in)
 	struct task *tasks = g_new0(struct task, in->n);
 	guint cores = g_get_num_processors();
 	bool parallel = in->n > 1 && cores > 1 && !job->combine;
+	tl_progress_begin(&progress, &job->cli);
 	GThreadPool *pool =
 		parallel ? g_thread_pool_new(run_task, NULL, (gint)MIN(cores, 8u), TRUE, NULL) : NULL;
 	for (size_t i = 0; i < in->n; i++) {
@@ -356,6 +366,7 @@ static int add_inputs(struct job *job, tl_summary *s, const tl_cli_inputs *in)
 	}
 	if (pool != NULL)
 		g_thread_pool_free(pool, FALSE, TRUE);
+	tl_progress_end(&progress);
 	int status = TL_EXIT_OK;
 	for (size_t i = 0; i < in->n; i++) {
 		if (status == TL_EXIT_OK && tasks[i].rc < 0) {
