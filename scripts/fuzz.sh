@@ -20,7 +20,7 @@ FUZZ_MAX_LEN=${FUZZ_MAX_LEN:-65536}
 FUZZ_JOBS=${FUZZ_JOBS:-$(nproc)}
 SHARED=${SHARED-../shared}
 TESTBIN=${TESTBIN:-build/tests}
-names=${*:-binary text tfrecord chrome dataflow memory merge summarize}
+names=${*:-binary text tfrecord chrome dataflow memory merge summarize graph}
 
 corpus=$FUZZ_BUILD/corpus
 artifacts=$FUZZ_BUILD/artifacts
@@ -68,7 +68,7 @@ for name in $names; do
 		seed tfrecord '*tfevents*' $data_dirs
 		;;
 	chrome) seed chrome '*.json' $chrome_dirs ;;
-	dataflow | memory | summarize | merge)
+	dataflow | memory | summarize | merge | graph)
 		for p in '*.pb' '*.pbtxt' '*tfrecord*' '*tfevents*' '*.gz'; do
 			seed "$name" "$p" $data_dirs "$streams"
 		done

@@ -13,7 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#define HARNESSES(X) X(binary) X(text) X(tfrecord) X(chrome) X(dataflow) X(memory) X(merge) X(summarize)
+#define HARNESSES(X) X(binary) X(text) X(tfrecord) X(chrome) X(dataflow) X(memory) X(merge) X(summarize) \
+	X(graph)
 
 #define DECLARE(name) int fuzz_##name##_one(const uint8_t *data, size_t size);
 HARNESSES(DECLARE)
