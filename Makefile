@@ -108,8 +108,10 @@ unit: $(UNIT_BIN)
 
 SHARED ?= $(firstword $(wildcard ../shared) $(wildcard shared))
 
+# The CLI cases, a test file per core (CLI_JOBS=1 for one at a time).
+CLI_JOBS ?= $(shell nproc)
 cli: $(TOOL_BIN) $(TESTTOOL_BIN) $(REPLAY_BIN)
-	BIN=$(BUILD)/bin TESTBIN=$(BUILD)/tests SHARED=$(SHARED) tests/cli/run
+	BIN=$(BUILD)/bin TESTBIN=$(BUILD)/tests SHARED=$(SHARED) CLI_JOBS=$(CLI_JOBS) tests/cli/run
 
 test: all
 	$(MAKE) --no-print-directory unit cli
