@@ -81,7 +81,7 @@ $(BUILD)/bin/%: tools/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
 
-$(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB)
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Wno-missing-prototypes -o $@ $< $(LIB) $(LDLIBS_ALL) $(TEST_LIBS)
 

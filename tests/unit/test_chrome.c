@@ -18,24 +18,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char *tmpdir;
+#include "tmpdir.h"
 
-static int setup(void **state)
-{
-	(void)state;
-	tmpdir = g_dir_make_tmp("tl-chrome-XXXXXX", NULL);
-	return tmpdir == NULL;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	char *cmd = g_strdup_printf("rm -rf '%s'", tmpdir);
-	int rc = system(cmd);
-	g_free(cmd);
-	g_free(tmpdir);
-	return rc;
-}
 
 static char *write_to_file(void (*fill)(tl_output *), size_t *len)
 {
@@ -248,5 +232,5 @@ int main(void)
 		cmocka_unit_test(test_document),     cmocka_unit_test(test_atomic_abort),
 		cmocka_unit_test(test_output_errors), cmocka_unit_test(test_gzip_by_name),
 	};
-	return cmocka_run_group_tests_name("chrome", tests, setup, teardown);
+	return cmocka_run_group_tests_name("chrome", tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -18,22 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *tmpdir;
+#include "tmpdir.h"
 
-static int setup(void **state)
-{
-	tmpdir = g_dir_make_tmp("tl-chromein-XXXXXX", NULL);
-	return tmpdir == NULL;
-}
-
-static int teardown(void **state)
-{
-	char *cmd = g_strdup_printf("rm -rf '%s'", tmpdir);
-	int rc = system(cmd);
-	g_free(cmd);
-	g_free(tmpdir);
-	return rc;
-}
 
 static const char *realdata_dir(void)
 {
@@ -1185,5 +1171,5 @@ int main(void)
 	    cmocka_unit_test(test_rewrite_real),
 	    cmocka_unit_test(test_rewrite_bytes),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -13,24 +13,8 @@
 #include <string.h>
 #include <zlib.h>
 
-static char *tmpdir;
+#include "tmpdir.h"
 
-static int setup(void **state)
-{
-	(void)state;
-	tmpdir = g_dir_make_tmp("tl-source-XXXXXX", NULL);
-	return tmpdir == NULL;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	char *cmd = g_strdup_printf("rm -rf '%s'", tmpdir);
-	int rc = system(cmd);
-	g_free(cmd);
-	g_free(tmpdir);
-	return rc;
-}
 
 /* A RunMetadata with one device holding one node named `node`. */
 static GBytes *pack_run(const char *node)
@@ -325,5 +309,5 @@ int main(void)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_truncated_everywhere),
 	};
-	return cmocka_run_group_tests_name("source", tests, setup, teardown);
+	return cmocka_run_group_tests_name("source", tests, tmpdir_setup, tmpdir_teardown);
 }
