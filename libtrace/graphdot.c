@@ -21,17 +21,7 @@
 /* ------------------------------------------------------------------ */
 /* Options                                                             */
 
-int tl_color_by_parse(const char *s, tl_color_by *out)
-{
-	static const char *const names[] = {"none", "device", "time", "memory", "op"};
-	for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
-		if (strcmp(s, names[i]) == 0) {
-			*out = (tl_color_by)i;
-			return 0;
-		}
-	}
-	return -1;
-}
+const char *const tl_color_by_names[] = {"none", "device", "time", "memory", "op", NULL};
 
 void tl_graphdot_opts_init(tl_graphdot_opts *o)
 {

@@ -47,8 +47,8 @@ typedef enum tl_color_by {
 	TL_COLOR_OP,
 } tl_color_by;
 
-/* "none", "device", "time", "memory", "op"; -1 when unknown. */
-int tl_color_by_parse(const char *s, tl_color_by *out);
+/* The --color-by names, indexed by tl_color_by, NULL-terminated. */
+extern const char *const tl_color_by_names[];
 
 typedef struct tl_graphdot_opts {
 	tl_color_by color_by;

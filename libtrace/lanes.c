@@ -4,18 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int tl_op_time_parse(const char *s, tl_op_time *out)
-{
-	if (strcmp(s, "schedule") == 0)
-		*out = TL_OPTIME_SCHEDULE;
-	else if (strcmp(s, "gpu") == 0)
-		*out = TL_OPTIME_GPU;
-	else if (strcmp(s, "all") == 0)
-		*out = TL_OPTIME_ALL;
-	else
-		return -1;
-	return 0;
-}
+const char *const tl_op_time_names[] = {"schedule", "gpu", "all", NULL};
 
 static void apply_op_time(tl_view *v, const tl_run *run, tl_op_time mode)
 {

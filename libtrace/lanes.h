@@ -23,7 +23,8 @@ typedef enum tl_op_time {
 	TL_OPTIME_ALL,
 } tl_op_time;
 
-int tl_op_time_parse(const char *s, tl_op_time *out);
+/* The --op-time names, indexed by tl_op_time, NULL-terminated. */
+extern const char *const tl_op_time_names[];
 
 typedef struct tl_lane {
 	uint32_t thread;        /* dump thread id (0 when none) */

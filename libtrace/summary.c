@@ -40,33 +40,14 @@ int tl_col_parse(const char *s)
 	return -1;
 }
 
-static const char *const view_names[] = {"op", "scope", "node", "device", "kernel", "step"};
-
-int tl_view_parse(const char *s, tl_view_kind *out)
-{
-	for (int i = 0; i < (int)G_N_ELEMENTS(view_names); i++)
-		if (strcmp(s, view_names[i]) == 0) {
-			*out = (tl_view_kind)i;
-			return 0;
-		}
-	return -1;
-}
+const char *const tl_view_names[] = {"op", "scope", "node", "device", "kernel", "step", NULL};
 
 const char *tl_view_name(tl_view_kind v)
 {
-	return view_names[v];
+	return tl_view_names[v];
 }
 
-int tl_stat_parse(const char *s, tl_stat *out)
-{
-	static const char *const names[] = {"avg", "first", "min", "max", "p50", "p90", "stddev"};
-	for (int i = 0; i < (int)G_N_ELEMENTS(names); i++)
-		if (strcmp(s, names[i]) == 0) {
-			*out = (tl_stat)i;
-			return 0;
-		}
-	return -1;
-}
+const char *const tl_stat_names[] = {"avg", "first", "min", "max", "p50", "p90", "stddev", NULL};
 
 static void row_free(gpointer p)
 {

@@ -41,7 +41,8 @@ typedef enum tl_summary_view {
 	TL_VIEW_STEP,
 } tl_view_kind;
 
-int tl_view_parse(const char *s, tl_view_kind *out);
+/* The view names, indexed by tl_view_kind, NULL-terminated. */
+extern const char *const tl_view_names[];
 const char *tl_view_name(tl_view_kind v);
 
 enum {
@@ -72,7 +73,8 @@ typedef enum tl_stat {
 	TL_STAT_STDDEV,
 } tl_stat;
 
-int tl_stat_parse(const char *s, tl_stat *out);
+/* The --stat names, indexed by tl_stat, NULL-terminated. */
+extern const char *const tl_stat_names[];
 
 typedef struct tl_row {
 	char *name;

@@ -122,9 +122,8 @@ static void parse_args(struct job *job, int argc, char **argv)
 			job->opts.engine = optarg;
 			break;
 		case OPT_COLOR_BY:
-			if (tl_color_by_parse(optarg, &job->opts.color_by) < 0)
-				tl_cli_usage_error(&job->cli, "unknown --color-by '%s' (none, device, "
-						   "time, memory or op)", optarg);
+			job->opts.color_by = (tl_color_by)tl_cli_choice(&job->cli, "--color-by", optarg,
+									tl_color_by_names);
 			break;
 		case OPT_NO_EDGE_LABELS:
 			job->opts.edge_labels = 0;

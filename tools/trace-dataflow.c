@@ -98,9 +98,8 @@ static void parse_args(struct job *job, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "o:zqhV", long_opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_OP_TIME:
-			if (tl_op_time_parse(optarg, &job->opts.op_time) < 0)
-				tl_cli_usage_error(&job->cli, "unknown --op-time '%s' (schedule, "
-						   "gpu or all)", optarg);
+			job->opts.op_time = (tl_op_time)tl_cli_choice(&job->cli, "--op-time", optarg,
+								      tl_op_time_names);
 			break;
 		case OPT_CONTROL:
 			job->opts.control = true;

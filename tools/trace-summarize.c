@@ -199,17 +199,15 @@ static void parse_args(struct job *job, int argc, char **argv)
 		}
 		switch (c) {
 		case OPT_VIEW:
-			if (tl_view_parse(optarg, &job->view) < 0)
-				tl_cli_usage_error(&job->cli, "unknown --view '%s' (op, scope, node, "
-						   "device, kernel or step)", optarg);
+			job->view = (tl_view_kind)tl_cli_choice(&job->cli, "--view", optarg,
+								tl_view_names);
 			break;
 		case OPT_SELECT:
 			parse_select(job, optarg);
 			break;
 		case OPT_STAT:
-			if (tl_stat_parse(optarg, &job->topts.stat) < 0)
-				tl_cli_usage_error(&job->cli, "unknown --stat '%s' (avg, first, min, "
-						   "max, p50, p90 or stddev)", optarg);
+			job->topts.stat = (tl_stat)tl_cli_choice(&job->cli, "--stat", optarg,
+								 tl_stat_names);
 			break;
 		case OPT_STEP:
 			job->topts.step = (int)number_arg(job, "--step", optarg);
