@@ -17,6 +17,7 @@
 
 #include "diag.h"
 #include "output.h"
+#include "source.h"
 
 #include <glib.h>
 #include <stdbool.h>
@@ -337,6 +338,22 @@ static inline void fuzz_close(tl_output *o)
 static inline void fuzz_end(void)
 {
 	tl_warnings_clear();
+}
+
+/* The input as a source of runs (RunMetadata, StepStats or GraphDef, in any
+ * framing the tools read); NULL, the input done with, when it does not open
+ * or is Chrome trace JSON (which the run-reading tools refuse). */
+static inline tl_source *fuzz_open_runs(const uint8_t *data, size_t size)
+{
+	tl_error err;
+	tl_source *src = NULL;
+	if (tl_source_open(&src, fuzz_input_path(data, size), TL_FORMAT_AUTO, &err) < 0 ||
+	    tl_source_format(src) == TL_FORMAT_CHROME) {
+		tl_source_close(src);
+		fuzz_end();
+		return NULL;
+	}
+	return src;
 }
 
 #endif

@@ -10,15 +10,10 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const char *path = fuzz_input_path(data, size);
-	tl_error err;
-	tl_source *src = NULL;
-	if (tl_source_open(&src, path, TL_FORMAT_AUTO, &err) < 0 ||
-	    tl_source_format(src) == TL_FORMAT_CHROME) {
-		tl_source_close(src);
-		fuzz_end();
+	tl_source *src = fuzz_open_runs(data, size);
+	if (src == NULL)
 		return 0;
-	}
+	tl_error err;
 	tl_optrace_opts opts;
 	tl_optrace_opts_init(&opts);
 	opts.op_time = (tl_op_time)(size % 3);

@@ -23,15 +23,10 @@ static int cgraph_message(char *msg)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const char *path = fuzz_input_path(data, size);
-	tl_error err;
-	tl_source *src = NULL;
-	if (tl_source_open(&src, path, TL_FORMAT_AUTO, &err) < 0 ||
-	    tl_source_format(src) == TL_FORMAT_CHROME) {
-		tl_source_close(src);
-		fuzz_end();
+	tl_source *src = fuzz_open_runs(data, size);
+	if (src == NULL)
 		return 0;
-	}
+	tl_error err;
 	GPtrArray *runs = g_ptr_array_new_with_free_func((GDestroyNotify)tl_run_free);
 	tl_run *run = NULL;
 	while (tl_source_next_run(src, &run, &err) > 0)

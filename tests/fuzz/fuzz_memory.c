@@ -27,15 +27,10 @@ static void report(tl_memory *const *mems, size_t n, tl_report_format f)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const char *path = fuzz_input_path(data, size);
-	tl_error err;
-	tl_source *src = NULL;
-	if (tl_source_open(&src, path, TL_FORMAT_AUTO, &err) < 0 ||
-	    tl_source_format(src) == TL_FORMAT_CHROME) {
-		tl_source_close(src);
-		fuzz_end();
+	tl_source *src = fuzz_open_runs(data, size);
+	if (src == NULL)
 		return 0;
-	}
+	tl_error err;
 	GPtrArray *runs = g_ptr_array_new();
 	GPtrArray *mems = g_ptr_array_new();
 	tl_run *run = NULL;
