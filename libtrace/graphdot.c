@@ -1634,19 +1634,12 @@ static int choose_depth(tl_graphdot *gd, struct rview *rv, uint64_t *cost)
 	gd->stats.auto_collapsed = true;
 	int from = depth > 0 ? depth - 1 : rv->max_scope_depth;
 	int d = fitting_depth(gd, rv, from, &count, cost);
+	bool folded_now = false;
 	if (d == 0 && !rv->folded) {
 		find_folds(rv);
 		rv->folded = true;
 		d = fitting_depth(gd, rv, from, &count, cost);
-		if (d > 0) {
-			tl_warn("graph-auto-fold",
-				"'%s': %zu nodes are too many to lay out quickly (--max-nodes %zu%s): "
-				"numbered scopes folded (--fold) and each scope at level %d drawn "
-				"as one node (--max-depth %d); --max-nodes 0 draws every node",
-				rv->run->label, rv->n_kept, gd->opts.max_nodes,
-				gd->n_runs > 1 ? ", shared by the runs" : "", d, d);
-			return d;
-		}
+		folded_now = d > 0;
 	}
 	if (d == 0) {
 		d = 1;
@@ -1657,12 +1650,13 @@ static int choose_depth(tl_graphdot *gd, struct rview *rv, uint64_t *cost)
 			rv->run->label, count);
 		return d;
 	}
-	tl_warn("graph-auto-collapse",
+	tl_warn(folded_now ? "graph-auto-fold" : "graph-auto-collapse",
 		"'%s': %zu nodes are too many to lay out quickly (--max-nodes %zu%s): "
-		"each scope at level %d drawn as one node (--max-depth %d); "
+		"%seach scope at level %d drawn as one node (--max-depth %d); "
 		"--max-nodes 0 draws every node",
 		rv->run->label, rv->n_kept, gd->opts.max_nodes,
-		gd->n_runs > 1 ? ", shared by the runs" : "", d, d);
+		gd->n_runs > 1 ? ", shared by the runs" : "",
+		folded_now ? "numbered scopes folded (--fold) and " : "", d, d);
 	return d;
 }
 
