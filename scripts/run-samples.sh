@@ -19,6 +19,9 @@ mkdir -p docs
 "$BIN/trace-summarize" -q --plot svg -o docs/summary.svg samples/gen-g2.pb
 echo "docs/memory.svg docs/summary.svg  (trace-memory / trace-summarize --plot svg)"
 if [ -x "$BIN/graph-render" ]; then
-	"$BIN/graph-render" -q -T svg --color-by=time -o docs/graph.svg samples/gen-g1.pbtxt &&
-		echo "docs/graph.svg  (graph-render -T svg --color-by=time samples/gen-g1.pbtxt)"
+	"$BIN/graph-render" -q -T svg --color-by=op -o docs/graph.svg \
+		samples/gradckpt_simple2_timeline_graphdef.pbtxt &&
+		"$BIN/graph-render" -q -T svg --color-by=time --max-depth 2 -o docs/graph-time.svg \
+			samples/gen-g1.pbtxt &&
+		echo "docs/graph.svg docs/graph-time.svg  (graph-render -T svg, as the README shows)"
 fi
