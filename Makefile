@@ -1,8 +1,10 @@
 # tftrace: one library (libtrace/) and thin tools (tools/).
 #   make          build everything (warnings are errors)
 #   make check    build with ASan + UBSan in build/asan and run every test
+#   make check-shared  the same build, and only the tests that read the shared
+#                 folder (SHARED, default ../shared), which a clone skips
 #   make test     run every test on the normal build
-#   make bench    run the benchmarks (scripts/bench.sh)
+#   make bench    run the benchmarks (scripts/bench.sh; exit 1: growth over 1.25x linear)
 #   make samples  regenerate samples/ outputs
 #   make fuzz     libFuzzer harnesses (clang), each FUZZ_SECONDS (default 60)
 #   make valgrind the CLI tests with every tool under valgrind memcheck
@@ -47,8 +49,8 @@ FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(FUZZ_SRC))
 REPLAY_OBJ := $(patsubst %,$(BUILD)/obj/fuzz/replay_%.o,$(FUZZ_NAMES))
 REPLAY_BIN := $(BUILD)/tests/fuzz-replay
 
-.PHONY: all check test unit cli bench install uninstall clean samples deps format \
-	fuzz fuzz-build valgrind
+.PHONY: all check check-shared test unit cli bench install uninstall clean samples deps \
+	format fuzz fuzz-build valgrind
 .SECONDARY:
 
 all: $(TOOL_BIN) $(UNIT_BIN) $(TESTTOOL_BIN) $(REPLAY_BIN) $(MAN_OUT)
@@ -102,26 +104,49 @@ $(BUILD)/fuzzers/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Wno-missing-prototypes -fsanitize=fuzzer -o $@ $< $(LIB) $(LDLIBS_ALL)
 
-unit: $(UNIT_BIN)
-	@fail=0; for t in $(UNIT_BIN); do \
-	  TL_DATA=tests/data TL_SHARED=$(SHARED) $$t || fail=1; done; exit $$fail
-
+# The tests read what lives in the repository (tests/data: fixtures, real/,
+# oracle/). The shared folder also holds real dumps whose source has no
+# licence; the tests that read it (unit tests named test_shared_*, CLI cases
+# that name $SHARED) skip, naming the file, where it is absent.
 SHARED ?= $(firstword $(wildcard ../shared) $(wildcard shared))
+
+# UNIT_FILTER (a cmocka pattern) and CLI_SHARED_ONLY=1 narrow a run to some
+# tests (check-shared sets both); UNIT_BIN_RUN is the unit binaries to run.
+UNIT_BIN_RUN ?= $(UNIT_BIN)
+unit: $(UNIT_BIN)
+	@fail=0; for t in $(UNIT_BIN_RUN); do \
+	  TL_DATA=tests/data TL_SHARED=$(SHARED) TL_UNIT_FILTER='$(UNIT_FILTER)' $$t || fail=1; \
+	  done; exit $$fail
 
 # The CLI cases, a test file per core (CLI_JOBS=1 for one at a time).
 CLI_JOBS ?= $(shell nproc)
 cli: $(TOOL_BIN) $(TESTTOOL_BIN) $(REPLAY_BIN)
-	BIN=$(BUILD)/bin TESTBIN=$(BUILD)/tests SHARED=$(SHARED) CLI_JOBS=$(CLI_JOBS) tests/cli/run
+	BIN=$(BUILD)/bin TESTBIN=$(BUILD)/tests SHARED=$(SHARED) CLI_JOBS=$(CLI_JOBS) \
+	  CLI_SHARED_ONLY=$(CLI_SHARED_ONLY) tests/cli/run
 
 test: all
 	$(MAKE) --no-print-directory unit cli
 
+ASAN_BUILD = BUILD=build/asan OPT="-O1 -g -fno-omit-frame-pointer" \
+	SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
+ASAN_RUN = ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
 check:
-	$(MAKE) --no-print-directory BUILD=build/asan OPT="-O1 -g -fno-omit-frame-pointer" \
-	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined" all
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  $(MAKE) --no-print-directory BUILD=build/asan OPT="-O1 -g -fno-omit-frame-pointer" \
-	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined" unit cli
+	$(MAKE) --no-print-directory $(ASAN_BUILD) all
+	$(ASAN_RUN) $(MAKE) --no-print-directory $(ASAN_BUILD) unit cli
+
+# What check skips without the shared folder, alone: the unit binaries with
+# test_shared_* tests, filtered to those, and the CLI cases that name $SHARED.
+# CI runs it after check in a clone with nothing beside it.
+SHARED_UNIT_BIN = $(patsubst tests/unit/%.c,build/asan/tests/%,\
+	$(shell grep -l '^static void test_shared_' $(UNIT_SRC)))
+check-shared:
+	@test -d "$(SHARED)" || { echo "make check-shared: no shared folder (../shared, or SHARED=DIR)" >&2; \
+	  exit 2; }
+	$(MAKE) --no-print-directory $(ASAN_BUILD) all
+	$(ASAN_RUN) $(MAKE) --no-print-directory $(ASAN_BUILD) UNIT_FILTER='test_shared_*' \
+	  UNIT_BIN_RUN="$(SHARED_UNIT_BIN)" CLI_SHARED_ONLY=1 unit cli
 
 # Fuzzing: the library (generated protobuf code included) built with clang,
 # ASan, UBSan and libFuzzer's coverage into build/fuzz/; each harness of
@@ -146,7 +171,7 @@ valgrind: all
 	BIN=$(BUILD)/bin TESTBIN=$(BUILD)/tests SHARED=$(SHARED) scripts/valgrind.sh
 
 bench: all
-	BIN=$(BUILD)/bin scripts/bench.sh
+	BIN=$(BUILD)/bin TESTBIN=$(BUILD)/tests scripts/bench.sh
 
 samples: all
 	BIN=$(BUILD)/bin scripts/run-samples.sh

@@ -5,6 +5,9 @@
  * millions of small mallocs and frees.
  *
  * The arena owns its blocks. Pointers into it stay valid until it is freed.
+ * Blocks after the first are large and backed by huge pages where the system
+ * has them (fresh pages cost a fault each). An arena is used by one thread at
+ * a time.
  */
 #ifndef TL_ARENA_H
 #define TL_ARENA_H
@@ -23,6 +26,11 @@ void *tl_arena_alloc(tl_arena *a, size_t size);
 void *tl_arena_zalloc(tl_arena *a, size_t size);
 char *tl_arena_strdup(tl_arena *a, const char *s);
 char *tl_arena_strndup(tl_arena *a, const char *s, size_t n);
+
+/* Moves the blocks of `other` into `a` and frees `other`: what was carved
+ * from `other` now lives until `a` is freed (one arena per thread while
+ * decoding, one run arena after). */
+void tl_arena_adopt(tl_arena *a, tl_arena *other);
 
 /* Bytes handed out so far (for the benchmarks). */
 size_t tl_arena_used(const tl_arena *a);

@@ -14,6 +14,7 @@ void tl_cli_input_error(const tl_cli *cli, const char *path, const tl_error *err
 {
 	const char *name = (path == NULL || strcmp(path, "-") == 0) ? "<stdin>" : path;
 	fprintf(stderr, "%s: cannot read '%s': %s\n", cli->prog, name, err->msg);
+	tl_damage_forget(name);
 }
 
 void tl_cli_error(const tl_cli *cli, const char *fmt, ...)
@@ -56,6 +57,10 @@ void tl_cli_option(tl_cli *cli, int c, const char *arg)
 		return;
 	case TL_OPT_INPUT_FORMAT:
 		cli->format = tl_cli_format(cli, arg);
+		return;
+	case TL_OPT_STRICT:
+		cli->strict = true;
+		tl_damage_set_strict(true);
 		return;
 	case 'h':
 		fputs(cli->usage, stdout);
@@ -122,10 +127,27 @@ tl_cli_inputs tl_cli_inputs_of(int argc, char **argv, int first)
 	return (tl_cli_inputs){.paths = stdin_only, .n = 1};
 }
 
+/* Seconds between two progress lines. */
+#define PROGRESS_PERIOD 0.2
+
+/* $TFTRACE_PROGRESS_DELAY: seconds before the first line; anything but a
+ * number >= 0 leaves the default. */
+static double progress_delay(void)
+{
+	const char *s = getenv("TFTRACE_PROGRESS_DELAY");
+	char *end = NULL;
+	double d = s != NULL ? g_ascii_strtod(s, &end) : -1;
+	if (s == NULL || end == s || *end != '\0' || !(d >= 0 && d <= 1e6))
+		return PROGRESS_PERIOD;
+	return d;
+}
+
 void tl_progress_begin(tl_progress *p, const tl_cli *cli)
 {
 	*p = (tl_progress){.cli = cli, .on = !cli->quiet && isatty(STDERR_FILENO)};
-	p->started = p->last = g_get_monotonic_time() / 1e6;
+	p->started = g_get_monotonic_time() / 1e6;
+	/* a line is drawn PROGRESS_PERIOD after the last one */
+	p->last = p->started - PROGRESS_PERIOD + (p->on ? progress_delay() : 0);
 }
 
 /* One lock for every progress line: workers of one tool report to it. */
@@ -134,9 +156,10 @@ G_LOCK_DEFINE_STATIC(progress);
 static void progress_draw(tl_progress *p, uint64_t bytes, bool force)
 {
 	double now = g_get_monotonic_time() / 1e6;
-	if (!p->on || (!force && now - p->last < 0.2))
+	if (!p->on || (!force && now - p->last < PROGRESS_PERIOD))
 		return;
 	p->last = now;
+	p->drawn = true;
 	double mb = (double)bytes / 1e6, dt = now - p->started;
 	fprintf(stderr, "\r%s: %zu run%s, %.0f MB, %.0f MB/s   ", p->cli->prog, p->runs,
 		p->runs == 1 ? "" : "s", mb, dt > 0 ? mb / dt : 0);
@@ -170,10 +193,23 @@ void tl_progress_add(tl_progress *p, size_t runs, uint64_t bytes)
 
 void tl_progress_end(tl_progress *p)
 {
-	if (p->on && p->last > p->started) {
+	if (p->drawn) {
 		fprintf(stderr, "\r\033[K");
 		fflush(stderr);
 	}
+}
+
+/* The tools that need a RunMetadata say which kind of Chrome trace they
+ * were given, and who reads it. */
+static int chrome_refusal(tl_source *src, tl_error *err)
+{
+	const uint8_t *data = NULL;
+	size_t len = 0;
+	const char *kind = "a Chrome trace";
+	if (tl_input_map(tl_source_input(src), &data, &len, NULL) == 0)
+		kind = tl_format_chrome_kind(data, len);
+	return tl_error_set(err, "this is %s, not a RunMetadata (trace-merge and trace-summarize "
+			    "read it)", kind);
 }
 
 int tl_cli_read_runs(const tl_cli *cli, const tl_cli_inputs *in, tl_format format,
@@ -190,16 +226,15 @@ int tl_cli_read_runs(const tl_cli *cli, const tl_cli_inputs *in, tl_format forma
 		}
 		int rc = 0;
 		if (tl_source_format(src) == TL_FORMAT_CHROME) {
-			rc = tl_error_set(&err, "this is a Chrome trace, not a RunMetadata "
-					  "(trace-merge and trace-summarize read it)");
+			rc = chrome_refusal(src, &err);
 		} else {
 			tl_run *run = NULL;
 			while ((rc = tl_source_next_run(src, &run, &err)) > 0) {
 				g_ptr_array_add(runs, run);
-				tl_progress_run(&prog, tl_input_offset(tl_source_input(src)));
+				tl_progress_run(&prog, tl_source_offset(src));
 			}
 		}
-		tl_progress_input_done(&prog, tl_input_offset(tl_source_input(src)));
+		tl_progress_input_done(&prog, tl_source_offset(src));
 		tl_source_close(src);
 		if (rc < 0) {
 			tl_progress_end(&prog);

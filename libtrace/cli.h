@@ -5,8 +5,15 @@
  *   - usage errors to stderr with exit 2, --help to stdout with exit 0;
  *   - --version;
  *   - the input list (none means stdin) and --input-format;
- *   - the options every tool takes (-o, -z, -q, -h, -V, --input-format);
+ *   - the options every tool takes (-o, -z, -q, -h, -V, --input-format,
+ *     --strict);
  *   - warnings flushed once at exit.
+ *
+ * --strict makes damage (diag.h) an error where it is met, the same error
+ * path as any bad input: one line, exit 1, and the tool goes no further.
+ * Tools that read all their input before writing (all but trace-merge)
+ * write nothing; trace-merge writes as it reads, so with -o FILE it leaves
+ * no file, and on stdout what it wrote before the damage stays.
  */
 #ifndef TL_CLI_H
 #define TL_CLI_H
@@ -30,25 +37,28 @@ typedef struct tl_cli {
 	const char *out_path; /* -o, --output (NULL: stdout) */
 	bool gzip;            /* -z, --gzip */
 	tl_format format;     /* --input-format (default: sniffed) */
+	bool strict;          /* --strict: damage is an error */
 } tl_cli;
 
 /* getopt_long's value for --input-format; a tool's own long options take
  * values from 256 up, below this. */
-enum { TL_OPT_INPUT_FORMAT = 0x7000 };
+enum { TL_OPT_INPUT_FORMAT = 0x7000, TL_OPT_STRICT };
 /* The long options every tool takes, for the head of its table (its short
  * option string says which of -o -z -q -h -V it accepts). */
 #define TL_CLI_LONG_OPTIONS \
 	{"output", required_argument, NULL, 'o'}, {"gzip", no_argument, NULL, 'z'}, \
 	{"quiet", no_argument, NULL, 'q'}, {"help", no_argument, NULL, 'h'}, \
 	{"version", no_argument, NULL, 'V'}, \
-	{"input-format", required_argument, NULL, TL_OPT_INPUT_FORMAT}
+	{"input-format", required_argument, NULL, TL_OPT_INPUT_FORMAT}, \
+	{"strict", no_argument, NULL, TL_OPT_STRICT}
 
 /* Takes one option getopt_long returned that is not the tool's own: the
  * shared ones above (-h and -V print and exit 0), anything else (getopt's
  * '?' or ':') "Try 'prog --help'" and exit 2. */
 void tl_cli_option(tl_cli *cli, int c, const char *arg);
 
-/* "prog: cannot read 'path': msg" */
+/* "prog: cannot read 'path': msg", the one line said about that input: its
+ * damage warnings are dropped. */
 void tl_cli_input_error(const tl_cli *cli, const char *path, const tl_error *err);
 /* "prog: msg" */
 void tl_cli_error(const tl_cli *cli, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -84,10 +94,12 @@ void tl_cli_free_runs(GPtrArray *runs);
 
 /* Progress on stderr for long work: "tool: 12 runs, 340 MB, 120 MB/s",
  * redrawn at most 5 times a second, only when stderr is a terminal and not
- * --quiet; cleared at the end. */
+ * --quiet; cleared at the end. The first line comes after
+ * $TFTRACE_PROGRESS_DELAY seconds (default 0.2), as git's
+ * GIT_PROGRESS_DELAY: the tests set 0 to see it on small inputs. */
 typedef struct tl_progress {
 	const tl_cli *cli;
-	bool on;
+	bool on, drawn;
 	double started, last;
 	uint64_t bytes;         /* done in earlier inputs */
 	size_t runs;

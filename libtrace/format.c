@@ -5,6 +5,9 @@
  */
 #include "format.h"
 
+#include "chromein.h"
+#include "pbwire.h"
+#include "tensorflow.pb-c.h"
 #include "tfrecord.h"
 
 #include <glib.h>
@@ -124,4 +127,167 @@ int tl_format_sniff(const uint8_t *data, size_t len, tl_format *out, tl_error *e
 	}
 	*out = TL_FORMAT_BINARY_PROTO;
 	return 0;
+}
+
+/* ---- neighbours ---------------------------------------------------------- */
+
+/* A neighbour must be explained by its schema, not merely tolerated by it:
+ * a few known fields at least, its main field among them. */
+#define NEIGHBOUR_MIN_SCORE 6
+
+static const struct neighbour {
+	const ProtobufCMessageDescriptor *desc;
+	uint32_t main_field; /* XSpace.planes, Trace.trace_events or devices */
+	uint32_t other_main;
+	const char *what;
+} neighbours[] = {
+    {&tensorflow__profiler__xspace__descriptor, 1, 1,
+     "a TF2/JAX profiler XSpace (tensorflow.profiler.XSpace), which tftrace does not read "
+     "yet; TensorBoard's profile plugin reads it"},
+    {&tensorflow__profiler__trace__descriptor, 4, 1,
+     "a TF 2.0 profiler trace (tensorflow.profiler.Trace, a .trace file), which tftrace does "
+     "not read yet; TensorBoard's profile plugin reads it"},
+};
+
+/* Whether a top-level field numbered a or b occurs (a quick scan; the walk
+ * has already proved the framing). */
+static bool has_top_field(const uint8_t *data, size_t len, uint32_t a, uint32_t b)
+{
+	size_t pos = 0;
+	while (pos < len) {
+		uint64_t key, v;
+		if (!tl_pbwire_varint(data, len, &pos, &key))
+			return false;
+		if (key >> 3 == a || key >> 3 == b)
+			return true;
+		switch (key & 7) {
+		case 0:
+			if (!tl_pbwire_varint(data, len, &pos, &v))
+				return false;
+			break;
+		case 1:
+			pos += 8;
+			break;
+		case 2:
+			if (!tl_pbwire_varint(data, len, &pos, &v) || v > len - pos)
+				return false;
+			pos += (size_t)v;
+			break;
+		case 5:
+			pos += 4;
+			break;
+		default:
+			return false;
+		}
+	}
+	return false;
+}
+
+bool tl_format_neighbour(const uint8_t *data, size_t len, tl_error *err)
+{
+	/* The RunMetadata family first: whatever walks as one of them is one,
+	 * whatever else it might also fit. */
+	const ProtobufCMessageDescriptor *ours = NULL;
+	if (tl_pbwire_classify(data, len, &ours, NULL) == 0)
+		return false;
+	const struct neighbour *best = NULL;
+	long best_score = NEIGHBOUR_MIN_SCORE - 1;
+	bool best_cut = false;
+	for (size_t i = 0; i < G_N_ELEMENTS(neighbours); i++) {
+		const struct neighbour *n = &neighbours[i];
+		long score = 0;
+		bool cut = false;
+		bool fits = tl_pbwire_fits(n->desc, data, len, &score, &cut, NULL);
+		/* A truncated file is still named when what came before the cut
+		 * fitted well. */
+		if ((!fits && !cut) || score <= best_score ||
+		    !has_top_field(data, len, n->main_field, n->other_main))
+			continue;
+		best = n;
+		best_score = score;
+		best_cut = cut;
+	}
+	if (best == NULL)
+		return false;
+	if (best_cut)
+		tl_error_set(err, "%s (this one is truncated at byte %zu)", best->what, len);
+	else
+		tl_error_set(err, "%s", best->what);
+	return true;
+}
+
+/* ---- Chrome trace flavours ------------------------------------------------ */
+
+static bool span_is(const tl_chrome_in_event *ev, tl_span s, const char *quoted)
+{
+	size_t n = strlen(quoted);
+	return s.len == n && memcmp(ev->raw + s.off, quoted, n) == 0;
+}
+
+/* Categories only Kineto writes (PyTorch 1.8 to 2.x). */
+static bool kineto_category(const tl_chrome_in_event *ev)
+{
+	static const char *const cats[] = {
+	    "\"cpu_op\"",
+	    "\"cuda_runtime\"",
+	    "\"cuda_driver\"",
+	    "\"gpu_memcpy\"",
+	    "\"gpu_memset\"",
+	    "\"python_function\"",
+	    "\"user_annotation\"",
+	    "\"gpu_user_annotation\"",
+	    "\"ac2g\"",
+	    "\"Operator\"",
+	    "\"Runtime\"",
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(cats); i++)
+		if (span_is(ev, ev->cat, cats[i]))
+			return true;
+	return false;
+}
+
+/* A TF2 profiler process: its planes are named "/host:CPU", "/device:GPU:0"
+ * (timeline.py names them "/job:.../device:CPU:0 Compute"). */
+static bool tf2_process(const tl_chrome_in_event *ev, GString *buf)
+{
+	if (ev->ph != 'M' || !span_is(ev, ev->name, "\"process_name\"") || ev->args.len == 0)
+		return false;
+	const char *args = tl_chrome_span_text(ev, ev->args, buf);
+	return strstr(args, "\"/host:") != NULL;
+}
+
+const char *tl_format_chrome_kind(const uint8_t *data, size_t len)
+{
+	static const char *const kineto = "a PyTorch profiler (Kineto) trace";
+	static const char *const tf2 = "a TF2 profiler trace (TensorBoard's trace viewer JSON)";
+	tl_chrome_reader *r = NULL;
+	if (tl_chrome_reader_open(&r, data, len, NULL) < 0)
+		return "a Chrome trace";
+	const char *kind = NULL;
+	GString *buf = g_string_new(NULL);
+	tl_chrome_in_event ev;
+	int rc;
+	while ((rc = tl_chrome_reader_next(r, &ev, NULL)) > 0) {
+		if (kineto_category(&ev)) {
+			kind = kineto;
+			break;
+		}
+		if (kind == NULL && tf2_process(&ev, buf))
+			kind = tf2;
+	}
+	if (rc == 0 && kind != tf2) {
+		const char **keys, **values;
+		size_t *key_lens, *value_lens;
+		size_t n = tl_chrome_reader_extras(r, &keys, &key_lens, &values, &value_lens);
+		static const char *const kineto_keys[] = {"schemaVersion", "deviceProperties",
+							  "traceName", "distributedInfo"};
+		for (size_t i = 0; i < n && kind == NULL; i++)
+			for (size_t k = 0; k < G_N_ELEMENTS(kineto_keys); k++)
+				if (key_lens[i] == strlen(kineto_keys[k]) &&
+				    memcmp(keys[i], kineto_keys[k], key_lens[i]) == 0)
+					kind = kineto;
+	}
+	g_string_free(buf, TRUE);
+	tl_chrome_reader_close(r);
+	return kind != NULL ? kind : "a Chrome trace";
 }

@@ -7,6 +7,7 @@
 
 #include "diag.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,5 +36,23 @@ const char *tl_format_names(void);
  * protobuf text (printable, starts with a field name or comment), else binary
  * protobuf. Binary/text are refined by pbwire/pbtext later. */
 int tl_format_sniff(const uint8_t *data, size_t len, tl_format *out, tl_error *err);
+
+/* Names a neighbour of a RunMetadata that tftrace does not read: a binary
+ * protobuf that walks (pbwire's walk, the schemas in tensorflow.proto's
+ * Profiler message) as a TF2/JAX profiler XSpace (*.xplane.pb) or a TF 2.0
+ * profiler Trace (*.trace). Call it on bytes that are none of RunMetadata,
+ * StepStats and GraphDef; it never takes one of those for a neighbour. True
+ * with the message in err ("a TF2/JAX profiler XSpace
+ * (tensorflow.profiler.XSpace), which tftrace does not read yet; TensorBoard's
+ * profile plugin reads it"); false (err untouched) otherwise. */
+bool tl_format_neighbour(const uint8_t *data, size_t len, tl_error *err);
+
+/* What kind of Chrome trace JSON the bytes hold, as a noun phrase for
+ * messages: "a PyTorch profiler (Kineto) trace" (Kineto's top-level keys
+ * schemaVersion, deviceProperties, traceName or distributedInfo, or its
+ * event categories), "a TF2 profiler trace (TensorBoard's trace viewer
+ * JSON)" (a /host: process), else "a Chrome trace". Reads the whole input
+ * event by event; invalid JSON ends the look, not the answer. */
+const char *tl_format_chrome_kind(const uint8_t *data, size_t len);
 
 #endif

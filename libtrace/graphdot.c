@@ -425,10 +425,18 @@ struct cedge {                  /* an edge after _Send/_Recv pairs are contracte
 	uint8_t kind;           /* enum ekind */
 };
 
+/* A scope is found by its parent and its last component, so that finding
+ * every scope of a name costs the name's length, not its length times its
+ * depth. */
 struct skey {
-	uint32_t group;
-	uint32_t len;
-	const char *path;
+	uint32_t parent;        /* scope */
+	uint32_t len;           /* of comp */
+	const char *comp;       /* the last component of the path */
+};
+
+struct gkey {                   /* a group: partition and device */
+	uint32_t partition;
+	const char *device;
 };
 
 struct scope {                  /* a name scope of one group of one run */
@@ -493,12 +501,16 @@ struct rview {                  /* one run */
 	bool *hidden;           /* a matched _Send or _Recv, drawn as an edge */
 	bool *kept;
 	uint32_t *leaf;         /* node -> scope */
+	uint32_t *anc;          /* node -> the scope ancestor_at last found, or NONE */
+	uint32_t *sid;          /* per scope, twice (folded or not): a vertex while
+				 * assign_ids runs, else NONE; made at its first call */
 	uint32_t *vtx;          /* node -> vertex */
 	struct cedge *edges;
 	size_t n_edges;
 	GArray *scopes;         /* struct scope */
 	GArray *groups;         /* struct group */
-	GHashTable *scope_of;   /* struct skey -> scope + 1 */
+	GHashTable *scope_of;   /* struct skey -> scope + 1 (every scope but the roots) */
+	GHashTable *group_by;   /* struct gkey -> group + 1 */
 	int max_scope_depth;
 	bool draw_groups;
 	bool folded;            /* numbered siblings fold */
@@ -543,16 +555,28 @@ static struct vtx *vtx_at(const tl_graphdot *gd, uint32_t v)
 static guint skey_hash(gconstpointer p)
 {
 	const struct skey *k = p;
-	guint h = 5381u + k->group * 33u;
+	guint h = 5381u + k->parent * 33u;
 	for (uint32_t i = 0; i < k->len; i++)
-		h = h * 33u + (unsigned char)k->path[i];
+		h = h * 33u + (unsigned char)k->comp[i];
 	return h;
 }
 
 static gboolean skey_equal(gconstpointer a, gconstpointer b)
 {
 	const struct skey *x = a, *y = b;
-	return x->group == y->group && x->len == y->len && memcmp(x->path, y->path, x->len) == 0;
+	return x->parent == y->parent && x->len == y->len && memcmp(x->comp, y->comp, x->len) == 0;
+}
+
+static guint gkey_hash(gconstpointer p)
+{
+	const struct gkey *k = p;
+	return g_str_hash(k->device) * 31u + k->partition;
+}
+
+static gboolean gkey_equal(gconstpointer a, gconstpointer b)
+{
+	const struct gkey *x = a, *y = b;
+	return x->partition == y->partition && strcmp(x->device, y->device) == 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -787,19 +811,21 @@ static uint32_t new_scope(tl_graphdot *gd, struct rview *rv, uint32_t group, uin
 		else
 			scope_at(rv, p->last_child)->next_sibling = idx;
 		p->last_child = idx;
+		/* keyed by the component after the parent's path and its '/' */
+		uint32_t start = p->depth == 0 ? 0 : p->len + 1;
+		struct skey *key = tl_arena_alloc(gd->arena, sizeof *key);
+		*key = (struct skey){.parent = parent, .len = len - start, .comp = spath + start};
+		g_hash_table_insert(rv->scope_of, key, GUINT_TO_POINTER(idx + 1));
 	}
-	struct skey *key = tl_arena_alloc(gd->arena, sizeof *key);
-	*key = (struct skey){.group = group, .len = len, .path = spath};
-	g_hash_table_insert(rv->scope_of, key, GUINT_TO_POINTER(idx + 1));
 	if ((int)depth > rv->max_scope_depth)
 		rv->max_scope_depth = (int)depth;
 	return idx;
 }
 
-static uint32_t find_scope(const struct rview *rv, uint32_t group, const char *spath,
-			   uint32_t len)
+/* The child of `parent` whose path ends with the component comp. */
+static uint32_t find_scope(const struct rview *rv, uint32_t parent, const char *comp, uint32_t len)
 {
-	struct skey key = {.group = group, .len = len, .path = spath};
+	struct skey key = {.parent = parent, .len = len, .comp = comp};
 	gpointer hit = g_hash_table_lookup(rv->scope_of, &key);
 	return hit == NULL ? NONE : GPOINTER_TO_UINT(hit) - 1;
 }
@@ -810,17 +836,20 @@ static uint32_t group_of(tl_graphdot *gd, struct rview *rv, const tl_gnode *nd, 
 	if (*cache_g != NONE && *cache_part == nd->partition &&
 	    (*cache_dev == nd->device || strcmp(*cache_dev, nd->device) == 0))
 		return *cache_g;
+	struct gkey key = {.partition = nd->partition, .device = nd->device};
+	gpointer hit = g_hash_table_lookup(rv->group_by, &key);
 	uint32_t g;
-	for (g = 0; g < rv->groups->len; g++) {
-		const struct group *gr = &g_array_index(rv->groups, struct group, g);
-		if (gr->partition == nd->partition && strcmp(gr->device, nd->device) == 0)
-			break;
-	}
-	if (g == rv->groups->len) {
+	if (hit != NULL) {
+		g = GPOINTER_TO_UINT(hit) - 1;
+	} else {
+		g = rv->groups->len;
 		struct group gr = {.device = nd->device, .partition = nd->partition, .color = -1};
 		g_array_append_val(rv->groups, gr);
 		uint32_t root = new_scope(gd, rv, g, NONE, "", 0, 0);
 		g_array_index(rv->groups, struct group, g).root = root;
+		struct gkey *k = tl_arena_alloc(gd->arena, sizeof *k);
+		*k = key;
+		g_hash_table_insert(rv->group_by, k, GUINT_TO_POINTER(g + 1));
 	}
 	*cache_g = g;
 	*cache_dev = nd->device;
@@ -833,24 +862,23 @@ static void build_scopes(tl_graphdot *gd, struct rview *rv)
 	tl_run *run = rv->run;
 	uint32_t cache_g = NONE, cache_part = 0;
 	const char *cache_dev = NULL;
-	uint32_t *group = g_new(uint32_t, run->n_nodes + 1);
 	for (size_t i = 0; i < run->n_nodes; i++) {
 		if (!rv->kept[i])
 			continue;
 		const tl_gnode *nd = &run->nodes[i];
 		uint32_t g = group_of(gd, rv, nd, &cache_g, &cache_dev, &cache_part);
-		group[i] = g;
 		uint32_t parent = g_array_index(rv->groups, struct group, g).root;
-		uint32_t depth = 0;
+		uint32_t depth = 0, start = 0;
 		for (const char *p = strchr(nd->name, '/'); p != NULL; p = strchr(p + 1, '/')) {
 			uint32_t len = (uint32_t)(p - nd->name);
 			if (len == 0)
 				continue;
 			depth++;
-			uint32_t s = find_scope(rv, g, nd->name, len);
+			uint32_t s = find_scope(rv, parent, nd->name + start, len - start);
 			if (s == NONE)
 				s = new_scope(gd, rv, g, parent, nd->name, len, depth);
 			parent = s;
+			start = len + 1;
 		}
 		rv->leaf[i] = parent;
 	}
@@ -860,11 +888,12 @@ static void build_scopes(tl_graphdot *gd, struct rview *rv)
 		if (!rv->kept[i])
 			continue;
 		const char *nm = run->nodes[i].name;
-		uint32_t s = find_scope(rv, group[i], nm, (uint32_t)strlen(nm));
+		const struct scope *leaf = scope_at(rv, rv->leaf[i]);
+		uint32_t start = leaf->depth == 0 ? 0 : leaf->len + 1;
+		uint32_t s = find_scope(rv, rv->leaf[i], nm + start, (uint32_t)strlen(nm) - start);
 		if (s != NONE)
 			rv->leaf[i] = s;
 	}
-	g_free(group);
 	size_t named = 0;
 	for (guint g = 0; g < rv->groups->len; g++)
 		if (g_array_index(rv->groups, struct group, g).device[0] != '\0')
@@ -889,12 +918,38 @@ static void split_number(const char *comp, uint32_t len, uint32_t *base_len, int
 
 /* Numbered siblings (tower_0 ... tower_7; dense, dense_1 ...) under one
  * parent path, across the run's partitions: all but the lowest number
- * fold. */
+ * fold. Paths are numbered (the same path in several partitions, the same
+ * number) from their parent's number and their last component, so that no
+ * key is longer than a component. */
 static void find_folds(struct rview *rv)
 {
-	GHashTable *lowest = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-	GHashTable *rep = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	guint n = rv->scopes->len;
+	uint32_t *path_id = g_new(uint32_t, n + 1);
+	int64_t *low = g_new(int64_t, n + 1);
+	struct skey *keys = g_new(struct skey, 3 * (size_t)n + 1);
+	GHashTable *paths = g_hash_table_new(skey_hash, skey_equal);  /* -> path id */
+	GHashTable *lowest = g_hash_table_new(skey_hash, skey_equal); /* -> low + 1 */
+	GHashTable *rep = g_hash_table_new(skey_hash, skey_equal);    /* -> scope + 1 */
+	uint32_t n_paths = 0;
+	for (guint s = 0; s < n; s++) {
+		struct scope *sc = scope_at(rv, s);
+		if (sc->depth == 0) {
+			path_id[s] = 0; /* every root's path is empty */
+			continue;
+		}
+		const struct scope *par = scope_at(rv, sc->parent);
+		uint32_t start = par->depth == 0 ? 0 : par->len + 1;
+		struct skey *k = &keys[s];
+		*k = (struct skey){.parent = path_id[sc->parent], .len = sc->len - start,
+				   .comp = sc->path + start};
+		gpointer hit = g_hash_table_lookup(paths, k);
+		if (hit == NULL) {
+			hit = GUINT_TO_POINTER(++n_paths);
+			g_hash_table_insert(paths, k, hit);
+		}
+		path_id[s] = GPOINTER_TO_UINT(hit);
+	}
+	g_hash_table_destroy(paths);
 	for (guint pass = 0; pass < 2; pass++) {
 		for (guint s = 0; s < n; s++) {
 			struct scope *sc = scope_at(rv, s);
@@ -907,31 +962,31 @@ static void find_folds(struct rview *rv)
 			split_number(comp, clen, &sc->base_len, &sc->num);
 			if (sc->base_len == 0)
 				continue;
-			char *key = g_strdup_printf("%.*s\x1f%.*s", (int)par->len, par->path,
-						    (int)sc->base_len, comp);
-			int64_t *low = g_hash_table_lookup(lowest, key);
+			/* the family across partitions: parent path and base */
+			struct skey *key = &keys[n + s];
+			*key = (struct skey){.parent = path_id[sc->parent], .len = sc->base_len,
+					     .comp = comp};
+			gpointer hit = g_hash_table_lookup(lowest, key);
 			if (pass == 0) {
-				if (low == NULL) {
-					low = g_new(int64_t, 1);
-					*low = sc->num;
-					g_hash_table_insert(lowest, key, low);
-					key = NULL;
-				} else if (sc->num < *low) {
-					*low = sc->num;
+				if (hit == NULL) {
+					low[s] = sc->num;
+					g_hash_table_insert(lowest, key, GUINT_TO_POINTER(s + 1));
+				} else if (sc->num < low[GPOINTER_TO_UINT(hit) - 1]) {
+					low[GPOINTER_TO_UINT(hit) - 1] = sc->num;
 				}
-			} else if (sc->num > *low) {
+			} else if (sc->num > low[GPOINTER_TO_UINT(hit) - 1]) {
 				/* one family per parent scope (and so per group) */
-				char *fkey = g_strdup_printf("%u\x1f%s", sc->parent, key);
+				struct skey *fkey = &keys[2 * (size_t)n + s];
+				*fkey = (struct skey){.parent = sc->parent, .len = sc->base_len,
+						      .comp = comp};
 				gpointer r = g_hash_table_lookup(rep, fkey);
 				if (r == NULL) {
 					g_hash_table_insert(rep, fkey, GUINT_TO_POINTER(s + 1));
 					sc->fold_rep = s;
 				} else {
-					g_free(fkey);
 					sc->fold_rep = GPOINTER_TO_UINT(r) - 1;
 				}
 			}
-			g_free(key);
 		}
 	}
 	for (guint s = 0; s < n; s++) {
@@ -943,12 +998,23 @@ static void find_folds(struct rview *rv)
 	}
 	g_hash_table_destroy(rep);
 	g_hash_table_destroy(lowest);
+	g_free(keys);
+	g_free(low);
+	g_free(path_id);
 }
 
-static uint32_t ancestor_at(struct rview *rv, uint32_t s, uint32_t depth)
+/* Node i's scope at `depth` (its leaf's depth is at least that). The walk
+ * starts from the last one found for i when that is at least as deep:
+ * choose_depth tries depths from the deepest up, so a node's walks cost
+ * its depth in all, not its depth at every try. */
+static uint32_t ancestor_at(struct rview *rv, uint32_t i, uint32_t depth)
 {
+	uint32_t s = rv->anc[i];
+	if (s == NONE || scope_at(rv, s)->depth < depth)
+		s = rv->leaf[i];
 	while (scope_at(rv, s)->depth > depth)
 		s = scope_at(rv, s)->parent;
+	rv->anc[i] = s;
 	return s;
 }
 
@@ -968,7 +1034,7 @@ static uint32_t collapse_target(struct rview *rv, uint32_t i, int depth, bool *f
 		}
 	}
 	if (depth > 0 && sc->depth >= (uint32_t)depth)
-		return ancestor_at(rv, s, (uint32_t)depth);
+		return ancestor_at(rv, i, (uint32_t)depth);
 	return NONE;
 }
 
@@ -1079,17 +1145,21 @@ static uint64_t layout_cost(uint32_t nv, uint64_t *edges, size_t ne)
 	return cost;
 }
 
-/* How many vertices the run draws at `depth`, and the layout cost. */
-static size_t try_depth(struct rview *rv, int depth, uint64_t *cost)
+/* Each kept node's vertex at `depth` (in id), and how many vertices. The
+ * slots of the scopes (rv->sid, all NONE between calls) are reset after
+ * use, so a try costs the nodes, not the scopes. */
+static uint32_t assign_ids(struct rview *rv, int depth, uint32_t *id)
 {
 	size_t n = rv->run->n_nodes;
-	uint32_t *id = g_new(uint32_t, n + 1);
-	uint32_t n_scopes = rv->scopes->len;
-	uint32_t *sid = g_new(uint32_t, 2 * (size_t)n_scopes + 1);
-	for (size_t s = 0; s < 2 * (size_t)n_scopes; s++)
-		sid[s] = NONE;
+	if (rv->sid == NULL) {
+		rv->sid = g_new(uint32_t, 2 * (size_t)rv->scopes->len + 1);
+		for (size_t s = 0; s < 2 * (size_t)rv->scopes->len; s++)
+			rv->sid[s] = NONE;
+	}
+	uint32_t *slot_of = g_new(uint32_t, n + 1); /* per node: its slot, or NONE */
 	uint32_t nv = 0;
 	for (size_t i = 0; i < n; i++) {
+		slot_of[i] = NONE;
 		if (!rv->kept[i])
 			continue;
 		bool fold;
@@ -1098,11 +1168,34 @@ static size_t try_depth(struct rview *rv, int depth, uint64_t *cost)
 			id[i] = nv++;
 			continue;
 		}
-		uint32_t *slot = &sid[2 * (size_t)t + (fold ? 1 : 0)];
+		slot_of[i] = 2 * t + (fold ? 1 : 0);
+		uint32_t *slot = &rv->sid[slot_of[i]];
 		if (*slot == NONE)
 			*slot = nv++;
 		id[i] = *slot;
 	}
+	for (size_t i = 0; i < n; i++)
+		if (slot_of[i] != NONE)
+			rv->sid[slot_of[i]] = NONE;
+	g_free(slot_of);
+	return nv;
+}
+
+/* How many vertices the run draws at `depth`, without the layout cost. */
+static uint32_t count_at_depth(struct rview *rv, int depth)
+{
+	uint32_t *id = g_new(uint32_t, rv->run->n_nodes + 1);
+	uint32_t nv = assign_ids(rv, depth, id);
+	g_free(id);
+	return nv;
+}
+
+/* How many vertices the run draws at `depth`, and the layout cost. */
+static size_t try_depth(struct rview *rv, int depth, uint64_t *cost)
+{
+	size_t n = rv->run->n_nodes;
+	uint32_t *id = g_new(uint32_t, n + 1);
+	uint32_t nv = assign_ids(rv, depth, id);
 	uint64_t *pairs = g_new(uint64_t, rv->n_edges + 1);
 	size_t m = 0;
 	for (size_t e = 0; e < rv->n_edges; e++) {
@@ -1118,7 +1211,6 @@ static size_t try_depth(struct rview *rv, int depth, uint64_t *cost)
 			pairs[u++] = pairs[k];
 	*cost = layout_cost(nv, pairs, u);
 	g_free(pairs);
-	g_free(sid);
 	g_free(id);
 	return nv;
 }
@@ -1554,6 +1646,8 @@ static void view_free(struct rview *rv)
 	g_free(rv->hidden);
 	g_free(rv->kept);
 	g_free(rv->leaf);
+	g_free(rv->anc);
+	g_free(rv->sid);
 	g_free(rv->vtx);
 	g_free(rv->edges);
 	if (rv->scopes != NULL)
@@ -1562,6 +1656,8 @@ static void view_free(struct rview *rv)
 		g_array_free(rv->groups, TRUE);
 	if (rv->scope_of != NULL)
 		g_hash_table_destroy(rv->scope_of);
+	if (rv->group_by != NULL)
+		g_hash_table_destroy(rv->group_by);
 }
 
 void tl_graphdot_free(tl_graphdot *gd)
@@ -1615,6 +1711,10 @@ static int fitting_depth(tl_graphdot *gd, struct rview *rv, int from, size_t *co
 			 uint64_t *cost)
 {
 	for (int d = from; d >= 1; d--) {
+		/* over the budget by its vertices alone: no need of the
+		 * layout cost to know it does not fit */
+		if (gd->run_budget > 0 && count_at_depth(rv, d) > gd->run_budget)
+			continue;
 		*count = try_depth(rv, d, cost);
 		if (fits(gd, *count, *cost))
 			return d;
@@ -1708,10 +1808,14 @@ int tl_graphdot_build(tl_graphdot **out, tl_run *const *runs, size_t n_runs,
 		rv->hidden = g_new0(bool, n + 1);
 		rv->kept = g_new0(bool, n + 1);
 		rv->leaf = g_new0(uint32_t, n + 1);
+		rv->anc = g_new(uint32_t, n + 1);
+		for (size_t i = 0; i < n; i++)
+			rv->anc[i] = NONE;
 		rv->vtx = g_new0(uint32_t, n + 1);
 		rv->scopes = g_array_new(FALSE, FALSE, sizeof(struct scope));
 		rv->groups = g_array_new(FALSE, FALSE, sizeof(struct group));
 		rv->scope_of = g_hash_table_new(skey_hash, skey_equal);
+		rv->group_by = g_hash_table_new(gkey_hash, gkey_equal);
 		any_steps = any_steps || run->has_steps;
 		if (!run->has_graphs)
 			tl_warn("graph-none", "no graph in '%s' (a GraphDef or RunMetadata with "

@@ -50,30 +50,32 @@ static void apply_op_time(tl_view *v, const tl_run *run, tl_op_time mode)
 	g_free(k_end);
 }
 
-static const tl_view *sort_view;
-
-static int cmp_by_start(const void *a, const void *b)
+static int cmp_by_start(const void *a, const void *b, void *ctx)
 {
+	const tl_view *v = ctx;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	if (sort_view->start[x] != sort_view->start[y])
-		return sort_view->start[x] < sort_view->start[y] ? -1 : 1;
+	if (v->start[x] != v->start[y])
+		return v->start[x] < v->start[y] ? -1 : 1;
 	return x < y ? -1 : (x > y);
 }
 
-/* Rows of one thread, filled first-fit (the lowest row free at an
- * execution's start) in O(log rows): `busy` is a min-heap of rows by end,
+/* First-fit rows in O(log rows): `busy` is a min-heap of rows by end,
  * `idle` a min-heap of row numbers whose last end is past. */
 struct busy_row {
 	int64_t end;
 	uint32_t sub;
 };
 
-struct thread_rows {
-	uint32_t thread;
-	uint32_t n_sub;
-	uint32_t offset;        /* first lane of this thread, once known */
+struct tl_rowfit {
 	GArray *busy;           /* struct busy_row */
 	GArray *idle;           /* uint32_t */
+	uint32_t n_rows;
+};
+
+struct thread_rows {
+	uint32_t thread;
+	uint32_t offset;        /* first lane of this thread, once known */
+	tl_rowfit *rows;
 };
 
 static bool busy_less(const struct busy_row *a, const struct busy_row *b)
@@ -155,14 +157,44 @@ static uint32_t idle_pop(GArray *h)
 	return top;
 }
 
+tl_rowfit *tl_rowfit_new(void)
+{
+	tl_rowfit *f = g_new0(tl_rowfit, 1);
+	f->busy = g_array_new(FALSE, FALSE, sizeof(struct busy_row));
+	f->idle = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	return f;
+}
+
+uint32_t tl_rowfit_place(tl_rowfit *f, int64_t start, int64_t end)
+{
+	while (f->busy->len > 0 && ((struct busy_row *)(void *)f->busy->data)[0].end <= start)
+		idle_push(f->idle, busy_pop(f->busy).sub);
+	uint32_t sub = f->idle->len > 0 ? idle_pop(f->idle) : f->n_rows++;
+	busy_push(f->busy, (struct busy_row){.end = end, .sub = sub});
+	return sub;
+}
+
+uint32_t tl_rowfit_rows(const tl_rowfit *f)
+{
+	return f->n_rows;
+}
+
+void tl_rowfit_free(tl_rowfit *f)
+{
+	if (f == NULL)
+		return;
+	g_array_free(f->busy, TRUE);
+	g_array_free(f->idle, TRUE);
+	g_free(f);
+}
+
 static void assign_device(tl_view *v, const tl_run *run, size_t d, uint32_t *order)
 {
 	const tl_device *dev = &run->devices[d];
 	uint32_t n = dev->n_exec;
 	for (uint32_t i = 0; i < n; i++)
 		order[i] = dev->first_exec + i;
-	sort_view = v;
-	qsort(order, n, sizeof *order, cmp_by_start);
+	qsort_r(order, n, sizeof *order, cmp_by_start, v);
 	bool threaded = false;
 	if (dev->kind == TL_DEV_EXECUTOR)
 		for (uint32_t i = 0; i < n; i++)
@@ -181,10 +213,7 @@ static void assign_device(tl_view *v, const tl_run *run, size_t d, uint32_t *ord
 		gpointer hit = g_hash_table_lookup(by_id, GUINT_TO_POINTER(thread + 1u));
 		guint g;
 		if (hit == NULL) {
-			struct thread_rows t = {.thread = thread,
-						.busy = g_array_new(FALSE, FALSE,
-								    sizeof(struct busy_row)),
-						.idle = g_array_new(FALSE, FALSE, sizeof(uint32_t))};
+			struct thread_rows t = {.thread = thread, .rows = tl_rowfit_new()};
 			g_array_append_val(threads, t);
 			g = threads->len - 1;
 			g_hash_table_insert(by_id, GUINT_TO_POINTER(thread + 1u),
@@ -193,19 +222,14 @@ static void assign_device(tl_view *v, const tl_run *run, size_t d, uint32_t *ord
 			g = GPOINTER_TO_UINT(hit) - 1;
 		}
 		struct thread_rows *t = &g_array_index(threads, struct thread_rows, g);
-		while (t->busy->len > 0 &&
-		       ((struct busy_row *)(void *)t->busy->data)[0].end <= v->start[x])
-			idle_push(t->idle, busy_pop(t->busy).sub);
-		uint32_t sub = t->idle->len > 0 ? idle_pop(t->idle) : t->n_sub++;
-		busy_push(t->busy, (struct busy_row){.end = v->end[x], .sub = sub});
 		group[i] = g;
-		v->lane[x] = sub;
+		v->lane[x] = tl_rowfit_place(t->rows, v->start[x], v->end[x]);
 	}
 	uint32_t nr = 0;
 	for (guint g = 0; g < threads->len; g++) {
 		struct thread_rows *t = &g_array_index(threads, struct thread_rows, g);
 		t->offset = nr;
-		nr += t->n_sub;
+		nr += tl_rowfit_rows(t->rows);
 	}
 	for (uint32_t i = 0; i < n; i++)
 		v->lane[order[i]] += g_array_index(threads, struct thread_rows, group[i]).offset;
@@ -213,10 +237,9 @@ static void assign_device(tl_view *v, const tl_run *run, size_t d, uint32_t *ord
 	v->lanes[d] = g_new(tl_lane, nr ? nr : 1);
 	for (guint g = 0; g < threads->len; g++) {
 		struct thread_rows *t = &g_array_index(threads, struct thread_rows, g);
-		for (uint32_t s = 0; s < t->n_sub; s++)
+		for (uint32_t s = 0; s < tl_rowfit_rows(t->rows); s++)
 			v->lanes[d][t->offset + s] = (tl_lane){.thread = t->thread, .sub = s};
-		g_array_free(t->busy, TRUE);
-		g_array_free(t->idle, TRUE);
+		tl_rowfit_free(t->rows);
 	}
 	g_array_free(threads, TRUE);
 	g_hash_table_destroy(by_id);

@@ -43,4 +43,16 @@ typedef struct tl_view {
 void tl_view_build(tl_view *v, const tl_run *run, tl_op_time mode);
 void tl_view_free(tl_view *v);
 
+/* First-fit rows: intervals given in order of start each take the lowest
+ * row free at their start (a row is free once its last interval ended;
+ * touching intervals share a row), in O(log rows) each. */
+typedef struct tl_rowfit tl_rowfit;
+
+tl_rowfit *tl_rowfit_new(void);
+/* The row of [start, end); rows are numbered from 0 in order of use. */
+uint32_t tl_rowfit_place(tl_rowfit *f, int64_t start, int64_t end);
+/* Rows used so far. */
+uint32_t tl_rowfit_rows(const tl_rowfit *f);
+void tl_rowfit_free(tl_rowfit *f);
+
 #endif

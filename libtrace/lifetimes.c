@@ -19,6 +19,21 @@ const char *tl_buffer_kind_name(tl_buffer_kind k)
 	return "output";
 }
 
+const char *tl_birth_name(tl_birth b)
+{
+	switch (b) {
+	case TL_BIRTH_RECORDED:
+		return "recorded";
+	case TL_BIRTH_PINNED:
+		return "pinned";
+	case TL_BIRTH_UNCONSTRAINED:
+		return "unconstrained";
+	case TL_BIRTH_CONTRADICTED:
+		return "contradicted";
+	}
+	return "recorded";
+}
+
 const char *tl_free_cause_name(tl_free_cause c)
 {
 	switch (c) {
@@ -75,6 +90,7 @@ struct builder {
 	GHashTable *by_key;     /* struct buf_key -> buffer + 1 */
 	GHashTable *by_tensor;  /* (exec << 20 | slot) -> ref + 1 */
 	int64_t next_temp_id;
+	int64_t *min_ends;      /* tl_dataflow_min_ends, made when first needed */
 };
 
 /* Sizes beyond 1 PiB (or negative) are refused, as are allocator samples
@@ -140,6 +156,16 @@ static gpointer tensor_key(int32_t exec, int32_t slot)
 	return GSIZE_TO_POINTER(((gsize)(uint32_t)exec << 20) | (gsize)(slot & 0xfffff));
 }
 
+/* g_direct_hash keeps the low 32 bits of the key, where only 12 bits of
+ * the execution are left: every 4096th execution would share a bucket. */
+static guint tensor_key_hash(gconstpointer p)
+{
+	guint64 k = (guint64)GPOINTER_TO_SIZE(p);
+	k ^= k >> 29;
+	k *= G_GUINT64_CONSTANT(0x9e3779b97f4a7c15);
+	return (guint)(k >> 32);
+}
+
 static tl_buffer *buffer_at(struct builder *b, uint32_t i)
 {
 	return &g_array_index(b->buffers, tl_buffer, i);
@@ -174,12 +200,32 @@ static uint32_t new_buffer(struct builder *b, const tl_buffer *proto,
 	return idx;
 }
 
-static bool in_ids(const Tensorflow__MemoryStats *ms, int64_t id)
+/* The persistent allocation ids of one execution: a scan when they are
+ * few, a hash set when an execution with many outputs lists many. */
+struct id_set {
+	const Tensorflow__MemoryStats *ms;
+	GHashTable *set;
+};
+
+static void id_set_init(struct id_set *s, const Tensorflow__MemoryStats *ms, size_t n_outputs)
 {
-	if (ms == NULL || id == 0)
-		return false;
+	s->ms = ms;
+	s->set = NULL;
+	if (ms == NULL || ms->n_persistent_tensor_alloc_ids <= 8 || n_outputs <= 8)
+		return;
+	s->set = g_hash_table_new(g_int64_hash, g_int64_equal);
 	for (size_t i = 0; i < ms->n_persistent_tensor_alloc_ids; i++)
-		if (ms->persistent_tensor_alloc_ids[i] == id)
+		g_hash_table_add(s->set, &ms->persistent_tensor_alloc_ids[i]);
+}
+
+static bool in_ids(const struct id_set *s, int64_t id)
+{
+	if (s->ms == NULL || id == 0)
+		return false;
+	if (s->set != NULL)
+		return g_hash_table_contains(s->set, &id);
+	for (size_t i = 0; i < s->ms->n_persistent_tensor_alloc_ids; i++)
+		if (s->ms->persistent_tensor_alloc_ids[i] == id)
 			return true;
 	return false;
 }
@@ -201,6 +247,45 @@ static bool is_forwarding_op(const char *op)
 	return false;
 }
 
+/* Open temporaries of one AllocatorMemoryUsed by size (allocated bytes ->
+ * GQueue of buffer + 1, oldest first), so that a free record finds its
+ * allocation without a scan of every temporary before it. */
+static void open_temp(struct builder *b, GHashTable *open, uint32_t t)
+{
+	gpointer key = GSIZE_TO_POINTER((gsize)buffer_at(b, t)->allocated);
+	GQueue *q = g_hash_table_lookup(open, key);
+	if (q == NULL) {
+		q = g_queue_new();
+		g_hash_table_insert(open, key, q);
+	}
+	g_queue_push_tail(q, GUINT_TO_POINTER(t + 1));
+}
+
+static GHashTable *open_temps(struct builder *b, uint32_t first_temp)
+{
+	GHashTable *open = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
+						 (GDestroyNotify)g_queue_free);
+	for (uint32_t t = first_temp; t < b->buffers->len; t++)
+		if (buffer_at(b, t)->kind == TL_BUF_TEMP && buffer_at(b, t)->free_us == 0)
+			open_temp(b, open, t);
+	return open;
+}
+
+/* A free: the earliest open temporary of that size allocated by then. */
+static void free_temp(struct builder *b, GHashTable *open, const Tensorflow__AllocationRecord *rec)
+{
+	GQueue *q = g_hash_table_lookup(open, GSIZE_TO_POINTER((gsize)-rec->alloc_bytes));
+	for (GList *l = q != NULL ? q->head : NULL; l != NULL; l = l->next) {
+		tl_buffer *tb = buffer_at(b, GPOINTER_TO_UINT(l->data) - 1);
+		if (tb->alloc_us <= rec->alloc_micros) {
+			tb->free_us = rec->alloc_micros;
+			tb->cause = TL_FREE_RECORD;
+			g_queue_delete_link(q, l);
+			return;
+		}
+	}
+}
+
 /* The outputs of one execution, then its temporaries from its allocation
  * records. */
 static void scan_outputs(struct builder *b, int32_t x)
@@ -209,6 +294,8 @@ static void scan_outputs(struct builder *b, int32_t x)
 	const Tensorflow__NodeExecStats *ns = e->ns;
 	/* fresh outputs in slot order, per allocator, to pair with records */
 	GPtrArray *fresh = g_ptr_array_new();
+	struct id_set ids;
+	id_set_init(&ids, ns->memory_stats, ns->n_output);
 	for (size_t k = 0; k < ns->n_output; k++) {
 		const Tensorflow__NodeOutput *o = ns->output[k];
 		const Tensorflow__TensorDescription *td = o->tensor_description;
@@ -224,8 +311,7 @@ static void scan_outputs(struct builder *b, int32_t x)
 			add_ref(b, GPOINTER_TO_UINT(hit) - 1, x, o->slot);
 			continue;
 		}
-		bool persistent = in_ids(ns->memory_stats, ad->allocation_id) ||
-				  is_variable_op(e->op);
+		bool persistent = in_ids(&ids, ad->allocation_id) || is_variable_op(e->op);
 		tl_buffer nb = {
 			.allocator = key.allocator,
 			.allocation_id = ad->allocation_id,
@@ -268,22 +354,15 @@ static void scan_outputs(struct builder *b, int32_t x)
 		const char *alloc = mu->allocator_name ? mu->allocator_name : "";
 		guint next_fresh = 0;
 		uint32_t first_temp = b->buffers->len;
+		GHashTable *open = NULL; /* made at the first free */
 		for (size_t r = 0; r < mu->n_allocation_records; r++) {
 			const Tensorflow__AllocationRecord *rec = mu->allocation_records[r];
 			if (!record_in_range(rec))
 				continue;
 			if (rec->alloc_bytes < 0) {
-				/* A free: the earliest open temporary of that size. */
-				for (uint32_t t = first_temp; t < b->buffers->len; t++) {
-					tl_buffer *tb = buffer_at(b, t);
-					if (tb->kind == TL_BUF_TEMP && tb->free_us == 0 &&
-					    tb->allocated == -rec->alloc_bytes &&
-					    tb->alloc_us <= rec->alloc_micros) {
-						tb->free_us = rec->alloc_micros;
-						tb->cause = TL_FREE_RECORD;
-						break;
-					}
-				}
+				if (open == NULL)
+					open = open_temps(b, first_temp);
+				free_temp(b, open, rec);
 				continue;
 			}
 			/* An allocation: the next fresh output of this allocator
@@ -311,8 +390,12 @@ static void scan_outputs(struct builder *b, int32_t x)
 					.alloc_us = rec->alloc_micros, .free_us = 0,
 					.kind = TL_BUF_TEMP, .cause = TL_FREE_OP_END, .producer = x,
 					.slot = -1, .last_user = x};
-			new_buffer(b, &tb, NULL);
+			uint32_t t = new_buffer(b, &tb, NULL);
+			if (open != NULL)
+				open_temp(b, open, t);
 		}
+		if (open != NULL)
+			g_hash_table_destroy(open);
 		for (uint32_t t = first_temp; t < b->buffers->len; t++) {
 			tl_buffer *tb = buffer_at(b, t);
 			if (tb->kind == TL_BUF_TEMP && tb->free_us == 0) {
@@ -322,6 +405,8 @@ static void scan_outputs(struct builder *b, int32_t x)
 		}
 	}
 	g_ptr_array_free(fresh, TRUE);
+	if (ids.set != NULL)
+		g_hash_table_destroy(ids.set);
 }
 
 /* A forwarding op whose outputs the dump does not describe (a Switch that
@@ -339,8 +424,10 @@ static void forward_missing(struct builder *b, int32_t x)
 		const tl_edge *edge = &run->edges[k];
 		if (edge->kind != TL_EDGE_DATA || edge->dst_port != 0)
 			continue;
-		int32_t p = tl_dataflow_pick(run, edge->src, e->iter, run->nodes[n].n_exec,
-					     run->execs[x].start);
+		if (b->min_ends == NULL)
+			b->min_ends = tl_dataflow_min_ends(run);
+		int32_t p = tl_dataflow_pick(run, b->min_ends, edge->src, e->iter,
+					     run->nodes[n].n_exec, run->execs[x].start);
 		int32_t r = p >= 0 ? find_ref(b, p, edge->src_port) : -1;
 		if (r >= 0)
 			src_buf = (int32_t)g_array_index(b->refs, struct ref, r).buffer;
@@ -418,13 +505,19 @@ static void drop_refs(struct builder *b, tl_memory *mem)
 	}
 	g_array_free(links, TRUE);
 	/* Fetches, from the graph: every execution of a node feeding a _Retval
-	 * or a client-terminated _Send, whether or not that consumer ran. */
+	 * or a client-terminated _Send, whether or not that consumer ran; each
+	 * output once, however many fetches read it. */
+	int64_t *keys = g_new(int64_t, run->n_edges + 1);
+	GHashTable *seen = g_hash_table_new(g_int64_hash, g_int64_equal);
 	for (uint32_t n = 0; n < run->n_nodes; n++) {
 		if (!is_fetch_node(run, n))
 			continue;
 		for (uint32_t k = run->in_first[n]; k < run->in_first[n + 1]; k++) {
 			const tl_edge *edge = &run->edges[k];
 			if (edge->kind != TL_EDGE_DATA)
+				continue;
+			keys[k] = (int64_t)((uint64_t)edge->src << 32 | (uint32_t)edge->src_port);
+			if (!g_hash_table_add(seen, &keys[k]))
 				continue;
 			const tl_gnode *src = &run->nodes[edge->src];
 			for (uint32_t i = 0; i < src->n_exec; i++) {
@@ -435,6 +528,8 @@ static void drop_refs(struct builder *b, tl_memory *mem)
 			}
 		}
 	}
+	g_hash_table_destroy(seen);
+	g_free(keys);
 }
 
 static bool is_recv_op(const char *op)
@@ -454,54 +549,116 @@ static int32_t last_buffer_of(struct builder *b, uint32_t node, int32_t port)
 	return -1;
 }
 
-/* The allocator most outputs of a device went to; for host-memory
- * receives, one whose name says "host" when the device has one. */
-static const char *device_allocator(struct builder *b, const char *device, bool host)
+/* Edges by source node: out_edges[out_first[n] .. out_first[n + 1]) are
+ * the indices of the edges leaving node n (run->edges is sorted by
+ * destination). */
+static void index_out_edges(const tl_run *run, uint32_t **first_out, uint32_t **edges_out)
 {
-	GHashTable *count = g_hash_table_new(g_str_hash, g_str_equal);
-	const char *best = NULL, *hostly = NULL;
-	guint best_n = 0;
+	uint32_t *first = g_new0(uint32_t, run->n_nodes + 2);
+	uint32_t *edges = g_new(uint32_t, run->n_edges ? run->n_edges : 1);
+	for (size_t k = 0; k < run->n_edges; k++)
+		first[run->edges[k].src + 2]++;
+	for (size_t n = 0; n < run->n_nodes; n++)
+		first[n + 2] += first[n + 1];
+	for (size_t k = 0; k < run->n_edges; k++)
+		edges[first[run->edges[k].src + 1]++] = (uint32_t)k;
+	*first_out = first;
+	*edges_out = edges;
+}
+
+/* Per device, the allocator most of its outputs went to (ties: the first
+ * name) and the first allocator name with "host" in it. */
+struct dev_alloc {
+	const char *best;
+	guint best_n;
+	const char *hostly;
+	GHashTable *count; /* allocator -> outputs */
+};
+
+static void dev_alloc_free(gpointer p)
+{
+	struct dev_alloc *d = p;
+	g_hash_table_destroy(d->count);
+	g_free(d);
+}
+
+static GHashTable *device_allocators(struct builder *b)
+{
+	GHashTable *devs = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, dev_alloc_free);
 	for (guint i = 0; i < b->buffers->len; i++) {
 		const tl_buffer *buf = buffer_at(b, i);
 		if (buf->kind != TL_BUF_OUTPUT || buf->producer < 0)
 			continue;
-		const tl_exec *e = &b->run->execs[buf->producer];
-		if (strcmp(b->run->devices[e->device].name, device) != 0)
-			continue;
-		guint n = GPOINTER_TO_UINT(g_hash_table_lookup(count, buf->allocator)) + 1;
-		g_hash_table_insert(count, (gpointer)buf->allocator, GUINT_TO_POINTER(n));
-		if (n > best_n || (n == best_n && strcmp(buf->allocator, best) < 0)) {
-			best = buf->allocator;
-			best_n = n;
+		const char *device = b->run->devices[b->run->execs[buf->producer].device].name;
+		struct dev_alloc *d = g_hash_table_lookup(devs, device);
+		if (d == NULL) {
+			d = g_new0(struct dev_alloc, 1);
+			d->count = g_hash_table_new(g_str_hash, g_str_equal);
+			g_hash_table_insert(devs, (gpointer)device, d);
+		}
+		guint n = GPOINTER_TO_UINT(g_hash_table_lookup(d->count, buf->allocator)) + 1;
+		g_hash_table_insert(d->count, (gpointer)buf->allocator, GUINT_TO_POINTER(n));
+		if (n > d->best_n || (n == d->best_n && strcmp(buf->allocator, d->best) < 0)) {
+			d->best = buf->allocator;
+			d->best_n = n;
 		}
 		if (strstr(buf->allocator, "host") != NULL &&
-		    (hostly == NULL || strcmp(buf->allocator, hostly) < 0))
-			hostly = buf->allocator;
+		    (d->hostly == NULL || strcmp(buf->allocator, d->hostly) < 0))
+			d->hostly = buf->allocator;
 	}
-	g_hash_table_destroy(count);
-	return host && hostly != NULL ? hostly : best;
+	return devs;
+}
+
+/* Where a receive's buffer went: the allocator most outputs of its device
+ * went to; host memory (an allocator whose name says "host", when the
+ * device has one) for a _HostRecv, and for an int32 tensor received on a
+ * GPU, which TensorFlow keeps in host memory. */
+static const char *recv_allocator(GHashTable *devs, const tl_gnode *recv, const tl_buffer *like)
+{
+	const struct dev_alloc *d = g_hash_table_lookup(devs, recv->device);
+	if (d == NULL)
+		return NULL;
+	bool host = strcmp(recv->op, "_HostRecv") == 0 ||
+		    (like->desc != NULL && like->desc->dtype == TENSORFLOW__DATA_TYPE__DT_INT32 &&
+		     strstr(recv->device, "GPU") != NULL);
+	return host && d->hostly != NULL ? d->hostly : d->best;
+}
+
+/* When a receive's data was sent: the earliest start of its _Send's
+ * executions, or `sent` if earlier or the _Send left none. */
+static int64_t sent_at(const tl_run *run, uint32_t send, int64_t sent)
+{
+	const tl_gnode *g = &run->nodes[send];
+	for (uint32_t i = 0; i < g->n_exec; i++) {
+		int64_t t = exec_start_us(&run->execs[run->node_execs[g->first_exec + i]]);
+		if (t < sent)
+			sent = t;
+	}
+	return sent;
 }
 
 /* Buffers of _Recv nodes that ran (their consumers did) but left no stats.
- * Their birth is unknown: they are made zero-length here and placed by
- * place_estimated() once the other buffers give a curve to compare. */
+ * Their birth is unknown: it lies between the step start and the start of
+ * their first consumer ([birth_lo, birth_hi]); place_estimated() chooses it
+ * once the other buffers give a curve to compare with the samples. */
 static void add_unrecorded_recvs(struct builder *b, tl_memory *mem)
 {
 	const tl_run *run = b->run;
 	if (!run->has_graphs)
 		return;
+	uint32_t *out_first, *out_edges;
+	index_out_edges(run, &out_first, &out_edges);
+	GHashTable *devs = device_allocators(b);
 	for (uint32_t n = 0; n < run->n_nodes; n++) {
 		const tl_gnode *recv = &run->nodes[n];
 		if (recv->n_exec > 0 || !is_recv_op(recv->op))
 			continue;
-		/* its consumers: a scan of the edges (unrecorded receives are
-		 * few) */
-		int64_t free_us = INT64_MIN;
+		int64_t free_us = INT64_MIN, first_use = INT64_MAX;
 		int32_t last = -1, adopt = -1;
 		bool fetched = false;
-		for (size_t k = 0; k < run->n_edges; k++) {
-			const tl_edge *edge = &run->edges[k];
-			if (edge->src != n || edge->kind != TL_EDGE_DATA)
+		for (uint32_t k = out_first[n]; k < out_first[n + 1]; k++) {
+			const tl_edge *edge = &run->edges[out_edges[k]];
+			if (edge->kind != TL_EDGE_DATA)
 				continue;
 			if (is_fetch_node(run, edge->dst))
 				fetched = true;
@@ -513,6 +670,8 @@ static void add_unrecorded_recvs(struct builder *b, tl_memory *mem)
 					free_us = exec_end_us(e);
 					last = x;
 				}
+				if (exec_start_us(e) < first_use)
+					first_use = exec_start_us(e);
 				/* a forwarding consumer described the buffer as its own */
 				int32_t r = edge->dst_port == 0 && is_forwarding_op(e->op)
 						    ? find_ref(b, x, 0)
@@ -526,6 +685,11 @@ static void add_unrecorded_recvs(struct builder *b, tl_memory *mem)
 		}
 		if (last < 0)
 			continue;
+		int64_t lo = mem->step_start_us + 1;
+		int64_t sent = INT64_MAX;
+		for (uint32_t k = run->in_first[n]; k < run->in_first[n + 1]; k++)
+			if (run->edges[k].kind == TL_EDGE_TRANSFER)
+				sent = sent_at(run, run->edges[k].src, sent);
 		if (adopt >= 0) {
 			tl_buffer *buf = buffer_at(b, (uint32_t)adopt);
 			buf->producer = -1;
@@ -534,7 +698,9 @@ static void add_unrecorded_recvs(struct builder *b, tl_memory *mem)
 			buf->estimated = true;
 			if (buf->free_us < free_us)
 				buf->free_us = free_us;
-			buf->alloc_us = buf->free_us;
+			buf->birth_lo = lo;
+			buf->birth_hi = first_use < buf->free_us ? first_use : buf->free_us;
+			buf->sent_us = sent;
 			continue;
 		}
 		/* size and type: the tensor its _Send read */
@@ -548,23 +714,39 @@ static void add_unrecorded_recvs(struct builder *b, tl_memory *mem)
 					src_buf = last_buffer_of(b, run->edges[j].src,
 								 run->edges[j].src_port);
 		}
-		const char *alloc = device_allocator(b, recv->device, strcmp(recv->op, "_HostRecv") == 0);
-		if (src_buf < 0 || alloc == NULL)
+		if (src_buf < 0)
 			continue;
 		const tl_buffer *like = buffer_at(b, (uint32_t)src_buf);
+		const char *alloc = recv_allocator(devs, recv, like);
+		if (alloc == NULL)
+			continue;
+		if (fetched)
+			free_us = mem->step_end_us;
 		char *name = g_strdup_printf("%s:0", recv->name);
-		tl_buffer nb = {.allocator = alloc, .allocation_id = --b->next_temp_id,
-				.requested = like->requested, .allocated = like->allocated,
-				.alloc_us = fetched ? mem->step_end_us : free_us,
-				.free_us = fetched ? mem->step_end_us : free_us,
-				.kind = TL_BUF_OUTPUT, .cause = fetched ? TL_FREE_FETCHED
-									: TL_FREE_LAST_USE,
-				.fetched = fetched, .producer = -1, .slot = 0, .last_user = last,
-				.desc = like->desc, .name = tl_arena_strdup(b->arena, name),
-				.estimated = true};
+		tl_buffer nb = {.allocator = alloc,
+				.allocation_id = --b->next_temp_id,
+				.requested = like->requested,
+				.allocated = like->allocated,
+				.alloc_us = free_us,
+				.free_us = free_us,
+				.kind = TL_BUF_OUTPUT,
+				.cause = fetched ? TL_FREE_FETCHED : TL_FREE_LAST_USE,
+				.fetched = fetched,
+				.producer = -1,
+				.slot = 0,
+				.last_user = last,
+				.desc = like->desc,
+				.name = tl_arena_strdup(b->arena, name),
+				.estimated = true,
+				.sent_us = sent,
+				.birth_lo = lo,
+				.birth_hi = first_use < free_us ? first_use : free_us};
 		g_free(name);
 		new_buffer(b, &nb, NULL);
 	}
+	g_hash_table_destroy(devs);
+	g_free(out_first);
+	g_free(out_edges);
 }
 
 static void settle_buffers(struct builder *b, tl_memory *mem)
@@ -625,12 +807,11 @@ static int cmp_event(const void *a, const void *b)
 	return 0;
 }
 
-static const tl_memory *live_mem;
-
-static int cmp_live(const void *a, const void *b)
+static int cmp_live(const void *a, const void *b, void *ctx)
 {
-	const tl_buffer *x = &live_mem->buffers[*(const uint32_t *)a];
-	const tl_buffer *y = &live_mem->buffers[*(const uint32_t *)b];
+	const tl_memory *mem = ctx;
+	const tl_buffer *x = &mem->buffers[*(const uint32_t *)a];
+	const tl_buffer *y = &mem->buffers[*(const uint32_t *)b];
 	if (x->allocated != y->allocated)
 		return x->allocated > y->allocated ? -1 : 1;
 	if (x->allocation_id != y->allocation_id)
@@ -638,13 +819,22 @@ static int cmp_live(const void *a, const void *b)
 	return 0;
 }
 
-static void build_curve(tl_memory *mem, tl_allocator *a)
+/* Whether a buffer counts in the curves being built: estimated births
+ * are left out until they are placed. */
+static bool counts(const tl_buffer *buf, bool with_estimated)
+{
+	return with_estimated || !buf->estimated;
+}
+
+static void build_curve(tl_memory *mem, tl_allocator *a, bool with_estimated)
 {
 	GArray *ev = g_array_new(FALSE, FALSE, sizeof(struct event));
 	int64_t start = mem->step_start_us;
-	for (size_t i = 0; i < mem->n_buffers; i++) {
-		const tl_buffer *buf = &mem->buffers[i];
-		if (strcmp(buf->allocator, a->name) != 0)
+	a->persistent_bytes = 0;
+	a->persistent_requested = 0;
+	for (size_t k = 0; k < a->n_buffers; k++) {
+		const tl_buffer *buf = &mem->buffers[a->buffers[k]];
+		if (!counts(buf, with_estimated))
 			continue;
 		if (buf->kind == TL_BUF_PERSISTENT) {
 			a->persistent_bytes = add_sat(a->persistent_bytes, buf->allocated);
@@ -696,18 +886,18 @@ static void build_curve(tl_memory *mem, tl_allocator *a)
 	a->curve = (tl_point *)(void *)g_array_free(pts, FALSE);
 
 	GArray *live = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-	for (uint32_t i = 0; i < mem->n_buffers; i++) {
+	for (size_t k = 0; k < a->n_buffers; k++) {
+		uint32_t i = a->buffers[k];
 		const tl_buffer *buf = &mem->buffers[i];
-		if (strcmp(buf->allocator, a->name) != 0)
+		if (!counts(buf, with_estimated))
 			continue;
 		bool born = buf->kind == TL_BUF_PERSISTENT || buf->alloc_us <= a->peak_us;
 		bool alive = buf->free_us == TL_US_NEVER || buf->free_us > a->peak_us;
 		if (born && alive && buf->free_us != buf->alloc_us)
 			g_array_append_val(live, i);
 	}
-	live_mem = mem;
 	if (live->len > 1)
-		qsort(live->data, live->len, sizeof(uint32_t), cmp_live);
+		qsort_r(live->data, live->len, sizeof(uint32_t), cmp_live, mem);
 	a->n_live = live->len;
 	a->live_at_peak = (uint32_t *)(void *)g_array_free(live, FALSE);
 }
@@ -732,7 +922,18 @@ static int cmp_allocator(const void *a, const void *b)
 	return strcmp(((const tl_allocator *)a)->name, ((const tl_allocator *)b)->name);
 }
 
-static void build_allocators(tl_memory *mem)
+/* Allocator name -> index + 1 into mem->allocators. */
+static GHashTable *allocator_index(const tl_memory *mem)
+{
+	GHashTable *h = g_hash_table_new(g_str_hash, g_str_equal);
+	for (size_t i = 0; i < mem->n_allocators; i++)
+		g_hash_table_insert(h, (gpointer)mem->allocators[i].name, GSIZE_TO_POINTER(i + 1));
+	return h;
+}
+
+/* The allocators (every allocator a buffer names, and every one the dump
+ * samples), sorted by name, each with the list of its buffers. */
+static void make_allocators(tl_memory *mem)
 {
 	const tl_run *run = mem->run;
 	GHashTable *names = g_hash_table_new(g_str_hash, g_str_equal);
@@ -754,114 +955,736 @@ static void build_allocators(tl_memory *mem)
 		mem->allocators[k++].name = key;
 	g_hash_table_destroy(names);
 	qsort(mem->allocators, mem->n_allocators, sizeof(tl_allocator), cmp_allocator);
-	for (size_t i = 0; i < mem->n_allocators; i++)
-		build_curve(mem, &mem->allocators[i]);
+
+	GHashTable *index = allocator_index(mem);
+	uint32_t *of = g_new(uint32_t, mem->n_buffers ? mem->n_buffers : 1);
+	for (size_t i = 0; i < mem->n_buffers; i++) {
+		of[i] = (uint32_t)GPOINTER_TO_SIZE(
+			    g_hash_table_lookup(index, mem->buffers[i].allocator)) -
+			1;
+		tl_allocator *a = &mem->allocators[of[i]];
+		a->n_buffers++;
+		if (mem->buffers[i].estimated)
+			a->n_estimated++;
+	}
+	for (size_t i = 0; i < mem->n_allocators; i++) {
+		tl_allocator *a = &mem->allocators[i];
+		a->buffers = g_new(uint32_t, a->n_buffers ? a->n_buffers : 1);
+		a->n_buffers = 0;
+	}
+	for (size_t i = 0; i < mem->n_buffers; i++) {
+		tl_allocator *a = &mem->allocators[of[i]];
+		a->buffers[a->n_buffers++] = (uint32_t)i;
+	}
+	g_free(of);
+	g_hash_table_destroy(index);
+}
+
+static void build_curves(tl_memory *mem, bool with_estimated)
+{
+	for (size_t i = 0; i < mem->n_allocators; i++) {
+		tl_allocator *a = &mem->allocators[i];
+		g_free(a->curve);
+		g_free(a->live_at_peak);
+		build_curve(mem, a, with_estimated);
+	}
+}
+
+/* Calls `fn` for every allocator_bytes_in_use the dump records at an
+ * execution's end, with the allocator it names. */
+static void each_sample(tl_memory *mem, GHashTable *index,
+			void (*fn)(tl_memory *mem, tl_allocator *a, int64_t us, int64_t in_use,
+				   void *ctx),
+			void *ctx)
+{
+	const tl_run *run = mem->run;
+	for (size_t i = 0; i < run->n_execs; i++) {
+		const tl_exec *e = &run->execs[i];
+		for (size_t m = 0; m < e->ns->n_memory; m++) {
+			const Tensorflow__AllocatorMemoryUsed *mu = e->ns->memory[m];
+			if (in_use_of(mu) == 0 || mu->allocator_name == NULL)
+				continue;
+			gsize a = GPOINTER_TO_SIZE(g_hash_table_lookup(index, mu->allocator_name));
+			if (a > 0)
+				fn(mem, &mem->allocators[a - 1], exec_end_us(e), in_use_of(mu),
+				   ctx);
+		}
+	}
+}
+
+struct check_sum {
+	double *sum; /* per allocator */
+};
+
+static void check_one(tl_memory *mem, tl_allocator *a, int64_t us, int64_t in_use, void *ctx)
+{
+	struct check_sum *c = ctx;
+	int64_t diff = add_sat(tl_allocator_in_use(a, us), -in_use);
+	if (diff < 0)
+		diff = diff == INT64_MIN ? INT64_MAX : -diff;
+	if (diff > a->check_max_abs)
+		a->check_max_abs = diff;
+	c->sum[a - mem->allocators] += (double)diff;
+	a->check_samples++;
 }
 
 /* The proof: our curve against the allocator's own in-use bytes at the
  * end of every execution that reported them. */
-static void check_allocators(tl_memory *mem)
+static void check_allocators(tl_memory *mem, GHashTable *index)
 {
-	const tl_run *run = mem->run;
+	struct check_sum c = {g_new0(double, mem->n_allocators + 1)};
+	each_sample(mem, index, check_one, &c);
 	for (size_t a = 0; a < mem->n_allocators; a++) {
 		tl_allocator *al = &mem->allocators[a];
-		double sum = 0;
-		for (size_t i = 0; i < run->n_execs; i++) {
-			const tl_exec *e = &run->execs[i];
-			for (size_t m = 0; m < e->ns->n_memory; m++) {
-				const Tensorflow__AllocatorMemoryUsed *mu = e->ns->memory[m];
-				if (in_use_of(mu) == 0 || mu->allocator_name == NULL ||
-				    strcmp(mu->allocator_name, al->name) != 0)
-					continue;
-				int64_t ours = tl_allocator_in_use(al, exec_end_us(e));
-				int64_t diff = add_sat(ours, -in_use_of(mu));
-				if (diff < 0)
-					diff = diff == INT64_MIN ? INT64_MAX : -diff;
-				if (diff > al->check_max_abs)
-					al->check_max_abs = diff;
-				sum += (double)diff;
-				al->check_samples++;
-			}
-		}
-		al->check_mean_abs = al->check_samples ? sum / (double)al->check_samples : 0;
+		al->check_mean_abs = al->check_samples ? c.sum[a] / (double)al->check_samples : 0;
 	}
+	g_free(c.sum);
 }
+
+/* ---- births the dump does not hold --------------------------------------
+ *
+ * The estimated buffers of an allocator are born together. Buffers of one
+ * size are interchangeable for every sum, so what the samples decide is,
+ * per size, how many were born by each sample; within a size the earliest
+ * deadlines (birth_hi, the latest birth possible) are born first. Every buffer dead by
+ * a sample was born by then (a birth is never after its deadline, nor its
+ * deadline after its death), so a sample of allocator_bytes_in_use says
+ * exactly how many bytes were born by then: the dump's value, less the
+ * curve of the other buffers, plus the bytes of the estimated buffers
+ * already dead. The samples are walked from the last: at the end of the
+ * step every buffer was born; going back, each sample says how many bytes
+ * were born after it, and those are unborn there: the fewest buffers whose
+ * sizes meet it exactly (at most SET_MAX, in the order of their _Send's
+ * start, latest first), else an exact fill of many by dynamic programming,
+ * never one whose deadline has passed. Walking back, the uncertain bursts
+ * of the step start (many receives before the first sample) come last,
+ * where a wrong guess cannot spoil the samples after them. Each buffer
+ * keeps the window between the samples around its birth (birth_lo,
+ * birth_hi) and is born at its start. A sample that cannot be met sends the
+ * choice back to an earlier-walked sample that had another exact set (at
+ * most RERUN_MAX walks); the walk that met the most samples stands. A walk
+ * is O(S + U log U) for S samples and U estimated buffers, plus searches
+ * bounded per walk by a budget linear in S + U (each look at the K sizes
+ * costs K) and DP_MAX for the exact fills. */
+
+#define ALT_MAX 4		 /* exact sets one sample may try */
+#define RERUN_MAX 16		 /* walks per allocator after the first */
+#define SET_MAX 3		 /* buffers in one exact set searched for */
+#define SEARCH_STEPS 4096	 /* set-search steps per sample */
+#define DP_MAX ((size_t)1 << 22) /* 64-bit words of one exact fill's bitsets */
+#define FILL_ORDERS 4		 /* orders an exact fill may try */
 
 struct sample {
 	int64_t us;
-	int64_t residual;       /* the dump's in-use minus ours */
+	int64_t residual; /* the dump's in-use minus the curve without estimates */
 };
 
 static int cmp_sample(const void *a, const void *b)
 {
 	const struct sample *x = a, *y = b;
-	return x->us < y->us ? -1 : (x->us > y->us);
+	if (x->us != y->us)
+		return x->us < y->us ? -1 : 1;
+	return x->residual < y->residual ? -1 : (x->residual > y->residual);
 }
 
-/* Births of estimated buffers: the earliest time after which every
- * allocator_bytes_in_use sample up to the buffer's death has room for it
- * (the dump's value minus ours, less what earlier placed buffers took). */
-static bool place_estimated(tl_memory *mem)
+/* The estimated buffers of one size. */
+struct klass {
+	int64_t size;
+	uint32_t *m; /* members (positions in placer.u), by deadline */
+	size_t n;
+	size_t born;  /* m[0 .. born) are born by the sample being walked */
+	size_t due;   /* m[0 .. due) have their deadline by then */
+	size_t used;  /* members the set being built unbears */
+	size_t rank;  /* position in the search's order ... */
+	size_t stamp; /* ... when this is the search's stamp */
+};
+
+struct placer {
+	tl_buffer *bufs;
+	const struct sample *s; /* one per instant, by time */
+	size_t n_s;
+	uint32_t *u; /* the estimated buffers */
+	size_t n_u;
+	int64_t *lo0, *hi0; /* per position in u: the windows before any sample */
+	tl_birth *birth0;   /* pinned or unconstrained */
+	size_t *step_of;    /* the walk step that unbore it (n_s: born by the first sample) */
+	struct klass *k;
+	size_t n_k;
+	uint32_t *members;    /* the classes' member lists, end to end */
+	GHashTable *by_size;  /* size -> class */
+	uint32_t *by_free;    /* positions by free time */
+	uint32_t *by_due;     /* positions by deadline */
+	uint32_t *class_of;   /* per position: its class */
+	struct klass **order; /* the classes one search looks at */
+	size_t n_order;
+	size_t stamp;
+	size_t steps;	 /* set-search steps left in this walk */
+	size_t dp_steps; /* exact-fill bitset words left in this walk */
+	uint8_t *alt;	 /* per walk step: which exact set to take */
+	uint8_t *n_alt;	 /* per walk step: exact sets (or fill orders) to try */
+	uint8_t *missed; /* per walk step: the sample not met */
+	size_t misses;
+};
+
+static tl_buffer *member(const struct placer *p, uint32_t pos)
 {
-	const tl_run *run = mem->run;
-	bool any = false;
-	for (size_t a = 0; a < mem->n_allocators; a++) {
-		tl_allocator *al = &mem->allocators[a];
-		GArray *samples = NULL;
-		for (size_t i = 0; i < mem->n_buffers; i++) {
-			tl_buffer *buf = &mem->buffers[i];
-			if (!buf->estimated || strcmp(buf->allocator, al->name) != 0)
-				continue;
-			any = true;
-			if (samples == NULL) {
-				samples = g_array_new(FALSE, FALSE, sizeof(struct sample));
-				for (size_t x = 0; x < run->n_execs; x++) {
-					const tl_exec *e = &run->execs[x];
-					for (size_t m = 0; m < e->ns->n_memory; m++) {
-						const Tensorflow__AllocatorMemoryUsed *mu = e->ns->memory[m];
-						if (in_use_of(mu) == 0 ||
-						    mu->allocator_name == NULL ||
-						    strcmp(mu->allocator_name, al->name) != 0)
-							continue;
-						int64_t ours = tl_allocator_in_use(al, exec_end_us(e));
-						struct sample s = {
-							exec_end_us(e),
-							add_sat(in_use_of(mu),
-								ours == INT64_MIN ? INT64_MAX : -ours)};
-						g_array_append_val(samples, s);
-					}
-				}
-				if (samples->len > 1)
-					qsort(samples->data, samples->len, sizeof(struct sample),
-					      cmp_sample);
-			}
-			int64_t lower = mem->step_start_us + 1;
-			int64_t born = buf->free_us;
-			for (guint k = samples->len; k-- > 0;) {
-				struct sample *s = &g_array_index(samples, struct sample, k);
-				if (s->us >= buf->free_us)
-					continue;
-				if (s->residual < buf->allocated) {
-					born = s->us + 1;
-					break;
-				}
-				born = lower;
-			}
-			if (born < lower)
-				born = lower;
-			if (born > buf->free_us)
-				born = buf->free_us;
-			buf->alloc_us = born;
-			for (guint k = 0; k < samples->len; k++) {
-				struct sample *s = &g_array_index(samples, struct sample, k);
-				if (s->us >= born && s->us < buf->free_us)
-					s->residual = add_sat(s->residual, -buf->allocated);
-			}
-		}
-		if (samples != NULL)
-			g_array_free(samples, TRUE);
+	return &p->bufs[p->u[pos]];
+}
+
+/* Narrows a buffer's window to [lo, hi] and bears it there. */
+static void place(struct placer *p, uint32_t pos, int64_t lo, int64_t hi)
+{
+	tl_buffer *b = member(p, pos);
+	if (lo < b->birth_lo)
+		lo = b->birth_lo;
+	if (hi > b->birth_hi)
+		hi = b->birth_hi;
+	if (lo > hi)
+		lo = hi;
+	b->birth_lo = lo;
+	b->birth_hi = hi;
+	/* no sample says anything: the least it can have lived */
+	b->alloc_us = b->birth == TL_BIRTH_UNCONSTRAINED ? hi : lo;
+}
+
+/* Members a class can unbear at this sample: born, deadline not passed. */
+static size_t spare(const struct klass *c)
+{
+	return c->born - c->due - c->used;
+}
+
+/* Exact sets: multisets of sizes summing to a need, fewest buffers first,
+ * then in the search's order. */
+struct search {
+	struct placer *p;
+	size_t steps;
+	size_t want; /* the index of the set to keep */
+	size_t found;
+	size_t depth;
+	struct klass *stack[SET_MAX];
+	struct klass *keep[SET_MAX];
+	size_t n_keep;
+};
+
+static void found_set(struct search *s)
+{
+	if (s->found == s->want || s->found == 0) {
+		memcpy(s->keep, s->stack, s->depth * sizeof *s->stack);
+		s->n_keep = s->depth;
 	}
-	return any;
+	s->found++;
+}
+
+/* Sets of `left` more buffers from order[from ..] summing to `need`. */
+static void sets(struct search *s, size_t from, size_t left, int64_t need)
+{
+	struct placer *p = s->p;
+	if (s->found >= ALT_MAX || s->steps == 0)
+		return;
+	if (left == 1) {
+		s->steps--;
+		struct klass *c = g_hash_table_lookup(p->by_size, &need);
+		if (c == NULL || c->stamp != p->stamp || c->rank < from || spare(c) == 0)
+			return;
+		s->stack[s->depth++] = c;
+		found_set(s);
+		s->depth--;
+		return;
+	}
+	for (size_t i = from; i < p->n_order && s->found < ALT_MAX && s->steps > 0; i++) {
+		s->steps--;
+		struct klass *c = p->order[i];
+		if (spare(c) == 0 || c->size >= need)
+			continue;
+		c->used++;
+		s->stack[s->depth++] = c;
+		sets(s, i, left - 1, need - c->size);
+		s->depth--;
+		c->used--;
+	}
+}
+
+/* The next member a class would unbear: its born one with the latest
+ * deadline. Classes whose next one was sent last come first (data sent
+ * late arrives late), then the latest deadline, then the larger size. */
+static int cmp_unbear(const void *a, const void *b, void *ctx)
+{
+	const struct placer *p = ctx;
+	const struct klass *x = *(struct klass *const *)a, *y = *(struct klass *const *)b;
+	const tl_buffer *bx = member(p, x->m[x->born - 1]), *by = member(p, y->m[y->born - 1]);
+	if (bx->sent_us != by->sent_us)
+		return bx->sent_us > by->sent_us ? -1 : 1;
+	if (bx->birth_hi != by->birth_hi)
+		return bx->birth_hi > by->birth_hi ? -1 : 1;
+	return x->size > y->size ? -1 : (x->size < y->size);
+}
+
+static int cmp_class_size(const void *a, const void *b)
+{
+	const struct klass *x = *(struct klass *const *)a, *y = *(struct klass *const *)b;
+	return x->size > y->size ? -1 : (x->size < y->size);
+}
+
+/* The classes a need can draw on, in the order above; false when the
+ * walk's search budget cannot pay for looking at every class. */
+static bool search_order(struct placer *p, int64_t need)
+{
+	p->n_order = 0;
+	if (p->steps < p->n_k)
+		return false;
+	p->steps -= p->n_k;
+	p->stamp++;
+	for (size_t i = 0; i < p->n_k; i++) {
+		struct klass *c = &p->k[i];
+		if (c->size > 0 && c->size <= need && spare(c) > 0)
+			p->order[p->n_order++] = c;
+	}
+	qsort_r(p->order, p->n_order, sizeof *p->order, cmp_unbear, p);
+	for (size_t i = 0; i < p->n_order; i++) {
+		p->order[i]->rank = i;
+		p->order[i]->stamp = p->stamp;
+	}
+	return true;
+}
+
+static int64_t gcd64(int64_t a, int64_t b)
+{
+	while (b != 0) {
+		int64_t r = a % b;
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
+/* The bitsets of an exact fill, one row per item. */
+struct reach {
+	uint64_t *bits;
+	size_t *top;  /* per row: words written; the words above are 0 */
+	size_t words; /* per row */
+};
+
+static bool reach_has(const struct reach *r, size_t row, size_t sum)
+{
+	return sum / 64 < r->top[row] && (r->bits[row * r->words + sum / 64] >> (sum % 64) & 1);
+}
+
+/* Many births in one window (a burst at the step start): an exact sum
+ * over the classes' spare members, by dynamic programming over the need in
+ * units of the sizes' greatest common divisor (each class split into 1, 2,
+ * 4... members), the search's order first. Sets c->used; false when there
+ * is none or its bitsets would take more than DP_MAX words. */
+static bool exact_fill(struct placer *p, int64_t need)
+{
+	int64_t unit = need;
+	size_t n_items = 0;
+	for (size_t i = 0; i < p->n_order; i++) {
+		unit = gcd64(unit, p->order[i]->size);
+		for (size_t c = spare(p->order[i]), piece = 1; c > 0; piece *= 2) {
+			c -= piece < c ? piece : c;
+			n_items++;
+		}
+	}
+	size_t n = (size_t)(need / unit);
+	size_t words = n / 64 + 1;
+	if (n_items == 0 || words > DP_MAX / n_items || n_items * words > p->dp_steps)
+		return false;
+	p->dp_steps -= n_items * words;
+	struct item {
+		struct klass *c;
+		size_t take;
+		size_t w;
+	} *items = g_new(struct item, n_items);
+	size_t m = 0;
+	for (size_t i = 0; i < p->n_order; i++) {
+		struct klass *k = p->order[i];
+		for (size_t c = spare(k), piece = 1; c > 0; piece *= 2) {
+			size_t take = piece < c ? piece : c;
+			items[m++] = (struct item){k, take, take * (size_t)(k->size / unit)};
+			c -= take;
+		}
+	}
+	/* reach[it]: the sums (bits 0..n) items before `it` make, one bitset
+	 * per item so that the sum is taken apart again. Row `it` is written
+	 * up to word top[it]; its words above are 0 (no sum of the items
+	 * before reaches them), so neither written nor read. */
+	struct reach r = {g_new(uint64_t, (n_items + 1) * words), g_new(size_t, n_items + 1),
+			  words};
+	r.bits[0] = 1;
+	r.top[0] = 1;
+	size_t used = 0; /* items looked at: the first whose bitset holds n */
+	while (used < n_items && !reach_has(&r, used, n)) {
+		const uint64_t *from = r.bits + used * words;
+		uint64_t *to = r.bits + (used + 1) * words;
+		size_t w = items[used].w, ws = w / 64, bs = w % 64, top = r.top[used];
+		size_t t = top + ws + 1 < words ? top + ws + 1 : words;
+		/* to = from | from << w, word by word */
+		memcpy(to, from, top * sizeof *to);
+		memset(to + top, 0, (t - top) * sizeof *to);
+		for (size_t y = 0; y < top && y + ws < t; y++)
+			to[y + ws] |= from[y] << bs;
+		for (size_t y = 0; bs != 0 && y < top && y + ws + 1 < t; y++)
+			to[y + ws + 1] |= from[y] >> (64 - bs);
+		r.top[used + 1] = t;
+		used++;
+	}
+	bool met = reach_has(&r, used, n);
+	/* the last item needed for v is the first whose bitset holds v */
+	for (size_t v = n; met && v > 0;) {
+		size_t k = 0;
+		while (!reach_has(&r, k + 1, v))
+			k++;
+		items[k].c->used += items[k].take;
+		v -= items[k].w;
+	}
+	g_free(r.bits);
+	g_free(r.top);
+	g_free(items);
+	return met;
+}
+
+static int cmp_class_size_up(const void *a, const void *b)
+{
+	return -cmp_class_size(a, b);
+}
+
+/* The orders an exact fill may take, each a choice a later sample can send
+ * back to: the search's (latest _Send first), reversed, larger sizes
+ * first, smaller sizes first. */
+static void fill_order(struct placer *p, size_t which)
+{
+	if (which == 1) {
+		for (size_t i = 0, j = p->n_order; i + 1 < j; i++, j--) {
+			struct klass *x = p->order[i];
+			p->order[i] = p->order[j - 1];
+			p->order[j - 1] = x;
+		}
+	} else if (which == 2) {
+		qsort(p->order, p->n_order, sizeof *p->order, cmp_class_size);
+	} else if (which == 3) {
+		qsort(p->order, p->n_order, sizeof *p->order, cmp_class_size_up);
+	}
+}
+
+/* No exact set found: largest sizes first, each class gives as many as
+ * fit, so the bytes come as close below the need as a first fit gets;
+ * whether that meets it exactly. */
+static bool fill(struct placer *p, int64_t need)
+{
+	qsort(p->order, p->n_order, sizeof *p->order, cmp_class_size);
+	for (size_t i = 0; i < p->n_order && need > 0; i++) {
+		struct klass *c = p->order[i];
+		size_t m = (size_t)(need / c->size);
+		if (m > spare(c))
+			m = spare(c);
+		c->used += m;
+		need -= (int64_t)m * c->size;
+	}
+	return need == 0;
+}
+
+/* Walk step q, at sample time t (the next sample at `next`): `need` bytes
+ * were born after t. The exact set alt[q] of a few buffers is unborn (the
+ * first if there are fewer); with none, an exact fill of many; else the
+ * closest fill, and the sample is missed. */
+static bool unbear(struct placer *p, size_t q, int64_t need, int64_t t, int64_t next,
+		   int64_t *unborn)
+{
+	*unborn = 0;
+	p->n_alt[q] = 0;
+	if (!search_order(p, need))
+		return false;
+	struct search s = {.p = p, .want = p->alt[q]};
+	s.steps = p->steps < SEARCH_STEPS ? p->steps : SEARCH_STEPS;
+	size_t budget = s.steps;
+	for (size_t size = 1; size <= SET_MAX && s.found < ALT_MAX && s.steps > 0; size++)
+		sets(&s, 0, size, need);
+	p->steps -= budget - s.steps;
+	p->n_alt[q] = (uint8_t)(s.found < ALT_MAX ? s.found : ALT_MAX);
+	bool met = true;
+	if (s.found > 0) {
+		for (size_t i = 0; i < s.n_keep; i++)
+			s.keep[i]->used++;
+	} else {
+		fill_order(p, p->alt[q]);
+		if (exact_fill(p, need))
+			p->n_alt[q] = FILL_ORDERS;
+		else
+			met = fill(p, need);
+	}
+	for (size_t i = 0; i < p->n_order; i++) {
+		struct klass *c = p->order[i];
+		*unborn += (int64_t)c->used * c->size;
+		for (; c->used > 0; c->used--) {
+			uint32_t pos = c->m[--c->born];
+			place(p, pos, t + 1, next);
+			p->step_of[pos] = q;
+		}
+	}
+	return met;
+}
+
+/* One walk over the samples, from the last, with the choices in p->alt. */
+static void walk(struct placer *p)
+{
+	int64_t total = 0, dead = 0;
+	for (size_t i = 0; i < p->n_u; i++) {
+		tl_buffer *b = member(p, (uint32_t)i);
+		b->birth_lo = p->lo0[i];
+		b->birth_hi = p->hi0[i];
+		b->birth = p->birth0[i];
+		p->step_of[i] = p->n_s;
+		total = add_sat(total, b->allocated);
+	}
+	dead = total;
+	for (size_t i = 0; i < p->n_k; i++)
+		p->k[i].born = p->k[i].due = p->k[i].n;
+	size_t n_dead = p->n_u, n_due = p->n_u;
+	p->misses = 0;
+	p->steps = 256 * (p->n_s + p->n_u) + ((size_t)1 << 20);
+	p->dp_steps = 4 * DP_MAX;
+	for (size_t q = 0; q < p->n_s; q++) {
+		size_t j = p->n_s - 1 - q;
+		int64_t t = p->s[j].us;
+		int64_t next = q > 0 ? p->s[j + 1].us : INT64_MAX;
+		for (; n_dead > 0 && member(p, p->by_free[n_dead - 1])->free_us > t; n_dead--)
+			dead -= member(p, p->by_free[n_dead - 1])->allocated;
+		for (; n_due > 0 && member(p, p->by_due[n_due - 1])->birth_hi > t; n_due--)
+			p->k[p->class_of[p->by_due[n_due - 1]]].due--;
+		/* bytes born by t, and how many of ours were born since */
+		int64_t need = add_sat(total, -add_sat(p->s[j].residual, dead));
+		bool met = need == 0;
+		p->n_alt[q] = 0;
+		if (need > 0) {
+			int64_t unborn = 0;
+			met = unbear(p, q, need, t, next, &unborn);
+			total -= unborn;
+		}
+		p->missed[q] = !met;
+		p->misses += !met;
+	}
+	int64_t first = p->n_s > 0 ? p->s[0].us : INT64_MAX;
+	for (size_t i = 0; i < p->n_k; i++)
+		for (size_t m = 0; m < p->k[i].born; m++)
+			place(p, p->k[i].m[m], INT64_MIN, first);
+}
+
+/* The latest walk step before `miss` (and from `from` on) with an exact set
+ * not tried yet, or SIZE_MAX. */
+static size_t choice_before(const struct placer *p, size_t from, size_t miss)
+{
+	for (size_t c = miss; c-- > from;)
+		if (p->alt[c] + 1 < p->n_alt[c])
+			return c;
+	return SIZE_MAX;
+}
+
+/* Walks until every sample is met or RERUN_MAX walks more were tried: at
+ * the first miss not yet accepted, the latest earlier choice takes its
+ * next exact set; a miss no choice before it can mend is accepted. The walk
+ * with the fewest misses is the last one made. */
+static void search_births(struct placer *p)
+{
+	walk(p);
+	size_t best = p->misses, accepted = 0;
+	uint8_t *best_alt = g_memdup2(p->alt, p->n_s + 1);
+	for (int r = 0; r < RERUN_MAX && p->misses > 0; r++) {
+		size_t c = SIZE_MAX;
+		for (size_t q = accepted; q < p->n_s && c == SIZE_MAX; q++) {
+			if (!p->missed[q])
+				continue;
+			c = choice_before(p, accepted, q);
+			if (c == SIZE_MAX)
+				accepted = q + 1;
+		}
+		if (c == SIZE_MAX)
+			break;
+		p->alt[c]++;
+		memset(p->alt + c + 1, 0, p->n_s - c - 1);
+		walk(p);
+		if (p->misses < best) {
+			best = p->misses;
+			memcpy(best_alt, p->alt, p->n_s);
+		}
+	}
+	if (p->misses > best) {
+		memcpy(p->alt, best_alt, p->n_s);
+		walk(p);
+	}
+	g_free(best_alt);
+}
+
+/* Births next to a sample that could not be met: the samples contradict
+ * them (or something the dump does not show). */
+static void mark_contradicted(struct placer *p)
+{
+	for (size_t i = 0; i < p->n_u; i++) {
+		size_t q = p->step_of[i];
+		tl_buffer *b = member(p, (uint32_t)i);
+		bool near =
+		    (q < p->n_s && p->missed[q]) || (q > 0 && q <= p->n_s && p->missed[q - 1]);
+		if (near && b->birth == TL_BIRTH_PINNED)
+			b->birth = TL_BIRTH_CONTRADICTED;
+	}
+}
+
+struct by_key {
+	const struct placer *p;
+	bool free; /* by free time, else by deadline */
+};
+
+static int cmp_pos(const void *a, const void *b, void *ctx)
+{
+	const struct by_key *k = ctx;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	const tl_buffer *bx = member(k->p, x), *by = member(k->p, y);
+	int64_t vx = k->free ? bx->free_us : bx->birth_hi,
+		vy = k->free ? by->free_us : by->birth_hi;
+	if (vx != vy)
+		return vx < vy ? -1 : 1;
+	return x < y ? -1 : (x > y);
+}
+
+/* Whether some sample falls where the buffer may live, [birth_lo, free). */
+static bool sampled(const struct placer *p, const tl_buffer *b)
+{
+	size_t lo = 0, hi = p->n_s; /* first sample at or after birth_lo */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (p->s[mid].us < b->birth_lo)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->n_s && p->s[lo].us < b->free_us;
+}
+
+/* The classes: positions by deadline, cut where the size changes after a
+ * stable sort by size. */
+static void make_classes(struct placer *p)
+{
+	struct by_key key = {p, false};
+	qsort_r(p->by_due, p->n_u, sizeof *p->by_due, cmp_pos, &key);
+	p->by_size = g_hash_table_new(g_int64_hash, g_int64_equal);
+	p->k = g_new0(struct klass, p->n_u + 1);
+	p->members = g_new(uint32_t, p->n_u + 1);
+	for (size_t i = 0; i < p->n_u; i++) {
+		uint32_t pos = p->by_due[i];
+		struct klass *c = g_hash_table_lookup(p->by_size, &member(p, pos)->allocated);
+		if (c == NULL) {
+			c = &p->k[p->n_k++];
+			c->size = member(p, pos)->allocated;
+			g_hash_table_insert(p->by_size, &c->size, c);
+		}
+		c->n++;
+	}
+	/* members of each class, in deadline order */
+	size_t off = 0;
+	for (size_t i = 0; i < p->n_k; i++) {
+		p->k[i].m = p->members + off;
+		off += p->k[i].n;
+		p->k[i].n = 0;
+	}
+	for (size_t i = 0; i < p->n_u; i++) {
+		uint32_t pos = p->by_due[i];
+		struct klass *c = g_hash_table_lookup(p->by_size, &member(p, pos)->allocated);
+		p->class_of[pos] = (uint32_t)(c - p->k);
+		c->m[c->n++] = pos;
+	}
+	p->order = g_new(struct klass *, p->n_k + 1);
+}
+
+static void place_allocator(tl_memory *mem, tl_allocator *a, GArray *samples)
+{
+	/* one value per instant: the samples of one instant agree, or the dump
+	 * contradicts itself and the check says so */
+	if (samples->len > 1)
+		qsort(samples->data, samples->len, sizeof(struct sample), cmp_sample);
+	struct sample *s = (struct sample *)(void *)samples->data;
+	size_t n_s = 0;
+	for (guint i = 0; i < samples->len; i++)
+		if (n_s == 0 || s[i].us != s[n_s - 1].us)
+			s[n_s++] = s[i];
+	struct placer p = {.bufs = mem->buffers, .s = s, .n_s = n_s};
+	size_t n = a->n_estimated + 1;
+	p.u = g_new(uint32_t, n);
+	for (size_t i = 0; i < a->n_buffers; i++) {
+		tl_buffer *b = &mem->buffers[a->buffers[i]];
+		if (!b->estimated)
+			continue;
+		if (b->birth_lo > b->birth_hi)
+			b->birth_lo = b->birth_hi;
+		p.u[p.n_u++] = a->buffers[i];
+	}
+	p.lo0 = g_new(int64_t, n);
+	p.hi0 = g_new(int64_t, n);
+	p.birth0 = g_new(tl_birth, n);
+	p.step_of = g_new(size_t, n);
+	p.by_free = g_new(uint32_t, n);
+	p.by_due = g_new(uint32_t, n);
+	p.class_of = g_new(uint32_t, n);
+	for (size_t i = 0; i < p.n_u; i++) {
+		const tl_buffer *b = member(&p, (uint32_t)i);
+		p.lo0[i] = b->birth_lo;
+		p.hi0[i] = b->birth_hi;
+		p.birth0[i] = sampled(&p, b) ? TL_BIRTH_PINNED : TL_BIRTH_UNCONSTRAINED;
+		p.by_free[i] = p.by_due[i] = (uint32_t)i;
+	}
+	struct by_key key = {&p, true};
+	qsort_r(p.by_free, p.n_u, sizeof *p.by_free, cmp_pos, &key);
+	make_classes(&p);
+	p.alt = g_new0(uint8_t, n_s + 1);
+	p.n_alt = g_new0(uint8_t, n_s + 1);
+	p.missed = g_new0(uint8_t, n_s + 1);
+	search_births(&p);
+	mark_contradicted(&p);
+	for (size_t i = 0; i < p.n_u; i++)
+		if (member(&p, (uint32_t)i)->birth != TL_BIRTH_PINNED)
+			a->n_unplaced++;
+	g_hash_table_destroy(p.by_size);
+	g_free(p.members);
+	g_free(p.k);
+	g_free(p.order);
+	g_free(p.alt);
+	g_free(p.n_alt);
+	g_free(p.missed);
+	g_free(p.lo0);
+	g_free(p.hi0);
+	g_free(p.birth0);
+	g_free(p.step_of);
+	g_free(p.by_free);
+	g_free(p.by_due);
+	g_free(p.class_of);
+	g_free(p.u);
+}
+
+static void collect_sample(tl_memory *mem, tl_allocator *a, int64_t us, int64_t in_use, void *ctx)
+{
+	GArray **samples = ctx;
+	size_t k = (size_t)(a - mem->allocators);
+	if (samples[k] == NULL)
+		return;
+	int64_t ours = tl_allocator_in_use(a, us);
+	struct sample s = {us, add_sat(in_use, ours == INT64_MIN ? INT64_MAX : -ours)};
+	g_array_append_val(samples[k], s);
+}
+
+/* Births of the estimated buffers of every allocator that has some, from
+ * the curves built without them. */
+static void place_estimated(tl_memory *mem, GHashTable *index)
+{
+	GArray **samples = g_new0(GArray *, mem->n_allocators + 1);
+	for (size_t a = 0; a < mem->n_allocators; a++)
+		if (mem->allocators[a].n_estimated > 0)
+			samples[a] = g_array_new(FALSE, FALSE, sizeof(struct sample));
+	each_sample(mem, index, collect_sample, samples);
+	for (size_t a = 0; a < mem->n_allocators; a++) {
+		if (samples[a] == NULL)
+			continue;
+		place_allocator(mem, &mem->allocators[a], samples[a]);
+		g_array_free(samples[a], TRUE);
+	}
+	g_free(samples);
 }
 
 static void free_allocators(tl_memory *mem)
@@ -869,18 +1692,18 @@ static void free_allocators(tl_memory *mem)
 	for (size_t i = 0; i < mem->n_allocators; i++) {
 		g_free(mem->allocators[i].curve);
 		g_free(mem->allocators[i].live_at_peak);
+		g_free(mem->allocators[i].buffers);
 	}
 	g_free(mem->allocators);
 	mem->allocators = NULL;
 	mem->n_allocators = 0;
 }
 
-static const tl_run *order_run;
-
-static int cmp_exec_alloc_order(const void *a, const void *b)
+static int cmp_exec_alloc_order(const void *a, const void *b, void *ctx)
 {
-	const tl_exec *x = &order_run->execs[*(const uint32_t *)a];
-	const tl_exec *y = &order_run->execs[*(const uint32_t *)b];
+	const tl_run *run = ctx;
+	const tl_exec *x = &run->execs[*(const uint32_t *)a];
+	const tl_exec *y = &run->execs[*(const uint32_t *)b];
 	int64_t sx = exec_compute_start_us(x), sy = exec_compute_start_us(y);
 	if (sx != sy)
 		return sx < sy ? -1 : 1;
@@ -898,7 +1721,7 @@ int tl_memory_build(tl_memory **out, const tl_run *run, tl_error *err)
 	b.buffers = g_array_new(FALSE, FALSE, sizeof(tl_buffer));
 	b.refs = g_array_new(FALSE, FALSE, sizeof(struct ref));
 	b.by_key = g_hash_table_new(buf_key_hash, buf_key_equal);
-	b.by_tensor = g_hash_table_new(g_direct_hash, g_direct_equal);
+	b.by_tensor = g_hash_table_new(tensor_key_hash, g_direct_equal);
 
 	/* Executions in the order their allocations happened, so a buffer
 	 * exists before any alias of it is seen. */
@@ -907,13 +1730,13 @@ int tl_memory_build(tl_memory **out, const tl_run *run, tl_error *err)
 	for (uint32_t i = 0; i < run->n_execs; i++)
 		if (run->devices[run->execs[i].device].kind == TL_DEV_EXECUTOR)
 			order[n++] = i;
-	order_run = run;
-	qsort(order, n, sizeof *order, cmp_exec_alloc_order);
+	qsort_r(order, n, sizeof *order, cmp_exec_alloc_order, (void *)run);
 	for (size_t i = 0; i < n; i++) {
 		scan_outputs(&b, (int32_t)order[i]);
 		forward_missing(&b, (int32_t)order[i]);
 	}
 	g_free(order);
+	g_free(b.min_ends);
 
 	drop_refs(&b, mem);
 	settle_buffers(&b, mem);
@@ -944,12 +1767,24 @@ int tl_memory_build(tl_memory **out, const tl_run *run, tl_error *err)
 	g_hash_table_destroy(b.by_key);
 	g_hash_table_destroy(b.by_tensor);
 
-	build_allocators(mem);
-	if (place_estimated(mem)) {
-		free_allocators(mem);
-		build_allocators(mem);
+	bool any_estimated = false;
+	for (size_t i = 0; i < mem->n_buffers; i++) {
+		tl_buffer *buf = &mem->buffers[i];
+		any_estimated = any_estimated || buf->estimated;
+		if (!buf->estimated) {
+			buf->birth = TL_BIRTH_RECORDED;
+			buf->birth_lo = buf->birth_hi = buf->alloc_us;
+		}
 	}
-	check_allocators(mem);
+	make_allocators(mem);
+	GHashTable *index = allocator_index(mem);
+	build_curves(mem, false);
+	if (any_estimated) {
+		place_estimated(mem, index);
+		build_curves(mem, true);
+	}
+	check_allocators(mem, index);
+	g_hash_table_destroy(index);
 	(void)err;
 	*out = mem;
 	return 0;

@@ -18,8 +18,14 @@
  *   - A _Recv the dump has no stats for (old TensorFlow, or just missing)
  *     still held its buffer: its size comes from the tensor its _Send read,
  *     its death from its consumers, and its birth, which the dump does not
- *     hold, is the earliest time consistent with allocator_bytes_in_use
- *     (the buffer is marked estimated).
+ *     hold, lies between the step start and its first consumer's start. The
+ *     allocator_bytes_in_use samples pin it: the births of all such buffers
+ *     of an allocator are chosen together, over the samples in time order,
+ *     so that the curve meets every sample (earliest deadline first among
+ *     those a sample needs). Each keeps the window of births the samples
+ *     leave open and is born at its start (the buffer is marked estimated);
+ *     one that no sample constrains, or that the samples contradict, is
+ *     said so.
  *   - Persistent: variables (memory_stats.persistent_tensor_alloc_ids,
  *     referenced_tensor) are allocated before the step and never freed: the
  *     allocator's baseline.
@@ -60,6 +66,17 @@ typedef enum tl_free_cause {
 
 const char *tl_free_cause_name(tl_free_cause c);
 
+/* How a buffer's birth is known. */
+typedef enum tl_birth {
+	TL_BIRTH_RECORDED = 0,  /* in the dump */
+	TL_BIRTH_PINNED,        /* estimated; the samples leave [birth_lo, birth_hi] */
+	TL_BIRTH_UNCONSTRAINED, /* estimated; no sample falls in its possible life */
+	TL_BIRTH_CONTRADICTED,  /* estimated; no birth meets the samples */
+} tl_birth;
+
+/* "recorded", "pinned", "unconstrained", "contradicted" */
+const char *tl_birth_name(tl_birth b);
+
 typedef struct tl_tensor_ref {
 	int32_t exec;           /* producing execution */
 	int32_t slot;
@@ -82,6 +99,10 @@ typedef struct tl_buffer {
 	const Tensorflow__TensorDescription *desc; /* dtype and shape, or NULL */
 	const char *name;       /* tensor name when no execution produced it */
 	bool estimated;         /* birth not in the dump (an unrecorded _Recv) */
+	int64_t sent_us;        /* estimated: its _Send's start (INT64_MAX: unknown) */
+	tl_birth birth;
+	int64_t birth_lo;       /* estimated: the births the samples allow; */
+	int64_t birth_hi;       /* alloc_us is birth_lo */
 	uint32_t first_ref;     /* aliases: mem->refs[first_ref .. + n_refs] */
 	uint32_t n_refs;
 } tl_buffer;
@@ -103,6 +124,10 @@ typedef struct tl_allocator {
 	int64_t peak_us;
 	uint32_t *live_at_peak; /* buffers, by allocated bytes descending */
 	size_t n_live;
+	uint32_t *buffers;      /* its buffers, in index order */
+	size_t n_buffers;
+	size_t n_estimated;     /* buffers with an estimated birth */
+	size_t n_unplaced;      /* ... of which unconstrained or contradicted */
 	size_t check_samples;
 	int64_t check_max_abs;
 	double check_mean_abs;

@@ -90,6 +90,19 @@ static const char *last_consumer(const tl_memory *mem, const tl_buffer *b)
 	return mem->run->execs[b->last_user].node;
 }
 
+/* An estimated birth the samples could not place. */
+static bool unplaced(const tl_buffer *b)
+{
+	return b->birth == TL_BIRTH_UNCONSTRAINED || b->birth == TL_BIRTH_CONTRADICTED;
+}
+
+static const char *unplaced_why(const tl_buffer *b)
+{
+	return b->birth == TL_BIRTH_CONTRADICTED
+		   ? "next to a sample the births could not meet; born at the start of its window"
+		   : "no sample constrains it; born at its first consumer's start";
+}
+
 /* "12.3 MB", "512 B" */
 static void human_bytes(int64_t v, char *buf, size_t size)
 {
@@ -110,20 +123,20 @@ void tl_memreport_begin(tl_memreport *r, tl_output *out, const tl_memreport_opts
 {
 	*r = (tl_memreport){.out = out, .opts = *opts};
 	r->max = g_ptr_array_new_with_free_func(max_entry_free);
+	r->max_by_name = g_hash_table_new(g_str_hash, g_str_equal);
 	if (opts->format == TL_REPORT_JSON)
 		tl_out_str(out, "{\"runs\":[");
 	else if (opts->format == TL_REPORT_CSV)
-		tl_out_str(out, "run,allocator,peak_bytes,peak_us,rank,tensor,producer,op,kind,dtype,"
-				"shape,allocated_bytes,requested_bytes,alloc_us,free_us,"
-				"last_consumer\n");
+		tl_out_str(out,
+			   "run,allocator,peak_bytes,peak_us,rank,tensor,producer,op,kind,dtype,"
+			   "shape,allocated_bytes,requested_bytes,alloc_us,free_us,"
+			   "last_consumer,birth\n");
 }
 
 static void note_max(tl_memreport *r, const tl_memory *mem, const tl_allocator *a)
 {
-	for (guint i = 0; i < r->max->len; i++) {
-		struct max_entry *m = g_ptr_array_index(r->max, i);
-		if (strcmp(m->allocator, a->name) != 0)
-			continue;
+	struct max_entry *m = g_hash_table_lookup(r->max_by_name, a->name);
+	if (m != NULL) {
 		if (a->peak_bytes > m->peak) {
 			m->peak = a->peak_bytes;
 			g_free(m->run);
@@ -131,11 +144,12 @@ static void note_max(tl_memreport *r, const tl_memory *mem, const tl_allocator *
 		}
 		return;
 	}
-	struct max_entry *m = g_new0(struct max_entry, 1);
+	m = g_new0(struct max_entry, 1);
 	m->allocator = g_strdup(a->name);
 	m->peak = a->peak_bytes;
 	m->run = g_strdup(mem->run->label);
 	g_ptr_array_add(r->max, m);
+	g_hash_table_insert(r->max_by_name, m->allocator, m);
 }
 
 /* ---- JSON -------------------------------------------------------------- */
@@ -198,8 +212,15 @@ static void json_buffer(tl_output *o, const tl_memory *mem, const tl_buffer *b, 
 	tl_out_str(o, tl_free_cause_name(b->cause));
 	tl_out_str(o, "\",\"fetched\":");
 	tl_out_str(o, b->fetched ? "true" : "false");
-	if (b->estimated)
-		tl_out_str(o, ",\"estimated\":true");
+	if (b->estimated) {
+		tl_out_str(o, ",\"estimated\":true,\"birth\":\"");
+		tl_out_str(o, tl_birth_name(b->birth));
+		tl_out_str(o, "\",\"birth_window_us\":[");
+		tl_out_int(o, b->birth_lo);
+		tl_out_char(o, ',');
+		tl_out_int(o, b->birth_hi);
+		tl_out_char(o, ']');
+	}
 	tl_out_char(o, '}');
 }
 
@@ -249,6 +270,19 @@ static void json_run(tl_memreport *r, const tl_memory *mem)
 				tl_out_char(o, ',');
 			json_buffer(o, mem, &mem->buffers[a->live_at_peak[k]], tmp);
 		}
+		tl_out_str(o, "],\"estimated\":");
+		tl_out_uint(o, a->n_estimated);
+		tl_out_str(o, ",\"unplaced\":[");
+		bool first = true;
+		for (size_t k = 0; k < a->n_buffers && a->n_unplaced > 0; k++) {
+			const tl_buffer *b = &mem->buffers[a->buffers[k]];
+			if (!unplaced(b))
+				continue;
+			if (!first)
+				tl_out_char(o, ',');
+			first = false;
+			json_buffer(o, mem, b, tmp);
+		}
 		tl_out_str(o, "],\"check\":{\"samples\":");
 		tl_out_uint(o, a->check_samples);
 		tl_out_str(o, ",\"max_abs_error_bytes\":");
@@ -291,6 +325,51 @@ static void csv_us(tl_output *o, int64_t us)
 		tl_out_int(o, us);
 }
 
+/* One buffer as a CSV row; rank 0 (an empty field) for a buffer listed
+ * though not live at the peak (an estimated birth that could not be
+ * placed). */
+static void csv_row(tl_output *o, const tl_memory *mem, const tl_allocator *a, const tl_buffer *b,
+		    size_t rank, GString *shape)
+{
+	shape_text(b, shape);
+	csv_field(o, mem->run->label);
+	tl_out_char(o, ',');
+	csv_field(o, a->name);
+	tl_out_char(o, ',');
+	tl_out_int(o, a->peak_bytes);
+	tl_out_char(o, ',');
+	tl_out_int(o, a->peak_us);
+	tl_out_char(o, ',');
+	if (rank > 0)
+		tl_out_uint(o, rank);
+	tl_out_char(o, ',');
+	csv_field(o, tensor_name(mem, b));
+	tl_out_char(o, ',');
+	csv_field(o, producer_name(mem, b));
+	tl_out_char(o, ',');
+	csv_field(o, producer_op(mem, b));
+	tl_out_char(o, ',');
+	tl_out_str(o, tl_buffer_kind_name(b->kind));
+	tl_out_char(o, ',');
+	tl_out_str(o, dtype_name(b));
+	tl_out_char(o, ',');
+	csv_field(o, shape->str);
+	tl_out_char(o, ',');
+	tl_out_int(o, b->allocated);
+	tl_out_char(o, ',');
+	tl_out_int(o, b->requested);
+	tl_out_char(o, ',');
+	csv_us(o, b->alloc_us);
+	tl_out_char(o, ',');
+	csv_us(o, b->free_us);
+	tl_out_char(o, ',');
+	const char *lc = last_consumer(mem, b);
+	csv_field(o, lc != NULL ? lc : "");
+	tl_out_char(o, ',');
+	tl_out_str(o, tl_birth_name(b->birth));
+	tl_out_char(o, '\n');
+}
+
 static void csv_run(tl_memreport *r, const tl_memory *mem)
 {
 	tl_output *o = r->out;
@@ -298,48 +377,50 @@ static void csv_run(tl_memreport *r, const tl_memory *mem)
 	for (size_t i = 0; i < mem->n_allocators; i++) {
 		const tl_allocator *a = &mem->allocators[i];
 		size_t n = a->n_live < r->opts.top ? a->n_live : r->opts.top;
+		GHashTable *listed =
+		    a->n_unplaced > 0 ? g_hash_table_new(g_direct_hash, g_direct_equal) : NULL;
 		for (size_t k = 0; k < n; k++) {
-			const tl_buffer *b = &mem->buffers[a->live_at_peak[k]];
-			shape_text(b, shape);
-			csv_field(o, mem->run->label);
-			tl_out_char(o, ',');
-			csv_field(o, a->name);
-			tl_out_char(o, ',');
-			tl_out_int(o, a->peak_bytes);
-			tl_out_char(o, ',');
-			tl_out_int(o, a->peak_us);
-			tl_out_char(o, ',');
-			tl_out_uint(o, k + 1);
-			tl_out_char(o, ',');
-			csv_field(o, tensor_name(mem, b));
-			tl_out_char(o, ',');
-			csv_field(o, producer_name(mem, b));
-			tl_out_char(o, ',');
-			csv_field(o, producer_op(mem, b));
-			tl_out_char(o, ',');
-			tl_out_str(o, tl_buffer_kind_name(b->kind));
-			tl_out_char(o, ',');
-			tl_out_str(o, dtype_name(b));
-			tl_out_char(o, ',');
-			csv_field(o, shape->str);
-			tl_out_char(o, ',');
-			tl_out_int(o, b->allocated);
-			tl_out_char(o, ',');
-			tl_out_int(o, b->requested);
-			tl_out_char(o, ',');
-			csv_us(o, b->alloc_us);
-			tl_out_char(o, ',');
-			csv_us(o, b->free_us);
-			tl_out_char(o, ',');
-			const char *lc = last_consumer(mem, b);
-			csv_field(o, lc != NULL ? lc : "");
-			tl_out_char(o, '\n');
+			csv_row(o, mem, a, &mem->buffers[a->live_at_peak[k]], k + 1, shape);
+			if (listed != NULL)
+				g_hash_table_add(listed, GUINT_TO_POINTER(a->live_at_peak[k] + 1));
 		}
+		for (size_t k = 0; listed != NULL && k < a->n_buffers; k++) {
+			uint32_t bi = a->buffers[k];
+			if (unplaced(&mem->buffers[bi]) &&
+			    !g_hash_table_contains(listed, GUINT_TO_POINTER(bi + 1)))
+				csv_row(o, mem, a, &mem->buffers[bi], 0, shape);
+		}
+		if (listed != NULL)
+			g_hash_table_destroy(listed);
 	}
 	g_string_free(shape, TRUE);
 }
 
 /* ---- text -------------------------------------------------------------- */
+
+/* The births the dump does not hold: how many, and each one the samples
+ * could not place. */
+static void text_births(tl_output *o, const tl_memory *mem, const tl_allocator *a)
+{
+	if (a->n_estimated == 0)
+		return;
+	tl_out_printf(o, "  births not in the dump (~): %zu buffers of _Recv without stats",
+		      a->n_estimated);
+	if (a->n_unplaced == 0) {
+		tl_out_str(o, ", all placed by allocator_bytes_in_use\n");
+		return;
+	}
+	tl_out_printf(o, "; %zu not placed by allocator_bytes_in_use:\n", a->n_unplaced);
+	char b1[32];
+	for (size_t k = 0; k < a->n_buffers; k++) {
+		const tl_buffer *b = &mem->buffers[a->buffers[k]];
+		if (!unplaced(b))
+			continue;
+		human_bytes(b->allocated, b1, sizeof b1);
+		tl_out_printf(o, "    %s (%s): %s, %+.3f ms\n", tensor_name(mem, b), b1,
+			      unplaced_why(b), (double)(b->alloc_us - mem->step_start_us) / 1000.0);
+	}
+}
 
 static void text_run(tl_memreport *r, const tl_memory *mem)
 {
@@ -370,6 +451,7 @@ static void text_run(tl_memreport *r, const tl_memory *mem)
 		} else {
 			tl_out_str(o, "  check: the dump records no allocator_bytes_in_use\n");
 		}
+		text_births(o, mem, a);
 		size_t n = a->n_live < r->opts.top ? a->n_live : r->opts.top;
 		if (n == 0)
 			continue;
@@ -385,7 +467,7 @@ static void text_run(tl_memreport *r, const tl_memory *mem)
 			if (b->alloc_us == TL_US_BEFORE)
 				snprintf(born, sizeof born, "before");
 			else
-				snprintf(born, sizeof born, "%.3f",
+				snprintf(born, sizeof born, "%s%.3f", b->estimated ? "~" : "",
 					 (double)(b->alloc_us - mem->step_start_us) / 1000.0);
 			if (b->free_us == TL_US_NEVER)
 				snprintf(dies, sizeof dies, "never");
@@ -450,6 +532,7 @@ void tl_memreport_end(tl_memreport *r)
 				      m->peak, m->run);
 		}
 	}
+	g_hash_table_destroy(r->max_by_name);
 	g_ptr_array_free(r->max, TRUE);
 }
 
@@ -471,9 +554,9 @@ void tl_memtrace_write(tl_chrome *w, const tl_memory *mem, const tl_memtrace_opt
 			tl_chrome_arg_int(w, "allocated", a->curve[p].bytes);
 			tl_chrome_arg_int(w, "requested", a->curve[p].requested);
 		}
-		for (size_t k = 0; k < mem->n_buffers; k++) {
-			const tl_buffer *b = &mem->buffers[k];
-			if (strcmp(b->allocator, a->name) != 0 || b->free_us == b->alloc_us)
+		for (size_t k = 0; k < a->n_buffers; k++) {
+			const tl_buffer *b = &mem->buffers[a->buffers[k]];
+			if (b->free_us == b->alloc_us)
 				continue;
 			int64_t born = b->alloc_us == TL_US_BEFORE ? mem->step_start_us : b->alloc_us;
 			int64_t dies = b->free_us == TL_US_NEVER ? mem->step_end_us : b->free_us;
@@ -508,6 +591,8 @@ void tl_memtrace_write(tl_chrome *w, const tl_memory *mem, const tl_memtrace_opt
 				tl_chrome_arg_str(w, "producer", producer_name(mem, b));
 				tl_chrome_arg_str(w, "last_consumer", lc ? lc : "");
 				tl_chrome_arg_str(w, "free_cause", tl_free_cause_name(b->cause));
+				if (b->estimated)
+					tl_chrome_arg_str(w, "birth", tl_birth_name(b->birth));
 			}
 			tl_chrome_event(w, o->objects ? 'D' : 'e', name, "tensor", pid, 0, dies * 1000 + o->shift_ns,
 					id);

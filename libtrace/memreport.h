@@ -13,15 +13,25 @@
  *   {"runs":[{"run":LABEL,"step_start_us":T,"step_end_us":T,"allocators":[
  *      {"allocator":NAME,"peak_bytes":B,"peak_requested_bytes":B,"peak_us":T,
  *       "peak_op":NODE,"persistent_bytes":B,"curve":[[us,bytes],...],
- *       "live_at_peak":[BUFFER...],"check":{"samples":N,
- *       "max_abs_error_bytes":B,"mean_abs_error_bytes":X}}],
+ *       "live_at_peak":[BUFFER...],"estimated":N,"unplaced":[BUFFER...],
+ *       "check":{"samples":N,"max_abs_error_bytes":B,"mean_abs_error_bytes":X}}],
  *     "buffers":[BUFFER...]   (with --buffers)}],
  *    "max":[{"allocator":NAME,"peak_bytes":B,"run":LABEL}]}
  *   BUFFER = {"tensor":"node:slot","tensors":[...],"allocator":A,
  *     "allocation_id":N,"kind":"output|temp|persistent","producer":NODE,
  *     "op":OP,"slot":N,"dtype":"DT_FLOAT","shape":[..],"allocated_bytes":B,
  *     "requested_bytes":B,"alloc_us":T|null,"free_us":T|null,
- *     "last_consumer":NODE|null,"free_cause":C,"fetched":BOOL}
+ *     "last_consumer":NODE|null,"free_cause":C,"fetched":BOOL,
+ *     and where the birth is estimated: "estimated":true,
+ *     "birth":"pinned|unconstrained|contradicted","birth_window_us":[T,T]}
+ *   "estimated" counts an allocator's buffers whose birth the dump does not
+ *   hold (a _Recv without stats); "unplaced" lists those the samples could
+ *   not place: no sample falls in their possible life ("unconstrained": born
+ *   at their first consumer's start) or the samples contradict every birth
+ *   ("contradicted"). birth_window_us is the window the samples leave.
+ *   CSV rows end in the buffer's birth (recorded, pinned, unconstrained,
+ *   contradicted); unplaced buffers not live at the peak follow the ranked
+ *   rows with an empty rank.
  */
 #ifndef TL_MEMREPORT_H
 #define TL_MEMREPORT_H
@@ -50,6 +60,7 @@ typedef struct tl_memreport {
 	tl_memreport_opts opts;
 	size_t runs;
 	GPtrArray *max;         /* per allocator: struct (name, peak, run) */
+	GHashTable *max_by_name; /* allocator -> its entry in max */
 } tl_memreport;
 
 void tl_memreport_begin(tl_memreport *r, tl_output *out, const tl_memreport_opts *opts);

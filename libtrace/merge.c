@@ -1,6 +1,7 @@
 #include "merge.h"
 
 #include "chromein.h"
+#include "lanes.h"
 #include "lifetimes.h"
 #include "memreport.h"
 #include "optrace.h"
@@ -567,28 +568,21 @@ static void write_runs_track(tl_merge *m)
 	for (guint i = 0; i < m->spans->len; i++)
 		g_ptr_array_add(sorted, g_ptr_array_index(m->spans, i));
 	g_ptr_array_sort(sorted, cmp_span);
-	GArray *row_end = g_array_new(FALSE, FALSE, sizeof(int64_t));
+	tl_rowfit *rows = tl_rowfit_new();
 	for (guint i = 0; i < sorted->len; i++) {
 		struct span_rec *s = g_ptr_array_index(sorted, i);
-		guint row = row_end->len;
-		for (guint r = 0; r < row_end->len; r++)
-			if (g_array_index(row_end, int64_t, r) <= s->begin_ns) {
-				row = r;
-				break;
-			}
-		if (row == row_end->len) {
-			g_array_append_val(row_end, s->end_ns);
+		uint32_t had = tl_rowfit_rows(rows);
+		uint32_t row = tl_rowfit_place(rows, s->begin_ns, s->end_ns);
+		if (row == had) {
 			char name[32];
 			snprintf(name, sizeof name, row == 0 ? "runs" : "runs (%u)", row + 1);
 			tl_chrome_thread(w, 1, row, name, row);
-		} else {
-			g_array_index(row_end, int64_t, row) = s->end_ns;
 		}
 		tl_chrome_complete(w, s->label, "run", 1, row, s->begin_ns, s->end_ns - s->begin_ns);
 		tl_chrome_arg_str(w, "input", s->input);
 		tl_chrome_arg_micros(w, "shift_us", s->shift_ns);
 	}
-	g_array_free(row_end, TRUE);
+	tl_rowfit_free(rows);
 	g_ptr_array_free(sorted, TRUE);
 }
 

@@ -43,32 +43,41 @@ static bool is_bare_device_segment(const char *seg, size_t len)
 	return true;
 }
 
+/* Appends the normalized spelling of raw[0 .. len) to s. */
+static void device_normalize_append(GString *s, const char *raw, size_t len)
+{
+	const char *p = raw, *end = raw + len;
+	const char *slash = memchr(p, '/', len);
+	if (slash == NULL)
+		slash = end;
+	g_string_append_len(s, p, (gssize)(slash - p));
+	p = slash;
+	while (p < end) {
+		/* p is at a '/': the segment after it */
+		g_string_append_c(s, '/');
+		p++;
+		const char *next = memchr(p, '/', (size_t)(end - p));
+		size_t seg = next != NULL ? (size_t)(next - p) : (size_t)(end - p);
+		if (is_bare_device_segment(p, seg)) {
+			const char *colon = memchr(p, ':', seg);
+			g_string_append(s, "device:");
+			for (const char *q = p; q < colon; q++)
+				g_string_append_c(s, g_ascii_toupper(*q));
+			g_string_append_len(s, colon, (gssize)(p + seg - colon));
+		} else {
+			g_string_append_len(s, p, (gssize)seg);
+		}
+		p += seg;
+	}
+}
+
 const char *tl_device_normalize(tl_arena *arena, const char *raw)
 {
 	if (raw == NULL || raw[0] == '\0')
 		return "";
-	GString *s = g_string_sized_new(strlen(raw) + 16);
-	const char *p = raw;
-	while (*p != '\0') {
-		if (*p != '/') {
-			g_string_append_c(s, *p++);
-			continue;
-		}
-		g_string_append_c(s, '/');
-		p++;
-		const char *end = strchr(p, '/');
-		size_t len = end != NULL ? (size_t)(end - p) : strlen(p);
-		if (is_bare_device_segment(p, len)) {
-			const char *colon = memchr(p, ':', len);
-			g_string_append(s, "device:");
-			for (const char *q = p; q < colon; q++)
-				g_string_append_c(s, g_ascii_toupper(*q));
-			g_string_append_len(s, colon, (gssize)(p + len - colon));
-		} else {
-			g_string_append_len(s, p, (gssize)len);
-		}
-		p += len;
-	}
+	size_t len = strlen(raw);
+	GString *s = g_string_sized_new(len + 16);
+	device_normalize_append(s, raw, len);
 	const char *out = tl_arena_strndup(arena, s->str, s->len);
 	g_string_free(s, TRUE);
 	return out;
@@ -182,13 +191,19 @@ bool tl_op_label_parse(tl_arena *arena, const char *label, const char **name, co
 
 struct node_key {
 	uint32_t scope;         /* partition or device index */
+	guint name_hash;        /* g_str_hash(name), computed once per name */
 	const char *name;
 };
+
+static struct node_key node_key_of(uint32_t scope, const char *name, guint name_hash)
+{
+	return (struct node_key){.scope = scope, .name_hash = name_hash, .name = name};
+}
 
 static guint node_key_hash(gconstpointer p)
 {
 	const struct node_key *k = p;
-	return g_str_hash(k->name) * 31u + k->scope;
+	return k->name_hash * 31u + k->scope;
 }
 
 static gboolean node_key_equal(gconstpointer a, gconstpointer b)
@@ -200,6 +215,7 @@ static gboolean node_key_equal(gconstpointer a, gconstpointer b)
 struct builder {
 	tl_run *run;
 	GHashTable *node_by_name;   /* struct node_key (scope = partition) -> index + 1 */
+	guint *exec_name_hash;      /* per execution: g_str_hash of its node name */
 	GHashTable *device_index;   /* normalized name -> device index + 1 */
 	int32_t *partition_of_dev;  /* executor device -> partition index, -1 */
 };
@@ -208,6 +224,13 @@ struct builder {
  * memory analysis reads them). */
 #define TIME_LIMIT_NS TL_TIME_LIMIT_NS
 #define TIME_LIMIT_US TL_TIME_LIMIT_US
+
+/* TF 1.3's GPU tracer wrote a kernel's launch time in nanoseconds into
+ * scheduled_micros: read as microseconds it lies about 1000 times further
+ * from 1970 than the record's start (after the kernel it launched, which
+ * cannot be), read as nanoseconds it lands near the start. */
+#define NANOS_SCHEDULED_AFTER_US ((int64_t)1000000)      /* 1 s after the start */
+#define NANOS_SCHEDULED_NEAR_US ((int64_t)3600 * 1000000) /* within an hour of it */
 
 static bool in_range_us(int64_t us)
 {
@@ -232,33 +255,121 @@ static bool rel_in_range(int64_t start, int64_t rel, int64_t limit)
 	       start + rel >= -limit && start + rel <= limit;
 }
 
-/* Every time of the record is within the limit. */
-static bool exec_times_in_range(const Tensorflow__NodeExecStats *ns, bool nanos)
+static bool is_tracer_kind(tl_device_kind kind)
 {
-	int64_t s = ns->all_start_micros;
-	if (!rel_in_range(s, ns->all_end_rel_micros, TIME_LIMIT_US) ||
-	    !rel_in_range(s, ns->op_start_rel_micros, TIME_LIMIT_US) ||
-	    !rel_in_range(s, ns->op_end_rel_micros, TIME_LIMIT_US) ||
-	    !in_range_us(ns->scheduled_micros))
-		return false;
-	s = ns->all_start_nanos;
-	return !nanos || (rel_in_range(s, ns->all_end_rel_nanos, TIME_LIMIT_NS) &&
-			  rel_in_range(s, ns->op_start_rel_nanos, TIME_LIMIT_NS) &&
-			  rel_in_range(s, ns->op_end_rel_nanos, TIME_LIMIT_NS));
+	return kind == TL_DEV_STREAM || kind == TL_DEV_STREAM_ALL || kind == TL_DEV_MEMCPY ||
+	       kind == TL_DEV_SYNC;
 }
 
+/* `start_us` is in range (checked first). */
+static bool scheduled_is_nanos(int64_t scheduled, int64_t start_us)
+{
+	if (scheduled <= start_us + NANOS_SCHEDULED_AFTER_US)
+		return false;
+	int64_t as_us = scheduled / 1000;
+	return as_us >= start_us - NANOS_SCHEDULED_NEAR_US &&
+	       as_us <= start_us + NANOS_SCHEDULED_NEAR_US;
+}
+
+/* scheduled_micros serves one thing, the memory analysis' step start (the
+ * _SOURCE record of an executor): out of range it is ignored, never the
+ * execution. */
+static void check_scheduled(Tensorflow__NodeExecStats *ns, tl_device_kind kind)
+{
+	int64_t s = ns->scheduled_micros;
+	if (s == 0)
+		return;
+	if (is_tracer_kind(kind) && scheduled_is_nanos(s, ns->all_start_micros)) {
+		ns->scheduled_micros = s / 1000;
+		return;
+	}
+	if (!in_range_us(s)) {
+		tl_warn("scheduled-range", "scheduled_micros beyond 73 years from 1970 ignored "
+			"(the executions are kept)");
+		ns->scheduled_micros = 0;
+	}
+}
+
+/* The compute span (op_start_rel, op_end_rel) serves only the memory
+ * analysis (when outputs are born, when temporaries die); out of range it
+ * is ignored: the compute span becomes the execution's span. */
+static void check_compute_span(Tensorflow__NodeExecStats *ns)
+{
+	int64_t s = ns->all_start_micros;
+	if (!rel_in_range(s, ns->op_start_rel_micros, TIME_LIMIT_US)) {
+		tl_warn("op-start-range", "op_start_rel_micros beyond 73 years from 1970 ignored "
+			"(the execution's start used)");
+		ns->op_start_rel_micros = 0;
+	}
+	if (!rel_in_range(s, ns->op_end_rel_micros, TIME_LIMIT_US)) {
+		tl_warn("op-end-range", "op_end_rel_micros beyond 73 years from 1970 ignored "
+			"(the execution's end used)");
+		ns->op_end_rel_micros = ns->all_end_rel_micros;
+	}
+}
+
+static void check_compute_span_nanos(Tensorflow__NodeExecStats *ns)
+{
+	int64_t s = ns->all_start_nanos;
+	if (!rel_in_range(s, ns->op_start_rel_nanos, TIME_LIMIT_NS)) {
+		tl_warn("op-start-nanos-range", "op_start_rel_nanos beyond 73 years from 1970 "
+			"ignored (the execution's start used)");
+		ns->op_start_rel_nanos = 0;
+	}
+	if (!rel_in_range(s, ns->op_end_rel_nanos, TIME_LIMIT_NS)) {
+		tl_warn("op-end-nanos-range", "op_end_rel_nanos beyond 73 years from 1970 ignored "
+			"(the execution's end used)");
+		ns->op_end_rel_nanos = ns->all_end_rel_nanos;
+	}
+}
+
+/* The *_nanos fields are a finer copy of the micros: when the two that
+ * place the execution are unusable, the micros serve. */
 static bool exec_uses_nanos(const Tensorflow__NodeExecStats *ns)
 {
 	if (ns->all_start_nanos == 0)
 		return false;
-	if (!in_range_ns(ns->all_start_nanos) || !in_range_us(ns->all_start_micros))
-		return true; /* refused by exec_times_in_range either way */
+	if (!in_range_ns(ns->all_start_nanos)) {
+		tl_warn("start-nanos-range", "all_start_nanos beyond 73 years from 1970 ignored; "
+			"using microseconds");
+		return false;
+	}
+	if (!rel_in_range(ns->all_start_nanos, ns->all_end_rel_nanos, TIME_LIMIT_NS)) {
+		tl_warn("end-nanos-range", "all_end_rel_nanos beyond 73 years from 1970 ignored; "
+			"using microseconds");
+		return false;
+	}
 	int64_t diff = ns->all_start_nanos / 1000 - ns->all_start_micros;
 	if (diff < -1 || diff > 1) {
 		tl_warn("nanos-mismatch",
 			"nanosecond times disagree with microsecond times; using microseconds");
 		return false;
 	}
+	return true;
+}
+
+/* What an out-of-range time costs depends on who needs it. The start and
+ * the end place the execution on every timeline: without them the record
+ * is skipped, and the warning names the field. Every other time field is
+ * ignored (cleared in the record, so no analysis reads it) and the
+ * execution kept. *nanos says whether the *_nanos fields are used. */
+static bool exec_times_usable(Tensorflow__NodeExecStats *ns, tl_device_kind kind, bool *nanos)
+{
+	if (!in_range_us(ns->all_start_micros)) {
+		tl_warn("start-range", "executions whose all_start_micros is beyond 73 years from "
+			"1970 skipped");
+		return false;
+	}
+	if (!rel_in_range(ns->all_start_micros, ns->all_end_rel_micros, TIME_LIMIT_US)) {
+		tl_warn("end-range", "executions whose all_end_rel_micros puts their end beyond 73 "
+			"years from 1970 skipped");
+		return false;
+	}
+	check_compute_span(ns);
+	check_scheduled(ns, kind);
+	*nanos = exec_uses_nanos(ns);
+	if (*nanos)
+		check_compute_span_nanos(ns);
 	return true;
 }
 
@@ -326,13 +437,10 @@ static void build_devices(struct builder *b)
 		for (uint32_t g = group_first[d]; g < group_first[d + 1]; g++) {
 			const Tensorflow__DeviceStepStats *ds = ss->dev_stats[grouped[g]];
 			for (size_t j = 0; j < ds->n_node_stats; j++) {
-				const Tensorflow__NodeExecStats *ns = ds->node_stats[j];
-				bool nanos = exec_uses_nanos(ns);
-				if (!exec_times_in_range(ns, nanos)) {
-					tl_warn("time-range", "executions with times beyond 73 years "
-						"from 1970 skipped");
+				Tensorflow__NodeExecStats *ns = ds->node_stats[j];
+				bool nanos = false;
+				if (!exec_times_usable(ns, dev->kind, &nanos))
 					continue;
-				}
 				tl_exec *e = &run->execs[pos++];
 				if (nanos)
 					run->has_nanos = true;
@@ -429,14 +537,34 @@ static bool client_terminated(const Tensorflow__NodeDef *def)
 	return ct != NULL && ct->value_case == TENSORFLOW__ATTR_VALUE__VALUE_B && ct->b;
 }
 
-/* What pairs a _Send with its _Recv: tensor_name, send_device and
- * recv_device (normalized: the two sides may spell devices differently). */
-static char *transfer_key(const tl_run *run, const Tensorflow__NodeDef *def)
+/* A string attribute as C code reads it: up to its first NUL. */
+static size_t attr_text(const Tensorflow__NodeDef *def, const char *key, const char **text)
 {
-	return g_strdup_printf(
-		"%s\x1f%s\x1f%s", attr_string(run->arena, def, "tensor_name"),
-		tl_device_normalize(run->arena, attr_string(run->arena, def, "send_device")),
-		tl_device_normalize(run->arena, attr_string(run->arena, def, "recv_device")));
+	const Tensorflow__AttrValue *v = node_attr(def, key);
+	if (v == NULL || v->value_case != TENSORFLOW__ATTR_VALUE__VALUE_S || v->s.len == 0) {
+		*text = "";
+		return 0;
+	}
+	*text = (const char *)v->s.data;
+	return strnlen(*text, v->s.len);
+}
+
+/* What pairs a _Send with its _Recv: tensor_name, send_device and
+ * recv_device (normalized: the two sides may spell devices differently),
+ * written into `key`. */
+static const char *transfer_key(GString *key, const Tensorflow__NodeDef *def)
+{
+	const char *t;
+	size_t n = attr_text(def, "tensor_name", &t);
+	g_string_truncate(key, 0);
+	g_string_append_len(key, t, (gssize)n);
+	g_string_append_c(key, '\x1f');
+	n = attr_text(def, "send_device", &t);
+	device_normalize_append(key, t, n);
+	g_string_append_c(key, '\x1f');
+	n = attr_text(def, "recv_device", &t);
+	device_normalize_append(key, t, n);
+	return key->str;
 }
 
 static bool is_send(const char *op)
@@ -497,7 +625,7 @@ static void build_graph(struct builder *b)
 			n->device = last_norm;
 			n->partition = (uint32_t)p;
 			n->def = def;
-			keys[run->n_nodes] = (struct node_key){.scope = (uint32_t)p, .name = n->name};
+			keys[run->n_nodes] = node_key_of((uint32_t)p, n->name, g_str_hash(n->name));
 			if (g_hash_table_contains(b->node_by_name, &keys[run->n_nodes])) {
 				tl_warn("duplicate-node", "node '%s' defined twice in one graph; "
 					"the first definition is used", n->name);
@@ -527,7 +655,7 @@ static void build_graph(struct builder *b)
 				owned = g_strndup(nm, (gsize)(colon - nm));
 				nm = owned;
 			}
-			struct node_key key = {.scope = n->partition, .name = nm};
+			struct node_key key = node_key_of(n->partition, nm, g_str_hash(nm));
 			gpointer hit = g_hash_table_lookup(b->node_by_name, &key);
 			if (hit == NULL) {
 				tl_warn("missing-input", "input '%s' of node '%s' names no node "
@@ -547,15 +675,16 @@ static void build_graph(struct builder *b)
 
 	/* _Send -> _Recv by (tensor_name, send_device, recv_device). */
 	GHashTable *sends = g_hash_table_new(g_str_hash, g_str_equal);
+	GString *key = g_string_sized_new(256);
 	for (uint32_t i = 0; i < run->n_nodes; i++) {
 		const tl_gnode *n = &run->nodes[i];
 		if (!is_send(n->op))
 			continue;
 		if (client_terminated(n->def))
 			continue;
-		char *key = transfer_key(run, n->def);
-		g_hash_table_insert(sends, tl_arena_strdup(run->arena, key), GUINT_TO_POINTER(i + 1));
-		g_free(key);
+		transfer_key(key, n->def);
+		g_hash_table_insert(sends, tl_arena_strndup(run->arena, key->str, key->len),
+				    GUINT_TO_POINTER(i + 1));
 	}
 	size_t matched = 0;
 	for (uint32_t i = 0; i < run->n_nodes; i++) {
@@ -564,9 +693,7 @@ static void build_graph(struct builder *b)
 			continue;
 		if (client_terminated(n->def))
 			continue;
-		char *key = transfer_key(run, n->def);
-		gpointer hit = g_hash_table_lookup(sends, key);
-		g_free(key);
+		gpointer hit = g_hash_table_lookup(sends, transfer_key(key, n->def));
 		if (hit == NULL) {
 			tl_warn("recv-without-send", "_Recv '%s' has no matching _Send in the "
 				"partition graphs", n->name);
@@ -575,6 +702,7 @@ static void build_graph(struct builder *b)
 		add_edge(edges, GPOINTER_TO_UINT(hit) - 1, i, -1, -1, TL_EDGE_TRANSFER);
 		matched++;
 	}
+	g_string_free(key, TRUE);
 	if (matched < g_hash_table_size(sends))
 		tl_warn("send-without-recv", "%u _Send node(s) have no matching _Recv",
 			g_hash_table_size(sends) - (unsigned)matched);
@@ -627,9 +755,11 @@ static void link_execs(struct builder *b)
 		const char *raw_name = e->ns->node_name != NULL ? e->ns->node_name : "";
 		if (dev->kind == TL_DEV_EXECUTOR || dev->kind == TL_DEV_OTHER) {
 			e->node = raw_name;
+			b->exec_name_hash[i] = g_str_hash(raw_name);
 			int32_t p = b->partition_of_dev[e->device];
 			if (p >= 0) {
-				struct node_key key = {.scope = (uint32_t)p, .name = raw_name};
+				struct node_key key =
+				    node_key_of((uint32_t)p, raw_name, b->exec_name_hash[i]);
 				gpointer hit = g_hash_table_lookup(b->node_by_name, &key);
 				if (hit != NULL)
 					e->gnode = (int32_t)GPOINTER_TO_UINT(hit) - 1;
@@ -684,21 +814,39 @@ static void index_node_execs(tl_run *run)
  * tracer's executor, the latest execution that started at or before the
  * kernel (a loop runs a node several times). Copies are named after the
  * transfer's tensor (edge_N_x), which names a _Send/_Recv node. */
-static void link_tracer_records(tl_run *run)
+static void link_tracer_records(tl_run *run, const guint *exec_name_hash)
 {
-	GHashTable *last = g_hash_table_new(node_key_hash, node_key_equal);
+	/* The executions of each (executor, node name), in start order (a
+	 * device's executions are sorted by start): members[first[g] ..
+	 * first[g + 1]) for group g. */
+	GHashTable *last = g_hash_table_new(node_key_hash, node_key_equal); /* key -> group + 1 */
 	struct node_key *keys = g_new(struct node_key, run->n_execs ? run->n_execs : 1);
-	int32_t *prev = g_new(int32_t, run->n_execs ? run->n_execs : 1);
+	uint32_t *group = g_new(uint32_t, run->n_execs ? run->n_execs : 1);
+	uint32_t n_groups = 0;
 	for (size_t i = 0; i < run->n_execs; i++) {
 		const tl_exec *e = &run->execs[i];
-		prev[i] = -1;
+		group[i] = UINT32_MAX;
 		if (run->devices[e->device].kind != TL_DEV_EXECUTOR)
 			continue;
-		keys[i] = (struct node_key){.scope = e->device, .name = e->node};
+		keys[i] = node_key_of(e->device, e->node, exec_name_hash[i]);
 		gpointer hit = g_hash_table_lookup(last, &keys[i]);
-		prev[i] = hit != NULL ? (int32_t)GPOINTER_TO_UINT(hit) - 1 : -1;
-		g_hash_table_insert(last, &keys[i], GUINT_TO_POINTER(i + 1));
+		if (hit == NULL) {
+			hit = GUINT_TO_POINTER(++n_groups);
+			g_hash_table_insert(last, &keys[i], hit);
+		}
+		group[i] = GPOINTER_TO_UINT(hit) - 1;
 	}
+	uint32_t *first = g_new0(uint32_t, (size_t)n_groups + 2);
+	uint32_t *members = g_new(uint32_t, run->n_execs ? run->n_execs : 1);
+	for (size_t i = 0; i < run->n_execs; i++)
+		if (group[i] != UINT32_MAX)
+			first[group[i] + 2]++;
+	for (uint32_t g = 0; g < n_groups; g++)
+		first[g + 2] += first[g + 1];
+	for (size_t i = 0; i < run->n_execs; i++)
+		if (group[i] != UINT32_MAX)
+			members[first[group[i] + 1]++] = (uint32_t)i;
+	g_free(group);
 	/* Transfer tensors: a copy is named after the tensor_name of a
 	 * _Send/_Recv pair. It is tied to whichever of the pair ran on its GPU;
 	 * old dumps often lack stats for both, and then to the node the _Send
@@ -744,33 +892,35 @@ static void link_tracer_records(tl_run *run)
 		if (dev->kind == TL_DEV_EXECUTOR || dev->kind == TL_DEV_OTHER || dev->executor < 0)
 			continue;
 		const char *node = e->node;
-		struct node_key key = {.scope = (uint32_t)dev->executor, .name = node};
+		struct node_key key = node_key_of((uint32_t)dev->executor, node, g_str_hash(node));
 		gpointer hit = g_hash_table_lookup(last, &key);
 		const char **c = hit == NULL ? g_hash_table_lookup(cands, node) : NULL;
 		for (int k = 0; c != NULL && k < 4 && hit == NULL; k++) {
 			if (c[k] == NULL)
 				continue;
-			key.name = c[k];
+			key = node_key_of((uint32_t)dev->executor, c[k], g_str_hash(c[k]));
 			hit = g_hash_table_lookup(last, &key);
 		}
 		if (hit == NULL)
 			continue;
-		int32_t best = (int32_t)GPOINTER_TO_UINT(hit) - 1;
-		/* walk back to the latest execution starting <= kernel start */
-		int32_t cand = best;
-		while (cand >= 0 && run->execs[cand].start > e->start)
-			cand = prev[cand];
-		if (cand >= 0)
-			best = cand;
-		else
-			while (prev[best] >= 0)
-				best = prev[best];
-		e->launcher = best;
+		/* the latest execution starting <= kernel start, else the first */
+		uint32_t g = GPOINTER_TO_UINT(hit) - 1;
+		const uint32_t *m = members + first[g];
+		uint32_t lo = 0, hi = first[g + 1] - first[g];
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (run->execs[m[mid]].start <= e->start)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		e->launcher = (int32_t)m[lo > 0 ? lo - 1 : 0];
 	}
 	g_hash_table_destroy(cands);
 	g_hash_table_destroy(last);
 	g_free(keys);
-	g_free(prev);
+	g_free(first);
+	g_free(members);
 }
 
 static bool is_next_iteration(const char *op)
@@ -861,9 +1011,11 @@ int tl_run_build(tl_run **out, tl_arena *arena, Tensorflow__RunMetadata *meta, c
 	build_devices(&b);
 	build_graph(&b);
 	map_partitions(&b);
+	b.exec_name_hash = g_new(guint, run->n_execs ? run->n_execs : 1);
 	link_execs(&b);
 	index_node_execs(run);
-	link_tracer_records(run);
+	link_tracer_records(run, b.exec_name_hash);
+	g_free(b.exec_name_hash);
 	warn_cycles(run);
 	g_hash_table_destroy(b.node_by_name);
 	g_hash_table_destroy(b.device_index);

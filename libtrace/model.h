@@ -29,9 +29,30 @@
 #include <stdint.h>
 
 /* Times and durations beyond +-2^61 ns (73 years either side of 1970) are
- * refused: an execution with such a time is skipped with a warning. Within
- * the limit the sum of any two times, or of a time and a merge shift, stays
- * inside int64, so no later arithmetic overflows. */
+ * refused. Within the limit the sum of any two times, or of a time and a
+ * merge shift, stays inside int64, so no later arithmetic overflows.
+ *
+ * What an out-of-range field costs depends on which outputs need it (one
+ * warning per field, with a count):
+ *   all_start_micros, all_end_rel_micros   place the execution on every
+ *       timeline and in every table: the execution is skipped, and the
+ *       warning names the field;
+ *   all_start_nanos, all_end_rel_nanos     a finer copy: the micros serve;
+ *   op_start_rel_*, op_end_rel_*           the compute span, read only by the
+ *       memory analysis: ignored, the execution's own start and end serve;
+ *   scheduled_micros                       read only by the memory analysis
+ *       (the step start, from _SOURCE): ignored.
+ * An ignored field is cleared in the run's RunMetadata (op_end_rel set to
+ * all_end_rel), so analyses that read the NodeExecStats see it as absent.
+ * The memory fields (sizes, allocation records, allocator_bytes_in_use) are
+ * checked where they are used (lifetimes.c), and cost only their record.
+ *
+ * TF 1.3's GPU tracer wrote scheduled_micros in nanoseconds on its devices
+ * (/gpu:0/stream:N, stream:all, memcpy). On a tracer device a
+ * scheduled_micros more than 1 s after the record's all_start_micros (a
+ * launch after its kernel started, impossible) whose value / 1000 lies
+ * within an hour of all_start_micros is read as nanoseconds and stored
+ * divided by 1000; no warning, it is what that version wrote. */
 #define TL_TIME_LIMIT_NS ((int64_t)1 << 61)
 #define TL_TIME_LIMIT_US (TL_TIME_LIMIT_NS / 1000)
 

@@ -38,12 +38,11 @@ static long stream_number(const char *name)
 	return s != NULL ? strtol(s + 8, NULL, 10) : 0;
 }
 
-static const tl_run *order_run;
-
-static int cmp_tracer(const void *a, const void *b)
+static int cmp_tracer(const void *a, const void *b, void *ctx)
 {
-	const tl_device *x = &order_run->devices[*(const uint32_t *)a];
-	const tl_device *y = &order_run->devices[*(const uint32_t *)b];
+	const tl_run *run = ctx;
+	const tl_device *x = &run->devices[*(const uint32_t *)a];
+	const tl_device *y = &run->devices[*(const uint32_t *)b];
 	if (tracer_rank(x) != tracer_rank(y))
 		return tracer_rank(x) - tracer_rank(y);
 	long sx = stream_number(x->name), sy = stream_number(y->name);
@@ -71,7 +70,6 @@ static uint32_t device_order(const tl_run *run, uint32_t *order)
 		if (run->devices[t].executor >= 0)
 			grouped[fill[run->devices[t].executor]++] = (uint32_t)t;
 	g_free(fill);
-	order_run = run;
 	for (uint32_t d = 0; d < n_dev; d++) {
 		if (run->devices[d].kind != TL_DEV_EXECUTOR)
 			continue;
@@ -82,7 +80,7 @@ static uint32_t device_order(const tl_run *run, uint32_t *order)
 			order[n++] = grouped[g];
 			placed[grouped[g]] = true;
 		}
-		qsort(order + first, n - first, sizeof *order, cmp_tracer);
+		qsort_r(order + first, n - first, sizeof *order, cmp_tracer, (void *)run);
 	}
 	g_free(grouped);
 	g_free(group_first);
@@ -90,7 +88,7 @@ static uint32_t device_order(const tl_run *run, uint32_t *order)
 	for (uint32_t d = 0; d < n_dev; d++)
 		if (!placed[d])
 			order[n++] = d;
-	qsort(order + first, n - first, sizeof *order, cmp_tracer);
+	qsort_r(order + first, n - first, sizeof *order, cmp_tracer, (void *)run);
 	g_free(placed);
 	return n;
 }
@@ -119,8 +117,24 @@ static bool exec_shown(const tl_run *run, const tl_view *v, uint32_t i, const tl
 	return true;
 }
 
+/* A device's thread names by id (the last entry for an id wins, as in a
+ * protobuf map), when it has so many that a scan per row would cost rows
+ * times names; NULL when a scan will do. */
+static GHashTable *thread_names(const tl_device *dev)
+{
+	const Tensorflow__DeviceStepStats *ds = dev->stats;
+	if (ds == NULL || ds->n_thread_names <= 8)
+		return NULL;
+	GHashTable *h = g_hash_table_new(g_direct_hash, g_direct_equal);
+	for (size_t i = 0; i < ds->n_thread_names; i++)
+		if (ds->thread_names[i]->value)
+			g_hash_table_insert(h, GUINT_TO_POINTER(ds->thread_names[i]->key),
+					    ds->thread_names[i]->value);
+	return h;
+}
+
 static const char *lane_name(const tl_run *run, const tl_view *v, uint32_t d, uint32_t l,
-			     char *buf, size_t size)
+			     GHashTable *names, char *buf, size_t size)
 {
 	const tl_device *dev = &run->devices[d];
 	const tl_lane *lane = &v->lanes[d][l];
@@ -128,7 +142,9 @@ static const char *lane_name(const tl_run *run, const tl_view *v, uint32_t d, ui
 	char tmp[64];
 	if (v->threaded[d]) {
 		const Tensorflow__DeviceStepStats *ds = dev->stats;
-		for (size_t i = 0; ds != NULL && i < ds->n_thread_names; i++)
+		if (names != NULL)
+			base = g_hash_table_lookup(names, GUINT_TO_POINTER(lane->thread));
+		for (size_t i = 0; names == NULL && ds != NULL && i < ds->n_thread_names; i++)
 			if (ds->thread_names[i]->key == lane->thread && ds->thread_names[i]->value)
 				base = ds->thread_names[i]->value;
 		/* dump thread names repeat (every executor thread is
@@ -150,7 +166,7 @@ static const char *lane_name(const tl_run *run, const tl_view *v, uint32_t d, ui
 	return buf;
 }
 
-static void write_args(tl_chrome *w, const tl_run *run, const tl_exec *e)
+static void write_args(tl_chrome *w, const tl_run *run, const tl_exec *e, int32_t iter)
 {
 	tl_chrome_arg_str(w, "name", e->node);
 	tl_chrome_arg_str(w, "op", e->op);
@@ -178,8 +194,8 @@ static void write_args(tl_chrome *w, const tl_run *run, const tl_exec *e)
 				tl_chrome_arg_str(w, key, inputs[k]);
 			}
 	}
-	if (e->iter > 0)
-		tl_chrome_arg_int(w, "iteration", e->iter);
+	if (iter > 0)
+		tl_chrome_arg_int(w, "iteration", iter);
 }
 
 static void flow_name(const tl_run *run, const tl_link *l, char *buf, size_t size)
@@ -196,9 +212,11 @@ static void flow_name(const tl_run *run, const tl_link *l, char *buf, size_t siz
 		snprintf(buf, size, "^%s", src->node);
 		break;
 	case TL_LINK_TRANSFER: {
-		const char *tn = src->gnode >= 0
-					 ? tl_node_attr_string(run, (uint32_t)src->gnode, "tensor_name")
-					 : "";
+		/* through an unrecorded transfer node the tensor is still its */
+		int32_t g = l->via_recv >= 0   ? l->via_recv
+			    : l->via_send >= 0 ? l->via_send
+					       : src->gnode;
+		const char *tn = g >= 0 ? tl_node_attr_string(run, (uint32_t)g, "tensor_name") : "";
 		snprintf(buf, size, "%s", tn[0] != '\0' ? tn : src->node);
 		break;
 	}
@@ -208,22 +226,45 @@ static void flow_name(const tl_run *run, const tl_link *l, char *buf, size_t siz
 	}
 }
 
-/* Where an arrow leaves its producer and reaches its consumer: just inside
- * both slices (a flow event binds to the slice around it), and never back
- * in time, which viewers drop. A _Recv starts before its _Send (it waits),
- * so its arrow lands where the data arrived, not where it began waiting. */
+/* An arrow that skips a transfer node the dump has no stats for says so:
+ * the tensor went through that _Recv (or _Send) all the same. */
+static void via_args(tl_chrome *w, const tl_run *run, const tl_link *l)
+{
+	if (l->via_send >= 0) {
+		tl_chrome_arg_str(w, "send", run->nodes[l->via_send].name);
+		tl_chrome_arg_raw(w, "send_recorded", "false");
+	}
+	if (l->via_recv >= 0) {
+		tl_chrome_arg_str(w, "recv", run->nodes[l->via_recv].name);
+		tl_chrome_arg_raw(w, "recv_recorded", "false");
+	}
+}
+
+/* How far inside a slice a flow event sits (at most half the slice):
+ * viewers read ts as a double of microseconds, which near today's epoch
+ * keeps a quarter of one, so an event 1 ns inside a slice lands on the
+ * slice next to it as often as not, and a back-to-back producer and
+ * consumer on one thread then show an arrow from a slice to itself. */
+#define FLOW_INSET_NS 1000
+
+/* Where an arrow leaves its producer and reaches its consumer: inside both
+ * slices (a flow event binds to the slice around it), and never back in
+ * time, which viewers drop. A _Recv starts before its _Send (it waits), so
+ * its arrow lands where the data arrived, not where it began waiting. */
 static bool flow_times(const tl_view *v, const tl_link *l, int64_t *s_ts, int64_t *f_ts)
 {
 	int64_t ss = v->start[l->src], se = v->end[l->src];
 	int64_t ds = v->start[l->dst], de = v->end[l->dst];
-	int64_t s = se > ss ? se - 1 : ss;
-	int64_t f = de > ds ? ds + 1 : ds;
+	int64_t ms = se > ss ? MIN((se - ss) / 2, FLOW_INSET_NS) : 0;
+	int64_t md = de > ds ? MIN((de - ds) / 2, FLOW_INSET_NS) : 0;
+	int64_t s = se - ms;
+	int64_t f = ds + md;
 	if (l->kind == TL_LINK_LAUNCH && ds < s)
-		s = ds > ss ? ds : ss; /* the launch happens while the op runs */
+		s = MAX(ds, ss + ms); /* the launch happens while the op runs */
 	if (f < s)
-		f = s < de ? s : de;
+		f = MIN(s, de - md);
 	if (f < s)
-		s = f > ss ? f : ss;
+		s = MAX(f, ss + ms);
 	if (f < s)
 		return false;
 	*s_ts = s;
@@ -259,8 +300,9 @@ void tl_optrace_write(tl_chrome *w, const tl_run *run, const tl_optrace_opts *o,
 			tl_chrome_process(w, pid_of[d], pname, pid_of[d]);
 		g_free(pname);
 		tid_of[d] = g_new(uint32_t, v.n_lanes[d] ? v.n_lanes[d] : 1);
+		GHashTable *names = v.threaded[d] ? thread_names(dev) : NULL;
 		for (uint32_t l = 0; l < v.n_lanes[d]; l++) {
-			const char *tname = lane_name(run, &v, d, l, buf, sizeof buf);
+			const char *tname = lane_name(run, &v, d, l, names, buf, sizeof buf);
 			bool tfresh = true;
 			tid_of[d][l] = o->tid_of != NULL
 					       ? (uint32_t)o->tid_of(o->ids_ctx, pid_of[d], tname, &tfresh)
@@ -268,10 +310,15 @@ void tl_optrace_write(tl_chrome *w, const tl_run *run, const tl_optrace_opts *o,
 			if (tfresh)
 				tl_chrome_thread(w, pid_of[d], tid_of[d][l], tname, tid_of[d][l]);
 		}
+		if (names != NULL)
+			g_hash_table_destroy(names);
 		if (stats != NULL)
 			stats->processes++;
 	}
 	bool *shown = g_new0(bool, run->n_execs ? run->n_execs : 1);
+	/* a loop's _Recv with unrecorded executions: the iteration its arrows
+	 * say, not its rank */
+	int32_t *iters = tl_dataflow_iterations(run);
 	for (uint32_t k = 0; k < n_order; k++) {
 		uint32_t d = order[k];
 		if (pid_of[d] < 0)
@@ -284,7 +331,7 @@ void tl_optrace_write(tl_chrome *w, const tl_run *run, const tl_optrace_opts *o,
 			const tl_exec *e = &run->execs[i];
 			tl_chrome_complete(w, e->op, "Op", pid_of[d], tid_of[d][v.lane[i]],
 					   v.start[i] + o->shift_ns, v.end[i] - v.start[i]);
-			write_args(w, run, e);
+			write_args(w, run, e, iters[i]);
 			if (stats != NULL)
 				stats->slices++;
 		}
@@ -309,6 +356,7 @@ void tl_optrace_write(tl_chrome *w, const tl_run *run, const tl_optrace_opts *o,
 			uint64_t id = (*next_flow)++;
 			tl_chrome_flow(w, 's', buf, cat, id, pid_of[src->device],
 				       tid_of[src->device][v.lane[l->src]], s_ts + o->shift_ns);
+			via_args(w, run, l);
 			tl_chrome_flow(w, 'f', buf, cat, id, pid_of[dst->device],
 				       tid_of[dst->device][v.lane[l->dst]], f_ts + o->shift_ns);
 			if (stats != NULL)
@@ -317,6 +365,7 @@ void tl_optrace_write(tl_chrome *w, const tl_run *run, const tl_optrace_opts *o,
 		g_array_free(links, TRUE);
 	}
 	g_free(shown);
+	g_free(iters);
 	for (uint32_t d = 0; d < run->n_devices; d++)
 		g_free(tid_of[d]);
 	g_free(tid_of);

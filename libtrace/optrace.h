@@ -4,13 +4,15 @@
  * per lane, an X event per execution, and flow arrows for dataflow links.
  *
  * Flow encoding: every link is its own flow (its own id) made of one "s"
- * event inside the producer's slice (1 ns before its end) and one "f" event
- * with "bp":"e" inside the consumer's slice (1 ns after its start, so it
- * never binds to a slice that ends there). One producer with many consumers
- * therefore fans out into many arrows, which both Perfetto and
- * chrome://tracing draw. cat is "dataflow", "control", "transfer" or
+ * event inside the producer's slice (1 us before its end) and one "f" event
+ * with "bp":"e" inside the consumer's slice (1 us after its start; the
+ * middle of a slice shorter than 2 us), far enough in that a viewer reading
+ * ts as a double never binds it to a neighbouring slice. One producer with
+ * many consumers therefore fans out into many arrows, which both Perfetto
+ * and chrome://tracing draw. cat is "dataflow", "control", "transfer" or
  * "launch"; name is the tensor ("node:port"), "^node", or the transfer's
- * tensor_name.
+ * tensor_name. A transfer arrow that skips a _Recv or _Send without stats
+ * says so in the "s" event's args ("recv": node, "recv_recorded": false).
  */
 #ifndef TL_OPTRACE_H
 #define TL_OPTRACE_H

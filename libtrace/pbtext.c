@@ -1207,29 +1207,6 @@ static void put_float(GString *out, float f)
 	put_double(out, r);
 }
 
-static size_t element_size(ProtobufCType t)
-{
-	switch (t) {
-	case PROTOBUF_C_TYPE_INT64:
-	case PROTOBUF_C_TYPE_SINT64:
-	case PROTOBUF_C_TYPE_SFIXED64:
-	case PROTOBUF_C_TYPE_UINT64:
-	case PROTOBUF_C_TYPE_FIXED64:
-	case PROTOBUF_C_TYPE_DOUBLE:
-		return 8;
-	case PROTOBUF_C_TYPE_BOOL:
-		return sizeof(protobuf_c_boolean);
-	case PROTOBUF_C_TYPE_STRING:
-		return sizeof(char *);
-	case PROTOBUF_C_TYPE_BYTES:
-		return sizeof(ProtobufCBinaryData);
-	case PROTOBUF_C_TYPE_MESSAGE:
-		return sizeof(ProtobufCMessage *);
-	default:
-		return 4;
-	}
-}
-
 static void print_body(const ProtobufCMessage *msg, GString *out, int indent);
 
 static void print_value(GString *out, const ProtobufCFieldDescriptor *f, const void *p, int indent)
@@ -1324,7 +1301,7 @@ static bool field_present(const ProtobufCMessage *msg, const ProtobufCFieldDescr
 	if (f->type == PROTOBUF_C_TYPE_BYTES)
 		return ((const ProtobufCBinaryData *)p)->len > 0;
 	static const uint8_t zero[8];
-	return memcmp(p, zero, element_size(f->type)) != 0;
+	return memcmp(p, zero, tl_pbwire_elt_size(f->type)) != 0;
 }
 
 /* protoc's map<K, V>: a repeated XxxEntry message with key = 1, value = 2. */
@@ -1445,7 +1422,7 @@ static void print_body(const ProtobufCMessage *msg, GString *out, int indent)
 			print_map(out, f, (const ProtobufCMessage *const *)array, n, indent);
 			continue;
 		}
-		size_t size = element_size(f->type);
+		size_t size = tl_pbwire_elt_size(f->type);
 		for (size_t j = 0; j < n; j++)
 			print_value(out, f, array + j * size, indent);
 	}

@@ -23,6 +23,15 @@
 int tl_pbwire_classify(const uint8_t *data, size_t len, const ProtobufCMessageDescriptor **out,
 		       tl_error *err);
 
+/* Whether the bytes walk as one `desc` message, by the walk
+ * tl_pbwire_classify uses (for telling neighbours such as an XSpace by
+ * content). True with *score, how much known fields explain (unknown fields
+ * count against it); false with why in err, and *cut (may be NULL) true when
+ * the walk failed only because a field ran past the end of the bytes
+ * (*score then says how much fitted before). */
+bool tl_pbwire_fits(const ProtobufCMessageDescriptor *desc, const uint8_t *data, size_t len,
+		    long *score, bool *cut, tl_error *err);
+
 /* Protobuf's recursion limit, for binary as for text (TL_PBTEXT_MAX_DEPTH):
  * protobuf-c decodes nested messages by recursion without a limit, so a
  * hostile input nested 100,000 levels deep would overflow the stack. */
@@ -30,13 +39,18 @@ int tl_pbwire_classify(const uint8_t *data, size_t len, const ProtobufCMessageDe
 
 /* Checks, without recursion, that no message inside the `desc` message in
  * data[0..len) is nested deeper than max_depth levels; malformed parts are
- * passed over (protobuf-c reports them). Error: "messages nested deeper than
+ * passed over. The decoder (pbdecode.h) asks it why it refused an input:
+ * nesting, first in the bytes, before any malformed part. Error: "messages nested deeper than
  * 100 levels at byte B (AttrValue in NameAttrList)". */
 int tl_pbwire_check_depth(const ProtobufCMessageDescriptor *desc, const uint8_t *data,
 			  size_t len, unsigned max_depth, tl_error *err);
 
 /* Decoding helper: reads a varint at *pos (advancing it); false when
  * truncated or longer than 10 bytes. */
+/* The size of one element of a field of this type in a protobuf-c struct
+ * (a repeated field's array holds such elements). */
+size_t tl_pbwire_elt_size(ProtobufCType type);
+
 bool tl_pbwire_varint(const uint8_t *data, size_t len, size_t *pos, uint64_t *out);
 
 /* Encoders appending to a GByteArray. */

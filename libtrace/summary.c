@@ -135,15 +135,19 @@ static const vals *row_vals(const tl_row *r, size_t run)
 	return &g_array_index(r->runs, vals, run - r->first_run);
 }
 
-static void row_add(tl_summary *s, const char *name, size_t run, const vals *v)
+static void vals_add(vals *dst, const vals *v)
 {
-	vals *dst = row_run(row_get(s, name), run);
 	for (int c = 0; c < TL_N_COLS; c++) {
 		if (c == TL_COL_PEAK)
 			dst->v[c] = dst->v[c] > v->v[c] ? dst->v[c] : v->v[c];
 		else
 			dst->v[c] += v->v[c];
 	}
+}
+
+static void row_add(tl_summary *s, const char *name, size_t run, const vals *v)
+{
+	vals_add(row_run(row_get(s, name), run), v);
 }
 
 /* ---- shapes, params, float ops ---------------------------------------- */
@@ -471,16 +475,16 @@ int tl_summary_add_chrome(tl_summary *s, const uint8_t *data, size_t len, const 
 	g_free(base);
 	s->from_chrome = true;
 	GHashTable *proc = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-	GPtrArray *pending = g_ptr_array_new_with_free_func(g_free);
 	GString *buf = g_string_new(NULL);
 	tl_chrome_in_event ev;
 	int rc;
-	/* process names may come after the events: collect rows per pid text */
-	GHashTable *by_pid = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
-						   (GDestroyNotify)tl_summary_free);
+	/* The device view sums per pid text, named once the process names are
+	 * known (they may come after the events): one vals per pid, as a trace
+	 * can hold a million processes. */
+	GHashTable *by_pid = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	while ((rc = tl_chrome_reader_next(r, &ev, err)) > 0) {
+		/* valid until the next tl_chrome_span_text */
 		const char *pid = ev.pid.len ? tl_chrome_span_text(&ev, ev.pid, buf) : "";
-		char *pid_s = g_strdup(pid);
 		if (ev.ph == 'M' && ev.name.len == 14 &&
 		    memcmp(ev.raw + ev.name.off, "\"process_name\"", 14) == 0 && ev.args.len) {
 			json_error_t jerr;
@@ -491,14 +495,26 @@ int tl_summary_add_chrome(tl_summary *s, const uint8_t *data, size_t len, const 
 				char *dev = g_strdup(n);
 				if (g_str_has_suffix(dev, " Compute"))
 					dev[strlen(dev) - 8] = '\0';
-				g_hash_table_replace(proc, g_strdup(pid_s), dev);
+				g_hash_table_replace(proc, g_strdup(pid), dev);
 			}
 			json_decref(a);
 		}
-		if (ev.ph != 'X') {
-			g_free(pid_s);
+		if (ev.ph != 'X')
+			continue;
+		vals v = {{0}};
+		v.v[TL_COL_CPU] = v.v[TL_COL_TOTAL] = ev.dur_us;
+		v.v[TL_COL_OCCURRENCE] = 1;
+		if (s->view == TL_VIEW_DEVICE) {
+			vals *sum = g_hash_table_lookup(by_pid, pid);
+			if (sum == NULL) {
+				sum = g_new0(vals, 1);
+				g_hash_table_insert(by_pid, g_strdup(pid), sum);
+			}
+			vals_add(sum, &v);
 			continue;
 		}
+		if (s->view == TL_VIEW_KERNEL || s->view == TL_VIEW_STEP)
+			continue;
 		char *op = ev.name.len ? g_strdup(tl_chrome_span_text(&ev, ev.name, buf))
 				       : g_strdup("unknown");
 		char *node = NULL;
@@ -509,39 +525,21 @@ int tl_summary_add_chrome(tl_summary *s, const uint8_t *data, size_t len, const 
 			node = n != NULL ? g_strdup(n) : NULL;
 			json_decref(a);
 		}
-		vals v = {{0}};
-		v.v[TL_COL_CPU] = v.v[TL_COL_TOTAL] = ev.dur_us;
-		v.v[TL_COL_OCCURRENCE] = 1;
-		const char *key = s->view == TL_VIEW_OP ? op : node != NULL ? node : op;
-		if (s->view == TL_VIEW_DEVICE) {
-			tl_summary *per = g_hash_table_lookup(by_pid, pid_s);
-			if (per == NULL) {
-				per = tl_summary_new(TL_VIEW_OP);
-				g_hash_table_insert(by_pid, g_strdup(pid_s), per);
-			}
-			row_add(per, "all", 0, &v);
-		} else if (s->view != TL_VIEW_KERNEL && s->view != TL_VIEW_STEP) {
-			row_add(s, key, ri, &v);
-		}
+		row_add(s, s->view == TL_VIEW_OP ? op : node != NULL ? node : op, ri, &v);
 		g_free(op);
 		g_free(node);
-		g_free(pid_s);
 	}
-	if (s->view == TL_VIEW_DEVICE) {
-		GHashTableIter it;
-		gpointer k, val;
-		g_hash_table_iter_init(&it, by_pid);
-		while (g_hash_table_iter_next(&it, &k, &val)) {
-			const char *dev = g_hash_table_lookup(proc, k);
-			tl_row *all = g_hash_table_lookup(((tl_summary *)val)->rows, "all");
-			char *name = dev != NULL ? g_strdup(dev) : g_strdup_printf("pid %s", (char *)k);
-			row_add(s, name, ri, &g_array_index(all->runs, vals, 0));
-			g_free(name);
-		}
+	GHashTableIter it;
+	gpointer k, val;
+	g_hash_table_iter_init(&it, by_pid);
+	while (g_hash_table_iter_next(&it, &k, &val)) {
+		const char *dev = g_hash_table_lookup(proc, k);
+		char *name = dev != NULL ? g_strdup(dev) : g_strdup_printf("pid %s", (char *)k);
+		row_add(s, name, ri, val);
+		g_free(name);
 	}
 	g_hash_table_destroy(by_pid);
 	g_hash_table_destroy(proc);
-	g_ptr_array_free(pending, TRUE);
 	g_string_free(buf, TRUE);
 	tl_chrome_reader_close(r);
 	return rc < 0 ? -1 : 0;
@@ -626,12 +624,17 @@ int tl_summary_read_partial(tl_summary *s, const uint8_t *data, size_t len, tl_e
 		if (o == NULL)
 			return tl_error_set(err, "line %zu: not a partial aggregate (%s)", line,
 					    jerr.text);
-		if (line == 1) {
+		/* A header starts each partial; partials concatenated (as from
+		 * `parallel ... | trace-summarize --combine`) add their runs after
+		 * those read so far. */
+		if (line == 1 || json_object_get(o, "tftrace_partial") != NULL) {
+			base = s->n_runs;
 			const char *view = json_string_value(json_object_get(o, "view"));
 			if (json_integer_value(json_object_get(o, "tftrace_partial")) != 1 ||
 			    view == NULL) {
 				json_decref(o);
-				return tl_error_set(err, "line 1: not a trace-summarize partial");
+				return tl_error_set(err, "line %zu: not a trace-summarize partial",
+						    line);
 			}
 			if (strcmp(view, tl_view_name(s->view)) != 0) {
 				char *msg = g_strdup(view);
@@ -704,6 +707,27 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* A column of a row over the runs, as the chosen statistic. */
+/* The value of a run's column, 0 when the row did not occur in it. */
+static double run_value(const tl_row *r, size_t run, int col)
+{
+	const vals *v = row_vals(r, run);
+	return v != NULL ? v->v[col] : 0;
+}
+
+/* The k-th smallest (from 0) of the row's values over n runs, of which
+ * the m stored ones are sorted in x (the others count 0). */
+static double kth(const double *x, size_t m, size_t n, size_t k)
+{
+	size_t neg = 0; /* stored values below the zeros of the runs not held */
+	while (neg < m && x[neg] < 0)
+		neg++;
+	if (k < neg)
+		return x[k];
+	if (k < neg + (n - m))
+		return 0;
+	return x[k - (n - m)];
+}
+
 double tl_summary_row_stat(const tl_summary *s, const tl_row *r, int col, const tl_table_opts *o)
 {
 	if (col == TL_COL_OCCURRENCE && o->occurrence_defined)
@@ -722,35 +746,48 @@ double tl_summary_row_stat(const tl_summary *s, const tl_row *r, int col, const 
 	}
 	if (n == 0)
 		return 0;
-	double *x = g_new(double, n);
-	for (size_t i = 0; i < n; i++) {
-		size_t k = first + i;
-		x[i] = row_vals(r, k) != NULL ? row_vals(r, k)->v[col] : 0;
-	}
+	/* Only the runs the row holds values for are read (the others are
+	 * 0): in a stream of thousands of runs whose rows each occur in a
+	 * few, a row costs its own runs, not the stream's. */
+	size_t lo = MAX(first, r->first_run);
+	size_t hi = MIN(first + n, (size_t)r->first_run + r->runs->len);
+	size_t m = hi > lo ? hi - lo : 0;
 	double out = 0, sum = 0;
-	for (size_t i = 0; i < n; i++)
-		sum += x[i];
+	/* adding the 0 of a run not held leaves a sum as it was, so the sum
+	 * is the same as over every run */
+	for (size_t k = lo; k < lo + m; k++)
+		sum += run_value(r, k, col);
 	switch (o->stat) {
 	case TL_STAT_AVG:
 		out = sum / (double)n;
 		break;
 	case TL_STAT_FIRST:
-		out = x[0];
+		out = run_value(r, first, col);
 		break;
 	case TL_STAT_MIN:
 	case TL_STAT_MAX:
 	case TL_STAT_P50:
-	case TL_STAT_P90:
-		qsort(x, n, sizeof *x, cmp_double);
-		out = o->stat == TL_STAT_MIN   ? x[0]
-		      : o->stat == TL_STAT_MAX ? x[n - 1]
-		      : o->stat == TL_STAT_P50 ? x[(size_t)ceil(0.5 * (double)n) - 1]
-					       : x[(size_t)ceil(0.9 * (double)n) - 1];
+	case TL_STAT_P90: {
+		double *x = g_new(double, m + 1);
+		for (size_t i = 0; i < m; i++)
+			x[i] = run_value(r, lo + i, col);
+		qsort(x, m, sizeof *x, cmp_double);
+		size_t k = o->stat == TL_STAT_MIN   ? 0
+			   : o->stat == TL_STAT_MAX ? n - 1
+			   : o->stat == TL_STAT_P50 ? (size_t)ceil(0.5 * (double)n) - 1
+						    : (size_t)ceil(0.9 * (double)n) - 1;
+		out = kth(x, m, n, k);
+		g_free(x);
 		break;
+	}
 	case TL_STAT_STDDEV: {
+		/* every run in order: the sum of squares rounds differently
+		 * when the runs not held are added elsewhere */
 		double mean = sum / (double)n, ss = 0;
-		for (size_t i = 0; i < n; i++)
-			ss += (x[i] - mean) * (x[i] - mean);
+		for (size_t i = 0; i < n; i++) {
+			double d = run_value(r, first + i, col) - mean;
+			ss += d * d;
+		}
 		out = sqrt(ss / (double)n);
 		break;
 	}
@@ -758,7 +795,6 @@ double tl_summary_row_stat(const tl_summary *s, const tl_row *r, int col, const 
 	/* params and defined counts do not vary by run */
 	if (col == TL_COL_PARAMS && o->stat == TL_STAT_STDDEV)
 		out = 0;
-	g_free(x);
 	return out;
 }
 
@@ -811,11 +847,10 @@ struct shown {
 	double v[TL_N_COLS];
 };
 
-static int order_col;
-
-static int cmp_shown(const void *a, const void *b)
+static int cmp_shown(const void *a, const void *b, void *ctx)
 {
 	const struct shown *x = a, *y = b;
+	int order_col = *(const int *)ctx;
 	if (order_col >= 0 && x->v[order_col] != y->v[order_col])
 		return x->v[order_col] > y->v[order_col] ? -1 : 1;
 	return strcmp(x->row->name, y->row->name);
@@ -883,9 +918,9 @@ static void print_flat(const tl_summary *s, const tl_table_opts *o, tl_output *o
 			continue;
 		g_array_append_val(shown, sh);
 	}
-	order_col = o->order_by;
 	if (shown->len > 1)
-		qsort(shown->data, shown->len, sizeof(struct shown), cmp_shown);
+		qsort_r(shown->data, shown->len, sizeof(struct shown), cmp_shown,
+			(void *)&o->order_by);
 	int share_col = o->order_by >= 0 ? o->order_by : o->select[0];
 	if (o->format == TL_TABLE_CSV) {
 		tl_out_str(out, "name");
@@ -956,59 +991,119 @@ static void print_flat(const tl_summary *s, const tl_table_opts *o, tl_output *o
 
 /* ---- the scope tree ---------------------------------------------------- */
 
+/* A scope's name is a prefix of the name of the row that made it (the
+ * rows outlive the tree), so a tree of D levels over names of length L
+ * holds no copy of a path; a node is found by its parent and its last
+ * component, so a name costs its length, not L times D. */
 struct tnode {
-	char *name;             /* full path */
+	const char *name;       /* full path: name[0 .. len), not terminated */
+	uint32_t len;
+	uint32_t comp;          /* where its last component starts in name */
+	uint32_t n_kids;
+	struct tnode *parent;
+	struct tnode *first_kid, *last_kid, *next; /* kids in order of creation */
 	const tl_row *row;      /* a real node, or NULL for a scope */
-	double self[TL_N_COLS];
+	double *self;           /* a real node's own values; NULL (zeros) for a scope */
 	double total[TL_N_COLS];
-	GPtrArray *kids;
 };
 
-static struct tnode *tnode_new(const char *name)
+static guint tnode_hash(gconstpointer p)
 {
-	struct tnode *t = g_new0(struct tnode, 1);
-	t->name = g_strdup(name);
-	t->kids = g_ptr_array_new();
-	return t;
+	const struct tnode *t = p;
+	guint h = (guint)(gsize)t->parent;
+	for (size_t i = t->comp; i < t->len; i++)
+		h = h * 33u + (unsigned char)t->name[i];
+	return h;
+}
+
+static gboolean tnode_equal(gconstpointer a, gconstpointer b)
+{
+	const struct tnode *x = a, *y = b;
+	return x->parent == y->parent && x->len - x->comp == y->len - y->comp &&
+	       memcmp(x->name + x->comp, y->name + y->comp, x->len - x->comp) == 0;
 }
 
 static void tnode_free(struct tnode *t)
 {
-	for (guint i = 0; i < t->kids->len; i++)
-		tnode_free(g_ptr_array_index(t->kids, i));
-	g_ptr_array_free(t->kids, TRUE);
-	g_free(t->name);
+	for (struct tnode *c = t->first_kid, *next; c != NULL; c = next) {
+		next = c->next;
+		tnode_free(c);
+	}
+	g_free(t->self);
 	g_free(t);
 }
 
-static struct tnode *child(struct tnode *t, const char *name, GHashTable *index)
+/* The child of t whose path is name[0 .. len), its last component from
+ * `comp` on. */
+static struct tnode *child(struct tnode *t, const char *name, size_t comp, size_t len,
+			   GHashTable *index)
 {
-	struct tnode *c = g_hash_table_lookup(index, name);
+	struct tnode key = {.name = name, .len = (uint32_t)len, .comp = (uint32_t)comp,
+			    .parent = t};
+	struct tnode *c = g_hash_table_lookup(index, &key);
 	if (c == NULL) {
-		c = tnode_new(name);
-		g_ptr_array_add(t->kids, c);
-		g_hash_table_insert(index, c->name, c);
+		c = g_new0(struct tnode, 1);
+		*c = key;
+		if (t->last_kid != NULL)
+			t->last_kid->next = c;
+		else
+			t->first_kid = c;
+		t->last_kid = c;
+		t->n_kids++;
+		g_hash_table_add(index, c);
 	}
 	return c;
 }
 
+/* The node's full path as a C string: the row's name, else a copy in buf. */
+static const char *tnode_name(const struct tnode *t, GString *buf)
+{
+	if (t->row != NULL && t->row->name == t->name && t->name[t->len] == '\0')
+		return t->name;
+	g_string_truncate(buf, 0);
+	g_string_append_len(buf, t->name, (gssize)t->len);
+	return buf->str;
+}
+
 static void sum_tree(struct tnode *t)
 {
-	memcpy(t->total, t->self, sizeof t->total);
-	for (guint i = 0; i < t->kids->len; i++) {
-		struct tnode *c = g_ptr_array_index(t->kids, i);
+	if (t->self != NULL)
+		memcpy(t->total, t->self, sizeof t->total);
+	for (struct tnode *c = t->first_kid; c != NULL; c = c->next) {
 		sum_tree(c);
 		for (int k = 0; k < TL_N_COLS; k++)
 			t->total[k] += c->total[k];
 	}
 }
 
-static int cmp_tnode(const void *a, const void *b)
+/* By the ordering column, then by name as strcmp orders them. */
+static int cmp_tnode(const void *a, const void *b, void *ctx)
 {
 	const struct tnode *x = *(struct tnode *const *)a, *y = *(struct tnode *const *)b;
+	int order_col = *(const int *)ctx;
 	if (order_col >= 0 && x->total[order_col] != y->total[order_col])
 		return x->total[order_col] > y->total[order_col] ? -1 : 1;
-	return strcmp(x->name, y->name);
+	int c = memcmp(x->name, y->name, x->len < y->len ? x->len : y->len);
+	if (c != 0)
+		return c;
+	return x->len < y->len ? -1 : (x->len > y->len);
+}
+
+/* The kids of t in printing order, in an array the caller frees. */
+static struct tnode **sorted_kids(const struct tnode *t, const tl_table_opts *o)
+{
+	struct tnode **kids = g_new(struct tnode *, t->n_kids + 1);
+	size_t n = 0;
+	for (struct tnode *c = t->first_kid; c != NULL; c = c->next)
+		kids[n++] = c;
+	if (n > 1)
+		qsort_r(kids, n, sizeof *kids, cmp_tnode, (void *)&o->order_by);
+	return kids;
+}
+
+static bool tnode_match(const GRegex *re, const struct tnode *t)
+{
+	return g_regex_match_full(re, t->name, (gssize)t->len, 0, 0, NULL, NULL);
 }
 
 static const char *col_unit(int c)
@@ -1025,10 +1120,10 @@ static const char *col_unit(int c)
 	}
 }
 
-static void print_tree_node(const struct tnode *t, int depth, const tl_table_opts *o,
-			    tl_output *out, bool root)
+static void print_tree_node(struct tnode *t, int depth, const tl_table_opts *o, tl_output *out,
+			    bool root, GString *buf)
 {
-	const char *shown_name = root ? "_TFProfRoot" : t->name;
+	const char *shown_name = root ? "_TFProfRoot" : tnode_name(t, buf);
 	if (o->format == TL_TABLE_TEXT) {
 		tl_out_printf(out, "%*s%s (", depth * 2, "", shown_name);
 		if (t->row != NULL && t->row->shape != NULL)
@@ -1036,7 +1131,7 @@ static void print_tree_node(const struct tnode *t, int depth, const tl_table_opt
 		for (int k = 0; k < o->n_select; k++) {
 			int c = o->select[k];
 			char a[48], b[48];
-			human(c, t->self[c], a, sizeof a);
+			human(c, t->self != NULL ? t->self[c] : 0, a, sizeof a);
 			human(c, t->total[c], b, sizeof b);
 			tl_out_printf(out, "%s%s/%s%s%s", k ? ", " : "",
 				      t->row != NULL ? a : "--", b, col_unit(c)[0] ? " " : "",
@@ -1053,40 +1148,36 @@ static void print_tree_node(const struct tnode *t, int depth, const tl_table_opt
 	}
 	if (depth >= o->max_depth)
 		return;
-	if (!root && o->trim != NULL && g_regex_match(o->trim, t->name, 0, NULL))
+	if (!root && o->trim != NULL && tnode_match(o->trim, t))
 		return;
-	order_col = o->order_by;
-	if (t->kids->len > 1)
-		qsort(t->kids->pdata, t->kids->len, sizeof(gpointer), cmp_tnode);
-	for (guint i = 0; i < t->kids->len; i++) {
-		const struct tnode *c = g_ptr_array_index(t->kids, i);
-		if (!values_pass(o, c->total))
+	struct tnode **kids = sorted_kids(t, o);
+	for (uint32_t i = 0; i < t->n_kids; i++) {
+		if (!values_pass(o, kids[i]->total))
 			continue;
-		print_tree_node(c, depth + 1, o, out, false);
+		print_tree_node(kids[i], depth + 1, o, out, false, buf);
 	}
+	g_free(kids);
 }
 
 /* --start: the subtrees whose scope matches, each printed from depth 0
  * (the first match on each path). */
-static void print_started(const struct tnode *t, const tl_table_opts *o, tl_output *out)
+static void print_started(struct tnode *t, const tl_table_opts *o, tl_output *out, GString *buf)
 {
-	order_col = o->order_by;
-	if (t->kids->len > 1)
-		qsort(t->kids->pdata, t->kids->len, sizeof(gpointer), cmp_tnode);
-	for (guint i = 0; i < t->kids->len; i++) {
-		const struct tnode *c = g_ptr_array_index(t->kids, i);
-		if (g_regex_match(o->start, c->name, 0, NULL))
-			print_tree_node(c, 0, o, out, false);
+	struct tnode **kids = sorted_kids(t, o);
+	for (uint32_t i = 0; i < t->n_kids; i++) {
+		if (tnode_match(o->start, kids[i]))
+			print_tree_node(kids[i], 0, o, out, false, buf);
 		else
-			print_started(c, o, out);
+			print_started(kids[i], o, out, buf);
 	}
+	g_free(kids);
 }
 
 static void json_tree(const struct tnode *t, int depth, const tl_table_opts *o, tl_output *out,
-		      bool root)
+		      bool root, GString *buf)
 {
 	tl_out_str(out, "{\"name\":");
-	tl_json_string(out, root ? "_TFProfRoot" : t->name);
+	tl_json_string(out, root ? "_TFProfRoot" : tnode_name(t, buf));
 	for (int k = 0; k < o->n_select; k++) {
 		tl_out_str(out, ",\"");
 		tl_out_str(out, tl_col_name(o->select[k]));
@@ -1096,22 +1187,23 @@ static void json_tree(const struct tnode *t, int depth, const tl_table_opts *o, 
 	tl_out_str(out, ",\"children\":[");
 	bool first = true;
 	if (depth < o->max_depth)
-		for (guint i = 0; i < t->kids->len; i++) {
-			const struct tnode *c = g_ptr_array_index(t->kids, i);
+		for (const struct tnode *c = t->first_kid; c != NULL; c = c->next) {
 			if (!values_pass(o, c->total))
 				continue;
 			if (!first)
 				tl_out_char(out, ',');
 			first = false;
-			json_tree(c, depth + 1, o, out, false);
+			json_tree(c, depth + 1, o, out, false, buf);
 		}
 	tl_out_str(out, "]}");
 }
 
 static void print_scope(const tl_summary *s, const tl_table_opts *o, tl_output *out)
 {
-	struct tnode *root = tnode_new("");
-	GHashTable *index = g_hash_table_new(g_str_hash, g_str_equal);
+	struct tnode *root = g_new0(struct tnode, 1);
+	root->name = "";
+	GHashTable *index = g_hash_table_new(tnode_hash, tnode_equal);
+	GString *buf = g_string_new(NULL);
 	GPtrArray *rows = sorted_rows(s);
 	for (guint i = 0; i < rows->len; i++) {
 		const tl_row *r = g_ptr_array_index(rows, i);
@@ -1122,22 +1214,24 @@ static void print_scope(const tl_summary *s, const tl_table_opts *o, tl_output *
 		const char *p = r->name;
 		for (;;) {
 			const char *slash = strchr(p, '/');
-			char *path = slash ? g_strndup(r->name, (gsize)(slash - r->name))
-					   : g_strdup(r->name);
-			t = child(t, path, index);
-			g_free(path);
+			size_t len = slash ? (size_t)(slash - r->name) : strlen(r->name);
+			t = child(t, r->name, (size_t)(p - r->name), len, index);
 			if (slash == NULL)
 				break;
 			p = slash + 1;
 		}
+		if (t->row == NULL)
+			t->name = r->name; /* its own name, terminated */
 		t->row = r;
+		if (t->self == NULL)
+			t->self = g_new(double, TL_N_COLS);
 		for (int c = 0; c < TL_N_COLS; c++)
 			t->self[c] = tl_summary_row_stat(s, r, c, o);
 	}
 	g_ptr_array_free(rows, TRUE);
 	sum_tree(root);
 	if (o->format == TL_TABLE_JSON) {
-		json_tree(root, 0, o, out, true);
+		json_tree(root, 0, o, out, true, buf);
 		tl_out_char(out, '\n');
 	} else {
 		if (o->format == TL_TABLE_CSV) {
@@ -1160,11 +1254,12 @@ static void print_scope(const tl_summary *s, const tl_table_opts *o, tl_output *
 			tl_out_char(out, '\n');
 		}
 		if (o->start != NULL)
-			print_started(root, o, out);
+			print_started(root, o, out, buf);
 		else
-			print_tree_node(root, 0, o, out, true);
+			print_tree_node(root, 0, o, out, true, buf);
 	}
 	g_hash_table_destroy(index);
+	g_string_free(buf, TRUE);
 	tnode_free(root);
 }
 

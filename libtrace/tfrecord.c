@@ -3,6 +3,7 @@
  */
 #include "tfrecord.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -97,48 +98,41 @@ bool tl_tfrecord_sniff(const uint8_t *data, size_t len)
 	return tl_crc32c_masked(data, 8) == load_le32(data + 8);
 }
 
-/* The reader has no state of its own (tfrecord.h gives it no object), so the
- * record number shown in errors is remembered for the last input read: a
- * read that starts at byte 0 is record 0, one that starts where the previous
- * read of the same input ended is the next record. Anything else (an input
- * read by other means in between) gets no number. The tools are
- * single-threaded. */
-static struct {
-	const tl_input *in;
-	uint64_t next_offset;
-	uint64_t next_index;
-} last_read;
-
-/* False when the record's number is not known. */
-static bool record_index(const tl_input *in, uint64_t start, uint64_t *index)
+/* A header whose length is below 4 GiB and whose crc holds. The length
+ * test, four bytes, rules out most offsets of a scan before any crc. */
+static bool plausible_header(const uint8_t *h)
 {
-	*index = 0;
-	if (start == 0)
-		return true;
-	if (last_read.in != in || last_read.next_offset != start)
+	if ((h[4] | h[5] | h[6] | h[7]) != 0)
 		return false;
-	*index = last_read.next_index;
-	return true;
+	return tl_crc32c_masked(h, 8) == load_le32(h + 8);
 }
 
-static void describe_record(char *buf, size_t size, bool known, uint64_t index, uint64_t start)
+bool tl_tfrecord_sniff_damaged(const uint8_t *data, size_t len)
 {
-	if (known)
-		snprintf(buf, size, "record %llu at byte %llu", (unsigned long long)index,
-			 (unsigned long long)start);
-	else
-		snprintf(buf, size, "record at byte %llu", (unsigned long long)start);
+	for (size_t p = 1; p + HEADER_SIZE + FOOTER_SIZE <= len; p++) {
+		if (!plausible_header(data + p))
+			continue;
+		uint64_t n = load_le64(data + p);
+		if (n > len - p - HEADER_SIZE - FOOTER_SIZE)
+			continue;
+		const uint8_t *body = data + p + HEADER_SIZE;
+		if (tl_crc32c_masked(body, (size_t)n) == load_le32(body + n))
+			return true;
+	}
+	return false;
 }
 
-static int truncated(tl_error *err, uint64_t at, const char *where)
+void tl_tfrecord_reader_init(tl_tfrecord_reader *r, tl_input *in)
 {
-	return tl_error_set(err, "truncated at byte %llu (%s)", (unsigned long long)at, where);
+	memset(r, 0, sizeof *r);
+	r->in = in;
+	r->next = 1;
 }
 
 /* Reads `n` data bytes into `rec`, growing it as the bytes arrive, so that a
- * length prefix larger than the input costs no more than the input. */
-static int read_data(tl_input *in, GByteArray *rec, uint64_t n, uint64_t start, const char *where,
-		     tl_error *err)
+ * length prefix larger than the input costs no more than the input. Returns
+ * 1 when all came, 0 when the input ended first, -1 on a read error. */
+static int read_data(tl_input *in, GByteArray *rec, uint64_t n, tl_error *err)
 {
 	uint64_t have = 0;
 	while (have < n) {
@@ -152,51 +146,135 @@ static int read_data(tl_input *in, GByteArray *rec, uint64_t n, uint64_t start, 
 		have += (uint64_t)got;
 		if ((uint64_t)got < chunk) {
 			g_byte_array_set_size(rec, (guint)have);
-			return truncated(err, start + HEADER_SIZE + have, where);
+			return 0;
 		}
 	}
-	return 0;
+	return 1;
 }
 
-int tl_tfrecord_read(tl_input *in, GByteArray *rec, tl_error *err)
+/* Passes over bytes up to the next offset where a plausible header starts.
+ * Returns 1 with the input there, 0 at the end of input, -1 on a read
+ * error. Every byte is peeked at most twice (the last 11 of a window are
+ * looked at again with the next). */
+static int resync(tl_input *in, tl_error *err)
 {
-	uint64_t start = tl_input_offset(in);
-	uint64_t index;
-	bool known = record_index(in, start, &index);
-	char where[64];
-	describe_record(where, sizeof where, known, index, start);
-	g_byte_array_set_size(rec, 0);
+	for (;;) {
+		const uint8_t *p = NULL;
+		size_t n = tl_input_peek(in, &p, TL_INPUT_PEEK_MAX, err);
+		if (n < HEADER_SIZE) {
+			uint8_t rest[HEADER_SIZE];
+			long long got = tl_input_read(in, rest, sizeof rest, err);
+			return got < 0 ? -1 : 0;
+		}
+		size_t last = n - HEADER_SIZE;
+		for (size_t i = 0; i <= last; i++) {
+			if (plausible_header(p + i)) {
+				if (tl_input_skip(in, i, err) < 0)
+					return -1;
+				return 1;
+			}
+		}
+		if (tl_input_skip(in, last + 1, err) < 0)
+			return -1;
+	}
+}
 
-	uint8_t head[HEADER_SIZE];
-	long long got = tl_input_read(in, head, sizeof head, err);
-	if (got < 0)
+static void describe(tl_tfrecord_reader *r, tl_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void describe(tl_tfrecord_reader *r, tl_error *err, const char *fmt, ...)
+{
+	char why[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	tl_error_set(err, "record %llu at byte %llu%s", (unsigned long long)r->number,
+		     (unsigned long long)r->at, why);
+}
+
+static int cut_short(tl_tfrecord_reader *r, tl_error *err)
+{
+	describe(r, err, " is cut short");
+	r->cut = true;
+	return TL_TFRECORD_DAMAGED;
+}
+
+/* The header at r->at does not hold: look for the next one from the byte
+ * after it. */
+static int skip_header(tl_tfrecord_reader *r, tl_error *err)
+{
+	tl_error why = *err;
+	if (tl_input_skip(r->in, 1, err) < 0)
 		return -1;
-	if (got == 0)
-		return 0;
-	if (got < HEADER_SIZE)
-		return truncated(err, start + (uint64_t)got, where);
+	int rc = resync(r->in, err);
+	if (rc < 0)
+		return -1;
+	*err = why;
+	if (rc == 0)
+		snprintf(r->then, sizeof r->then, "no record follows it");
+	else
+		snprintf(r->then, sizeof r->then, "skipped to the record at byte %llu",
+			 (unsigned long long)tl_input_offset(r->in));
+	return TL_TFRECORD_DAMAGED;
+}
+
+static int next_record(tl_tfrecord_reader *r, GByteArray *rec, tl_error *err)
+{
+	tl_input *in = r->in;
+	r->cut = false;
+	r->then[0] = '\0';
+	r->number = r->next;
+	r->at = tl_input_offset(in);
+
+	const uint8_t *head = NULL;
+	if (tl_input_peek(in, &head, HEADER_SIZE, err) < HEADER_SIZE) {
+		uint8_t rest[HEADER_SIZE];
+		long long got = tl_input_read(in, rest, sizeof rest, err);
+		if (got <= 0)
+			return (int)got;
+		r->next++;
+		return cut_short(r, err);
+	}
+	r->next++;
 	uint64_t n = load_le64(head);
-	if (tl_crc32c_masked(head, 8) != load_le32(head + 8))
-		return tl_error_set(err, "%s: length crc mismatch", where);
-	if (n > TL_TFRECORD_MAX)
-		return tl_error_set(err, "%s: length %llu is over the limit of %llu bytes", where,
-				    (unsigned long long)n, (unsigned long long)TL_TFRECORD_MAX);
-	if (read_data(in, rec, n, start, where, err) < 0)
+	if (tl_crc32c_masked(head, 8) != load_le32(head + 8)) {
+		describe(r, err, ": length crc mismatch");
+		return skip_header(r, err);
+	}
+	if (n > TL_TFRECORD_MAX) {
+		describe(r, err, ": length %llu is over the limit of %llu bytes",
+			 (unsigned long long)n, (unsigned long long)TL_TFRECORD_MAX);
+		return skip_header(r, err);
+	}
+	if (tl_input_skip(in, HEADER_SIZE, err) < 0)
 		return -1;
+	int rc = read_data(in, rec, n, err);
+	if (rc <= 0)
+		return rc < 0 ? -1 : cut_short(r, err);
 
 	uint8_t foot[FOOTER_SIZE];
-	got = tl_input_read(in, foot, sizeof foot, err);
+	long long got = tl_input_read(in, foot, sizeof foot, err);
 	if (got < 0)
 		return -1;
 	if (got < FOOTER_SIZE)
-		return truncated(err, start + HEADER_SIZE + n + (uint64_t)got, where);
-	if (tl_crc32c_masked(rec->data, rec->len) != load_le32(foot))
-		return tl_error_set(err, "%s: data crc mismatch", where);
-
-	last_read.in = known ? in : NULL;
-	last_read.next_offset = tl_input_offset(in);
-	last_read.next_index = index + 1;
+		return cut_short(r, err);
+	if (tl_crc32c_masked(rec->data, rec->len) != load_le32(foot)) {
+		describe(r, err, ": data crc mismatch");
+		snprintf(r->then, sizeof r->then, "record skipped");
+		return TL_TFRECORD_DAMAGED;
+	}
 	return 1;
+}
+
+int tl_tfrecord_next(tl_tfrecord_reader *r, GByteArray *rec, tl_error *err)
+{
+	tl_error local;
+	g_byte_array_set_size(rec, 0);
+	int rc = next_record(r, rec, err != NULL ? err : &local);
+	if (rc != 1)
+		g_byte_array_set_size(rec, 0);
+	return rc;
 }
 
 void tl_tfrecord_frame(GByteArray *out, const void *data, size_t len)

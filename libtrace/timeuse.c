@@ -370,17 +370,28 @@ void tl_advise_print(const tl_run *run, tl_output *out)
 
 	/* accelerator utilization: the union of each GPU's stream records */
 	tl_out_str(out, "  AcceleratorUtilizationChecker:\n");
+	/* each executor's stream devices, in device order (a counting sort:
+	 * thousands of GPUs must not cost their number squared) */
+	size_t nd = run->n_devices;
+	uint32_t *st_first = g_new0(uint32_t, nd + 2);
+	uint32_t *st_of = g_new(uint32_t, nd + 1);
+	for (size_t s = 0; s < nd; s++)
+		if (run->devices[s].kind == TL_DEV_STREAM && run->devices[s].executor >= 0)
+			st_first[run->devices[s].executor + 2]++;
+	for (size_t d = 0; d < nd; d++)
+		st_first[d + 2] += st_first[d + 1];
+	for (size_t s = 0; s < nd; s++)
+		if (run->devices[s].kind == TL_DEV_STREAM && run->devices[s].executor >= 0)
+			st_of[st_first[run->devices[s].executor + 1]++] = (uint32_t)s;
 	bool any_gpu = false;
-	for (size_t d = 0; d < run->n_devices; d++) {
+	for (size_t d = 0; d < nd; d++) {
 		const tl_device *gpu = &run->devices[d];
 		if (gpu->kind != TL_DEV_EXECUTOR || strstr(gpu->name, "GPU") == NULL)
 			continue;
 		any_gpu = true;
 		GArray *iv = g_array_new(FALSE, FALSE, sizeof(int64_t) * 2);
-		for (size_t s = 0; s < run->n_devices; s++) {
-			const tl_device *st = &run->devices[s];
-			if (st->executor != (int32_t)d || st->kind != TL_DEV_STREAM)
-				continue;
+		for (uint32_t k = st_first[d]; k < st_first[d + 1]; k++) {
+			const tl_device *st = &run->devices[st_of[k]];
 			for (uint32_t i = st->first_exec; i < st->first_exec + st->n_exec; i++) {
 				int64_t pair[2] = {run->execs[i].start, run->execs[i].end};
 				g_array_append_val(iv, pair);
@@ -410,6 +421,8 @@ void tl_advise_print(const tl_run *run, tl_output *out)
 					 : "");
 		g_array_free(iv, TRUE);
 	}
+	g_free(st_first);
+	g_free(st_of);
 	if (!any_gpu)
 		tl_out_str(out, "    no GPU in this run\n");
 

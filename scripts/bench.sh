@@ -1,100 +1,269 @@
 #!/bin/sh
-# Benchmarks (never run by the tests): wall time and peak RSS of the tools on
-# generated dumps. Usage: BIN=build/bin scripts/bench.sh   (make bench)
+# Benchmarks (never run by the tests): every tool on generated dumps of six
+# shapes, each at about 10 and 100 MB. Per line: wall time, that time as a
+# multiple of gzip -1 over the same file in the same run, peak RSS, and the
+# growth from 10 to 100 MB: (wall at 100 / wall at 10) / (bytes at 100 /
+# bytes at 10), 1.00 being linear. Exits 1 when a growth is over 1.25 (or a
+# tool fails), after printing everything. Then a few runs of other kinds.
+# Usage: BIN=build/bin TESTBIN=build/tests scripts/bench.sh   (make bench)
+# BENCH_SHAPES="one-run devices" picks shapes, BENCH_OTHER=0 leaves out the
+# other runs, BENCH_DIR (default build/bench) keeps the generated files.
 set -eu
 BIN=${BIN:-build/bin}
 TESTBIN=${TESTBIN:-$(dirname "$BIN")/tests}
 WORK=${BENCH_DIR:-build/bench}
+LIMIT=1.25
 mkdir -p "$WORK"
+failed=0
+worse=""
 
-measure() { # label, input (for MB/s), command...
-	label=$1
-	input=$2
-	shift 2
-	/usr/bin/time -f "%e %M" -o "$WORK/time.txt" "$@" >/dev/null
-	read -r wall rss <"$WORK/time.txt"
-	mb=$(du -m "$input" | cut -f1)
-	awk -v l="$label" -v w="$wall" -v r="$rss" -v mb="$mb" \
-		'BEGIN { printf "%-44s %6.2f s %6.0f MB/s %6.0f MB peak RSS\n", l, w, mb / (w > 0 ? w : 0.01), r / 1024 }'
+# One run of a command, output to /dev/null: $wall (seconds, from the
+# clock, finer than time's 10 ms), $cpu (user + system seconds) and $rss
+# (peak, KB); a failure is said and remembered.
+run_once() {
+	what="$*"
+	t0=$(date +%s%N)
+	ok=1
+	/usr/bin/time -f "%M %U %S" -o "$WORK/time.txt" "$@" >/dev/null 2>"$WORK/err.txt" || ok=0
+	t1=$(date +%s%N)
+	wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
+	# shellcheck disable=SC2046 # three numbers
+	set -- $(tail -n 1 "$WORK/time.txt")
+	rss=$1
+	cpu=$(awk -v u="$2" -v s="$3" 'BEGIN { printf "%.2f", u + s }')
+	if [ $ok = 0 ]; then
+		echo "bench: failed: $what" >&2
+		head -n 3 "$WORK/err.txt" >&2
+		failed=1
+	fi
 }
 
-big="$WORK/run-100mb-g2.pb"
-if [ ! -s "$big" ]; then
-	echo "bench: generating $big" >&2
-	"$TESTBIN/trace-gen" --seed 1 --gpus 2 --size-mb 100 -o "$big"
-fi
-text="$WORK/run-text.pbtxt"
-if [ ! -s "$text" ]; then
-	echo "bench: generating $text" >&2
-	"$TESTBIN/trace-gen" --seed 2 --gpus 1 --size-mb 40 --format text -o "$text"
-fi
-printf 'machine: %s, %s cores, %s\n' "$(uname -m)" "$(nproc)" \
-	"$(awk '/MemTotal/ {printf "%.0f GB", $2/1048576}' /proc/meminfo)"
-printf 'input: %s (%s MB binary), %s (%s MB text)\n' "$big" \
-	"$(du -m "$big" | cut -f1)" "$text" "$(du -m "$text" | cut -f1)"
-measure "trace-dataflow, binary RunMetadata" "$big" "$BIN/trace-dataflow" -q "$big"
-measure "trace-dataflow, binary, --no-flows" "$big" "$BIN/trace-dataflow" -q --no-flows "$big"
-measure "trace-dataflow, binary, to a file" "$big" "$BIN/trace-dataflow" -q -o "$WORK/out.json" "$big"
-measure "trace-dataflow, text RunMetadata" "$text" "$BIN/trace-dataflow" -q "$text"
-measure "trace-memory, binary (trace)" "$big" "$BIN/trace-memory" -q "$big"
-measure "trace-memory --report, binary" "$big" "$BIN/trace-memory" -q --report "$big"
-measure "trace-merge, binary RunMetadata" "$big" "$BIN/trace-merge" -q "$big"
-kineto=${SHARED:-../shared}/realdata/kineto_resnet50_autograd_api_worker0.pt.trace.json
-if [ -e "$kineto" ]; then
-	measure "trace-merge, 27 MB Kineto Chrome JSON" "$kineto" "$BIN/trace-merge" -q "$kineto"
-fi
-steps="$WORK/steps-1000x1mb.tfrecord"
-if [ ! -s "$steps" ]; then
-	echo "bench: generating $steps" >&2
-	"$TESTBIN/trace-gen" --seed 4 --gpus 1 --ops 700 --steps 1000 --format tfrecord -o "$steps"
-fi
-measure "trace-merge, 1000 runs in one stream" "$steps" "$BIN/trace-merge" -q "$steps"
-measure "trace-summarize, binary RunMetadata" "$big" "$BIN/trace-summarize" -q "$big"
-ten="$big $big $big $big $big $big $big $big $big $big"
-/usr/bin/time -f "%e %M" -o "$WORK/time.txt" "$BIN/trace-summarize" -q $ten >/dev/null
-read -r wall rss <"$WORK/time.txt"
-awk -v w="$wall" -v r="$rss" -v mb="$(du -m "$big" | cut -f1)" \
-	'BEGIN { printf "%-44s %6.2f s %6.0f MB/s %6.0f MB peak RSS\n", "trace-summarize, ten 100 MB runs (1 GB)", w, 10 * mb / w, r / 1024 }'
-measure "trace-summarize, 1000 runs in one stream" "$steps" "$BIN/trace-summarize" -q "$steps"
-rm -f "$WORK/out.json"
+min() { awk -v a="$1" -v b="$2" 'BEGIN { print (b < a ? b : a) }'; }
+max() { awk -v a="$1" -v b="$2" 'BEGIN { print (b > a ? b : a) }'; }
 
-# Streams of many runs are read one run at a time, so memory stays that of
-# one run however long the stream: a 3 GB stream of 3,000 runs (the 1 GB
-# one three times over, through a pipe, so nothing is memory-mapped).
-pipe_measure() { # label, stream repeats, command...
-	label=$1
-	times=$2
-	shift 2
-	/usr/bin/time -f "%e %M" -o "$WORK/time.txt" sh -c \
-		'n=$1; shift; f=$1; shift; i=0; while [ $i -lt $n ]; do cat "$f"; i=$((i + 1)); done | "$@" -' \
-		sh "$times" "$steps" "$@" >/dev/null
-	read -r wall rss <"$WORK/time.txt"
-	awk -v l="$label" -v w="$wall" -v r="$rss" -v mb="$(($(du -m "$steps" | cut -f1) * times))" \
-		'BEGIN { printf "%-44s %6.2f s %6.0f MB/s %6.0f MB peak RSS\n", l, w, mb / (w > 0 ? w : 0.01), r / 1024 }'
+# The best of five runs when one takes under a second, of three when under
+# ten, else one run (a growth compares a short run with a long one, and
+# either can be slowed by the machine's other work): $best wall, $bcpu (the
+# least CPU time) and $peak (the largest RSS of the runs).
+measure() {
+	run_once "$@"
+	best=$wall bcpu=$cpu peak=$rss
+	n=$(awk -v w="$wall" 'BEGIN { print (w < 1 ? 5 : w < 10 ? 3 : 1) }')
+	while [ "$n" -gt 1 ]; do
+		run_once "$@"
+		best=$(min "$best" "$wall")
+		bcpu=$(min "$bcpu" "$cpu")
+		peak=$(max "$peak" "$rss")
+		n=$((n - 1))
+	done
 }
-pipe_measure "trace-summarize, 3 GB stream (3000 runs), pipe" 3 "$BIN/trace-summarize" -q --view step
-pipe_measure "trace-merge, 3 GB stream (3000 runs), pipe" 3 "$BIN/trace-merge" -q
 
-# graph-render: the DOT of a 50,000-node GraphDef with every node drawn
-# (target: under 2 s), and the default render to SVG of that graph and of a
-# generated 6,000-node run (collapsed by scope on their own; target: the
-# layout under 30 s).
-g50k="$WORK/graph-50k.pbtxt"
-if [ ! -s "$g50k" ]; then
-	echo "bench: generating $g50k" >&2
-	awk 'BEGIN { for (i = 0; i < 50000; i++) {
-		printf "node { name: \"s%d/b%d/n%d\" op: \"%s\"", int(i/1000), int(i/50)%20, i, (i%3 ? "Add" : "MatMul")
-		if (i > 0) printf " input: \"s%d/b%d/n%d\"", int((i-1)/1000), int((i-1)/50)%20, i-1
-		if (i >= 13 && i%7 == 0) printf " input: \"s%d/b%d/n%d:1\"", int((i-13)/1000), int((i-13)/50)%20, i-13
-		print " }" } }' >"$g50k"
+# trace-gen's options for a shape at a size (MB), and its file's suffix.
+shape_args() {
+	case $1 in
+	one-run) echo "--seed 1 --gpus 2" ;;
+	runs-1000) echo "--seed 2 --gpus 0 --steps 1000 --format tfrecord" ;;
+	recv-20pct) echo "--seed 3 --gpus 2 --unrecorded-recv 20" ;;
+	loop-100) echo "--seed 4 --gpus 2 --loop 100" ;;
+	devices) echo "--seed 5 --gpus 1 --tasks $((11 * $2))" ;;
+	scopes-30) echo "--seed 6 --gpus 2 --scope-depth 30" ;;
+	esac
+}
+SHAPES=${BENCH_SHAPES:-one-run runs-1000 recv-20pct loop-100 devices scopes-30}
+
+# Generated once and kept, beside the options that made it: a file whose
+# options changed is made again.
+dump() { # shape, MB -> path
+	args="$(shape_args "$1" "$2") --size-mb $2"
+	f="$WORK/$1-$2mb.pb"
+	if [ ! -s "$f" ] || [ "$(cat "$f.args" 2>/dev/null)" != "$args" ]; then
+		echo "bench: generating $f (trace-gen $args)" >&2
+		# shellcheck disable=SC2086 # the options are words
+		"$TESTBIN/trace-gen" $args -o "$f"
+		echo "$args" >"$f.args"
+	fi
+	echo "$f"
+}
+
+# A tool's command line for the table: graph-render draws every node
+# (its default collapses scopes above 1500 nodes), DOT not laid out.
+tool_cmd() { # tool, file
+	case $1 in
+	graph-render) echo "$BIN/graph-render -q --max-nodes 0 $2" ;;
+	*) echo "$BIN/$1 -q $2" ;;
+	esac
+}
+TOOLS="trace-dataflow trace-memory trace-summarize trace-merge graph-render trace-report"
+
+mb() { awk -v b="$1" 'BEGIN { printf "%.0f", b / 1e6 }'; }
+bytes() { wc -c <"$1" | tr -d ' '; }
+
+printf 'machine: %s, %s cores, %s; %s\n' "$(uname -m)" "$(nproc)" \
+	"$(awk '/MemTotal/ {printf "%.0f GB", $2/1048576}' /proc/meminfo)" \
+	"$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)"
+echo "wall: the best of 5 runs when under 1 s, of 3 when under 10 s, else one run;"
+echo "x gzip: wall / wall of 'gzip -1 -c' over the same file, timed in this run;"
+echo "RSS: peak resident memory;"
+echo "growth: (wall at 100 MB / wall at 10 MB) / (bytes at 100 / bytes at 10), 1.00"
+echo "linear; cpu: the same of user + system CPU time. A line over $LIMIT in both is"
+echo "measured twice more (the best kept); still over $LIMIT in both, it fails: a path"
+echo "worse than linear slows both, a loaded machine mostly the wall clock"
+echo
+echo "shapes (trace-gen options, with --size-mb 10 and 100):"
+for s in $SHAPES; do
+	printf '  %-11s %s\n' "$s" "$(shape_args "$s" 10 | sed 's/--tasks 110/--tasks 110 (1100 at 100 MB)/')"
+done
+echo
+
+# Growth from the 10 MB file to the 100 MB one ($1 $2 times, by $b10 $b100).
+growth() {
+	awk -v a="$1" -v b="$2" -v x="$b10" -v y="$b100" \
+		'BEGIN { printf "%.2f", (a > 0 ? (b / a) / (y / x) : 0) }'
+}
+over() { awk -v g="$1" -v l="$LIMIT" 'BEGIN { exit !(g > l) }'; }
+
+# Measures a command on both files ({} in its words stands for the file):
+# w10 c10 r10 and w100 c100 r100.
+both() {
+	# shellcheck disable=SC2046 # the command line is words
+	measure $(echo "$*" | sed "s#{}#$f10#")
+	w10=$best c10=$bcpu r10=$peak
+	# shellcheck disable=SC2046
+	measure $(echo "$*" | sed "s#{}#$f100#")
+	w100=$best c100=$bcpu r100=$peak
+}
+
+# One line of the table; x gzip is over $g10 and $g100.
+row() { # label, mark
+	awk -v l="$1" -v m="$2" -v w10="$w10" -v r10="$r10" -v w100="$w100" -v r100="$r100" \
+		-v g10="$g10" -v g100="$g100" -v gw="$(growth "$w10" "$w100")" \
+		-v gc="$(growth "$c10" "$c100")" 'BEGIN {
+		printf "%-11s %-16s %6.2f s %6.1fx %5.0f MB | %6.2f s %6.1fx %5.0f MB | %6.2f %5.2f%s\n",
+			"", l, w10, w10 / g10, r10 / 1024, w100, w100 / g100, r100 / 1024, gw, gc, m }'
+}
+
+printf '%-11s %-16s %8s %7s %8s | %8s %7s %8s | %6s %5s\n' shape tool "10MB:wall" "x gzip" "RSS" \
+	"100:wall" "x gzip" "RSS" growth cpu
+for s in $SHAPES; do
+	f10=$(dump "$s" 10)
+	f100=$(dump "$s" 100)
+	b10=$(bytes "$f10")
+	b100=$(bytes "$f100")
+	printf '%-11s (%s and %s bytes)\n' "$s" "$b10" "$b100"
+	both gzip -1 -c {}
+	g10=$w10 g100=$w100
+	row "gzip -1" ""
+	for t in $TOOLS; do
+		[ -x "$BIN/$t" ] || continue
+		both "$(tool_cmd "$t" {})"
+		if over "$(growth "$w10" "$w100")" && over "$(growth "$c10" "$c100")"; then
+			# a loaded machine makes one run slow: twice more before it counts
+			for _ in 1 2; do
+				bw10=$w10 bc10=$c10 bw100=$w100 bc100=$c100
+				both "$(tool_cmd "$t" {})"
+				w10=$(min "$w10" "$bw10") c10=$(min "$c10" "$bc10")
+				w100=$(min "$w100" "$bw100") c100=$(min "$c100" "$bc100")
+			done
+		fi
+		mark=""
+		if over "$(growth "$w10" "$w100")" && over "$(growth "$c10" "$c100")"; then
+			mark="  worse than linear"
+			worse="$worse $s/$t($(growth "$w10" "$w100"))"
+		fi
+		row "$t" "$mark"
+	done
+done
+
+# ---- other kinds of input -------------------------------------------------
+other_runs() {
+	echo
+	echo "other runs (wall as above, throughput over the input, peak RSS):"
+	line() { # label, input MB, (after measure)
+		awk -v l="$1" -v w="$best" -v r="$peak" -v mb="$2" \
+			'BEGIN { printf "%-46s %6.2f s %6.0f MB/s %6.0f MB peak RSS\n", l, w, mb / (w > 0 ? w : 0.01), r / 1024 }'
+	}
+	big=$(dump one-run 100)
+	big_mb=$(mb "$(bytes "$big")")
+	text="$WORK/run-text.pbtxt"
+	if [ ! -s "$text" ]; then
+		echo "bench: generating $text" >&2
+		"$TESTBIN/trace-gen" --seed 2 --gpus 1 --size-mb 40 --format text -o "$text"
+	fi
+	measure "$BIN/trace-dataflow" -q "$text"
+	line "trace-dataflow, 40 MB text RunMetadata" "$(mb "$(bytes "$text")")"
+	measure "$BIN/trace-memory" -q --report "$big"
+	line "trace-memory --report, one-run 100 MB" "$big_mb"
+	# The real 27 MB Kineto trace, gunzipped once from the repository's copy.
+	kineto="$WORK/kineto_resnet50_autograd_api_worker0.pt.trace.json"
+	if [ ! -s "$kineto" ]; then
+		gunzip -c tests/data/real/kineto_resnet50_autograd_api_worker0.pt.trace.json.gz >"$kineto"
+	fi
+	measure "$BIN/trace-merge" -q "$kineto"
+	line "trace-merge, 27 MB Kineto Chrome JSON" "$(mb "$(bytes "$kineto")")"
+	measure "$BIN/trace-summarize" -q "$kineto"
+	line "trace-summarize, 27 MB Kineto Chrome JSON" "$(mb "$(bytes "$kineto")")"
+	measure "$BIN/trace-summarize" -q "$big" "$big" "$big" "$big" "$big" "$big" "$big" "$big" "$big" "$big"
+	line "trace-summarize, ten 100 MB runs (1 GB)" "$((10 * big_mb))"
+
+	# Streams of many runs are read one run at a time, so memory stays that of
+	# one run however long the stream: a 3 GB stream of 3,000 runs (a 1 GB one
+	# three times over, through a pipe, so nothing is memory-mapped).
+	steps="$WORK/steps-1000x1mb.tfrecord"
+	if [ ! -s "$steps" ]; then
+		echo "bench: generating $steps" >&2
+		"$TESTBIN/trace-gen" --seed 4 --gpus 1 --ops 700 --steps 1000 --format tfrecord -o "$steps"
+	fi
+	pipe() { # times, command...
+		n=$1
+		shift
+		# shellcheck disable=SC2016 # the inner shell expands them
+		measure sh -c 'n=$1; shift; f=$1; shift; i=0; while [ $i -lt $n ]; do cat "$f"; i=$((i + 1)); done | "$@" -' \
+			sh "$n" "$steps" "$@"
+	}
+	steps_mb=$(mb "$(bytes "$steps")")
+	pipe 3 "$BIN/trace-summarize" -q --view step
+	line "trace-summarize, 3 GB stream (3000 runs), pipe" "$((3 * steps_mb))"
+	pipe 3 "$BIN/trace-merge" -q
+	line "trace-merge, 3 GB stream (3000 runs), pipe" "$((3 * steps_mb))"
+
+	# graph-render: the DOT of a 50,000-node GraphDef with every node drawn,
+	# and the default render to SVG of that graph and of a generated 6,000-op
+	# run (collapsed by scope on their own).
+	g50k="$WORK/graph-50k.pbtxt"
+	if [ ! -s "$g50k" ]; then
+		echo "bench: generating $g50k" >&2
+		awk 'BEGIN { for (i = 0; i < 50000; i++) {
+			printf "node { name: \"s%d/b%d/n%d\" op: \"%s\"", int(i/1000), int(i/50)%20, i, (i%3 ? "Add" : "MatMul")
+			if (i > 0) printf " input: \"s%d/b%d/n%d\"", int((i-1)/1000), int((i-1)/50)%20, i-1
+			if (i >= 13 && i%7 == 0) printf " input: \"s%d/b%d/n%d:1\"", int((i-13)/1000), int((i-13)/50)%20, i-13
+			print " }" } }' >"$g50k"
+	fi
+	g6k="$WORK/run-6000-ops.pb"
+	if [ ! -s "$g6k" ]; then
+		echo "bench: generating $g6k" >&2
+		"$TESTBIN/trace-gen" --seed 5 --gpus 2 --ops 6000 -o "$g6k"
+	fi
+	g50k_mb=$(mb "$(bytes "$g50k")")
+	g6k_mb=$(mb "$(bytes "$g6k")")
+	measure "$BIN/graph-render" -q --max-nodes 0 "$g50k"
+	line "graph-render, 50k-node DOT, --max-nodes 0" "$g50k_mb"
+	measure "$BIN/graph-render" -q -T svg "$g50k"
+	line "graph-render -T svg, 50k nodes, collapsed" "$g50k_mb"
+	measure "$BIN/graph-render" -q -T svg "$g6k"
+	line "graph-render -T svg, 6000-op run, collapsed" "$g6k_mb"
+	measure "$BIN/graph-render" -q -T svg --fold "$g6k"
+	line "graph-render -T svg, 6000-op run, --fold" "$g6k_mb"
+}
+[ "${BENCH_OTHER:-1}" = 0 ] || other_runs
+
+status=0
+if [ -n "$worse" ]; then
+	echo
+	echo "bench: growth worse than ${LIMIT}x linear:$worse"
+	status=1
 fi
-g6k="$WORK/run-6000-ops.pb"
-if [ ! -s "$g6k" ]; then
-	echo "bench: generating $g6k" >&2
-	"$TESTBIN/trace-gen" --seed 5 --gpus 2 --ops 6000 -o "$g6k"
+if [ $failed = 1 ]; then
+	echo "bench: a run failed (see above)"
+	status=1
 fi
-measure "graph-render, 50k-node DOT, --max-nodes 0" "$g50k" "$BIN/graph-render" -q --max-nodes 0 "$g50k"
-measure "graph-render, 50k-node DOT, collapsed" "$g50k" "$BIN/graph-render" -q "$g50k"
-measure "graph-render -T svg, 50k nodes, collapsed" "$g50k" "$BIN/graph-render" -q -T svg "$g50k"
-measure "graph-render -T svg, 6000-op run, collapsed" "$g6k" "$BIN/graph-render" -q -T svg "$g6k"
-measure "graph-render -T svg, 6000-op run, --fold" "$g6k" "$BIN/graph-render" -q -T svg --fold "$g6k"
+exit $status

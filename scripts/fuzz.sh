@@ -1,7 +1,8 @@
 #!/bin/sh
 # Runs the libFuzzer harnesses (make fuzz): each one for FUZZ_SECONDS
-# seconds on a corpus seeded from tests/data, samples, the shared realdata
-# and oracle folders, tests/cli/data and tests/fuzz/seeds (copied into
+# seconds on a corpus seeded from tests/data (its real dumps and oracle
+# included), samples, the shared realdata and oracle folders where there is
+# one, tests/cli/data and tests/fuzz/seeds (copied into
 # build/fuzz/corpus/NAME, which keeps what earlier runs found). A crash, a
 # leak, an invalid output or a hang (over 10 s on one input) stops that
 # harness with its reproducer in build/fuzz/artifacts/; the script goes on
@@ -20,7 +21,7 @@ FUZZ_MAX_LEN=${FUZZ_MAX_LEN:-65536}
 FUZZ_JOBS=${FUZZ_JOBS:-$(nproc)}
 SHARED=${SHARED-../shared}
 TESTBIN=${TESTBIN:-build/tests}
-names=${*:-binary text tfrecord chrome dataflow memory merge summarize graph}
+names=${*:-binary text tfrecord chrome dataflow memory merge summarize graph decode}
 
 corpus=$FUZZ_BUILD/corpus
 artifacts=$FUZZ_BUILD/artifacts
@@ -43,7 +44,8 @@ seed() { # NAME PATTERN DIR...
 	done
 }
 
-data_dirs="tests/data tests/data/exact samples tests/cli/data/dataflow tests/fuzz/seeds tests/fuzz/regressions"
+data_dirs="tests/data tests/data/exact tests/data/real tests/data/oracle tests/data/oracle/exact samples
+	tests/cli/data/dataflow tests/fuzz/seeds tests/fuzz/regressions"
 if [ -n "$SHARED" ] && [ -d "$SHARED" ]; then
 	data_dirs="$data_dirs $SHARED/realdata $SHARED/oracle $SHARED/oracle/exact"
 fi
@@ -62,6 +64,7 @@ fi
 for name in $names; do
 	case $name in
 	binary) seed binary '*.pb' $data_dirs; seed binary '*.bin' $data_dirs ;;
+	decode) seed decode '*.pb' $data_dirs; seed decode '*tfevents*' $data_dirs ;;
 	text) seed text '*.pbtxt' $data_dirs ;;
 	tfrecord)
 		seed tfrecord '*tfrecord*' $data_dirs "$streams"

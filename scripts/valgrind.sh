@@ -8,12 +8,12 @@
 # Usage: BIN=build/bin TESTBIN=build/tests scripts/valgrind.sh [TEST...]
 # Environment:
 #   VALGRIND_SKIP  extended regex of cases left out (matched against
-#                  "file:line what"); default: the two cases that run four
-#                  tools on a million executions of one node and three on
-#                  a million devices, which take over 10 minutes each
-#                  under memcheck and exercise no code the small cases do
-#                  not (the first 2 ms of the million executions still
-#                  runs). Set it empty to run everything.
+#                  "file:line what"); default: the case that runs four
+#                  tools on a million executions of one node and the three
+#                  that run one tool each on a million devices, which take
+#                  over 10 minutes each under memcheck and exercise no code
+#                  the small cases do not (the first 2 ms of the million
+#                  executions still runs). Set it empty to run everything.
 #   VALGRIND_TIMEOUT_SCALE  case timeouts are multiplied by it (default 30)
 #   VALGRIND_JOBS  test files run at once (default: the number of cores)
 # The cases still find what lies beside the real tools (man pages, make

@@ -21,6 +21,7 @@ static const char usage[] =
 	"Writes a Chrome trace (ops, one memory counter per allocator, every buffer's\n"
 	"lifetime) or, with --report, the peak per allocator and what was live at it.\n"
 	"No INPUT, or '-', reads stdin.\n"
+	"A folder stands for the TensorBoard events files below it, in path order.\n"
 	"\n"
 	"Report:\n"
 	"  -r, --report             print the report instead of a trace\n"
@@ -44,11 +45,23 @@ static const char usage[] =
 	"  -q, --quiet              no warnings\n"
 	"      --input-format FMT   auto (default), runmeta, runmeta-text, stepstats,\n"
 	"                           stepstats-text, tfrecord\n"
+	"      --strict             damage is an error (a stream record cut short or\n"
+	"                           corrupt, a gzip stream cut short): exit 1, nothing\n"
+	"                           written\n"
 	"  -h, --help               this help\n"
 	"  -V, --version            version\n"
 	"\n"
+	"Damaged input is read past: a record of a TFRecord stream or events file that is\n"
+	"cut short, fails its crc or does not decode is skipped, a gzip stream cut short\n"
+	"gives what came before the cut, each with a warning naming record and byte.\n"
+	"\n"
 	"Every report line \"check\" compares the rebuilt curve with allocator_bytes_in_use\n"
-	"where the dump records it. Exit status: 0 ok, 1 bad input or write error, 2 usage.\n";
+	"where the dump records it. A _Recv the dump holds no stats for still held a buffer:\n"
+	"its birth is placed so that the curve meets those samples (\"~\" in the text report;\n"
+	"JSON: \"estimated\", \"birth\" and \"birth_window_us\" per buffer, \"unplaced\" per\n"
+	"allocator; CSV: the \"birth\" column), and one no sample constrains, or that the\n"
+	"samples contradict, is listed. The JSON format is in the README.\n"
+	"Exit status: 0 ok, 1 bad input or write error, 2 usage.\n";
 
 enum {
 	OPT_FORMAT = 256,

@@ -18,6 +18,7 @@ static const char usage[] =
 	"Merge many TensorFlow runs and traces into one Chrome trace: RunMetadata (binary,\n"
 	"text, gzip), TFRecord streams and TensorBoard event files of many runs, and Chrome\n"
 	"trace JSON from timeline.py, the TF2 profiler or PyTorch (Kineto). '-' reads stdin.\n"
+	"A folder stands for the TensorBoard events files below it, in path order.\n"
 	"\n"
 	"Alignment:\n"
 	"      --align MODE         wall (default): timestamps as they are; pack: each run\n"
@@ -39,8 +40,15 @@ static const char usage[] =
 	"  -z, --gzip               compress the output with gzip\n"
 	"  -q, --quiet              no warnings\n"
 	"      --input-format FMT   force the kind of every input (default: sniffed)\n"
+	"      --strict             damage is an error (a stream record cut short or\n"
+	"                           corrupt, a gzip stream cut short): exit 1, no -o file\n"
+	"                           (stdout keeps what was written before the damage)\n"
 	"  -h, --help               this help\n"
 	"  -V, --version            version\n"
+	"\n"
+	"Damaged input is read past: a record of a TFRecord stream or events file that is\n"
+	"cut short, fails its crc or does not decode is skipped, a gzip stream cut short\n"
+	"gives what came before the cut, each with a warning naming record and byte.\n"
 	"\n"
 	"Every run gets a labelled span on the \"Runs\" track; where runs share a device,\n"
 	"the device keeps one row through time. Exit status: 0 ok, 1 bad input or write\n"
@@ -163,7 +171,7 @@ static int input_start(struct job *job, struct input *in)
 	if (tl_source_format(src) == TL_FORMAT_CHROME) {
 		const uint8_t *data;
 		size_t len;
-		rc = tl_input_map(tl_source_input(src), &data, &len, &err);
+		rc = tl_source_map(src, &data, &len, &err);
 		if (rc == 0)
 			tl_chrome_first_ts(data, len, &in->start_us);
 	} else {
@@ -207,7 +215,7 @@ static int merge_input(struct job *job, tl_merge *m, tl_output *out, const char 
 		} else {
 			const uint8_t *data;
 			size_t len;
-			rc = tl_input_map(tl_source_input(src), &data, &len, &err);
+			rc = tl_source_map(src, &data, &len, &err);
 			if (rc == 0)
 				rc = tl_merge_chrome(m, data, len, path, offset_of(job, path), &err);
 		}
@@ -232,10 +240,10 @@ static int merge_input(struct job *job, tl_merge *m, tl_output *out, const char 
 		while ((rc = tl_source_next_run(src, &run, &err)) > 0) {
 			tl_merge_run(m, run, path, offset_of(job, path));
 			tl_run_free(run);
-			tl_progress_run(&progress, tl_input_offset(tl_source_input(src)));
+			tl_progress_run(&progress, tl_source_offset(src));
 		}
 	}
-	tl_progress_input_done(&progress, tl_input_offset(tl_source_input(src)));
+	tl_progress_input_done(&progress, tl_source_offset(src));
 	tl_source_close(src);
 	if (rc < 0) {
 		tl_progress_end(&progress);

@@ -20,6 +20,7 @@ static const char usage[] =
 	"Tables of where time and memory went, across steps, from TensorFlow RunMetadata\n"
 	"(one run, many runs, a TFRecord stream such as trace-merge --format=runmeta) or\n"
 	"Chrome trace JSON (timeline.py, TF2 profiler, Kineto). No INPUT, or '-', reads stdin.\n"
+	"A folder stands for the TensorBoard events files below it, in path order.\n"
 	"\n"
 	"View and columns:\n"
 	"      --view VIEW          op (default), scope (name-scope tree), node, device,\n"
@@ -70,8 +71,15 @@ static const char usage[] =
 	"  -z, --gzip               compress the output with gzip\n"
 	"  -q, --quiet              no warnings\n"
 	"      --input-format FMT   force the kind of every input (default: sniffed)\n"
+	"      --strict             damage is an error (a stream record cut short or\n"
+	"                           corrupt, a gzip stream cut short): exit 1, nothing\n"
+	"                           written\n"
 	"  -h, --help               this help\n"
 	"  -V, --version            version\n"
+	"\n"
+	"Damaged input is read past: a record of a TFRecord stream or events file that is\n"
+	"cut short, fails its crc or does not decode is skipped, a gzip stream cut short\n"
+	"gives what came before the cut, each with a warning naming record and byte.\n"
 	"\n"
 	"Exit status: 0 ok, 1 bad input or write error, 2 usage.\n";
 
@@ -303,7 +311,7 @@ static int add_input(const struct job *job, tl_summary *s, const char *path, tl_
 	if (job->combine || tl_source_format(src) == TL_FORMAT_CHROME) {
 		const uint8_t *data;
 		size_t len;
-		rc = tl_input_map(tl_source_input(src), &data, &len, err);
+		rc = tl_source_map(src, &data, &len, err);
 		if (rc == 0 && job->combine)
 			rc = tl_summary_read_partial(s, data, len, err);
 		else if (rc == 0)
@@ -316,7 +324,7 @@ static int add_input(const struct job *job, tl_summary *s, const char *path, tl_
 		while ((rc = tl_source_next_run(src, &run, err)) > 0) {
 			tl_summary_add_run(s, run);
 			tl_run_free(run);
-			uint64_t at = tl_input_offset(tl_source_input(src));
+			uint64_t at = tl_source_offset(src);
 			tl_progress_add(&progress, 1, at - done);
 			done = at;
 		}

@@ -1,5 +1,5 @@
 /* fuzz_binary: the binary protobuf reader: sniffing the family, classifying
- * which message it is (pbwire), decoding it (protobuf-c), and building the
+ * which message it is (pbwire), decoding it (pbdecode), and building the
  * run's model from it. Also each message forced, as --input-format does. */
 #include "fuzz.h"
 
@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		tl_pbwire_classify(data, size, &d, &err);
 	}
 	decode(data, size, TL_FORMAT_BINARY_PROTO, true);
-	/* forced kinds: protobuf-c alone, without the classifier's vetting */
+	/* forced kinds: the decoder alone, without the classifier's vetting */
 	decode(data, size, TL_FORMAT_RUNMETA, true);
 	decode(data, size, TL_FORMAT_STEPSTATS, false);
 	decode(data, size, TL_FORMAT_GRAPHDEF, false);

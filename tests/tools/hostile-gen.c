@@ -23,6 +23,11 @@
  *                   partition graph is nested 100,000 messages deep
  * Protobuf text:
  *   deep-text       a RunMetadata nested 100,000 levels deep
+ * Neighbours of a RunMetadata, binary protobuf the tools must name, not read:
+ *   tf2-trace       a small TF 2.0 profiler Trace (tensorflow.profiler.Trace, the
+ *                   .trace file): two devices with resources, four events
+ *   xspace          a small TF2/JAX profiler XSpace (tensorflow.profiler.XSpace):
+ *                   a host plane whose plane id is omitted (proto3 zero)
  * Chrome trace JSON:
  *   chrome-names    event, process and thread names with escapes, lone
  *                   surrogates, NUL and control characters, as string pids,
@@ -480,34 +485,60 @@ static void gen_million_devices(GByteArray *o)
 	tl_pbwire_end_len(o, s);
 }
 
+/* Bytes of a varint. */
+static size_t varint_size(uint64_t v)
+{
+	size_t n = 1;
+	for (; v >= 0x80; v >>= 7)
+		n++;
+	return n;
+}
+
+/* Appends the tag and the length of a length-delimited field of len bytes. */
+static void put_len(GByteArray *o, uint32_t field, size_t len)
+{
+	tl_pbwire_put_tag(o, field, LEN);
+	tl_pbwire_put_varint(o, len);
+}
+
 /* GraphDef { node { attr { value: AttrValue { func { attr { value ... */
+/* Written from the outside in, with every length worked out first from the
+ * inside out, so each byte is written once: building each level around a
+ * copy of the one inside it was quadratic (33 s for 1.2 MB). The lengths
+ * are minimal varints, so the bytes are those of any protobuf encoder. */
 static void gen_deep_binary(GByteArray *o)
 {
 	enum { LEVELS = 33334 }; /* three messages a level: 100,002 deep */
-	GByteArray *inner = g_byte_array_new();
-	put_str(inner, 2, "x"); /* AttrValue.s */
-	for (int i = 0; i < LEVELS; i++) {
-		GByteArray *entry = g_byte_array_new();
-		put_str(entry, 1, "k");
-		tl_pbwire_put_bytes(entry, 2, inner->data, inner->len);
-		GByteArray *nal = g_byte_array_new();
-		tl_pbwire_put_bytes(nal, 2, entry->data, entry->len);
-		g_byte_array_set_size(inner, 0);
-		tl_pbwire_put_bytes(inner, 10, nal->data, nal->len);
-		g_byte_array_free(entry, TRUE);
-		g_byte_array_free(nal, TRUE);
+	/* value[i]: bytes of the AttrValue at level i (0 innermost, {s: "x"});
+	 * entry[i]: of the AttrEntry {key: "k", value: value[i]};
+	 * nal[i]: of the NameAttrList {attr: entry[i - 1]} in value[i]. */
+	size_t *value = g_new(size_t, LEVELS + 1);
+	size_t *entry = g_new(size_t, LEVELS + 1);
+	size_t *nal = g_new(size_t, LEVELS + 1);
+	value[0] = 3;
+	entry[0] = 3 + 1 + varint_size(value[0]) + value[0];
+	for (int i = 1; i <= LEVELS; i++) {
+		nal[i] = 1 + varint_size(entry[i - 1]) + entry[i - 1];
+		value[i] = 1 + varint_size(nal[i]) + nal[i];
+		entry[i] = 3 + 1 + varint_size(value[i]) + value[i];
 	}
-	GByteArray *node = g_byte_array_new();
-	put_str(node, 1, "deep");
-	put_str(node, 2, "Op");
-	GByteArray *entry = g_byte_array_new();
-	put_str(entry, 1, "k");
-	tl_pbwire_put_bytes(entry, 2, inner->data, inner->len);
-	tl_pbwire_put_bytes(node, 5, entry->data, entry->len);
-	tl_pbwire_put_bytes(o, 1, node->data, node->len);
-	g_byte_array_free(entry, TRUE);
-	g_byte_array_free(node, TRUE);
-	g_byte_array_free(inner, TRUE);
+	size_t node = 6 + 4 + 1 + varint_size(entry[LEVELS]) + entry[LEVELS];
+	put_len(o, 1, node); /* GraphDef.node */
+	put_str(o, 1, "deep");
+	put_str(o, 2, "Op");
+	put_len(o, 5, entry[LEVELS]); /* NodeDef.attr */
+	for (int i = LEVELS; i >= 1; i--) {
+		put_str(o, 1, "k");
+		put_len(o, 2, value[i]);
+		put_len(o, 10, nal[i]);	     /* AttrValue.func */
+		put_len(o, 2, entry[i - 1]); /* NameAttrList.attr */
+	}
+	put_str(o, 1, "k");
+	put_len(o, 2, value[0]);
+	put_str(o, 2, "x"); /* AttrValue.s */
+	g_free(value);
+	g_free(entry);
+	g_free(nal);
 }
 
 static void gen_deep_tfrecord(GByteArray *o)
@@ -631,6 +662,89 @@ static void gen_chrome_deep(GString *t)
 	g_string_append(t, "}}]}\n");
 }
 
+/* ---- neighbours ---------------------------------------------------------- */
+
+static void put_fixed_or_int(GByteArray *o, uint32_t field, uint64_t v)
+{
+	tl_pbwire_put_tag(o, field, VARINT);
+	tl_pbwire_put_varint(o, v);
+}
+
+/* tensorflow/core/profiler/protobuf/trace_events.proto, field by field. */
+static void gen_tf2_trace(GByteArray *o)
+{
+	static const struct {
+		uint32_t id;
+		const char *name;
+		const char *resources[2];
+	} devs[] = {{1, "/host:CPU", {"tf_Compute", "tf_data"}},
+		    {2, "/device:GPU:0", {"Stream #13(Compute)", "Stream #14(MemcpyH2D)"}}};
+	for (size_t d = 0; d < G_N_ELEMENTS(devs); d++) {
+		size_t entry = tl_pbwire_begin_len(o, 1); /* Trace.devices */
+		put_fixed_or_int(o, 1, devs[d].id);
+		size_t dev = tl_pbwire_begin_len(o, 2);
+		put_str(o, 1, devs[d].name);
+		put_fixed_or_int(o, 2, devs[d].id);
+		for (uint32_t r = 0; r < 2; r++) {
+			size_t re = tl_pbwire_begin_len(o, 3); /* Device.resources */
+			put_fixed_or_int(o, 1, r + 1);
+			size_t res = tl_pbwire_begin_len(o, 2);
+			put_str(o, 1, devs[d].resources[r]);
+			put_fixed_or_int(o, 2, r + 1);
+			tl_pbwire_end_len(o, res);
+			tl_pbwire_end_len(o, re);
+		}
+		tl_pbwire_end_len(o, dev);
+		tl_pbwire_end_len(o, entry);
+	}
+	static const char *const names[] = {"MatMul", "Conv2D", "volta_sgemm_128x64_nn",
+					    "MemcpyH2D"};
+	for (uint32_t i = 0; i < G_N_ELEMENTS(names); i++) {
+		size_t ev = tl_pbwire_begin_len(o, 4); /* Trace.trace_events */
+		put_fixed_or_int(o, 1, i < 2 ? 1 : 2);
+		put_fixed_or_int(o, 2, 1 + i % 2);
+		put_str(o, 3, names[i]);
+		put_fixed_or_int(o, 9, 1000000ull * (i + 1));
+		put_fixed_or_int(o, 10, 250000ull * (i + 1));
+		size_t arg = tl_pbwire_begin_len(o, 11); /* TraceEvent.args */
+		put_str(o, 1, "long_name");
+		put_str(o, 2, names[i]);
+		tl_pbwire_end_len(o, arg);
+		tl_pbwire_end_len(o, ev);
+	}
+}
+
+/* tsl/profiler/protobuf/xplane.proto, field by field. */
+static void gen_xspace(GByteArray *o)
+{
+	size_t plane = tl_pbwire_begin_len(o, 1); /* XSpace.planes; id 0 omitted */
+	put_str(o, 2, "/host:CPU");
+	size_t line = tl_pbwire_begin_len(o, 3);
+	put_int(o, 1, 7);
+	put_str(o, 2, "tf_Compute");
+	put_int(o, 3, 1700000000000000000ll);
+	for (int i = 0; i < 3; i++) {
+		size_t ev = tl_pbwire_begin_len(o, 4);
+		put_int(o, 1, 1 + i % 2);
+		put_int(o, 2, 1000000ll * i);
+		put_int(o, 3, 400000);
+		tl_pbwire_end_len(o, ev);
+	}
+	tl_pbwire_end_len(o, line);
+	static const char *const ops[] = {"MatMul", "Relu"};
+	for (int i = 0; i < 2; i++) {
+		size_t entry = tl_pbwire_begin_len(o, 4); /* XPlane.event_metadata */
+		put_int(o, 1, i + 1);
+		size_t md = tl_pbwire_begin_len(o, 2);
+		put_int(o, 1, i + 1);
+		put_str(o, 2, ops[i]);
+		tl_pbwire_end_len(o, md);
+		tl_pbwire_end_len(o, entry);
+	}
+	tl_pbwire_end_len(o, plane);
+	put_str(o, 4, "worker-0");
+}
+
 /* ---- main -------------------------------------------------------------- */
 
 static const struct {
@@ -649,6 +763,8 @@ static const struct {
 	{"deep-binary", gen_deep_binary, NULL},
 	{"deep-tfrecord", gen_deep_tfrecord, NULL},
 	{"deep-text", NULL, gen_deep_text},
+	{"tf2-trace", gen_tf2_trace, NULL},
+	{"xspace", gen_xspace, NULL},
 	{"chrome-names", NULL, gen_chrome_names},
 	{"chrome-bad-utf8", NULL, gen_chrome_bad_utf8},
 	{"chrome-extreme", NULL, gen_chrome_extreme},

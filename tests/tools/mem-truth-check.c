@@ -3,7 +3,8 @@
  * generated run (trace-gen --truth, or the truth files in
  * shared/oracle/exact), and proves a truth consistent with its dump.
  *
- *   mem-truth-check [--run N] [--skip-unrecorded] TRUTH.json REPORT.json
+ *   mem-truth-check [--run N] [--skip-unrecorded] [--curve-within PCT [--windows]]
+ *                   TRUTH.json REPORT.json
  *
  * compares run N (default 0) of a trace-memory JSON report (--report
  * --format=json --buffers) with the truth: per allocator the curve point by
@@ -18,9 +19,17 @@
  * its tensor, "producer:slot", so the differences name what the report
  * guessed. Report buffers the truth does not have are differences too.
  * --skip-unrecorded ignores the truth buffers whose producer left no stats
- * (producer_recorded false) and compares buffers only. A truth that is an
- * array (one object per step) gives element N; a single object serves any
- * run.
+ * (producer_recorded false) and compares buffers only. --curve-within PCT
+ * compares each allocator's curve with the truth's at every instant where
+ * either changes, in place of point by point, peak time and peak set: it
+ * may be PCT percent of the truth's peak off at most, and the largest
+ * deviation is printed (a report that estimates births the dump does not
+ * hold). The report's birth_window_us (where it estimated a birth, the
+ * window of births it allows) makes a slack: over a window the curve may be
+ * that buffer's bytes off; the deviation beyond the slack is printed too,
+ * and --windows applies PCT to it. With --skip-unrecorded the recorded
+ * buffers are compared too. A truth that is an array (one object per step)
+ * gives element N; a single object serves any run.
  *
  *   mem-truth-check --dump RUN TRUTH.json
  *
@@ -160,6 +169,153 @@ static json_t *truth_for(json_t *truth, size_t run)
 	return json_is_object(truth) ? truth : NULL;
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+struct ev {
+	int64_t t, delta;
+};
+
+static int cmp_ev(const void *a, const void *b)
+{
+	const struct ev *x = a, *y = b;
+	return (x->t > y->t) - (x->t < y->t);
+}
+
+/* ------------------------------------------------------------------ */
+/* Curves                                                              */
+
+struct point {
+	int64_t t, bytes;
+};
+
+struct curve {
+	struct point *p;
+	size_t n;
+};
+
+static void curve_free(gpointer p)
+{
+	struct curve *c = p;
+	g_free(c->p);
+	g_free(c);
+}
+
+static struct curve *curve_read(json_t *arr)
+{
+	struct curve *c = g_new0(struct curve, 1);
+	c->n = json_array_size(arr);
+	c->p = g_new(struct point, c->n + 1);
+	for (size_t i = 0; i < c->n; i++) {
+		json_t *pt = json_array_get(arr, i);
+		c->p[i].t = json_integer_value(json_array_get(pt, 0));
+		c->p[i].bytes = json_integer_value(json_array_get(pt, 1));
+	}
+	return c;
+}
+
+/* The value of the last point at or before t; false before the first. */
+static bool curve_at(const struct curve *c, int64_t t, int64_t *bytes)
+{
+	size_t lo = 0, hi = c->n; /* first point after t */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->p[mid].t <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return false;
+	*bytes = c->p[lo - 1].bytes;
+	return true;
+}
+
+/* How far one curve is from another: the largest difference of their values
+ * at every instant where either changes (before its first point a curve has
+ * its first value), less `slack` there when given (a curve of how much the
+ * report says it may be off). */
+struct deviation {
+	int64_t off; /* |report - truth| - slack */
+	int64_t t;
+	int64_t report, truth, slack;
+};
+
+static int64_t value_at(const struct curve *c, int64_t t)
+{
+	int64_t v = 0;
+	if (!curve_at(c, t, &v) && c->n > 0)
+		v = c->p[0].bytes;
+	return v;
+}
+
+static void add_times(GArray *times, const struct curve *c)
+{
+	for (size_t i = 0; c != NULL && i < c->n; i++)
+		g_array_append_val(times, c->p[i].t);
+}
+
+static struct deviation curve_deviation(const struct curve *report, const struct curve *truth,
+					const struct curve *slack)
+{
+	struct deviation d = {0};
+	GArray *times = g_array_new(FALSE, FALSE, sizeof(int64_t));
+	add_times(times, report);
+	add_times(times, truth);
+	add_times(times, slack);
+	g_array_sort(times, cmp_i64);
+	for (guint i = 0; i < times->len; i++) {
+		int64_t t = g_array_index(times, int64_t, i);
+		if (i > 0 && t == g_array_index(times, int64_t, i - 1))
+			continue;
+		int64_t r = value_at(report, t), w = value_at(truth, t);
+		int64_t sl = slack != NULL ? value_at(slack, t) : 0;
+		int64_t off = (r > w ? r - w : w - r) - sl;
+		if (off > d.off)
+			d = (struct deviation){off, t, r, w, sl};
+	}
+	g_array_free(times, TRUE);
+	return d;
+}
+
+/* The report's uncertainty on one allocator: the bytes of the buffers
+ * whose birth it estimated, over [birth_window_us[0], birth_window_us[1])
+ * (born at one end, truly born anywhere in it). */
+static struct curve *window_slack(json_t *bufs, const char *alloc)
+{
+	size_t nb = json_array_size(bufs);
+	struct ev *ev = g_new(struct ev, 2 * nb + 1);
+	size_t n = 0;
+	for (size_t i = 0; i < nb; i++) {
+		json_t *b = json_array_get(bufs, i);
+		json_t *win = json_object_get(b, "birth_window_us");
+		if (strcmp(get_str(b, "allocator"), alloc) != 0 || json_array_size(win) != 2)
+			continue;
+		int64_t lo = json_integer_value(json_array_get(win, 0));
+		int64_t hi = json_integer_value(json_array_get(win, 1));
+		if (lo >= hi)
+			continue;
+		ev[n++] = (struct ev){lo, get_int(b, "allocated_bytes")};
+		ev[n++] = (struct ev){hi, -get_int(b, "allocated_bytes")};
+	}
+	qsort(ev, n, sizeof *ev, cmp_ev);
+	struct curve *c = g_new0(struct curve, 1);
+	c->p = g_new(struct point, n + 2);
+	c->p[c->n++] = (struct point){INT64_MIN, 0};
+	int64_t cur = 0;
+	for (size_t i = 0; i < n;) {
+		int64_t t = ev[i].t;
+		while (i < n && ev[i].t == t)
+			cur += ev[i++].delta;
+		c->p[c->n++] = (struct point){t, cur};
+	}
+	g_free(ev);
+	return c;
+}
+
 /* ------------------------------------------------------------------ */
 /* Truth against a trace-memory report                                 */
 
@@ -171,9 +327,18 @@ struct rbuf {
 	bool used;
 };
 
+struct worst {
+	double frac; /* of the allocator's peak */
+	const char *alloc;
+	struct deviation at;
+};
+
 struct cmp {
 	struct diffs d;
 	bool skip_unrecorded;
+	double within; /* --curve-within, as a fraction; < 0 when not given */
+	bool windows;  /* --windows: less the report's birth windows */
+	struct worst raw, beyond;
 	struct rbuf *rb;
 	size_t n_rb;
 	GHashTable *by_key;   /* "alloc\x1fid" -> rbuf index + 1, non-temporaries */
@@ -376,12 +541,6 @@ static void compare_buffers(struct cmp *c, json_t *tbufs)
 	g_free(m);
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
-}
-
 /* The ids of an array of integers or of objects with allocation_id, sorted;
  * report temporaries translated to the truth's ids. */
 static int64_t *id_set(struct cmp *c, json_t *arr, const char *alloc, size_t *n)
@@ -503,6 +662,52 @@ static json_t *report_allocator(json_t *list, const char *name)
 	return NULL;
 }
 
+/* --curve-within: the report's curve may differ from the truth's by at most
+ * a fraction of the truth's peak at every instant (an estimate, where the
+ * dump does not hold every birth). */
+static double of_peak(int64_t off, int64_t peak)
+{
+	if (off <= 0)
+		return 0.0;
+	return peak > 0 ? (double)off / (double)peak : 1.0 / 0.0;
+}
+
+/* Remembers the largest deviation of every allocator, raw and beyond the
+ * report's birth windows. */
+static void note_worst(struct worst *w, const char *name, struct deviation d, double frac)
+{
+	if (w->alloc == NULL || frac > w->frac) {
+		w->frac = frac;
+		w->alloc = name;
+		w->at = d;
+	}
+}
+
+static bool curve_within(struct cmp *c, const char *name, json_t *ta, json_t *ra, json_t *bufs)
+{
+	struct curve *t = curve_read(json_object_get(ta, "curve"));
+	struct curve *r = curve_read(json_object_get(ra, "curve"));
+	struct curve *slack = window_slack(bufs, name);
+	struct deviation raw = curve_deviation(r, t, NULL);
+	struct deviation beyond = curve_deviation(r, t, slack);
+	int64_t peak = get_int(ta, "peak_bytes");
+	curve_free(t);
+	curve_free(r);
+	curve_free(slack);
+	note_worst(&c->raw, name, raw, of_peak(raw.off, peak));
+	note_worst(&c->beyond, name, beyond, of_peak(beyond.off, peak));
+	struct deviation d = c->windows ? beyond : raw;
+	double frac = of_peak(d.off, peak);
+	if (frac <= c->within)
+		return true;
+	diff(&c->d,
+	     "allocator %s: the curve is %" PRId64 " bytes off%s at %" PRId64 " (%" PRId64
+	     " in the report, %" PRId64 " in the truth), %.4f%% of the peak %" PRId64,
+	     name, d.off, c->windows ? " beyond the birth windows" : "", d.t, d.report, d.truth,
+	     100.0 * frac, peak);
+	return false;
+}
+
 static void compare_allocators(struct cmp *c, json_t *truth, json_t *run)
 {
 	json_t *tallocs = json_object_get(truth, "allocators");
@@ -517,6 +722,11 @@ static void compare_allocators(struct cmp *c, json_t *truth, json_t *run)
 		json_t *ra = report_allocator(rallocs, name);
 		if (ra == NULL) {
 			diff(&c->d, "allocator %s: not in the report", name);
+			continue;
+		}
+		if (c->within >= 0) {
+			c->allocators_ok +=
+			    curve_within(c, name, ta, ra, json_object_get(run, "buffers"));
 			continue;
 		}
 		char *label = g_strdup_printf("allocator %s", name);
@@ -535,8 +745,21 @@ static void compare_allocators(struct cmp *c, json_t *truth, json_t *run)
 	}
 }
 
+static void print_worst(const char *what, const struct worst *w)
+{
+	if (w->alloc == NULL)
+		return;
+	printf("%s: %.4f%% of the peak", what, 100.0 * w->frac);
+	if (w->at.off > 0)
+		printf(", allocator %s at %" PRId64 " (%" PRId64 " bytes in the report, %" PRId64
+		       " in the truth)",
+		       w->alloc, w->at.t, w->at.report, w->at.truth);
+	printf("\n");
+}
+
 static int compare_report(const char *truth_path, json_t *truth_doc, const char *report_path,
-			  json_t *report, size_t run_index, bool skip_unrecorded)
+			  json_t *report, size_t run_index, bool skip_unrecorded, double within,
+			  bool windows)
 {
 	json_t *truth = truth_for(truth_doc, run_index);
 	json_t *runs = json_object_get(report, "runs");
@@ -562,18 +785,29 @@ static int compare_report(const char *truth_path, json_t *truth_doc, const char 
 	memset(&c, 0, sizeof c);
 	c.d.shown = g_ptr_array_new_with_free_func(g_free);
 	c.skip_unrecorded = skip_unrecorded;
+	c.within = within;
+	c.windows = windows;
 	c.by_key = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	c.any_key = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	c.temp_ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	index_report(&c, json_object_get(run, "buffers"));
 	compare_buffers(&c, json_object_get(truth, "buffers"));
-	if (!skip_unrecorded)
+	if (!skip_unrecorded || within >= 0)
 		compare_allocators(&c, truth, run);
 	printf("truth: %u of %u buffers match", c.buffers_ok, c.buffers);
 	if (skip_unrecorded)
-		printf(" (%u unrecorded skipped), allocator curves not compared\n", c.skipped_n);
+		printf(" (%u unrecorded skipped)", c.skipped_n);
+	if (within >= 0)
+		printf(", %u of %u allocator curves within %g%% of their peak%s\n", c.allocators_ok,
+		       c.allocators, 100.0 * within, windows ? " beyond the birth windows" : "");
+	else if (skip_unrecorded)
+		printf(", allocator curves not compared\n");
 	else
 		printf(", %u of %u allocator curves match\n", c.allocators_ok, c.allocators);
+	if (within >= 0) {
+		print_worst("largest deviation", &c.raw);
+		print_worst("beyond the report's birth windows", &c.beyond);
+	}
 	diffs_print(&c.d);
 	int rc = c.d.n == 0 ? EXIT_MATCH : EXIT_DIFFER;
 	g_ptr_array_free(c.d.shown, TRUE);
@@ -586,15 +820,6 @@ static int compare_report(const char *truth_path, json_t *truth_doc, const char 
 
 /* ------------------------------------------------------------------ */
 /* Truth against its dump                                              */
-
-struct point {
-	int64_t t, bytes;
-};
-
-struct curve {
-	struct point *p;
-	size_t n;
-};
 
 struct tb { /* a truth buffer */
 	json_t *j;
@@ -610,53 +835,6 @@ struct dump {
 	unsigned in_use, in_use_ok, outputs, outputs_ok;
 	int64_t step_start, step_end;
 };
-
-static void curve_free(gpointer p)
-{
-	struct curve *c = p;
-	g_free(c->p);
-	g_free(c);
-}
-
-static struct curve *curve_read(json_t *arr)
-{
-	struct curve *c = g_new0(struct curve, 1);
-	c->n = json_array_size(arr);
-	c->p = g_new(struct point, c->n + 1);
-	for (size_t i = 0; i < c->n; i++) {
-		json_t *pt = json_array_get(arr, i);
-		c->p[i].t = json_integer_value(json_array_get(pt, 0));
-		c->p[i].bytes = json_integer_value(json_array_get(pt, 1));
-	}
-	return c;
-}
-
-/* The value of the last point at or before t; false before the first. */
-static bool curve_at(const struct curve *c, int64_t t, int64_t *bytes)
-{
-	size_t lo = 0, hi = c->n; /* first point after t */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (c->p[mid].t <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
-		return false;
-	*bytes = c->p[lo - 1].bytes;
-	return true;
-}
-
-struct ev {
-	int64_t t, delta;
-};
-
-static int cmp_ev(const void *a, const void *b)
-{
-	const struct ev *x = a, *y = b;
-	return (x->t > y->t) - (x->t < y->t);
-}
 
 /* The curve of one allocator as the rules make it from the buffers. */
 static struct curve *curve_from_buffers(json_t *bufs, const char *alloc, int64_t t0)
@@ -994,7 +1172,8 @@ static int check_dump(const char *dump_path, const char *truth_path)
 static void usage(FILE *to)
 {
 	fprintf(to,
-		"usage: %s [--run N] [--skip-unrecorded] TRUTH.json REPORT.json\n"
+		"usage: %s [--run N] [--skip-unrecorded] [--curve-within PCT [--windows]] "
+		"TRUTH.json REPORT.json\n"
 		"       %s --dump RUN TRUTH.json\n",
 		PROG, PROG);
 }
@@ -1010,7 +1189,14 @@ static void help(void)
 	       "matched by (allocator, producer, alloc time, allocated bytes), a buffer\n"
 	       "whose id the report could not know by its tensor (producer:slot).\n"
 	       "--skip-unrecorded leaves out the buffers whose producer left no stats and\n"
-	       "compares buffers only.\n"
+	       "compares buffers only. --curve-within PCT compares each allocator's curve\n"
+	       "with the truth's at every instant where either changes, and accepts it if\n"
+	       "it is never more than PCT percent of the truth's peak off (for reports\n"
+	       "that estimate what the dump does not hold); the largest deviation is\n"
+	       "printed, raw and beyond the windows the report gives the births it\n"
+	       "estimated (birth_window_us: the curve may be off by those buffers' bytes\n"
+	       "there). --windows applies PCT to the deviation beyond the windows. With\n"
+	       "--skip-unrecorded the recorded buffers are compared too.\n"
 	       "\nThe second form checks the truth against its dump: every\n"
 	       "allocator_bytes_in_use is the truth curve at the execution's end, every\n"
 	       "allocation description names a truth buffer, the step bounds agree, and the\n"
@@ -1029,15 +1215,26 @@ static bool parse_run(const char *s, size_t *out)
 	return true;
 }
 
+/* A percentage, kept as a fraction. */
+static bool parse_percent(const char *s, double *out)
+{
+	char *end = NULL;
+	double v = strtod(s, &end);
+	if (end == s || *end != '\0' || !(v >= 0.0 && v <= 100.0))
+		return false;
+	*out = v / 100.0;
+	return true;
+}
+
 static int run_compare(const char *truth_path, const char *report_path, size_t run_index,
-		       bool skip_unrecorded)
+		       bool skip_unrecorded, double within, bool windows)
 {
 	json_t *truth = load_json(truth_path);
 	json_t *report = truth == NULL ? NULL : load_json(report_path);
 	int rc = EXIT_DIFFER;
 	if (report != NULL)
 		rc = compare_report(truth_path, truth, report_path, report, run_index,
-				    skip_unrecorded);
+				    skip_unrecorded, within, windows);
 	json_decref(truth);
 	json_decref(report);
 	return rc;
@@ -1050,10 +1247,14 @@ int main(int argc, char **argv)
 	    {"run", required_argument, NULL, 'r'},
 	    {"skip-unrecorded", no_argument, NULL, 's'},
 	    {"dump", required_argument, NULL, 'd'},
+	    {"curve-within", required_argument, NULL, 'w'},
+	    {"windows", no_argument, NULL, 'W'},
 	    {NULL, 0, NULL, 0},
 	};
 	size_t run_index = 0;
 	bool skip_unrecorded = false, run_given = false;
+	double within = -1;
+	bool windows = false;
 	const char *dump = NULL;
 	for (;;) {
 		int opt = getopt_long(argc, argv, "h", longopts, NULL);
@@ -1078,6 +1279,19 @@ int main(int argc, char **argv)
 		case 'd':
 			dump = optarg;
 			break;
+		case 'w':
+			if (!parse_percent(optarg, &within)) {
+				fprintf(stderr,
+					"%s: --curve-within wants a percentage in [0, 100], not "
+					"'%s'\n",
+					PROG, optarg);
+				usage(stderr);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'W':
+			windows = true;
+			break;
 		default:
 			usage(stderr);
 			return EXIT_USAGE;
@@ -1090,17 +1304,22 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (dump != NULL && (run_given || skip_unrecorded)) {
+	if (windows && within < 0) {
+		fprintf(stderr, "%s: --windows goes with --curve-within\n", PROG);
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (dump != NULL && (run_given || skip_unrecorded || within >= 0)) {
 		fprintf(stderr,
-			"%s: --dump checks every run; --run and --skip-unrecorded are "
-			"for reports\n",
+			"%s: --dump checks every run; --run, --skip-unrecorded and "
+			"--curve-within are for reports\n",
 			PROG);
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	int rc = dump != NULL
-		     ? check_dump(dump, argv[optind])
-		     : run_compare(argv[optind], argv[optind + 1], run_index, skip_unrecorded);
+	int rc = dump != NULL ? check_dump(dump, argv[optind])
+			      : run_compare(argv[optind], argv[optind + 1], run_index,
+					    skip_unrecorded, within, windows);
 	if (fclose(stdout) != 0) {
 		fprintf(stderr, "%s: cannot write standard output\n", PROG);
 		return EXIT_DIFFER;

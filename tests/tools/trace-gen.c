@@ -24,13 +24,26 @@
  * Simplified on purpose: a while-loop body is its ops alone (no Enter,
  * Merge, Switch, NextIteration or Exit, so the graph stays a DAG), cross-device
  * control edges are never made, and there is one worker (no /job:ps, no
- * RecvTensor). Every execution is recorded unless --quirks asks for what
+ * RecvTensor; --tasks makes independent replicas, not one model across
+ * tasks). Every execution is recorded unless --quirks asks for what
  * real dumps do: about 30% of _Recv executions without NodeExecStats, and a
  * Switch (one per tower, on the loss) that may record only its live output.
+ * --split-loop puts the loop body's Relu on the CPU, as TensorFlow places an
+ * op without a GPU kernel, so a _Send/_Recv pair each way runs in every
+ * iteration (and with --quirks some of those _Recv executions go unrecorded).
+ * --unrecorded-recv sets the share of unrecorded _Recv executions.
+ *
+ * For benchmarks of shapes real dumps take: --tasks N puts N worker tasks in
+ * one run, each a replica of the model on its own devices and tracer rows
+ * (1,100 tasks of one GPU: about 10,000 devices and streams), and
+ * --scope-depth D nests every node D name scopes deeper.
  *
  * --truth FILE writes what really happened to memory beside the dump, in the
  * shape of the truth files in shared/oracle/exact: per allocator the exact in-use
  * curve and its peak, and every buffer with its lifetime and aliases.
+ * --flows-truth FILE writes which execution read which: a flow per data edge
+ * and recorded consumer execution, per recorded _Recv (from its _Send), and
+ * from the _Send straight to the consumer where the _Recv left no stats.
  *
  * Exit status: 0 ok, 1 cannot write the output, 2 usage error.
  */
@@ -73,10 +86,25 @@ struct cfg {
 	double size_mb;
 	enum out_format format;
 	bool old_names;
+	bool tf13; /* TF 1.3: old names, nanosecond scheduled_micros on tracer rows */
 	const char *out;
-	bool quirks;	   /* unrecorded _Recv executions, one-slot Switch outputs */
-	const char *truth; /* where --truth writes, or NULL */
+	bool quirks;		 /* unrecorded _Recv executions, one-slot Switch outputs */
+	bool split_loop;	 /* the loop body's Relu on the CPU: transfers every iteration */
+	const char *truth;	 /* where --truth writes, or NULL */
+	const char *flows_truth; /* where --flows-truth writes, or NULL */
+	int unrecorded_recv;	 /* percent of _Recv executions without stats, -1: unset */
+	int tasks;		 /* worker tasks in one run, 0: one local task */
+	int scope_depth;	 /* name scopes above every node of the model */
 };
+
+/* The percent of _Recv executions left without stats: --unrecorded-recv,
+ * else --quirks' 30, else none. */
+static int unrecorded_percent(const struct cfg *cfg)
+{
+	if (cfg->unrecorded_recv >= 0)
+		return cfg->unrecorded_recv;
+	return cfg->quirks ? 30 : 0;
+}
 
 /* ------------------------------------------------------------------ */
 /* Random numbers                                                      */
@@ -461,8 +489,9 @@ struct model {
 	struct tmeta *outs;
 	int n_outs, cap_outs;
 	GHashTable *names;
-	int n_model; /* nodes before partitioning */
-	int *order;  /* every node once, producers first, each _Send then its _Recv */
+	const char *prefix; /* the scopes every model node sits in, or NULL */
+	int n_model;	    /* nodes before partitioning */
+	int *order;	    /* every node once, producers first, each _Send then its _Recv */
 	int n_order;
 };
 
@@ -640,9 +669,21 @@ static const char *nm(struct bld *b, const char *fmt, ...)
 	return b->buf;
 }
 
+/* A node of the model (not a _Send/_Recv of the partitioner, whose names
+ * come from their producer's): below the model's prefix, if any. */
+static int model_node(struct model *m, const char *name, int op, int dev, bool loop)
+{
+	if (m->prefix == NULL || m->count_only)
+		return node_new(m, name, op, dev, loop);
+	char *full = g_strconcat(m->prefix, name, NULL);
+	int id = node_new(m, full, op, dev, loop);
+	g_free(full);
+	return id;
+}
+
 static int add(struct bld *b, const char *name, int op, int dev, const struct ref *in, int n_in)
 {
-	int id = node_new(b->m, name, op, dev, b->in_loop);
+	int id = model_node(b->m, name, op, dev, b->in_loop);
 	for (int i = 0; i < n_in; i++)
 		node_input(b->m, id, in[i]);
 	return id;
@@ -1100,7 +1141,14 @@ static void fwd_loop(struct bld *b, struct plan *p, struct layer *l)
 	b->in_loop = true;
 	l->t[0] = op1(b, nm(b, "%s/MatMul", b->sc), OP_MATMUL, xs, IN(l->x, kr));
 	l->t[1] = op1(b, nm(b, "%s/BiasAdd", b->sc), OP_BIASADD, xs, IN(l->t[0], br));
+	/* --split-loop: as TensorFlow places an op without a GPU kernel, the
+	 * Relu runs on the CPU, so its input and output cross devices in
+	 * every iteration */
+	int dev = b->dev;
+	if (b->cfg->split_loop)
+		b->dev = 0;
 	l->t[2] = op1(b, nm(b, "%s/Relu", b->sc), OP_RELU, xs, IN(l->t[1]));
+	b->dev = dev;
 	l->y = op1(b, nm(b, "%s/add", b->sc), OP_ADD, xs, IN(l->t[2], l->x));
 	b->in_loop = false;
 }
@@ -1552,8 +1600,8 @@ static void build_targets(struct bld *b)
 		}
 		if (nd == 0)
 			continue;
-		int id = node_new(m, d == b->var_dev ? "GradientDescent" : "group_deps", OP_NOOP, d,
-				  false);
+		int id = model_node(m, d == b->var_dev ? "GradientDescent" : "group_deps", OP_NOOP,
+				    d, false);
 		for (int i = 0; i < nd; i++)
 			node_input(m, id, (struct ref){dead[i], -1});
 		m->nodes[id].target = true;
@@ -1658,11 +1706,12 @@ static void model_free(struct model *m)
 }
 
 static struct model *model_build(const struct cfg *cfg, int L, long pads, bool count_only,
-				 struct var **vars, int *n_vars)
+				 const char *prefix, struct var **vars, int *n_vars)
 {
 	struct bld b;
 	memset(&b, 0, sizeof b);
 	b.m = model_new(count_only);
+	b.m->prefix = prefix != NULL ? tl_arena_strdup(b.m->arena, prefix) : NULL;
 	b.cfg = cfg;
 	b.n_dev = 1 + cfg->gpus;
 	model_params(&b);
@@ -1679,7 +1728,7 @@ static struct model *model_build(const struct cfg *cfg, int L, long pads, bool c
 
 static long count_nodes(const struct cfg *cfg, int L)
 {
-	struct model *m = model_build(cfg, L, 0, true, NULL, NULL);
+	struct model *m = model_build(cfg, L, 0, true, NULL, NULL, NULL);
 	long n = m->n_nodes;
 	model_free(m);
 	return n;
@@ -1739,6 +1788,7 @@ struct pbuf {
 
 struct gen {
 	struct cfg cfg;
+	int task; /* --tasks: this worker task, else -1 */
 	struct model *m;
 	struct var *vars;
 	int n_vars;
@@ -1771,6 +1821,15 @@ static const char *astrf(tl_arena *a, const char *fmt, ...)
 	return r;
 }
 
+/* A stream of this generator's own: with --tasks each task draws its own
+ * threads, timings and memory (its replica of the model is the same). */
+static uint64_t gen_seed(const struct gen *g, uint64_t tag, uint64_t index)
+{
+	if (g->task >= 0)
+		index |= (uint64_t)(g->task + 1) << 32;
+	return stream_seed(g->cfg.seed, tag, index);
+}
+
 static uint32_t fresh_tid(uint64_t *r, const uint32_t *used, int n_used)
 {
 	for (;;) {
@@ -1787,19 +1846,23 @@ static void devices_init(struct gen *g)
 {
 	tl_arena *a = g->m->arena;
 	bool old = g->cfg.old_names;
-	uint64_t r = stream_seed(g->cfg.seed, TAG_DEVICES, 0);
+	uint64_t r = gen_seed(g, TAG_DEVICES, 0);
 	uint32_t used[MAX_DEV * MAX_THREADS];
 	int n_used = 0;
+	/* a worker task names its tracer's rows after itself too, so that
+	 * tasks do not share them */
+	const char *job = "/job:localhost/replica:0/task:0";
+	const char *tracer = "";
+	if (g->task >= 0)
+		job = tracer = astrf(a, "/job:worker/replica:0/task:%d", g->task);
 	g->n_dev = 1 + g->cfg.gpus;
 	for (int d = 0; d < g->n_dev; d++) {
 		struct devinfo *di = &g->dev[d];
 		int gpu = d - 1;
 		if (d == 0)
-			di->name = old ? "/job:localhost/replica:0/task:0/cpu:0"
-				       : "/job:localhost/replica:0/task:0/device:CPU:0";
+			di->name = astrf(a, "%s/%s", job, old ? "cpu:0" : "device:CPU:0");
 		else
-			di->name = astrf(a, "/job:localhost/replica:0/task:0/%s:%d",
-					 old ? "gpu" : "device:GPU", gpu);
+			di->name = astrf(a, "%s/%s:%d", job, old ? "gpu" : "device:GPU", gpu);
 		di->incarnation = (int64_t)splitmix(&r);
 		di->n_thr = d == 0 ? (int)rnd(&r, 4, MAX_THREADS) : (int)rnd(&r, 2, 4);
 		for (int i = 0; i < di->n_thr; i++) {
@@ -1820,9 +1883,10 @@ static void devices_init(struct gen *g)
 		di->s_dtoh = base + 14;
 		di->s_dtod = base + 15;
 		di->stream_prefix =
-		    astrf(a, old ? "/gpu:%d/stream:" : "/device:GPU:%d/stream:", gpu);
-		di->memcpy_dev = astrf(a, old ? "/gpu:%d/memcpy" : "/device:GPU:%d/memcpy", gpu);
-		di->sync_dev = astrf(a, "/device:GPU:%d/sync", gpu);
+		    astrf(a, old ? "%s/gpu:%d/stream:" : "%s/device:GPU:%d/stream:", tracer, gpu);
+		di->memcpy_dev =
+		    astrf(a, old ? "%s/gpu:%d/memcpy" : "%s/device:GPU:%d/memcpy", tracer, gpu);
+		di->sync_dev = astrf(a, "%s/device:GPU:%d/sync", tracer, gpu);
 	}
 	g->n_alloc = g->n_dev + 1;
 	g->alloc_name[ALLOC_CPU] = "cpu";
@@ -1895,13 +1959,15 @@ static void partition(struct gen *g)
 				t.dtype = F32;
 			bool host = dtype_is_int(t.dtype);
 			const char *src = m->nodes[r.node].name;
+			/* an edge inside a loop body is sent every iteration */
+			bool in_loop = m->nodes[r.node].loop && m->nodes[c].loop;
 			int send = node_new(m, astrf(m->arena, "%s/_%d", src, counter),
 					    host && is_gpu(src_dev) ? OP_HOSTSEND : OP_SEND,
-					    src_dev, false);
+					    src_dev, in_loop);
 			node_input(m, send, r);
 			int recv = node_new(m, astrf(m->arena, "%s/_%d", src, counter + 1),
 					    host && is_gpu(dst_dev) ? OP_HOSTRECV : OP_RECV,
-					    dst_dev, false);
+					    dst_dev, in_loop);
 			node_output(m, recv, t.dtype, t.shape);
 			counter += 2;
 			const char *tn = astrf(m->arena, "edge_%d_%s", ri + 1, src);
@@ -1931,16 +1997,20 @@ static void push_order(struct model *m, int n)
 	m->order[m->n_order++] = n;
 }
 
-static void push_sends(struct model *m, int n)
+/* A node's _Send/_Recv pairs, those inside its loop body or the others. */
+static void push_sends(struct model *m, int n, bool in_loop)
 {
 	for (int s = m->nodes[n].first_send; s >= 0; s = m->nodes[s].next_send) {
+		if (m->nodes[s].loop != in_loop)
+			continue;
 		push_order(m, s);
 		push_order(m, m->nodes[s].peer);
 	}
 }
 
 /* Loop bodies are runs of consecutive loop nodes. The order lists each node
- * once, a body's nodes together, and a node's _Send/_Recv pairs right after
+ * once, a body's nodes together (each followed by the pairs it sends inside
+ * the body, --split-loop), and a node's other _Send/_Recv pairs right after
  * it (after the whole body for body nodes: they send the last iteration). */
 static void make_order(struct model *m)
 {
@@ -1953,6 +2023,15 @@ static void make_order(struct model *m)
 		for (int k = first; k <= n; k++) {
 			m->nodes[k].run_first = first;
 			m->nodes[k].run_last = n;
+			for (int t = m->nodes[k].first_send; t >= 0; t = m->nodes[t].next_send) {
+				if (!m->nodes[t].loop)
+					continue;
+				int pair[2] = {t, m->nodes[t].peer};
+				for (int j = 0; j < 2; j++) {
+					m->nodes[pair[j]].run_first = first;
+					m->nodes[pair[j]].run_last = n;
+				}
+			}
 		}
 	}
 	m->order = g_new(int, m->n_nodes);
@@ -1961,15 +2040,17 @@ static void make_order(struct model *m)
 		struct node *x = &m->nodes[n];
 		if (x->loop) {
 			int first = x->run_first, last = x->run_last;
-			for (int k = first; k <= last; k++)
+			for (int k = first; k <= last; k++) {
 				push_order(m, k);
+				push_sends(m, k, true);
+			}
 			for (int k = first; k <= last; k++)
-				push_sends(m, k);
+				push_sends(m, k, false);
 			n = last;
 			continue;
 		}
 		push_order(m, n);
-		push_sends(m, n);
+		push_sends(m, n, false);
 	}
 }
 
@@ -2155,6 +2236,11 @@ static int64_t max64(int64_t a, int64_t b)
 	return a > b ? a : b;
 }
 
+static int64_t min64(int64_t a, int64_t b)
+{
+	return a < b ? a : b;
+}
+
 static int64_t work_bytes(const struct model *m, const struct node *n)
 {
 	int64_t out = 0, in = 0;
@@ -2316,10 +2402,14 @@ static void run_recv(struct gen *g, struct step *st, int ei)
 	uint64_t *r = &st->rng;
 	struct exec *e = EXEC(st, ei);
 	const struct node *n = &m->nodes[e->node];
-	const struct exec *s = EXEC(st, st->exec_of[m->nodes[n->peer].exec_off]);
+	const struct exec *s = EXEC(st, st->exec_of[m->nodes[n->peer].exec_off + e->iter]);
 	struct devrun *dr = &st->dr[n->dev];
 	const struct devinfo *di = &g->dev[n->dev];
 	int64_t floor = dr->src_end;
+	/* inside a loop (--split-loop) iteration k waits for its frame to get
+	 * there, after iteration k - 1 */
+	if (e->iter > 0)
+		floor = EXEC(st, st->exec_of[n->exec_off + e->iter - 1])->end;
 	int64_t span = max64(0, s->start - floor);
 	int64_t u = rnd(r, 0, 1000);
 	e->sched = floor + span * (u * u / 1000) / 1000 + rnd(r, 0, 800);
@@ -2447,10 +2537,22 @@ static void schedule(struct gen *g, struct step *st)
 			continue;
 		}
 		int first = x->run_first, last = x->run_last;
-		for (int k = 0; k < K; k++)
-			for (int b = first; b <= last; b++)
+		for (int k = 0; k < K; k++) {
+			for (int b = first; b <= last; b++) {
 				run_exec(g, st, b, k);
-		i += last - first;
+				for (int t = m->nodes[b].first_send; t >= 0;
+				     t = m->nodes[t].next_send) {
+					if (!m->nodes[t].loop)
+						continue;
+					run_exec(g, st, t, k);
+					run_exec(g, st, m->nodes[t].peer, k);
+				}
+			}
+		}
+		/* the body and the pairs it sends inside it */
+		while (i + 1 < m->n_order && m->nodes[m->order[i + 1]].loop &&
+		       m->nodes[m->order[i + 1]].run_first == first)
+			i++;
 	}
 	/* the step ends when the last op of any device does; TF<1.4 also
 	 * recorded each partition's _SINK */
@@ -2799,7 +2901,7 @@ static void in_use(struct gen *g, struct step *st)
 
 static void memory(struct gen *g, struct step *st)
 {
-	uint64_t r = stream_seed(g->cfg.seed, TAG_MEMORY, (uint64_t)st->index);
+	uint64_t r = gen_seed(g, TAG_MEMORY, (uint64_t)st->index);
 	assign_buffers(g, st, &r);
 	free_times(g, st);
 	assign_ids(g, st);
@@ -2814,14 +2916,15 @@ static void memory(struct gen *g, struct step *st)
  * of their own, so the run without --quirks is unchanged. */
 static void quirks(struct gen *g, struct step *st)
 {
-	if (!g->cfg.quirks)
+	int pct = unrecorded_percent(&g->cfg);
+	if (!g->cfg.quirks && pct == 0)
 		return;
-	uint64_t r = stream_seed(g->cfg.seed, TAG_QUIRK, (uint64_t)st->index);
+	uint64_t r = gen_seed(g, TAG_QUIRK, (uint64_t)st->index);
 	for (guint i = 0; i < st->execs->len; i++) {
 		struct exec *e = EXEC(st, i);
 		const struct node *x = &g->m->nodes[e->node];
 		if (x->op == OP_RECV && !x->client)
-			e->unrecorded = chance(&r, 30);
+			e->unrecorded = chance(&r, pct);
 		else if (x->op == OP_SWITCH && chance(&r, 50))
 			e->only_slot = 1;
 	}
@@ -3396,6 +3499,8 @@ static Tensorflow__NodeExecStats *kern_pb(struct gen *g, struct step *st, const 
 	const struct exec *e = EXEC(st, k->exec);
 	const struct node *x = &g->m->nodes[e->node];
 	Tensorflow__NodeExecStats *ns = tracer_ns(st->arena, x->annot, k->start, k->end);
+	if (g->cfg.tf13)
+		ns->scheduled_micros = min64(e->op_start, k->start);
 	const char *kname = OPS[x->op].kernels[k->k];
 	char tail[64] = "";
 	if (!g->cfg.old_names) {
@@ -3429,6 +3534,8 @@ static Tensorflow__NodeExecStats *mcpy_pb(struct gen *g, struct step *st, const 
 	if (g->cfg.old_names) {
 		ns = tracer_ns(a, astrf(a, "%s:MEMCPY%s", x->tensor_name, COPY_KIND[c->kind]),
 			       c->start, c->end);
+		if (g->cfg.tf13)
+			ns->scheduled_micros = min64(e->op_start, c->start);
 		ns->timeline_label =
 		    (char *)astrf(a, "MEMCPY%s %" PRId64 " bytes %s", COPY_KIND[c->kind], c->bytes,
 				  COPY_WHAT[c->kind]);
@@ -3628,7 +3735,7 @@ static struct step *step_run(struct gen *g, int index, int total_execs)
 {
 	struct step *st = g_new0(struct step, 1);
 	st->index = index;
-	st->rng = stream_seed(g->cfg.seed, TAG_STEP, (uint64_t)index);
+	st->rng = gen_seed(g, TAG_STEP, (uint64_t)index);
 	st->t0 = g->t_next;
 	st->step_id = g->step_id + index;
 	st->exec_of = g_new(int, total_execs > 0 ? total_execs : 1);
@@ -3951,6 +4058,28 @@ static json_t *truth_args(const struct gen *g, const struct step *st)
 	json_object_set_new(o, "format", json_string(fmt[cfg->format]));
 	json_object_set_new(o, "old_names", json_boolean(cfg->old_names));
 	json_object_set_new(o, "quirks", json_boolean(cfg->quirks));
+	/* these absent when unset: older truths stay byte for byte */
+	if (cfg->split_loop)
+		json_object_set_new(o, "split_loop", json_true());
+	if (cfg->unrecorded_recv >= 0)
+		json_object_set_new(o, "unrecorded_recv", jint(cfg->unrecorded_recv));
+	if (cfg->scope_depth > 0)
+		json_object_set_new(o, "scope_depth", jint(cfg->scope_depth));
+	return o;
+}
+
+/* What every truth object of a step opens with: its format, the options
+ * that made it and the rules it follows. */
+static json_t *truth_head(const struct gen *g, const struct step *st, const char *format,
+			  const char *const *semantics, size_t n)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "format", json_string(format));
+	json_object_set_new(o, "args", truth_args(g, st));
+	json_t *sem = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(sem, json_string(semantics[i]));
+	json_object_set_new(o, "semantics", sem);
 	return o;
 }
 
@@ -3986,13 +4115,7 @@ static json_t *truth_step(const struct gen *g, const struct step *st)
 	struct truth_ctx c;
 	truth_ctx_init(&c, g, st);
 	int64_t t0 = step_start_micros(st);
-	json_t *o = json_object();
-	json_object_set_new(o, "format", json_string(TRUTH_FORMAT));
-	json_object_set_new(o, "args", truth_args(g, st));
-	json_t *sem = json_array();
-	for (size_t i = 0; i < G_N_ELEMENTS(SEMANTICS); i++)
-		json_array_append_new(sem, json_string(SEMANTICS[i]));
-	json_object_set_new(o, "semantics", sem);
+	json_t *o = truth_head(g, st, TRUTH_FORMAT, SEMANTICS, G_N_ELEMENTS(SEMANTICS));
 	json_object_set_new(o, "step_start_micros", jint(t0));
 	json_object_set_new(o, "step_end_micros", jint(st->us_end));
 	json_object_set_new(o, "summary", truth_summary(&c));
@@ -4018,6 +4141,124 @@ static json_t *truth_step(const struct gen *g, const struct step *st)
 }
 
 /* ------------------------------------------------------------------ */
+/* The flow truth (--flows-truth): which execution read which          */
+
+#define FLOWS_FORMAT "trace-gen flow truth, version 1"
+
+static const char *const FLOW_SEMANTICS[] = {
+    "One flow per data edge of the partition graphs (NodeDef inputs without '^') and "
+    "execution of its consumer that has NodeExecStats: from the producer execution it read "
+    "to that consumer execution (kind \"data\").",
+    "One flow per recorded _Recv execution from the _Send execution that delivered its "
+    "tensor (kind \"transfer\"; the two ends are on different devices).",
+    "A data edge from a _Recv execution that has no NodeExecStats (--quirks) becomes a flow "
+    "from the _Send execution that delivered its tensor straight to the consumer execution "
+    "(kind \"unrecorded_recv\", with \"recv\" naming the _Recv node).",
+    "An end is [device, node_name, k]: device as the dump writes it, k the rank of the "
+    "execution among the recorded executions of that node (by all_start), from 0.",
+    "Which producer execution a consumer execution read follows the loop rule of the memory "
+    "truth: the same iteration when both ran as often, the only one when the producer ran "
+    "once, the last one when the consumer ran once.",
+    "cross_device: the two ends are on different devices.",
+};
+
+static gint cmp_exec_start(gconstpointer a, gconstpointer b, gpointer data)
+{
+	const struct step *st = data;
+	const struct exec *x = EXEC(st, *(const int *)a), *y = EXEC(st, *(const int *)b);
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->iter > y->iter) - (x->iter < y->iter);
+}
+
+/* Rank of each recorded execution among the recorded executions of its
+ * node, by start (iterations break ties); -1 for unrecorded ones. */
+static int *recorded_ranks(const struct gen *g, const struct step *st)
+{
+	const struct model *m = g->m;
+	int *rank = g_new(int, st->execs->len + 1);
+	GArray *list = g_array_new(FALSE, FALSE, sizeof(int));
+	for (int n = 0; n < m->n_nodes; n++) {
+		const struct node *x = &m->nodes[n];
+		g_array_set_size(list, 0);
+		for (int k = 0; k < n_exec_of(g, x); k++) {
+			int ei = st->exec_of[x->exec_off + k];
+			rank[ei] = -1;
+			if (!EXEC(st, ei)->unrecorded)
+				g_array_append_val(list, ei);
+		}
+		g_array_sort_with_data(list, cmp_exec_start, (gpointer)st);
+		for (guint i = 0; i < list->len; i++)
+			rank[g_array_index(list, int, i)] = (int)i;
+	}
+	g_array_free(list, TRUE);
+	return rank;
+}
+
+static json_t *flow_end(const struct gen *g, const struct step *st, const int *rank, int ei)
+{
+	const struct node *x = &g->m->nodes[EXEC(st, ei)->node];
+	return json_pack("[s,s,i]", g->dev[x->dev].name, x->name, rank[ei]);
+}
+
+static void flow_add(json_t *flows, const struct gen *g, const struct step *st, const int *rank,
+		     int src, int dst, const char *kind, const char *recv, int *counts)
+{
+	const struct model *m = g->m;
+	bool cross = m->nodes[EXEC(st, src)->node].dev != m->nodes[EXEC(st, dst)->node].dev;
+	json_t *f = json_pack("{s:o,s:o,s:s,s:b}", "src", flow_end(g, st, rank, src), "dst",
+			      flow_end(g, st, rank, dst), "kind", kind, "cross_device", cross);
+	if (recv != NULL)
+		json_object_set_new(f, "recv", json_string(recv));
+	json_array_append_new(flows, f);
+	counts[0]++;
+	counts[1] += cross;
+	counts[2] += recv != NULL;
+}
+
+/* The _Send execution that delivered the tensor of _Recv execution ri. */
+static int sender_exec(const struct gen *g, const struct step *st, int ri)
+{
+	const struct exec *r = EXEC(st, ri);
+	return producer_exec(g, st, g->m->nodes[r->node].peer, r->node, r->iter);
+}
+
+static json_t *flows_step(const struct gen *g, const struct step *st)
+{
+	const struct model *m = g->m;
+	int *rank = recorded_ranks(g, st);
+	int counts[3] = {0, 0, 0};
+	json_t *flows = json_array();
+	for (guint i = 0; i < st->execs->len; i++) {
+		const struct exec *e = EXEC(st, i);
+		const struct node *x = &m->nodes[e->node];
+		if (e->unrecorded)
+			continue;
+		if (op_is_recv(x->op) && !x->client)
+			flow_add(flows, g, st, rank, sender_exec(g, st, (int)i), (int)i, "transfer",
+				 NULL, counts);
+		for (int k = 0; k < x->n_in; k++) {
+			struct ref in = m->refs[x->in_off + k];
+			if (in.port < 0)
+				continue;
+			int p = producer_exec(g, st, in.node, e->node, e->iter);
+			if (EXEC(st, p)->unrecorded)
+				flow_add(flows, g, st, rank, sender_exec(g, st, p), (int)i,
+					 "unrecorded_recv", m->nodes[in.node].name, counts);
+			else
+				flow_add(flows, g, st, rank, p, (int)i, "data", NULL, counts);
+		}
+	}
+	g_free(rank);
+	json_t *o = truth_head(g, st, FLOWS_FORMAT, FLOW_SEMANTICS, G_N_ELEMENTS(FLOW_SEMANTICS));
+	json_object_set_new(o, "summary",
+			    json_pack("{s:i,s:i,s:i}", "flows", counts[0], "cross_device",
+				      counts[1], "unrecorded_recv", counts[2]));
+	json_object_set_new(o, "flows", flows);
+	return o;
+}
+
+/* ------------------------------------------------------------------ */
 /* The generator                                                       */
 
 struct result {
@@ -4025,6 +4266,7 @@ struct result {
 	long ops;
 	size_t node_stats;
 	json_t *truth; /* --truth: one object per step */
+	json_t *flows; /* --flows-truth: one object per step */
 };
 
 static void gen_free(struct gen *g)
@@ -4038,15 +4280,30 @@ static void gen_free(struct gen *g)
 	g_free(g);
 }
 
-static struct gen *gen_new(const struct cfg *cfg, long ops, long *min_ops)
+/* The name scopes above every model node: "worker_K/" for a task of
+ * --tasks, then --scope-depth levels "block_1/block_2/.../"; NULL for none. */
+static char *model_prefix(const struct cfg *cfg, int task)
 {
-	int L = layers_for(cfg, ops, min_ops);
-	if (L < 0)
+	if (task < 0 && cfg->scope_depth == 0)
 		return NULL;
-	long pads = ops - count_nodes(cfg, L);
+	GString *s = g_string_new(NULL);
+	if (task >= 0)
+		g_string_append_printf(s, "worker_%d/", task);
+	for (int i = 1; i <= cfg->scope_depth; i++)
+		g_string_append_printf(s, "block_%d/", i);
+	return g_string_free(s, FALSE);
+}
+
+/* The generator of one task (-1: the one local task) for a model of L
+ * layers and `pads` extra nodes. */
+static struct gen *gen_new(const struct cfg *cfg, int L, long pads, int task)
+{
 	struct gen *g = g_new0(struct gen, 1);
 	g->cfg = *cfg;
-	g->m = model_build(cfg, L, pads, false, &g->vars, &g->n_vars);
+	g->task = task;
+	char *prefix = model_prefix(cfg, task);
+	g->m = model_build(cfg, L, pads, false, prefix, &g->vars, &g->n_vars);
+	g_free(prefix);
 	devices_init(g);
 	partition(g);
 	make_order(g->m);
@@ -4115,33 +4372,79 @@ static int emit_step(struct gen *g, Tensorflow__RunMetadata *rm, GByteArray *out
 
 enum { GEN_OK = 0, GEN_TOO_FEW = -1, GEN_TOO_BIG = -2 };
 
-/* Generates every step of the run with `ops` graph nodes into r->bytes. */
+/* One run of all tasks, as the master of a distributed step gathers it:
+ * every task's step stats and partition graphs in task order. The arrays
+ * live in `a`; the messages stay those of each task's step. */
+static Tensorflow__RunMetadata *runs_join(tl_arena *a, Tensorflow__RunMetadata *const *rms, int n)
+{
+	size_t n_dev = 0, n_graphs = 0;
+	for (int t = 0; t < n; t++) {
+		n_dev += rms[t]->step_stats->n_dev_stats;
+		n_graphs += rms[t]->n_partition_graphs;
+	}
+	Tensorflow__RunMetadata *rm =
+	    PB_NEW(a, Tensorflow__RunMetadata, TENSORFLOW__RUN_METADATA__INIT);
+	rm->step_stats = PB_NEW(a, Tensorflow__StepStats, TENSORFLOW__STEP_STATS__INIT);
+	rm->step_stats->dev_stats =
+	    tl_arena_alloc(a, sizeof *rm->step_stats->dev_stats * (n_dev + 1));
+	rm->partition_graphs = tl_arena_alloc(a, sizeof *rm->partition_graphs * (n_graphs + 1));
+	for (int t = 0; t < n; t++) {
+		const Tensorflow__StepStats *ss = rms[t]->step_stats;
+		for (size_t i = 0; i < ss->n_dev_stats; i++)
+			rm->step_stats->dev_stats[rm->step_stats->n_dev_stats++] = ss->dev_stats[i];
+		for (size_t i = 0; i < rms[t]->n_partition_graphs; i++)
+			rm->partition_graphs[rm->n_partition_graphs++] =
+			    rms[t]->partition_graphs[i];
+	}
+	return rm;
+}
+
+/* Generates every step of the run with `ops` graph nodes (per task) into
+ * r->bytes. */
 static int generate(const struct cfg *cfg, long ops, struct result *res, long *min_ops)
 {
-	int rc = GEN_OK;
-	struct gen *g = gen_new(cfg, ops, min_ops);
-	if (g == NULL)
+	int L = layers_for(cfg, ops, min_ops);
+	if (L < 0)
 		return GEN_TOO_FEW;
-	int n_exec = total_execs(g);
+	long pads = ops - count_nodes(cfg, L);
+	int rc = GEN_OK;
+	int n_gen = cfg->tasks > 0 ? cfg->tasks : 1;
+	struct gen **gens = g_new(struct gen *, n_gen);
+	for (int t = 0; t < n_gen; t++)
+		gens[t] = gen_new(cfg, L, pads, cfg->tasks > 0 ? t : -1);
 	res->bytes = g_byte_array_new();
-	res->ops = g->m->n_model;
+	res->ops = gens[0]->m->n_model;
 	res->node_stats = 0;
 	json_decref(res->truth);
 	res->truth = cfg->truth != NULL ? json_array() : NULL;
-	for (int s = 0; s < cfg->steps; s++) {
-		struct step *st = step_run(g, s, n_exec);
-		size_t ns = 0;
-		Tensorflow__RunMetadata *rm = step_pb(g, st, &ns);
-		res->node_stats += ns;
+	json_decref(res->flows);
+	res->flows = cfg->flows_truth != NULL ? json_array() : NULL;
+	struct step **st = g_new(struct step *, n_gen);
+	Tensorflow__RunMetadata **rms = g_new(Tensorflow__RunMetadata *, n_gen);
+	for (int s = 0; s < cfg->steps && rc == GEN_OK; s++) {
+		for (int t = 0; t < n_gen; t++) {
+			size_t ns = 0;
+			st[t] = step_run(gens[t], s, total_execs(gens[t]));
+			rms[t] = step_pb(gens[t], st[t], &ns);
+			res->node_stats += ns;
+		}
+		/* --truth and --flows-truth are of the one local task */
 		if (res->truth != NULL)
-			json_array_append_new(res->truth, truth_step(g, st));
-		if (emit_step(g, rm, res->bytes) < 0)
+			json_array_append_new(res->truth, truth_step(gens[0], st[0]));
+		if (res->flows != NULL)
+			json_array_append_new(res->flows, flows_step(gens[0], st[0]));
+		Tensorflow__RunMetadata *rm =
+		    n_gen == 1 ? rms[0] : runs_join(st[0]->arena, rms, n_gen);
+		if (emit_step(gens[0], rm, res->bytes) < 0)
 			rc = GEN_TOO_BIG;
-		step_free(st);
-		if (rc != GEN_OK)
-			break;
+		for (int t = 0; t < n_gen; t++)
+			step_free(st[t]);
 	}
-	gen_free(g);
+	g_free(st);
+	g_free(rms);
+	for (int t = 0; t < n_gen; t++)
+		gen_free(gens[t]);
+	g_free(gens);
 	return rc;
 }
 
@@ -4150,10 +4453,12 @@ static int generate(const struct cfg *cfg, long ops, struct result *res, long *m
 
 /* Output bytes grow almost linearly with the node count (names lengthen a
  * little): fit a line through two small runs, generate at its estimate, and
- * refit with that run while still off by over 3%. */
+ * refit with that run while still off by over 3%. The first run has 2000
+ * nodes in all steps and tasks together, so that it stays small. */
 static void generate_size(const struct cfg *cfg, double target, struct result *res, long *min_ops)
 {
-	long n0 = 2000, n1;
+	long copies = (long)cfg->steps * (cfg->tasks > 0 ? cfg->tasks : 1);
+	long n0 = 2000 / copies, n1;
 	if (generate(cfg, n0, res, min_ops) < 0) {
 		n0 = *min_ops;
 		generate(cfg, n0, res, min_ops);
@@ -4200,20 +4505,46 @@ static const char USAGE[] =
     "                       --format=tfrecord (default 1)\n"
     "  --loop K             a while-loop body in the model runs K times per step\n"
     "                       (default 1: no loop)\n"
-    "  --size-mb M          grow --ops until the output is about M MB (10^6 bytes)\n"
+    "  --size-mb M          grow --ops until the output is about M MB (10^6 bytes),\n"
+    "                       all steps and tasks together\n"
     "  --format F           binary (RunMetadata wire format, default), text\n"
     "                       (protobuf text format) or tfrecord (one record per step)\n"
     "  --old-names          TensorFlow < 1.4 names: /cpu:0, /gpu:0/stream:12, no\n"
     "                       nanosecond fields, _SINK stats, client _Send/_Recv feeds\n"
+    "  --tf13               TensorFlow 1.3 as its tfprof test data shows: --old-names,\n"
+    "                       and the GPU tracer's records (/gpu:0/stream:N, stream:all,\n"
+    "                       memcpy) carry the launch time in nanoseconds in their\n"
+    "                       scheduled_micros field\n"
     "  --quirks             what real dumps do: about 30% of _Recv executions leave\n"
     "                       no NodeExecStats (their buffers still count in every\n"
     "                       allocator_bytes_in_use), and a Switch on the loss may\n"
     "                       record only its output slot 1\n"
+    "  --split-loop         the while-loop body's Relu runs on the CPU (as TensorFlow\n"
+    "                       places an op without a GPU kernel), so a _Send/_Recv pair\n"
+    "                       each way runs every iteration; with --quirks some of\n"
+    "                       those _Recv executions leave no stats too\n"
+    "  --unrecorded-recv P  P% (0..100) of _Recv executions leave no NodeExecStats\n"
+    "                       (their buffers still count); with --quirks it replaces\n"
+    "                       the 30%\n"
+    "  --tasks N            N worker tasks (1..100000) in one run, as a distributed\n"
+    "                       master gathers them: task K's devices are\n"
+    "                       /job:worker/replica:0/task:K/device:..., its GPU tracer's\n"
+    "                       rows /job:worker/replica:0/task:K/device:GPU:0/stream:7,\n"
+    "                       its nodes under the scope worker_K/; each task runs its\n"
+    "                       own replica of the model (--ops and --size-mb: per task\n"
+    "                       and in all), with its own timings; no --truth\n"
+    "  --scope-depth D      every node of the model under D (1..40) more name\n"
+    "                       scopes: block_1/block_2/.../block_D/\n"
     "  --truth FILE         also write the run's true memory behaviour as JSON, in\n"
     "                       the shape of shared/oracle/exact/*.truth.json: per\n"
     "                       allocator the exact in-use curve and peak, every buffer\n"
     "                       with its lifetime and aliases; one object, or with\n"
     "                       --steps S > 1 an array of S objects, one per step\n"
+    "  --flows-truth FILE   also write which execution read which as JSON: one flow per\n"
+    "                       data edge and consumer execution (from the producer\n"
+    "                       execution it read), per recorded _Recv (from its _Send),\n"
+    "                       and, where a _Recv was not recorded, from its _Send\n"
+    "                       straight to the consumer; shaped like --truth\n"
     "  -o, --output FILE    write FILE instead of standard output ('.gz' compresses)\n"
     "  -v, --verbose        print what was generated to standard error\n"
     "  -h, --help           show this help\n"
@@ -4313,10 +4644,26 @@ static void parse_args(const tl_cli *cli, int argc, char **argv, struct cfg *cfg
 						   v);
 		} else if (strcmp(opt, "--old-names") == 0 && eq == NULL) {
 			cfg->old_names = true;
+		} else if (strcmp(opt, "--tf13") == 0 && eq == NULL) {
+			cfg->old_names = true;
+			cfg->tf13 = true;
 		} else if (strcmp(opt, "--quirks") == 0 && eq == NULL) {
 			cfg->quirks = true;
+		} else if (strcmp(opt, "--split-loop") == 0 && eq == NULL) {
+			cfg->split_loop = true;
+		} else if (strcmp(opt, "--unrecorded-recv") == 0) {
+			cfg->unrecorded_recv = (int)parse_long(
+			    cli, opt, need_value(cli, argc, argv, &i, opt, eq), 0, 100);
+		} else if (strcmp(opt, "--tasks") == 0) {
+			cfg->tasks = (int)parse_long(
+			    cli, opt, need_value(cli, argc, argv, &i, opt, eq), 1, 100000);
+		} else if (strcmp(opt, "--scope-depth") == 0) {
+			cfg->scope_depth = (int)parse_long(
+			    cli, opt, need_value(cli, argc, argv, &i, opt, eq), 1, 40);
 		} else if (strcmp(opt, "--truth") == 0) {
 			cfg->truth = need_value(cli, argc, argv, &i, opt, eq);
+		} else if (strcmp(opt, "--flows-truth") == 0) {
+			cfg->flows_truth = need_value(cli, argc, argv, &i, opt, eq);
 		} else if (strcmp(opt, "-o") == 0 || strcmp(opt, "--output") == 0) {
 			cfg->out = need_value(cli, argc, argv, &i, opt, eq);
 		} else if ((strcmp(opt, "-v") == 0 || strcmp(opt, "--verbose") == 0) &&
@@ -4334,23 +4681,35 @@ static void parse_args(const tl_cli *cli, int argc, char **argv, struct cfg *cfg
 				   "--steps %d needs --format=tfrecord (binary and text hold "
 				   "one run)",
 				   cfg->steps);
+	if (cfg->tasks > 0 && (cfg->truth != NULL || cfg->flows_truth != NULL))
+		tl_cli_usage_error(cli, "--tasks does not write %s (it holds one task's truth)",
+				   cfg->truth != NULL ? "--truth" : "--flows-truth");
 	bool out_stdout = cfg->out == NULL || strcmp(cfg->out, "-") == 0;
 	if (cfg->truth != NULL && strcmp(cfg->truth, "-") == 0 && out_stdout)
 		tl_cli_usage_error(cli, "--truth - and the run cannot both go to standard output");
 	if (cfg->truth != NULL && cfg->out != NULL && strcmp(cfg->truth, cfg->out) == 0 &&
 	    !out_stdout)
 		tl_cli_usage_error(cli, "--truth '%s' is also the output", cfg->truth);
+	const char *ft = cfg->flows_truth;
+	if (ft != NULL && strcmp(ft, "-") == 0 &&
+	    (out_stdout || (cfg->truth != NULL && strcmp(cfg->truth, "-") == 0)))
+		tl_cli_usage_error(cli, "--flows-truth - and another output cannot both go to "
+					"standard output");
+	if (ft != NULL && strcmp(ft, "-") != 0 &&
+	    ((cfg->out != NULL && strcmp(ft, cfg->out) == 0) ||
+	     (cfg->truth != NULL && strcmp(ft, cfg->truth) == 0)))
+		tl_cli_usage_error(cli, "--flows-truth '%s' is also another output", ft);
 }
 
 /* One truth object for one step, else the array of them. */
-static int write_truth(const tl_cli *cli, const struct cfg *cfg, json_t *truth)
+static int write_truth(const tl_cli *cli, const char *path, json_t *truth, size_t flags)
 {
 	json_t *doc = json_array_size(truth) == 1 ? json_array_get(truth, 0) : truth;
-	char *text = json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+	char *text = json_dumps(doc, flags | JSON_PRESERVE_ORDER);
 	tl_output *o = NULL;
 	tl_error err;
 	int rc = TL_EXIT_OK;
-	if (tl_output_open(&o, cfg->truth, false, NULL, 0, &err) < 0) {
+	if (tl_output_open(&o, path, false, NULL, 0, &err) < 0) {
 		tl_cli_error(cli, "%s", err.msg);
 		rc = TL_EXIT_INPUT;
 	} else {
@@ -4362,6 +4721,70 @@ static int write_truth(const tl_cli *cli, const struct cfg *cfg, json_t *truth)
 		}
 	}
 	free(text);
+	return rc;
+}
+
+/* A step's flow truth with one flow a line: a 100 MB run has a million of
+ * them, which an indented dump would triple in size. */
+static void flows_text(GString *s, json_t *step)
+{
+	g_string_append_c(s, '{');
+	const char *key;
+	json_t *v;
+	bool first = true;
+	json_object_foreach(step, key, v)
+	{
+		json_t *ks = json_string(key);
+		char *k = json_dumps(ks, JSON_ENCODE_ANY);
+		g_string_append_printf(s, "%s\n%s: ", first ? "" : ",", k);
+		free(k);
+		json_decref(ks);
+		first = false;
+		if (strcmp(key, "flows") != 0) {
+			char *t =
+			    json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+			g_string_append(s, t);
+			free(t);
+			continue;
+		}
+		g_string_append_c(s, '[');
+		for (size_t i = 0; i < json_array_size(v); i++) {
+			char *t =
+			    json_dumps(json_array_get(v, i), JSON_COMPACT | JSON_PRESERVE_ORDER);
+			g_string_append_printf(s, "%s\n%s", i > 0 ? "," : "", t);
+			free(t);
+		}
+		g_string_append(s, "\n]");
+	}
+	g_string_append(s, "\n}");
+}
+
+static int write_flows(const tl_cli *cli, const char *path, json_t *flows)
+{
+	GString *s = g_string_new(NULL);
+	size_t n = json_array_size(flows);
+	if (n != 1)
+		g_string_append(s, "[\n");
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0)
+			g_string_append(s, ",\n");
+		flows_text(s, json_array_get(flows, i));
+	}
+	g_string_append(s, n != 1 ? "\n]\n" : "\n");
+	tl_output *o = NULL;
+	tl_error err;
+	int rc = TL_EXIT_OK;
+	if (tl_output_open(&o, path, false, NULL, 0, &err) < 0) {
+		tl_cli_error(cli, "%s", err.msg);
+		rc = TL_EXIT_INPUT;
+	} else {
+		tl_out_bytes(o, s->str, s->len);
+		if (tl_output_close(o, &err) < 0) {
+			tl_cli_error(cli, "%s", err.msg);
+			rc = TL_EXIT_INPUT;
+		}
+	}
+	g_string_free(s, TRUE);
 	return rc;
 }
 
@@ -4385,7 +4808,13 @@ static int write_output(const tl_cli *cli, const struct cfg *cfg, const GByteArr
 int main(int argc, char **argv)
 {
 	tl_cli cli = {.prog = "trace-gen"};
-	struct cfg cfg = {1, DEFAULT_OPS, 1, 1, 1, 0.0, FMT_BINARY, false, NULL, false, NULL};
+	struct cfg cfg = {.seed = 1,
+			  .ops = DEFAULT_OPS,
+			  .gpus = 1,
+			  .steps = 1,
+			  .loop = 1,
+			  .format = FMT_BINARY,
+			  .unrecorded_recv = -1};
 	bool verbose = false;
 	parse_args(&cli, argc, argv, &cfg, &verbose);
 	bool to_stdout = cfg.out == NULL || strcmp(cfg.out, "-") == 0;
@@ -4394,7 +4823,7 @@ int main(int argc, char **argv)
 					 "it, use -o FILE or --format=text)");
 
 	long ops = cfg.ops, min_ops = 0;
-	struct result res = {NULL, 0, 0, NULL};
+	struct result res = {NULL, 0, 0, NULL, NULL};
 	if (cfg.size_mb > 0) {
 		generate_size(&cfg, cfg.size_mb * 1e6, &res, &min_ops);
 		ops = res.ops;
@@ -4413,12 +4842,16 @@ int main(int argc, char **argv)
 					   ops);
 	}
 	if (verbose)
-		fprintf(stderr, "trace-gen: %ld ops, %zu node_stats in %d step(s), %u bytes\n", ops,
-			res.node_stats, cfg.steps, res.bytes->len);
+		fprintf(stderr, "trace-gen: %ld ops%s, %zu node_stats in %d step(s), %u bytes\n",
+			ops, cfg.tasks > 0 ? " per task" : "", res.node_stats, cfg.steps,
+			res.bytes->len);
 	int rc = write_output(&cli, &cfg, res.bytes);
 	if (rc == TL_EXIT_OK && res.truth != NULL)
-		rc = write_truth(&cli, &cfg, res.truth);
+		rc = write_truth(&cli, cfg.truth, res.truth, JSON_INDENT(1));
+	if (rc == TL_EXIT_OK && res.flows != NULL)
+		rc = write_flows(&cli, cfg.flows_truth, res.flows);
 	g_byte_array_free(res.bytes, TRUE);
 	json_decref(res.truth);
+	json_decref(res.flows);
 	return rc;
 }

@@ -18,38 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "testdata.h"
 #include "tmpdir.h"
 
-
-static const char *realdata_dir(void)
-{
-	static char path[4096];
-	const char *s = getenv("TL_SHARED");
-	snprintf(path, sizeof path, "%s/realdata", s != NULL ? s : "../shared");
-	return path;
-}
-
-static gint compare_names(gconstpointer a, gconstpointer b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Sorted names of the .json files of the real dumps. */
-static GPtrArray *realdata_json_files(void)
-{
-	GDir *dir = g_dir_open(realdata_dir(), 0, NULL);
-	if (dir == NULL)
-		fail_msg("cannot open '%s' (set TL_SHARED)", realdata_dir());
-	GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
-	const char *name;
-	while ((name = g_dir_read_name(dir)) != NULL)
-		if (g_str_has_suffix(name, ".json"))
-			g_ptr_array_add(names, g_build_filename(realdata_dir(), name, NULL));
-	g_dir_close(dir);
-	g_ptr_array_sort(names, compare_names);
-	assert_true(names->len >= 20);
-	return names;
-}
 
 static GBytes *load(const char *path)
 {
@@ -60,12 +31,46 @@ static GBytes *load(const char *path)
 	return g_bytes_new_take(data, len);
 }
 
+/* A real dump of the repository: tests/data/real/NAME (NAME.gz read back
+ * gunzipped). */
 static GBytes *load_real(const char *name)
 {
-	char *path = g_build_filename(realdata_dir(), name, NULL);
+	char *rel = g_build_filename("real", name, NULL);
+	char *path = td_data(rel);
+	GBytes *b = td_load(path);
+	g_free(path);
+	g_free(rel);
+	return b;
+}
+
+/* A dump of the shared folder's realdata/ (the test skips without one). */
+static GBytes *load_shared(const char *name)
+{
+	char *path = td_shared("realdata", name);
 	GBytes *b = load(path);
 	g_free(path);
 	return b;
+}
+
+/* The .json traces of the repository's real dumps, .json.gz included. */
+static GPtrArray *real_json_files(void)
+{
+	char *dir = td_data("real");
+	GPtrArray *files = td_list(dir, ".json", NULL);
+	g_free(dir);
+	assert_true(files->len >= 9);
+	return files;
+}
+
+/* Every .json trace of the shared folder: those of the repository and those
+ * whose source has no licence. Skips the test where there is none. */
+static GPtrArray *shared_json_files(void)
+{
+	char *dir = td_shared("realdata", NULL);
+	GPtrArray *files = td_list(dir, ".json", NULL);
+	g_free(dir);
+	assert_true(files->len >= 20);
+	return files;
 }
 
 /* What one complete read gave: the events' (offset, length) in order, the
@@ -241,18 +246,17 @@ static void check_extras(tl_chrome_reader *r, json_t *doc)
 		assert_null(tl_chrome_reader_time_unit(r));
 }
 
-/* Proves: every .json of the real dumps reads to its end; the events are
- * jansson's non-empty objects of traceEvents, one for one, with every
- * reported span equal (as JSON) to jansson's value of that key, ph, ts and
- * dur parsed to the same doubles, names and string pids decoded to the same
- * text; the extras are the other top-level members, in order. */
-static void test_realdata_agrees_with_jansson(void **state)
+/* Every file in `files` reads to its end; the events are jansson's
+ * non-empty objects of traceEvents, one for one, with every reported span
+ * equal (as JSON) to jansson's value of that key, ph, ts and dur parsed to
+ * the same doubles, names and string pids decoded to the same text; the
+ * extras are the other top-level members, in order. */
+static void agree_with_jansson(const GPtrArray *files)
 {
-	GPtrArray *files = realdata_json_files();
 	GString *buf = g_string_new(NULL);
 	for (guint f = 0; f < files->len; f++) {
 		const char *path = g_ptr_array_index(files, f);
-		GBytes *b = load(path);
+		GBytes *b = td_load(path);
 		size_t len;
 		const uint8_t *data = g_bytes_get_data(b, &len);
 		json_error_t jerr;
@@ -287,38 +291,53 @@ static void test_realdata_agrees_with_jansson(void **state)
 		g_bytes_unref(b);
 	}
 	g_string_free(buf, TRUE);
+}
+
+/* Proves: agree_with_jansson on every .json trace of tests/data/real (TF1
+ * timeline.py, one-line, Kineto with string tids, Kineto with memory
+ * events). */
+static void test_realdata_agrees_with_jansson(void **state)
+{
+	GPtrArray *files = real_json_files();
+	agree_with_jansson(files);
 	g_ptr_array_unref(files);
 }
 
-/* Proves: event counts of a few dumps are those jansson's json_load_file
- * gives (non-empty objects of traceEvents), and the README's for two of
- * them: the TF2 dump's trailing {} is not an event. */
+/* The number of events of a real dump by tl_chrome_reader, checked against
+ * jansson's non-empty objects of traceEvents and against `want` (0: jansson's
+ * count less one, for a trailing {}). */
+static void check_count(GBytes *b, size_t want)
+{
+	size_t len;
+	const void *data = g_bytes_get_data(b, &len);
+	json_error_t jerr;
+	json_t *doc = json_loadb(data, len, 0, &jerr);
+	assert_non_null(doc);
+	json_t *events = jansson_events(doc);
+	readout o = read_doc(data, len);
+	assert_int_equal(o.rc, 0);
+	assert_int_equal(o.off->len, jansson_nonempty(events));
+	if (want != 0)
+		assert_int_equal(o.off->len, want);
+	else
+		assert_int_equal(o.off->len, json_array_size(events) - 1);
+	readout_free(&o);
+	json_decref(doc);
+}
+
+/* Proves: event counts of a few dumps are those jansson gives (non-empty
+ * objects of traceEvents) and those the realdata catalogue gives. */
 static void test_realdata_counts(void **state)
 {
-	const char *names[] = {"kineto_resnet50_autograd_api_worker0.pt.trace.json",
-			       "chess_engine_tf25_trace.json", "anna_cpu_timeline_01.json",
-			       "crypto_cnn_pytorch_kineto_trace.json"};
-	const size_t readme[] = {79711, 0, 424, 104};
-	for (size_t i = 0; i < 4; i++) {
-		char *path = g_build_filename(realdata_dir(), names[i], NULL);
-		json_error_t jerr;
-		json_t *doc = json_load_file(path, 0, &jerr);
-		assert_non_null(doc);
-		json_t *events = jansson_events(doc);
-		GBytes *b = load(path);
-		size_t len;
-		const void *data = g_bytes_get_data(b, &len);
-		readout o = read_doc(data, len);
-		assert_int_equal(o.rc, 0);
-		assert_int_equal(o.off->len, jansson_nonempty(events));
-		if (readme[i] != 0)
-			assert_int_equal(o.off->len, readme[i]);
-		else
-			assert_int_equal(o.off->len, json_array_size(events) - 1);
-		readout_free(&o);
+	const char *names[] = {"kineto_resnet50_autograd_api_worker0.pt.trace.json.gz",
+			       "AMD-AGI_TraceLens_h100-qwen1.5-0.5b.pt.trace.json.gz",
+			       "anna_cpu_timeline_01.json",
+			       "ikhlestov_gpu_timeline_03_merged_5_runs.json"};
+	const size_t catalogue[] = {79711, 18221, 424, 1002};
+	for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+		GBytes *b = load_real(names[i]);
+		check_count(b, catalogue[i]);
 		g_bytes_unref(b);
-		json_decref(doc);
-		g_free(path);
 	}
 }
 
@@ -806,40 +825,69 @@ static size_t trimmed_len(const uint8_t *data, size_t len)
 	return len;
 }
 
-/* Proves: real object-form dumps cut at every byte (a small one) or at
- * thousands of bytes (a Kineto one and the one-line TF2 one) never crash
- * and give exactly the events that end before the cut, then "unexpected end
- * of input" at the cut's byte; only a cut in the trailing whitespace ends
- * cleanly. */
+/* A small Kineto trace of real bytes: the repository's ResNet-50 Kineto
+ * trace with its middle left out, at event boundaries: its events up to the
+ * first that ends past `min` bytes (numeric pids, string tids), then its
+ * last three events (string pids "Traces" and "") and its end. Cutting or
+ * rewriting the whole 27 MB file would only cost time. */
+static GBytes *kineto_sample(size_t min)
+{
+	GBytes *whole = load_real("kineto_resnet50_autograd_api_worker0.pt.trace.json.gz");
+	size_t len;
+	const uint8_t *data = g_bytes_get_data(whole, &len);
+	readout o;
+	full_read(data, len, &o);
+	guint n = o.off->len, k = 0;
+	assert_true(n > 10);
+#define EV_END(i) (g_array_index(o.off, uint64_t, i) + g_array_index(o.len, size_t, i))
+	while (EV_END(k) < min)
+		k++;
+	assert_true(k + 4 < n);
+	GByteArray *doc = g_byte_array_new();
+	g_byte_array_append(doc, data, (guint)EV_END(k));
+	g_byte_array_append(doc, data + EV_END(n - 4), (guint)(len - EV_END(n - 4)));
+#undef EV_END
+	readout_free(&o);
+	g_bytes_unref(whole);
+	return g_byte_array_free_to_bytes(doc);
+}
+
+/* Cuts a dump at every `stride` bytes and at every byte around a few event
+ * boundaries: exactly the events that end before the cut, then "unexpected
+ * end of input" at the cut's byte; only a cut in the trailing whitespace
+ * ends cleanly. */
+static void check_cuts(GBytes *b, size_t stride)
+{
+	size_t len;
+	const uint8_t *data = g_bytes_get_data(b, &len);
+	readout whole;
+	full_read(data, len, &whole);
+	size_t doc_end = trimmed_len(data, len);
+	for (size_t cut = 0; cut <= len; cut += stride)
+		check_cut(data, cut, &whole, cut >= doc_end);
+	for (guint e = 0; e < whole.off->len; e += whole.off->len / 5 + 1) {
+		size_t end =
+		    g_array_index(whole.off, uint64_t, e) + g_array_index(whole.len, size_t, e);
+		for (size_t cut = end - 3; cut <= end + 3 && cut <= len; cut++)
+			check_cut(data, cut, &whole, cut >= doc_end);
+	}
+	readout_free(&whole);
+}
+
+/* Proves: check_cuts on real object-form dumps: a small TF1 one at every
+ * byte, a sample of a Kineto one and a one-line one (the five merged runs)
+ * at thousands of bytes. */
 static void test_cut_real_files(void **state)
 {
-	const struct {
-		const char *name;
-		size_t stride;
-	} files[] = {
-	    {"dlprof_mkl_base_cpu_timeline.json", 1},
-	    {"crypto_cnn_pytorch_kineto_trace.json", 13},
-	    {"chess_engine_tf25_trace.json", 211},
-	};
-	for (size_t f = 0; f < G_N_ELEMENTS(files); f++) {
-		GBytes *b = load_real(files[f].name);
-		size_t len;
-		const uint8_t *data = g_bytes_get_data(b, &len);
-		readout whole;
-		full_read(data, len, &whole);
-		size_t doc_end = trimmed_len(data, len);
-		for (size_t cut = 0; cut <= len; cut += files[f].stride)
-			check_cut(data, cut, &whole, cut >= doc_end);
-		/* every byte around a few event boundaries */
-		for (guint e = 0; e < whole.off->len; e += whole.off->len / 5 + 1) {
-			size_t end = g_array_index(whole.off, uint64_t, e) +
-				     g_array_index(whole.len, size_t, e);
-			for (size_t cut = end - 3; cut <= end + 3 && cut <= len; cut++)
-				check_cut(data, cut, &whole, cut >= doc_end);
-		}
-		readout_free(&whole);
-		g_bytes_unref(b);
-	}
+	GBytes *b = load_real("ikhlestov_cpu_timeline_01.json");
+	check_cuts(b, 1);
+	g_bytes_unref(b);
+	b = kineto_sample(38000);
+	check_cuts(b, 13);
+	g_bytes_unref(b);
+	b = load_real("ikhlestov_gpu_timeline_03_merged_5_runs.json");
+	check_cuts(b, 127);
+	g_bytes_unref(b);
 }
 
 /* Proves: the array form of a real dump (its traceEvents list alone), cut
@@ -902,15 +950,14 @@ static bool is_digit_byte(uint8_t c)
  * events, never a crash. */
 static void test_corruption_agrees_with_jansson(void **state)
 {
-	const char *names[] = {"crypto_cnn_pytorch_kineto_trace.json",
-			       "ikhlestov_gpu_timeline_01.json"};
+	const char *names[] = {"a sample of the Kineto trace", "ikhlestov_gpu_timeline_01.json"};
 	const uint8_t subst[] = {'{',  '}',  '[',  ']',	 '"',  '\\', ',',  ':',	 '0', '9',
 				 '-',  '+',  'e',  '.',	 ' ',  '\n', 'x',  't',	 'n', 'u',
 				 0x00, 0x1f, 0x7f, 0x80, 0xc3, 0xe2, 0xed, 0xf4, 0xff};
 	GRand *rng = g_rand_new_with_seed(20240607);
 	size_t agreed_ok = 0, agreed_bad = 0;
 	for (size_t f = 0; f < G_N_ELEMENTS(names); f++) {
-		GBytes *b = load_real(names[f]);
+		GBytes *b = f == 0 ? kineto_sample(38000) : load_real(names[f]);
 		size_t len;
 		const uint8_t *orig = g_bytes_get_data(b, &len);
 		uint8_t *data = g_memdup2(orig, len);
@@ -1032,73 +1079,109 @@ static bool replaced_key(const char *key, const tl_chrome_rewrite *rw, const cha
 	return *text != NULL;
 }
 
-/* Proves: the events of every real dump under 4 MB (the large Kineto one
- * only costs time: its forms, string pids and tids, are in the small one),
- * rewritten with new pid, tid, ts and id texts, parse with jansson; each
- * event has the same keys as before (none added, none lost); pid, tid, ts
- * and id/id2/bind_id have the new values where they were present; every
- * other value is unchanged. */
-static void test_rewrite_real(void **state)
+/* The events of `b` (named `what` in failures), rewritten with new pid,
+ * tid, ts and id texts, parse with jansson; each event has the same keys as
+ * before (none added, none lost); pid, tid, ts and id/id2/bind_id have the
+ * new values where they were present; every other value is unchanged. */
+static void check_rewrite(GBytes *b, const char *what)
 {
 	const tl_chrome_rewrite rw = {"\"P:0\"", "77", "1234.5", "{\"local\":\"0x9\"}"};
 	json_t *want_pid = json_string("P:0"), *want_tid = json_integer(77);
 	json_t *want_ts = json_real(1234.5), *want_id = json_loads("{\"local\":\"0x9\"}", 0, NULL);
-	GPtrArray *files = realdata_json_files();
-	for (guint f = 0; f < files->len; f++) {
-		GBytes *b = load(g_ptr_array_index(files, f));
-		size_t len;
-		const uint8_t *data = g_bytes_get_data(b, &len);
-		if (len > (4u << 20)) {
-			g_bytes_unref(b);
-			continue;
-		}
-		size_t n = 0;
-		char *path = rewrite_doc(data, len, &rw, &n);
-		json_error_t jerr;
-		json_t *got = json_load_file(path, 0, &jerr);
-		if (got == NULL)
-			fail_msg("rewrite of '%s' is not JSON: %s at %d", (char *)files->pdata[f],
-				 jerr.text, jerr.position);
-		json_t *orig = json_loadb((const char *)data, len, 0, NULL);
-		json_t *events = jansson_events(orig);
-		assert_int_equal(json_array_size(got), n);
-		size_t j = 0;
-		for (size_t i = 0; i < n; i++) {
-			json_t *was;
-			do
-				was = json_array_get(events, j++);
-			while (json_object_size(was) == 0);
-			json_t *now = json_array_get(got, i);
-			assert_int_equal(json_object_size(now), json_object_size(was));
-			const char *key;
-			json_t *v;
-			json_object_foreach(was, key, v)
-			{
-				json_t *nv = json_object_get(now, key);
-				assert_non_null(nv);
-				const char *text;
-				if (!replaced_key(key, &rw, &text)) {
-					assert_true(json_equal(nv, v));
-					continue;
-				}
-				json_t *want = strcmp(key, "pid") == 0	 ? want_pid
-					       : strcmp(key, "tid") == 0 ? want_tid
-					       : strcmp(key, "ts") == 0	 ? want_ts
-									 : want_id;
-				assert_true(json_equal(nv, want));
+	size_t len;
+	const uint8_t *data = g_bytes_get_data(b, &len);
+	size_t n = 0;
+	char *path = rewrite_doc(data, len, &rw, &n);
+	json_error_t jerr;
+	json_t *got = json_load_file(path, 0, &jerr);
+	if (got == NULL)
+		fail_msg("rewrite of '%s' is not JSON: %s at %d", what, jerr.text, jerr.position);
+	json_t *orig = json_loadb((const char *)data, len, 0, NULL);
+	json_t *events = jansson_events(orig);
+	assert_int_equal(json_array_size(got), n);
+	size_t j = 0;
+	for (size_t i = 0; i < n; i++) {
+		json_t *was;
+		do
+			was = json_array_get(events, j++);
+		while (json_object_size(was) == 0);
+		json_t *now = json_array_get(got, i);
+		assert_int_equal(json_object_size(now), json_object_size(was));
+		const char *key;
+		json_t *v;
+		json_object_foreach(was, key, v)
+		{
+			json_t *nv = json_object_get(now, key);
+			assert_non_null(nv);
+			const char *text;
+			if (!replaced_key(key, &rw, &text)) {
+				assert_true(json_equal(nv, v));
+				continue;
 			}
+			json_t *want = strcmp(key, "pid") == 0	 ? want_pid
+				       : strcmp(key, "tid") == 0 ? want_tid
+				       : strcmp(key, "ts") == 0	 ? want_ts
+								 : want_id;
+			assert_true(json_equal(nv, want));
 		}
-		json_decref(orig);
-		json_decref(got);
-		g_unlink(path);
-		g_free(path);
-		g_bytes_unref(b);
 	}
-	g_ptr_array_unref(files);
+	json_decref(orig);
+	json_decref(got);
+	g_unlink(path);
+	g_free(path);
 	json_decref(want_pid);
 	json_decref(want_tid);
 	json_decref(want_ts);
 	json_decref(want_id);
+}
+
+/* check_rewrite on each of `files` under 4 MB (the large Kineto ones only
+ * cost time: their forms, string pids and tids, are in the sample). */
+static void check_rewrite_files(const GPtrArray *files)
+{
+	for (guint f = 0; f < files->len; f++) {
+		GBytes *b = td_load(g_ptr_array_index(files, f));
+		if (g_bytes_get_size(b) <= (4u << 20))
+			check_rewrite(b, g_ptr_array_index(files, f));
+		g_bytes_unref(b);
+	}
+}
+
+/* Proves: check_rewrite on every real dump of the repository under 4 MB and
+ * on the sample of the Kineto trace. */
+static void test_rewrite_real(void **state)
+{
+	GPtrArray *files = real_json_files();
+	check_rewrite_files(files);
+	g_ptr_array_unref(files);
+	GBytes *b = kineto_sample(38000);
+	check_rewrite(b, "the sample of the Kineto trace");
+	g_bytes_unref(b);
+}
+
+/* Proves, on the shared folder's real dumps, those whose source has no
+ * licence included (skipped where there is no shared folder):
+ * agree_with_jansson and check_rewrite on every .json; the catalogue's event
+ * counts of a small Kineto trace and of a TF2 profiler trace whose trailing
+ * {} is not an event; check_cuts on a small TF1 dump at every byte and on
+ * those two at thousands of bytes. */
+static void test_shared_realdata(void **state)
+{
+	GPtrArray *files = shared_json_files();
+	agree_with_jansson(files);
+	check_rewrite_files(files);
+	g_ptr_array_unref(files);
+	GBytes *b = load_shared("crypto_cnn_pytorch_kineto_trace.json");
+	check_count(b, 104);
+	check_cuts(b, 13);
+	g_bytes_unref(b);
+	b = load_shared("chess_engine_tf25_trace.json");
+	check_count(b, 0);
+	check_cuts(b, 211);
+	g_bytes_unref(b);
+	b = load_shared("dlprof_mkl_base_cpu_timeline.json");
+	check_cuts(b, 1);
+	g_bytes_unref(b);
 }
 
 /* Proves: the rewrite is byte for byte the event with only the present
@@ -1153,6 +1236,7 @@ static void test_rewrite_bytes(void **state)
 
 int main(void)
 {
+	td_filter();
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_realdata_agrees_with_jansson),
 	    cmocka_unit_test(test_realdata_counts),
@@ -1170,6 +1254,7 @@ int main(void)
 	    cmocka_unit_test(test_corruption_agrees_with_jansson),
 	    cmocka_unit_test(test_rewrite_real),
 	    cmocka_unit_test(test_rewrite_bytes),
+	    cmocka_unit_test(test_shared_realdata),
 	};
 	return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

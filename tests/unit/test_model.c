@@ -12,15 +12,11 @@
 #include <glib.h>
 #include <string.h>
 
-static const char *shared_dir(void)
-{
-	const char *s = getenv("TL_SHARED");
-	return s != NULL && s[0] != '\0' ? s : "../shared";
-}
+#include "testdata.h"
 
-static tl_run *load(const char *rel)
+/* The first run of the file at `path` (g_free'd here). */
+static tl_run *load_path(char *path)
 {
-	char *path = g_build_filename(shared_dir(), rel, NULL);
 	tl_source *src = NULL;
 	tl_error err = {{0}};
 	tl_run *run = NULL;
@@ -31,6 +27,12 @@ static tl_run *load(const char *rel)
 	tl_source_close(src);
 	g_free(path);
 	return run;
+}
+
+/* The first run of a file of the repository's tests/data. */
+static tl_run *load(const char *rel)
+{
+	return load_path(td_data(rel));
 }
 
 /* Old and new spellings of a device end up as one name. */
@@ -99,19 +101,21 @@ static void test_kernel_label(void **state)
 	tl_arena_free(a);
 }
 
-/* The real TF 1.0 GPU dump: devices normalized, tracer devices tied to the
- * GPU, Send/Recv pairs matched, and copies linked to their transfer. */
-static void test_real_gpu_run(void **state)
+/* A GPU run with partition graphs and a memcpy device: `n_devices`
+ * devices named by their normalized names, the memcpy device tied to the
+ * GPU, Send/Recv pairs matched, copies linked to an op of the GPU that
+ * launched them (every copy where `all_copies` says so), and every executor
+ * exec of a node in the graphs tied to its node. */
+static void check_gpu_run(tl_run *run, size_t n_devices, bool all_copies)
 {
-	(void)state;
-	tl_run *run = load("realdata/yaroslavvb_dynamic_stitch_gpu_runmeta.pbtxt");
 	assert_true(run->has_graphs);
-	assert_int_equal(run->n_devices, 5);
+	assert_int_equal(run->n_devices, n_devices);
 	int gpu = -1, memcpy_dev = -1;
 	for (size_t d = 0; d < run->n_devices; d++) {
-		if (strcmp(run->devices[d].name, "/job:localhost/replica:0/task:0/device:GPU:0") == 0)
+		const char *name = run->devices[d].name;
+		if (g_str_has_suffix(name, "/device:GPU:0"))
 			gpu = (int)d;
-		if (strcmp(run->devices[d].name, "/device:GPU:0/memcpy") == 0)
+		if (g_str_has_suffix(name, "/device:GPU:0/memcpy"))
 			memcpy_dev = (int)d;
 	}
 	assert_true(gpu >= 0);
@@ -126,16 +130,59 @@ static void test_real_gpu_run(void **state)
 		}
 	assert_true(transfers > 0);
 	const tl_device *mc = &run->devices[memcpy_dev];
-	for (uint32_t i = mc->first_exec; i < mc->first_exec + mc->n_exec; i++)
-		assert_true(run->execs[i].launcher >= 0);
-	/* every executor exec of a node in the graph found its node */
-	size_t linked = 0, total = 0;
-	for (size_t i = 0; i < run->n_execs; i++)
-		if (run->devices[run->execs[i].device].kind == TL_DEV_EXECUTOR) {
-			total++;
-			linked += run->execs[i].gnode >= 0;
-		}
-	assert_true(linked + 2 >= total); /* _SOURCE may be absent from graphs */
+	size_t copies_linked = 0;
+	for (uint32_t i = mc->first_exec; i < mc->first_exec + mc->n_exec; i++) {
+		int32_t l = run->execs[i].launcher;
+		if (all_copies)
+			assert_true(l >= 0);
+		if (l >= 0)
+			assert_int_equal(run->execs[l].device, gpu);
+		copies_linked += l >= 0;
+	}
+	assert_true(copies_linked > 0);
+	/* _SOURCE is absent from partition graphs, and so is the executor's
+	 * RecvTensor (the RPC that serves a remote _Recv) */
+	size_t linked = 0;
+	for (size_t i = 0; i < run->n_execs; i++) {
+		const tl_exec *e = &run->execs[i];
+		if (run->devices[e->device].kind != TL_DEV_EXECUTOR)
+			continue;
+		if (e->gnode >= 0)
+			linked++;
+		else if (strcmp(e->node, "_SOURCE") != 0 && strcmp(e->node, "RecvTensor") != 0)
+			fail_msg("exec of '%s' has no graph node", e->node);
+	}
+	assert_true(linked > 0);
+}
+
+/* Proves: check_gpu_run on a generated GPU run (CUPTI-style /stream:all,
+ * /stream:N and /memcpy devices). Its copies are named, as TensorFlow >= 1.4
+ * names them, after the op that issued them; a device-to-host copy issued by
+ * a _Recv on the CPU is linked to no GPU op. */
+static void test_gpu_run(void **state)
+{
+	(void)state;
+	tl_run *run = load("oracle/gen_g1_s1.pb");
+	check_gpu_run(run, 8, false);
+	tl_run_free(run);
+}
+
+/* Proves: check_gpu_run on the real TF 1.0 GPU dump, whose legacy names
+ * (/job:localhost/replica:0/task:0/gpu:0, /gpu:0/memcpy) are normalized
+ * (skipped where there is no shared folder: its source has no licence). */
+static void test_shared_gpu_run(void **state)
+{
+	(void)state;
+	tl_run *run =
+	    load_path(td_shared("realdata", "yaroslavvb_dynamic_stitch_gpu_runmeta.pbtxt"));
+	check_gpu_run(run, 5, true);
+	bool legacy_gpu = false, legacy_memcpy = false;
+	for (size_t d = 0; d < run->n_devices; d++) {
+		legacy_gpu |= strcmp(run->devices[d].name,
+				     "/job:localhost/replica:0/task:0/device:GPU:0") == 0;
+		legacy_memcpy |= strcmp(run->devices[d].name, "/device:GPU:0/memcpy") == 0;
+	}
+	assert_true(legacy_gpu && legacy_memcpy);
 	tl_run_free(run);
 }
 
@@ -167,7 +214,7 @@ static void test_loop_iterations(void **state)
 static void test_stepstats_only(void **state)
 {
 	(void)state;
-	tl_run *run = load("realdata/gradckpt_simple_stepstats.pbtxt");
+	tl_run *run = load("real/gradckpt_simple_stepstats.pbtxt");
 	assert_false(run->has_graphs);
 	assert_true(run->has_steps);
 	assert_int_equal(run->n_devices, 1);
@@ -175,12 +222,144 @@ static void test_stepstats_only(void **state)
 	tl_run_free(run);
 }
 
+/* A run from protobuf text, built in memory. */
+static tl_run *from_text(const char *text)
+{
+	tl_arena *arena = tl_arena_new();
+	Tensorflow__RunMetadata *meta = NULL;
+	tl_error err = {{0}};
+	if (tl_decode_runmeta((const uint8_t *)text, strlen(text), TL_FORMAT_RUNMETA_TEXT, arena,
+			      &meta, &err) < 0)
+		fail_msg("decode: %s", err.msg);
+	tl_run *run = NULL;
+	if (tl_run_build(&run, arena, meta, "t", &err) < 0)
+		fail_msg("build: %s", err.msg);
+	return run;
+}
+
+static const tl_exec *exec_named(const tl_run *run, const char *device, const char *node)
+{
+	for (size_t i = 0; i < run->n_execs; i++)
+		if (strcmp(run->devices[run->execs[i].device].name, device) == 0 &&
+		    strcmp(run->execs[i].ns->node_name, node) == 0)
+			return &run->execs[i];
+	return NULL;
+}
+
+/* TF 1.3's GPU tracer rows carry nanoseconds in scheduled_micros: every
+ * record is kept and the field is read as nanoseconds, on streams, stream:all
+ * and memcpy; on an executor the same value is out of range and ignored, the
+ * execution kept; a microsecond value before the start stays as it is. */
+static void test_tf13_scheduled_nanos(void **state)
+{
+	(void)state;
+	tl_warnings_clear();
+	tl_run *run = from_text(
+	    "step_stats { dev_stats { device: \"/job:localhost/replica:0/task:0/gpu:0\"\n"
+	    "  node_stats { node_name: \"conv\" all_start_micros: 1504000000000100\n"
+	    "    all_end_rel_micros: 50 scheduled_micros: 1504000000000090 }\n"
+	    "  node_stats { node_name: \"odd\" all_start_micros: 1504000000000200\n"
+	    "    all_end_rel_micros: 5 scheduled_micros: 1504000000000190123 } }\n"
+	    " dev_stats { device: \"/gpu:0/stream:14\"\n"
+	    "  node_stats { node_name: \"conv:Conv2D\" all_start_micros: 1504000000000120\n"
+	    "    op_end_rel_micros: 30 all_end_rel_micros: 30\n"
+	    "    scheduled_micros: 1504000000000101234 } }\n"
+	    " dev_stats { device: \"/gpu:0/stream:all\"\n"
+	    "  node_stats { node_name: \"conv:Conv2D\" all_start_micros: 1504000000000120\n"
+	    "    op_end_rel_micros: 30 all_end_rel_micros: 30\n"
+	    "    scheduled_micros: 1504000000000101234 } }\n"
+	    " dev_stats { device: \"/gpu:0/memcpy\"\n"
+	    "  node_stats { node_name: \"edge_1_x:MEMCPYHtoD\" all_start_micros: 1504000000000105\n"
+	    "    all_end_rel_micros: 2 scheduled_micros: 1504000000000102000 }\n"
+	    "  node_stats { node_name: \"early\" all_start_micros: 1504000000000110\n"
+	    "    all_end_rel_micros: 2 scheduled_micros: 1504000000000100 } } }\n");
+	assert_int_equal(run->n_execs, 6);
+	const tl_exec *k = exec_named(run, "/device:GPU:0/stream:14", "conv:Conv2D");
+	assert_non_null(k);
+	assert_int_equal(k->ns->scheduled_micros, 1504000000000101);
+	k = exec_named(run, "/device:GPU:0/stream:all", "conv:Conv2D");
+	assert_int_equal(k->ns->scheduled_micros, 1504000000000101);
+	k = exec_named(run, "/device:GPU:0/memcpy", "edge_1_x:MEMCPYHtoD");
+	assert_int_equal(k->ns->scheduled_micros, 1504000000000102);
+	k = exec_named(run, "/device:GPU:0/memcpy", "early");
+	assert_int_equal(k->ns->scheduled_micros, 1504000000000100);
+	const tl_exec *x = exec_named(run, "/job:localhost/replica:0/task:0/device:GPU:0", "odd");
+	assert_non_null(x);
+	assert_int_equal(x->ns->scheduled_micros, 0);
+	assert_int_equal(x->end - x->start, 5000);
+	x = exec_named(run, "/job:localhost/replica:0/task:0/device:GPU:0", "conv");
+	assert_int_equal(x->ns->scheduled_micros, 1504000000000090);
+	assert_int_equal(tl_warning_count("scheduled-range"), 1);
+	assert_int_equal(tl_warning_count("start-range"), 0);
+	tl_warnings_clear();
+	tl_run_free(run);
+}
+
+/* Only the start and the end cost an execution; the compute span and the
+ * nanosecond copies are ignored when out of range, each warning naming its
+ * field. */
+static void test_field_ranges(void **state)
+{
+	(void)state;
+	tl_warnings_clear();
+	tl_run *run = from_text(
+	    "step_stats { dev_stats { device: \"/job:localhost/replica:0/task:0/device:CPU:0\"\n"
+	    "  node_stats { node_name: \"ok\" all_start_micros: 1000 op_start_rel_micros: 1\n"
+	    "    op_end_rel_micros: 4 all_end_rel_micros: 5 }\n"
+	    "  node_stats { node_name: \"bad_op_start\" all_start_micros: 2000\n"
+	    "    op_start_rel_micros: -9223372036854775807 op_end_rel_micros: 4\n"
+	    "    all_end_rel_micros: 6 }\n"
+	    "  node_stats { node_name: \"bad_op_end\" all_start_micros: 3000\n"
+	    "    op_start_rel_micros: 1 op_end_rel_micros: 9223372036854775807\n"
+	    "    all_end_rel_micros: 7 }\n"
+	    "  node_stats { node_name: \"bad_nanos\" all_start_micros: 4000\n"
+	    "    all_end_rel_micros: 8 all_start_nanos: 9223372036854775807\n"
+	    "    all_end_rel_nanos: 8000 }\n"
+	    "  node_stats { node_name: \"bad_op_nanos\" all_start_micros: 5000\n"
+	    "    all_end_rel_micros: 9 all_start_nanos: 5000123 all_end_rel_nanos: 9000\n"
+	    "    op_start_rel_nanos: 9223372036854775807 op_end_rel_nanos: 100 }\n"
+	    "  node_stats { node_name: \"bad_start\" all_start_micros: 9223372036854775807\n"
+	    "    all_end_rel_micros: 1 }\n"
+	    "  node_stats { node_name: \"bad_end\" all_start_micros: 6000\n"
+	    "    all_end_rel_micros: 9223372036854775807 } } }\n");
+	const char *cpu = "/job:localhost/replica:0/task:0/device:CPU:0";
+	assert_int_equal(run->n_execs, 5);
+	assert_null(exec_named(run, cpu, "bad_start"));
+	assert_null(exec_named(run, cpu, "bad_end"));
+	assert_int_equal(tl_warning_count("start-range"), 1);
+	assert_int_equal(tl_warning_count("end-range"), 1);
+	const tl_exec *e = exec_named(run, cpu, "bad_op_start");
+	assert_non_null(e);
+	assert_int_equal(e->op_start, e->start);
+	assert_int_equal(e->ns->op_start_rel_micros, 0);
+	assert_int_equal(e->op_end - e->start, 4000);
+	e = exec_named(run, cpu, "bad_op_end");
+	assert_int_equal(e->op_end, e->end);
+	assert_int_equal(e->ns->op_end_rel_micros, 7);
+	assert_int_equal(tl_warning_count("op-start-range"), 1);
+	assert_int_equal(tl_warning_count("op-end-range"), 1);
+	e = exec_named(run, cpu, "bad_nanos");
+	assert_int_equal(e->start, 4000000);
+	assert_int_equal(e->end, 4008000);
+	assert_int_equal(tl_warning_count("start-nanos-range"), 1);
+	e = exec_named(run, cpu, "bad_op_nanos");
+	assert_int_equal(e->start, 5000123);
+	assert_int_equal(e->op_start, e->start);
+	assert_int_equal(e->op_end - e->start, 100);
+	assert_int_equal(tl_warning_count("op-start-nanos-range"), 1);
+	tl_warnings_clear();
+	tl_run_free(run);
+}
+
 int main(void)
 {
+	td_filter();
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_normalize),       cmocka_unit_test(test_op_label),
-		cmocka_unit_test(test_kernel_label),    cmocka_unit_test(test_real_gpu_run),
-		cmocka_unit_test(test_loop_iterations), cmocka_unit_test(test_stepstats_only),
+	    cmocka_unit_test(test_normalize),	   cmocka_unit_test(test_op_label),
+	    cmocka_unit_test(test_kernel_label),   cmocka_unit_test(test_gpu_run),
+	    cmocka_unit_test(test_shared_gpu_run), cmocka_unit_test(test_loop_iterations),
+	    cmocka_unit_test(test_stepstats_only), cmocka_unit_test(test_tf13_scheduled_nanos),
+	    cmocka_unit_test(test_field_ranges),
 	};
 	return cmocka_run_group_tests_name("model", tests, NULL, NULL);
 }

@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "testdata.h"
+
 /* ------------------------------------------------------------------------ */
 /* Helpers */
 
@@ -80,21 +82,9 @@ static void free_message(void *m)
 	protobuf_c_message_free_unpacked(m, NULL);
 }
 
-static const char *shared_dir(void)
+/* Reads a file whole (path g_free'd here). */
+static char *read_path(char *path, size_t *len)
 {
-	const char *dir = getenv("TL_SHARED");
-	return dir != NULL && dir[0] != '\0' ? dir : "../shared";
-}
-
-/* Reads a file from $TL_SHARED; skips the test when the folder is absent,
- * fails when the folder is there but the file is not. */
-static char *read_shared(const char *rel, size_t *len)
-{
-	if (!g_file_test(shared_dir(), G_FILE_TEST_IS_DIR)) {
-		print_message("shared data folder '%s' not found; set TL_SHARED\n", shared_dir());
-		skip();
-	}
-	char *path = g_build_filename(shared_dir(), rel, NULL);
 	char *text = NULL;
 	gsize n = 0;
 	GError *error = NULL;
@@ -103,6 +93,12 @@ static char *read_shared(const char *rel, size_t *len)
 	g_free(path);
 	*len = n;
 	return text;
+}
+
+/* A file of the repository's tests/data: real/NAME, oracle/NAME. */
+static char *read_data(const char *rel, size_t *len)
+{
+	return read_path(td_data(rel), len);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1480,15 +1476,21 @@ static const Tensorflow__AttrValue *find_attr(const Tensorflow__NodeDef *n, cons
 	return NULL;
 }
 
-/* Reads a shared dump, checks the guessed type, converts and unpacks it. */
-static ProtobufCMessage *read_dump(const char *rel, const ProtobufCMessageDescriptor *want)
+/* Checks the guessed type of a dump's text, converts and unpacks it. */
+static ProtobufCMessage *parse_dump(char *text, size_t len, const ProtobufCMessageDescriptor *want)
 {
-	size_t len;
-	char *text = read_shared(rel, &len);
 	assert_ptr_equal(tl_pbtext_guess(text, len), want);
 	ProtobufCMessage *m = parse_len(want, text, len);
 	g_free(text);
 	return m;
+}
+
+/* parse_dump on a file of the repository's tests/data. */
+static ProtobufCMessage *read_dump(const char *rel, const ProtobufCMessageDescriptor *want)
+{
+	size_t len;
+	char *text = read_data(rel, &len);
+	return parse_dump(text, len, want);
 }
 
 /* Each real RunMetadata dump converts and decodes with the values it holds. */
@@ -1497,7 +1499,7 @@ static void test_real_run_metadata_dumps(void **state)
 	(void)state;
 	tl_warnings_clear();
 	Tensorflow__RunMetadata *r =
-	    (void *)read_dump("realdata/tb_backend_test_run_metadata_step99.pbtxt",
+	    (void *)read_dump("real/tb_backend_test_run_metadata_step99.pbtxt",
 			      &tensorflow__run_metadata__descriptor);
 	assert_int_equal(r->step_stats->n_dev_stats, 1);
 	assert_int_equal(count_node_stats(r->step_stats), 1);
@@ -1505,23 +1507,6 @@ static void test_real_run_metadata_dumps(void **state)
 	assert_string_equal(n->node_name, "_SOURCE");
 	assert_int_equal(n->all_start_micros, 1459365298611334);
 	assert_string_equal(n->memory[0]->allocator_name, "cpu");
-	free_message(r);
-
-	r = (void *)read_dump("realdata/yaroslavvb_dynamic_stitch_gpu_runmeta.pbtxt",
-			      &tensorflow__run_metadata__descriptor);
-	assert_int_equal(r->step_stats->n_dev_stats, 5);
-	assert_int_equal(count_node_stats(r->step_stats), 67);
-	assert_int_equal(r->n_partition_graphs, 2);
-	assert_int_equal(r->partition_graphs[0]->versions->producer, 21);
-	n = r->step_stats->dev_stats[1]->node_stats[1];
-	assert_string_equal(r->step_stats->dev_stats[1]->device,
-			    "/job:localhost/replica:0/task:0/gpu:0");
-	assert_string_equal(n->node_name, "x");
-	assert_int_equal(n->output[0]->tensor_description->dtype, TENSORFLOW__DATA_TYPE__DT_FLOAT);
-	assert_int_equal(n->output[0]->tensor_description->allocation_description->ptr,
-			 1108325958912);
-	assert_int_equal(n->output[0]->tensor_description->allocation_description->allocated_bytes,
-			 512);
 	free_message(r);
 
 	r = (void *)read_dump("oracle/gen_g1_s1.pbtxt", &tensorflow__run_metadata__descriptor);
@@ -1560,7 +1545,7 @@ static void test_real_legacy_step_stats(void **state)
 {
 	(void)state;
 	tl_warnings_clear();
-	Tensorflow__StepStats *s = (void *)read_dump("realdata/gradckpt_simple_stepstats.pbtxt",
+	Tensorflow__StepStats *s = (void *)read_dump("real/gradckpt_simple_stepstats.pbtxt",
 						     &tensorflow__step_stats__descriptor);
 	assert_int_equal(s->n_dev_stats, 1);
 	assert_int_equal(count_node_stats(s), 23);
@@ -1575,15 +1560,110 @@ static void test_real_legacy_step_stats(void **state)
 	free_message(s);
 }
 
-/* The real GraphDefs convert: node counts, a library function, attr values
- * and the octal tensor_content of the resnet graph. */
+/* The real GraphDefs convert: node counts, attr values and the octal
+ * tensor_content of a shape constant. */
 static void test_real_graph_defs(void **state)
 {
 	(void)state;
 	tl_warnings_clear();
-	Tensorflow__GraphDef *g =
-	    (void *)read_dump("realdata/yaroslavvb_resnet_8_simple_graphdef.pbtxt",
+	Tensorflow__GraphDef *g = (void *)read_dump("real/gradckpt_simple2_timeline_graphdef.pbtxt",
+						    &tensorflow__graph_def__descriptor);
+	assert_int_equal(g->n_node, 58);
+	assert_string_equal(g->node[0]->name, "Const");
+	const Tensorflow__AttrValue *v = find_attr(g->node[0], "value");
+	assert_true(v->tensor->n_float_val == 1 && v->tensor->float_val[0] == 1.0f);
+	v = find_attr(find_node(g, "a00/Assign"), "_class");
+	assert_memory_equal(v->list->s[0].data, "loc:@a00", 8);
+	assert_true(find_attr(find_node(g, "a00/Assign"), "use_locking")->b);
+	free_message(g);
+
+	g = (void *)read_dump("real/tfprof_testdata_graph.pbtxt",
 			      &tensorflow__graph_def__descriptor);
+	assert_int_equal(g->n_node, 31);
+	assert_string_equal(g->node[0]->name, "zeros");
+	v = find_attr(g->node[0], "_output_shapes");
+	assert_int_equal(v->list->shape[0]->n_dim, 4);
+	assert_int_equal(v->list->shape[0]->dim[3]->size, 3);
+	v = find_attr(find_node(g, "DW/Initializer/random_normal/shape"), "value");
+	static const uint8_t shape[] = {3, 0, 0, 0, 3, 0, 0, 0, 3, 0, 0, 0, 6, 0, 0, 0};
+	assert_int_equal(v->tensor->dtype, TENSORFLOW__DATA_TYPE__DT_INT32);
+	assert_int_equal(v->tensor->tensor_content.len, sizeof shape);
+	assert_memory_equal(v->tensor->tensor_content.data, shape, sizeof shape);
+	free_message(g);
+	assert_int_equal(tl_warnings_pending(), 0);
+}
+
+/* The printer gives `text` (a dump written by a current Python
+ * str(message)) back byte for byte: field order, indent, escapes, float
+ * repr. Frees `text`. */
+static void check_printer_gives_back(char *text, size_t len, const ProtobufCMessageDescriptor *desc,
+				     const char *what)
+{
+	ProtobufCMessage *m = parse_len(desc, text, len);
+	char *printed = print_text(m);
+	if (strlen(printed) != len || memcmp(printed, text, len) != 0)
+		fail_msg("printing '%s' does not give the file back", what);
+	g_free(printed);
+	free_message(m);
+	g_free(text);
+}
+
+/* Proves: check_printer_gives_back on the real and generated dumps of the
+ * repository written by Python. */
+static void test_printer_matches_python_on_real_dumps(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *file;
+		const ProtobufCMessageDescriptor *desc;
+	} dumps[] = {
+	    {"real/tb_backend_test_run_metadata_step99.pbtxt",
+	     &tensorflow__run_metadata__descriptor},
+	    {"real/gradckpt_simple2_timeline_graphdef.pbtxt", &tensorflow__graph_def__descriptor},
+	    {"oracle/gen_g1_s1.pbtxt", &tensorflow__run_metadata__descriptor},
+	    {"oracle/exact/pub_g1_s21.pbtxt", &tensorflow__run_metadata__descriptor},
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(dumps); i++) {
+		size_t len;
+		char *text = read_data(dumps[i].file, &len);
+		check_printer_gives_back(text, len, dumps[i].desc, dumps[i].file);
+	}
+}
+
+/* Proves, on two real dumps whose source has no licence (skipped where
+ * there is no shared folder): a TF 1.0 GPU RunMetadata with legacy device
+ * names converts with the values it holds and prints back byte for byte; a
+ * GraphDef with a function library, octal tensor_content and string lists
+ * converts. */
+static void test_shared_real_dumps(void **state)
+{
+	(void)state;
+	tl_warnings_clear();
+	size_t len;
+	char *text =
+	    read_path(td_shared("realdata", "yaroslavvb_dynamic_stitch_gpu_runmeta.pbtxt"), &len);
+	char *copy = g_memdup2(text, len);
+	Tensorflow__RunMetadata *r =
+	    (void *)parse_dump(text, len, &tensorflow__run_metadata__descriptor);
+	assert_int_equal(r->step_stats->n_dev_stats, 5);
+	assert_int_equal(count_node_stats(r->step_stats), 67);
+	assert_int_equal(r->n_partition_graphs, 2);
+	assert_int_equal(r->partition_graphs[0]->versions->producer, 21);
+	Tensorflow__NodeExecStats *n = r->step_stats->dev_stats[1]->node_stats[1];
+	assert_string_equal(r->step_stats->dev_stats[1]->device,
+			    "/job:localhost/replica:0/task:0/gpu:0");
+	assert_string_equal(n->node_name, "x");
+	assert_int_equal(n->output[0]->tensor_description->dtype, TENSORFLOW__DATA_TYPE__DT_FLOAT);
+	assert_int_equal(n->output[0]->tensor_description->allocation_description->ptr,
+			 1108325958912);
+	assert_int_equal(n->output[0]->tensor_description->allocation_description->allocated_bytes,
+			 512);
+	free_message(r);
+	check_printer_gives_back(copy, len, &tensorflow__run_metadata__descriptor,
+				 "yaroslavvb_dynamic_stitch_gpu_runmeta.pbtxt");
+
+	text = read_path(td_shared("realdata", "yaroslavvb_resnet_8_simple_graphdef.pbtxt"), &len);
+	Tensorflow__GraphDef *g = (void *)parse_dump(text, len, &tensorflow__graph_def__descriptor);
 	assert_int_equal(g->n_node, 460);
 	assert_string_equal(g->node[0]->name, "filenames");
 	assert_int_equal(g->versions->producer, 24);
@@ -1596,62 +1676,12 @@ static void test_real_graph_defs(void **state)
 	v = find_attr(g->node[0], "value");
 	assert_int_equal(v->tensor->n_string_val, 5);
 	free_message(g);
-
-	g = (void *)read_dump("realdata/gradckpt_simple2_timeline_graphdef.pbtxt",
-			      &tensorflow__graph_def__descriptor);
-	assert_int_equal(g->n_node, 58);
-	assert_string_equal(g->node[0]->name, "Const");
-	v = find_attr(g->node[0], "value");
-	assert_true(v->tensor->n_float_val == 1 && v->tensor->float_val[0] == 1.0f);
-	v = find_attr(find_node(g, "a00/Assign"), "_class");
-	assert_memory_equal(v->list->s[0].data, "loc:@a00", 8);
-	assert_true(find_attr(find_node(g, "a00/Assign"), "use_locking")->b);
-	free_message(g);
-
-	g = (void *)read_dump("realdata/tfprof_testdata_graph.pbtxt",
-			      &tensorflow__graph_def__descriptor);
-	assert_int_equal(g->n_node, 31);
-	assert_string_equal(g->node[0]->name, "zeros");
-	v = find_attr(g->node[0], "_output_shapes");
-	assert_int_equal(v->list->shape[0]->n_dim, 4);
-	assert_int_equal(v->list->shape[0]->dim[3]->size, 3);
-	free_message(g);
 	assert_int_equal(tl_warnings_pending(), 0);
-}
-
-/* On dumps written by a current Python str(message), the printer gives back
- * the file byte for byte (field order, indent, escapes, float repr). */
-static void test_printer_matches_python_on_real_dumps(void **state)
-{
-	(void)state;
-	static const struct {
-		const char *file;
-		const ProtobufCMessageDescriptor *desc;
-	} dumps[] = {
-	    {"realdata/tb_backend_test_run_metadata_step99.pbtxt",
-	     &tensorflow__run_metadata__descriptor},
-	    {"realdata/yaroslavvb_dynamic_stitch_gpu_runmeta.pbtxt",
-	     &tensorflow__run_metadata__descriptor},
-	    {"realdata/gradckpt_simple2_timeline_graphdef.pbtxt",
-	     &tensorflow__graph_def__descriptor},
-	    {"oracle/gen_g1_s1.pbtxt", &tensorflow__run_metadata__descriptor},
-	    {"oracle/exact/pub_g1_s21.pbtxt", &tensorflow__run_metadata__descriptor},
-	};
-	for (size_t i = 0; i < G_N_ELEMENTS(dumps); i++) {
-		size_t len;
-		char *text = read_shared(dumps[i].file, &len);
-		ProtobufCMessage *m = parse_len(dumps[i].desc, text, len);
-		char *printed = print_text(m);
-		if (strlen(printed) != len || memcmp(printed, text, len) != 0)
-			fail_msg("printing '%s' does not give the file back", dumps[i].file);
-		g_free(printed);
-		free_message(m);
-		g_free(text);
-	}
 }
 
 int main(void)
 {
+	td_filter();
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_escapes_decode_to_exact_bytes),
 	    cmocka_unit_test(test_octal_tensor_content),
@@ -1678,6 +1708,7 @@ int main(void)
 	    cmocka_unit_test(test_real_legacy_step_stats),
 	    cmocka_unit_test(test_real_graph_defs),
 	    cmocka_unit_test(test_printer_matches_python_on_real_dumps),
+	    cmocka_unit_test(test_shared_real_dumps),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,11 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *shared_dir(void)
-{
-	const char *s = getenv("TL_SHARED");
-	return s != NULL && s[0] != '\0' ? s : "../shared";
-}
+#include "testdata.h"
 
 static const ProtobufCMessageDescriptor *classify_ok(const uint8_t *data, size_t len)
 {
@@ -124,39 +120,64 @@ static void test_varint(void **state)
 	assert_false(tl_pbwire_varint(eleven, sizeof eleven, &pos, &v));
 }
 
-/* Proves: every real binary RunMetadata on hand (TF 1.2's tfprof test data
- * and the generated oracle runs) classifies as RunMetadata. */
-static void test_real_runmetadata(void **state)
+/* Each binary protobuf of `dirs` classifies as RunMetadata, except the TF2
+ * and JAX profilers' XSpace files (*.xplane.pb), which are none of the three
+ * messages and are refused; returns how many RunMetadata and XSpace files
+ * there were. */
+static void classify_dirs(char *const *dirs, size_t n, int *runmeta, int *xspace)
 {
-	const char *dirs[] = {"realdata", "oracle", "oracle/exact"};
-	int seen = 0;
-	for (size_t d = 0; d < G_N_ELEMENTS(dirs); d++) {
-		gchar *dir = g_build_filename(shared_dir(), dirs[d], NULL);
-		GDir *gd = g_dir_open(dir, 0, NULL);
-		if (gd == NULL)
-			fail_msg("cannot open '%s' (set TL_SHARED)", dir);
-		const char *name;
-		while ((name = g_dir_read_name(gd)) != NULL) {
-			if (!g_str_has_suffix(name, ".pb"))
-				continue;
-			gchar *path = g_build_filename(dir, name, NULL);
+	for (size_t d = 0; d < n; d++) {
+		GPtrArray *files = td_list(dirs[d], ".pb", NULL);
+		for (guint f = 0; f < files->len; f++) {
+			const char *path = g_ptr_array_index(files, f);
 			GBytes *b = read_file(path);
-			size_t n;
-			const uint8_t *p = g_bytes_get_data(b, &n);
+			size_t len;
+			const uint8_t *p = g_bytes_get_data(b, &len);
 			const ProtobufCMessageDescriptor *desc = NULL;
 			tl_error err = {{0}};
-			if (tl_pbwire_classify(p, n, &desc, &err) != 0)
-				fail_msg("'%s': %s", path, err.msg);
-			if (desc != &tensorflow__run_metadata__descriptor)
-				fail_msg("'%s' classified as %s", path, desc->name);
-			seen++;
+			int rc = tl_pbwire_classify(p, len, &desc, &err);
+			if (g_str_has_suffix(path, ".xplane.pb")) {
+				if (rc == 0)
+					fail_msg("XSpace '%s' classified as %s", path, desc->name);
+				assert_true(g_str_has_prefix(err.msg, "not a RunMetadata"));
+				(*xspace)++;
+			} else {
+				if (rc != 0)
+					fail_msg("'%s': %s", path, err.msg);
+				if (desc != &tensorflow__run_metadata__descriptor)
+					fail_msg("'%s' classified as %s", path, desc->name);
+				(*runmeta)++;
+			}
 			g_bytes_unref(b);
-			g_free(path);
 		}
-		g_dir_close(gd);
-		g_free(dir);
+		g_ptr_array_unref(files);
 	}
-	assert_true(seen >= 5);
+}
+
+/* Proves: classify_dirs on the repository's real dumps (TF 1.2's tfprof
+ * test data, a JAX XSpace) and generated oracle runs. */
+static void test_real_runmetadata(void **state)
+{
+	char *dirs[] = {td_data("real"), td_data("oracle"), td_data("oracle/exact")};
+	int runmeta = 0, xspace = 0;
+	classify_dirs(dirs, G_N_ELEMENTS(dirs), &runmeta, &xspace);
+	assert_true(runmeta >= 5);
+	assert_true(xspace >= 1);
+	for (size_t d = 0; d < G_N_ELEMENTS(dirs); d++)
+		g_free(dirs[d]);
+}
+
+/* Proves: classify_dirs on the shared folder's real dumps, those whose
+ * source has no licence included (skipped where there is no shared folder). */
+static void test_shared_runmetadata(void **state)
+{
+	char *dirs[] = {td_shared("realdata", NULL), td_shared("oracle", NULL)};
+	int runmeta = 0, xspace = 0;
+	classify_dirs(dirs, G_N_ELEMENTS(dirs), &runmeta, &xspace);
+	assert_true(runmeta >= 3);
+	assert_true(xspace >= 2);
+	for (size_t d = 0; d < G_N_ELEMENTS(dirs); d++)
+		g_free(dirs[d]);
 }
 
 /* Proves: a GraphDef of one node (name + op strings, which a StepStats or
@@ -248,9 +269,9 @@ static void test_runmeta_only_partition_graphs(void **state)
 	g_bytes_unref(b);
 }
 
-static Tensorflow__RunMetadata *unpack_shared(const char *rel, GBytes **keep)
+static Tensorflow__RunMetadata *unpack_data(const char *rel, GBytes **keep)
 {
-	gchar *path = g_build_filename(shared_dir(), rel, NULL);
+	gchar *path = td_data(rel);
 	*keep = read_file(path);
 	g_free(path);
 	size_t n;
@@ -268,7 +289,7 @@ static void test_real_parts(void **state)
 {
 	GBytes *raw;
 	Tensorflow__RunMetadata *rm =
-	    unpack_shared("realdata/tfprof_testdata_run_meta_cpu_tf12.pb", &raw);
+	    unpack_data("real/tfprof_testdata_run_meta_cpu_tf12.pb", &raw);
 	assert_non_null(rm->step_stats);
 	assert_non_null(rm->cost_graph);
 	GBytes *b = pack(&rm->step_stats->base);
@@ -282,7 +303,7 @@ static void test_real_parts(void **state)
 	protobuf_c_message_free_unpacked(&rm->base, NULL);
 	g_bytes_unref(raw);
 
-	rm = unpack_shared("oracle/gen_g1_s1.pb", &raw);
+	rm = unpack_data("oracle/gen_g1_s1.pb", &raw);
 	assert_true(rm->n_partition_graphs > 0);
 	for (size_t i = 0; i < rm->n_partition_graphs; i++) {
 		b = pack(&rm->partition_graphs[i]->base);
@@ -522,8 +543,7 @@ static void test_packed(void **state)
  * never writes) are refused, in known and unknown fields alike. */
 static void test_refuse_where(void **state)
 {
-	gchar *path = g_build_filename(shared_dir(), "realdata",
-				       "tfprof_testdata_run_meta_cpu_tf12.pb", NULL);
+	gchar *path = td_data("real/tfprof_testdata_run_meta_cpu_tf12.pb");
 	GBytes *b = read_file(path);
 	g_free(path);
 	size_t n;
@@ -605,9 +625,11 @@ static void test_large(void **state)
 
 int main(void)
 {
+	td_filter();
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_varint),
 	    cmocka_unit_test(test_real_runmetadata),
+	    cmocka_unit_test(test_shared_runmetadata),
 	    cmocka_unit_test(test_graphdef_one_node),
 	    cmocka_unit_test(test_stepstats_one_device),
 	    cmocka_unit_test(test_runmeta_only_partition_graphs),
