@@ -1,5 +1,7 @@
 #include "model.h"
 
+#include "nametab.h"
+
 #include <glib.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,33 +191,10 @@ bool tl_op_label_parse(tl_arena *arena, const char *label, const char **name, co
 
 /* ---- building ---------------------------------------------------------- */
 
-struct node_key {
-	uint32_t scope;         /* partition or device index */
-	guint name_hash;        /* g_str_hash(name), computed once per name */
-	const char *name;
-};
-
-static struct node_key node_key_of(uint32_t scope, const char *name, guint name_hash)
-{
-	return (struct node_key){.scope = scope, .name_hash = name_hash, .name = name};
-}
-
-static guint node_key_hash(gconstpointer p)
-{
-	const struct node_key *k = p;
-	return k->name_hash * 31u + k->scope;
-}
-
-static gboolean node_key_equal(gconstpointer a, gconstpointer b)
-{
-	const struct node_key *x = a, *y = b;
-	return x->scope == y->scope && strcmp(x->name, y->name) == 0;
-}
-
 struct builder {
 	tl_run *run;
-	GHashTable *node_by_name;   /* struct node_key (scope = partition) -> index + 1 */
-	guint *exec_name_hash;      /* per execution: g_str_hash of its node name */
+	tl_nametab *node_by_name;   /* (partition, node name) -> node index */
+	tl_name *exec_names;        /* per execution: its node name, hashed once */
 	GHashTable *device_index;   /* normalized name -> device index + 1 */
 	int32_t *partition_of_dev;  /* executor device -> partition index, -1 */
 };
@@ -606,7 +585,7 @@ static void build_graph(struct builder *b)
 	for (size_t p = 0; p < meta->n_partition_graphs; p++)
 		n_nodes += meta->partition_graphs[p]->n_node;
 	run->nodes = tl_arena_zalloc(run->arena, (n_nodes ? n_nodes : 1) * sizeof *run->nodes);
-	struct node_key *keys = tl_arena_alloc(run->arena, (n_nodes ? n_nodes : 1) * sizeof *keys);
+	b->node_by_name = tl_nametab_new(n_nodes);
 
 	const char *last_raw = NULL, *last_norm = "";
 	for (size_t p = 0; p < meta->n_partition_graphs; p++) {
@@ -625,14 +604,13 @@ static void build_graph(struct builder *b)
 			n->device = last_norm;
 			n->partition = (uint32_t)p;
 			n->def = def;
-			keys[run->n_nodes] = node_key_of((uint32_t)p, n->name, g_str_hash(n->name));
-			if (g_hash_table_contains(b->node_by_name, &keys[run->n_nodes])) {
+			uint32_t at = tl_nametab_put(b->node_by_name, (uint32_t)p,
+						     tl_name_of_str(n->name), (uint32_t)run->n_nodes);
+			if (at != run->n_nodes) {
 				tl_warn("duplicate-node", "node '%s' defined twice in one graph; "
 					"the first definition is used", n->name);
 				continue;
 			}
-			g_hash_table_insert(b->node_by_name, &keys[run->n_nodes],
-					    GUINT_TO_POINTER(run->n_nodes + 1));
 			run->n_nodes++;
 		}
 	}
@@ -646,30 +624,28 @@ static void build_graph(struct builder *b)
 			const char *in = n->def->input[k];
 			bool control = in[0] == '^';
 			const char *nm = control ? in + 1 : in;
-			const char *colon = strrchr(nm, ':');
+			/* "name:port" names the node "name": looked up by its
+			 * first bytes, not copied. */
+			size_t len = strlen(nm);
+			const char *colon = memrchr(nm, ':', len);
 			int32_t port = 0;
-			char *owned = NULL;
 			if (!control && colon != NULL && colon[1] != '\0' &&
-			    strspn(colon + 1, "0123456789") == strlen(colon + 1)) {
+			    strspn(colon + 1, "0123456789") == len - (size_t)(colon + 1 - nm)) {
 				port = (int32_t)strtol(colon + 1, NULL, 10);
-				owned = g_strndup(nm, (gsize)(colon - nm));
-				nm = owned;
+				len = (size_t)(colon - nm);
 			}
-			struct node_key key = node_key_of(n->partition, nm, g_str_hash(nm));
-			gpointer hit = g_hash_table_lookup(b->node_by_name, &key);
-			if (hit == NULL) {
+			uint32_t hit = tl_nametab_get(b->node_by_name, n->partition,
+						      tl_name_of(nm, len));
+			if (hit == TL_NAMETAB_NONE) {
 				tl_warn("missing-input", "input '%s' of node '%s' names no node "
 					"in its graph; edge dropped", in, n->name);
 			} else if (control) {
-				add_edge(edges, GPOINTER_TO_UINT(hit) - 1, i, -1, -1,
-					 TL_EDGE_CONTROL);
+				add_edge(edges, hit, i, -1, -1, TL_EDGE_CONTROL);
 			} else {
-				add_edge(edges, GPOINTER_TO_UINT(hit) - 1, i, port, data_pos,
-					 TL_EDGE_DATA);
+				add_edge(edges, hit, i, port, data_pos, TL_EDGE_DATA);
 			}
 			if (!control)
 				data_pos++;
-			g_free(owned);
 		}
 	}
 
@@ -755,14 +731,13 @@ static void link_execs(struct builder *b)
 		const char *raw_name = e->ns->node_name != NULL ? e->ns->node_name : "";
 		if (dev->kind == TL_DEV_EXECUTOR || dev->kind == TL_DEV_OTHER) {
 			e->node = raw_name;
-			b->exec_name_hash[i] = g_str_hash(raw_name);
+			b->exec_names[i] = tl_name_of_str(raw_name);
 			int32_t p = b->partition_of_dev[e->device];
 			if (p >= 0) {
-				struct node_key key =
-				    node_key_of((uint32_t)p, raw_name, b->exec_name_hash[i]);
-				gpointer hit = g_hash_table_lookup(b->node_by_name, &key);
-				if (hit != NULL)
-					e->gnode = (int32_t)GPOINTER_TO_UINT(hit) - 1;
+				uint32_t hit =
+				    tl_nametab_get(b->node_by_name, (uint32_t)p, b->exec_names[i]);
+				if (hit != TL_NAMETAB_NONE)
+					e->gnode = (int32_t)hit;
 			}
 			/* The graph knows the op type; the label (what timeline.py
 			 * reads) serves when the node is not in a graph. */
@@ -810,17 +785,37 @@ static void index_node_execs(tl_run *run)
 	g_free(count);
 }
 
+/* The group of the executions of `name` on executor device `dev`, or
+ * TL_NAMETAB_NONE when it ran none there. */
+static uint32_t group_named(const struct builder *b, const uint32_t *group_of_node,
+			    const tl_nametab *other, int32_t dev, const char *name)
+{
+	tl_name nm = tl_name_of_str(name);
+	int32_t p = b->partition_of_dev[dev];
+	if (p >= 0) {
+		uint32_t n = tl_nametab_get(b->node_by_name, (uint32_t)p, nm);
+		if (n != TL_NAMETAB_NONE)
+			return group_of_node[n];
+	}
+	return tl_nametab_get(other, (uint32_t)dev, nm);
+}
+
 /* Kernels and copies to the op that launched them: same node name on the
  * tracer's executor, the latest execution that started at or before the
  * kernel (a loop runs a node several times). Copies are named after the
  * transfer's tensor (edge_N_x), which names a _Send/_Recv node. */
-static void link_tracer_records(tl_run *run, const guint *exec_name_hash)
+static void link_tracer_records(struct builder *b)
 {
+	tl_run *run = b->run;
 	/* The executions of each (executor, node name), in start order (a
 	 * device's executions are sorted by start): members[first[g] ..
-	 * first[g + 1]) for group g. */
-	GHashTable *last = g_hash_table_new(node_key_hash, node_key_equal); /* key -> group + 1 */
-	struct node_key *keys = g_new(struct node_key, run->n_execs ? run->n_execs : 1);
+	 * first[g + 1]) for group g. An execution of a graph node is grouped
+	 * by the node (a partition runs on one device); one the graphs lack,
+	 * by its device and name. */
+	uint32_t *group_of_node = g_new(uint32_t, run->n_nodes ? run->n_nodes : 1);
+	for (size_t n = 0; n < run->n_nodes; n++)
+		group_of_node[n] = TL_NAMETAB_NONE;
+	tl_nametab *other = tl_nametab_new(0); /* (device, name) -> group */
 	uint32_t *group = g_new(uint32_t, run->n_execs ? run->n_execs : 1);
 	uint32_t n_groups = 0;
 	for (size_t i = 0; i < run->n_execs; i++) {
@@ -828,13 +823,15 @@ static void link_tracer_records(tl_run *run, const guint *exec_name_hash)
 		group[i] = UINT32_MAX;
 		if (run->devices[e->device].kind != TL_DEV_EXECUTOR)
 			continue;
-		keys[i] = node_key_of(e->device, e->node, exec_name_hash[i]);
-		gpointer hit = g_hash_table_lookup(last, &keys[i]);
-		if (hit == NULL) {
-			hit = GUINT_TO_POINTER(++n_groups);
-			g_hash_table_insert(last, &keys[i], hit);
+		if (e->gnode >= 0) {
+			if (group_of_node[e->gnode] == TL_NAMETAB_NONE)
+				group_of_node[e->gnode] = n_groups++;
+			group[i] = group_of_node[e->gnode];
+		} else {
+			group[i] = tl_nametab_put(other, e->device, b->exec_names[i], n_groups);
+			if (group[i] == n_groups)
+				n_groups++;
 		}
-		group[i] = GPOINTER_TO_UINT(hit) - 1;
 	}
 	uint32_t *first = g_new0(uint32_t, (size_t)n_groups + 2);
 	uint32_t *members = g_new(uint32_t, run->n_execs ? run->n_execs : 1);
@@ -891,20 +888,16 @@ static void link_tracer_records(tl_run *run, const guint *exec_name_hash)
 		const tl_device *dev = &run->devices[e->device];
 		if (dev->kind == TL_DEV_EXECUTOR || dev->kind == TL_DEV_OTHER || dev->executor < 0)
 			continue;
-		const char *node = e->node;
-		struct node_key key = node_key_of((uint32_t)dev->executor, node, g_str_hash(node));
-		gpointer hit = g_hash_table_lookup(last, &key);
-		const char **c = hit == NULL ? g_hash_table_lookup(cands, node) : NULL;
-		for (int k = 0; c != NULL && k < 4 && hit == NULL; k++) {
-			if (c[k] == NULL)
-				continue;
-			key = node_key_of((uint32_t)dev->executor, c[k], g_str_hash(c[k]));
-			hit = g_hash_table_lookup(last, &key);
-		}
-		if (hit == NULL)
+		const char **c = NULL;
+		uint32_t g = group_named(b, group_of_node, other, dev->executor, e->node);
+		if (g == TL_NAMETAB_NONE)
+			c = g_hash_table_lookup(cands, e->node);
+		for (int k = 0; c != NULL && k < 4 && g == TL_NAMETAB_NONE; k++)
+			if (c[k] != NULL)
+				g = group_named(b, group_of_node, other, dev->executor, c[k]);
+		if (g == TL_NAMETAB_NONE)
 			continue;
 		/* the latest execution starting <= kernel start, else the first */
-		uint32_t g = GPOINTER_TO_UINT(hit) - 1;
 		const uint32_t *m = members + first[g];
 		uint32_t lo = 0, hi = first[g + 1] - first[g];
 		while (lo < hi) {
@@ -917,8 +910,8 @@ static void link_tracer_records(tl_run *run, const guint *exec_name_hash)
 		e->launcher = (int32_t)m[lo > 0 ? lo - 1 : 0];
 	}
 	g_hash_table_destroy(cands);
-	g_hash_table_destroy(last);
-	g_free(keys);
+	tl_nametab_free(other);
+	g_free(group_of_node);
 	g_free(first);
 	g_free(members);
 }
@@ -1006,18 +999,17 @@ int tl_run_build(tl_run **out, tl_arena *arena, Tensorflow__RunMetadata *meta, c
 		return tl_error_set(err, "too many node_stats (%zu) to index", total);
 
 	struct builder b = {.run = run};
-	b.node_by_name = g_hash_table_new(node_key_hash, node_key_equal);
 	b.device_index = g_hash_table_new(g_str_hash, g_str_equal);
 	build_devices(&b);
 	build_graph(&b);
 	map_partitions(&b);
-	b.exec_name_hash = g_new(guint, run->n_execs ? run->n_execs : 1);
+	b.exec_names = g_new(tl_name, run->n_execs ? run->n_execs : 1);
 	link_execs(&b);
 	index_node_execs(run);
-	link_tracer_records(run, b.exec_name_hash);
-	g_free(b.exec_name_hash);
+	link_tracer_records(&b);
+	g_free(b.exec_names);
 	warn_cycles(run);
-	g_hash_table_destroy(b.node_by_name);
+	tl_nametab_free(b.node_by_name);
 	g_hash_table_destroy(b.device_index);
 	g_free(b.partition_of_dev);
 
