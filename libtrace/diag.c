@@ -75,8 +75,70 @@ static struct warning *count_key(const char *key, char *msg)
 	return w;
 }
 
+struct tl_warn_log {
+	GPtrArray *items; /* struct warning *, first-met order */
+	GHashTable *by_key;
+};
+
+static _Thread_local tl_warn_log *logging; /* this thread's open log */
+
+tl_warn_log *tl_warn_log_begin(void)
+{
+	tl_warn_log *log = g_new0(tl_warn_log, 1);
+	log->items = g_ptr_array_new_with_free_func(warning_free);
+	log->by_key = g_hash_table_new(g_str_hash, g_str_equal);
+	logging = log;
+	return log;
+}
+
+void tl_warn_log_end(void)
+{
+	logging = NULL;
+}
+
+void tl_warn_log_tell(tl_warn_log *log)
+{
+	if (log == NULL)
+		return;
+	g_mutex_lock(&lock);
+	registry_init();
+	for (guint i = 0; i < log->items->len; i++) {
+		struct warning *w = g_ptr_array_index(log->items, i);
+		struct warning *r = count_key(w->key, w->msg);
+		w->msg = NULL;
+		r->count += w->count - 1;
+	}
+	g_mutex_unlock(&lock);
+	g_hash_table_destroy(log->by_key);
+	g_ptr_array_free(log->items, TRUE);
+	g_free(log);
+}
+
+/* tl_warn into this thread's open log. */
+static void log_warning(tl_warn_log *log, const char *key, const char *fmt, va_list ap)
+{
+	struct warning *w = g_hash_table_lookup(log->by_key, key);
+	if (w != NULL) {
+		w->count++;
+		return;
+	}
+	w = g_new0(struct warning, 1);
+	w->key = g_strdup(key);
+	w->msg = g_strdup_vprintf(fmt, ap);
+	w->count = 1;
+	g_ptr_array_add(log->items, w);
+	g_hash_table_insert(log->by_key, w->key, w);
+}
+
 void tl_warn(const char *key, const char *fmt, ...)
 {
+	if (logging != NULL) {
+		va_list ap;
+		va_start(ap, fmt);
+		log_warning(logging, key, fmt, ap);
+		va_end(ap);
+		return;
+	}
 	g_mutex_lock(&lock);
 	registry_init();
 	if (g_hash_table_contains(by_key, key)) {

@@ -43,6 +43,17 @@ int tl_error_set(tl_error *err, const char *fmt, ...) __attribute__((format(prin
  * given for a key is the one printed. */
 void tl_warn(const char *key, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* A log of the warnings one thread met, held back from the registry: work
+ * split over threads (tl_crew_for) tells its parts' logs in the parts'
+ * order, so that the lines and counts are those of one thread. From
+ * tl_warn_log_begin() to tl_warn_log_end() the calling thread's tl_warn
+ * goes to the log; tl_warn_log_tell() counts the log's warnings in the
+ * registry in the order met and frees it. */
+typedef struct tl_warn_log tl_warn_log;
+tl_warn_log *tl_warn_log_begin(void);
+void tl_warn_log_end(void);
+void tl_warn_log_tell(tl_warn_log *log);
+
 /* Reports one damage of `input` (its name in messages), described by the
  * format ("record 3 at byte 1234: data crc mismatch"). Strict: fills err
  * with the description and returns -1, and the reader stops with that

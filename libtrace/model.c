@@ -1,5 +1,6 @@
 #include "model.h"
 
+#include "crew.h"
 #include "nametab.h"
 
 #include <glib.h>
@@ -577,6 +578,51 @@ static int cmp_edge(const void *a, const void *b)
 	return 0;
 }
 
+struct input_edges {
+	const struct builder *b;
+	GArray **parts; /* per crew part: tl_edge */
+};
+
+/* The edges into nodes lo..hi-1 that their inputs name. */
+static void input_edges_part(void *ctx, size_t part, size_t lo, size_t hi, tl_arena *arena)
+{
+	struct input_edges *ie = ctx;
+	const tl_run *run = ie->b->run;
+	GArray *edges = g_array_sized_new(FALSE, FALSE, sizeof(tl_edge), (guint)(hi - lo) * 2 + 1);
+	ie->parts[part] = edges;
+	for (size_t i = lo; i < hi; i++) {
+		const tl_gnode *n = &run->nodes[i];
+		int32_t data_pos = 0;
+		for (size_t k = 0; k < n->def->n_input; k++) {
+			const char *in = n->def->input[k];
+			bool control = in[0] == '^';
+			const char *nm = control ? in + 1 : in;
+			/* "name:port" names the node "name": looked up by its
+			 * first bytes, not copied. */
+			size_t len = strlen(nm);
+			const char *colon = memrchr(nm, ':', len);
+			int32_t port = 0;
+			if (!control && colon != NULL && colon[1] != '\0' &&
+			    strspn(colon + 1, "0123456789") == len - (size_t)(colon + 1 - nm)) {
+				port = (int32_t)strtol(colon + 1, NULL, 10);
+				len = (size_t)(colon - nm);
+			}
+			uint32_t hit = tl_nametab_get(ie->b->node_by_name, n->partition,
+						      tl_name_of(nm, len));
+			if (hit == TL_NAMETAB_NONE) {
+				tl_warn("missing-input", "input '%s' of node '%s' names no node "
+					"in its graph; edge dropped", in, n->name);
+			} else if (control) {
+				add_edge(edges, hit, (uint32_t)i, -1, -1, TL_EDGE_CONTROL);
+			} else {
+				add_edge(edges, hit, (uint32_t)i, port, data_pos, TL_EDGE_DATA);
+			}
+			if (!control)
+				data_pos++;
+		}
+	}
+}
+
 static void build_graph(struct builder *b)
 {
 	tl_run *run = b->run;
@@ -616,38 +662,16 @@ static void build_graph(struct builder *b)
 	}
 	run->has_graphs = run->n_nodes > 0;
 
+	/* The inputs' edges, a part of the nodes per thread, joined in node
+	 * order. */
+	struct input_edges ie = {.b = b, .parts = g_new0(GArray *, tl_crew_parts(run->n_nodes))};
+	tl_crew_for(run->n_nodes, input_edges_part, &ie, run->arena);
 	GArray *edges = g_array_sized_new(FALSE, FALSE, sizeof(tl_edge), run->n_nodes * 2 + 1);
-	for (uint32_t i = 0; i < run->n_nodes; i++) {
-		const tl_gnode *n = &run->nodes[i];
-		int32_t data_pos = 0;
-		for (size_t k = 0; k < n->def->n_input; k++) {
-			const char *in = n->def->input[k];
-			bool control = in[0] == '^';
-			const char *nm = control ? in + 1 : in;
-			/* "name:port" names the node "name": looked up by its
-			 * first bytes, not copied. */
-			size_t len = strlen(nm);
-			const char *colon = memrchr(nm, ':', len);
-			int32_t port = 0;
-			if (!control && colon != NULL && colon[1] != '\0' &&
-			    strspn(colon + 1, "0123456789") == len - (size_t)(colon + 1 - nm)) {
-				port = (int32_t)strtol(colon + 1, NULL, 10);
-				len = (size_t)(colon - nm);
-			}
-			uint32_t hit = tl_nametab_get(b->node_by_name, n->partition,
-						      tl_name_of(nm, len));
-			if (hit == TL_NAMETAB_NONE) {
-				tl_warn("missing-input", "input '%s' of node '%s' names no node "
-					"in its graph; edge dropped", in, n->name);
-			} else if (control) {
-				add_edge(edges, hit, i, -1, -1, TL_EDGE_CONTROL);
-			} else {
-				add_edge(edges, hit, i, port, data_pos, TL_EDGE_DATA);
-			}
-			if (!control)
-				data_pos++;
-		}
+	for (size_t p = 0; p < tl_crew_parts(run->n_nodes); p++) {
+		g_array_append_vals(edges, ie.parts[p]->data, ie.parts[p]->len);
+		g_array_free(ie.parts[p], TRUE);
 	}
+	g_free(ie.parts);
 
 	/* _Send -> _Recv by (tensor_name, send_device, recv_device). */
 	GHashTable *sends = g_hash_table_new(g_str_hash, g_str_equal);
@@ -722,10 +746,12 @@ static void map_partitions(struct builder *b)
 	}
 }
 
-static void link_execs(struct builder *b)
+/* Each execution of lo..hi-1 to its graph node, op and name. */
+static void link_execs_part(void *ctx, size_t part, size_t lo, size_t hi, tl_arena *arena)
 {
+	struct builder *b = ctx;
 	tl_run *run = b->run;
-	for (size_t i = 0; i < run->n_execs; i++) {
+	for (size_t i = lo; i < hi; i++) {
 		tl_exec *e = &run->execs[i];
 		const tl_device *dev = &run->devices[e->device];
 		const char *raw_name = e->ns->node_name != NULL ? e->ns->node_name : "";
@@ -746,12 +772,12 @@ static void link_execs(struct builder *b)
 				op = "RecvTensor";
 			else if (e->gnode >= 0 && run->nodes[e->gnode].op[0] != '\0')
 				op = run->nodes[e->gnode].op;
-			else if (!tl_op_label_parse(run->arena, e->ns->timeline_label, NULL, &op,
-						    NULL, NULL))
+			else if (!tl_op_label_parse(arena, e->ns->timeline_label, NULL, &op, NULL,
+						    NULL))
 				op = NULL;
 			e->op = op != NULL ? op : "unknown";
 		} else {
-			tl_kernel_label_parse(run->arena, e->ns->timeline_label, raw_name, &e->node,
+			tl_kernel_label_parse(arena, e->ns->timeline_label, raw_name, &e->node,
 					      &e->op);
 		}
 	}
@@ -798,6 +824,49 @@ static uint32_t group_named(const struct builder *b, const uint32_t *group_of_no
 			return group_of_node[n];
 	}
 	return tl_nametab_get(other, (uint32_t)dev, nm);
+}
+
+struct launchers {
+	const struct builder *b;
+	const uint32_t *group_of_node;
+	const tl_nametab *other;
+	GHashTable *cands;             /* read only */
+	const uint32_t *first, *members;
+};
+
+/* The launcher of each tracer record among executions lo..hi-1. */
+static void launchers_part(void *ctx, size_t part, size_t lo_exec, size_t hi_exec,
+			   tl_arena *arena)
+{
+	const struct launchers *l = ctx;
+	tl_run *run = l->b->run;
+	for (size_t i = lo_exec; i < hi_exec; i++) {
+		tl_exec *e = &run->execs[i];
+		const tl_device *dev = &run->devices[e->device];
+		if (dev->kind == TL_DEV_EXECUTOR || dev->kind == TL_DEV_OTHER || dev->executor < 0)
+			continue;
+		const char **c = NULL;
+		uint32_t g = group_named(l->b, l->group_of_node, l->other, dev->executor, e->node);
+		if (g == TL_NAMETAB_NONE)
+			c = g_hash_table_lookup(l->cands, e->node);
+		for (int k = 0; c != NULL && k < 4 && g == TL_NAMETAB_NONE; k++)
+			if (c[k] != NULL)
+				g = group_named(l->b, l->group_of_node, l->other, dev->executor,
+						c[k]);
+		if (g == TL_NAMETAB_NONE)
+			continue;
+		/* the latest execution starting <= kernel start, else the first */
+		const uint32_t *m = l->members + l->first[g];
+		uint32_t lo = 0, hi = l->first[g + 1] - l->first[g];
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (run->execs[m[mid]].start <= e->start)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		e->launcher = (int32_t)m[lo > 0 ? lo - 1 : 0];
+	}
 }
 
 /* Kernels and copies to the op that launched them: same node name on the
@@ -883,32 +952,9 @@ static void link_tracer_records(struct builder *b)
 		}
 	}
 	g_free(first_reader);
-	for (size_t i = 0; i < run->n_execs; i++) {
-		tl_exec *e = &run->execs[i];
-		const tl_device *dev = &run->devices[e->device];
-		if (dev->kind == TL_DEV_EXECUTOR || dev->kind == TL_DEV_OTHER || dev->executor < 0)
-			continue;
-		const char **c = NULL;
-		uint32_t g = group_named(b, group_of_node, other, dev->executor, e->node);
-		if (g == TL_NAMETAB_NONE)
-			c = g_hash_table_lookup(cands, e->node);
-		for (int k = 0; c != NULL && k < 4 && g == TL_NAMETAB_NONE; k++)
-			if (c[k] != NULL)
-				g = group_named(b, group_of_node, other, dev->executor, c[k]);
-		if (g == TL_NAMETAB_NONE)
-			continue;
-		/* the latest execution starting <= kernel start, else the first */
-		const uint32_t *m = members + first[g];
-		uint32_t lo = 0, hi = first[g + 1] - first[g];
-		while (lo < hi) {
-			uint32_t mid = lo + (hi - lo) / 2;
-			if (run->execs[m[mid]].start <= e->start)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		e->launcher = (int32_t)m[lo > 0 ? lo - 1 : 0];
-	}
+	struct launchers l = {.b = b, .group_of_node = group_of_node, .other = other,
+			      .cands = cands, .first = first, .members = members};
+	tl_crew_for(run->n_execs, launchers_part, &l, run->arena);
 	g_hash_table_destroy(cands);
 	tl_nametab_free(other);
 	g_free(group_of_node);
@@ -1004,7 +1050,7 @@ int tl_run_build(tl_run **out, tl_arena *arena, Tensorflow__RunMetadata *meta, c
 	build_graph(&b);
 	map_partitions(&b);
 	b.exec_names = g_new(tl_name, run->n_execs ? run->n_execs : 1);
-	link_execs(&b);
+	tl_crew_for(run->n_execs, link_execs_part, &b, run->arena);
 	index_node_execs(run);
 	link_tracer_records(&b);
 	g_free(b.exec_names);
