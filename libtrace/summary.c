@@ -145,9 +145,12 @@ static void vals_add(vals *dst, const vals *v)
 	}
 }
 
-static void row_add(tl_summary *s, const char *name, size_t run, const vals *v)
+/* Adds v to the row's run, making the row if need be; returns the row. */
+static tl_row *row_add(tl_summary *s, const char *name, size_t run, const vals *v)
 {
-	vals_add(row_run(row_get(s, name), run), v);
+	tl_row *r = row_get(s, name);
+	vals_add(row_run(r, run), v);
+	return r;
 }
 
 /* ---- shapes, params, float ops ---------------------------------------- */
@@ -407,8 +410,7 @@ void tl_summary_add_run(tl_summary *s, const tl_run *run)
 			vals v = {{0}};
 			v.v[TL_COL_ACCEL] = v.v[TL_COL_TOTAL] = (double)(e->end - e->start) / 1000.0;
 			v.v[TL_COL_OCCURRENCE] = 1;
-			row_add(s, kname, ri, &v);
-			tl_row *r = row_get(s, kname);
+			tl_row *r = row_add(s, kname, ri, &v);
 			if (r->extra == NULL)
 				r->extra = g_strdup(e->op);
 			g_free(kname);
@@ -421,9 +423,8 @@ void tl_summary_add_run(tl_summary *s, const tl_run *run)
 		vals v;
 		exec_vals(run, i, accel, &v);
 		const char *key = row_key(s, run, e);
-		row_add(s, key, ri, &v);
 		/* node rows remember their op type, for --account-type */
-		tl_row *r = row_get(s, key);
+		tl_row *r = row_add(s, key, ri, &v);
 		if (r->extra == NULL && (s->view == TL_VIEW_NODE || s->view == TL_VIEW_SCOPE))
 			r->extra = g_strdup(e->op);
 	}
@@ -442,8 +443,7 @@ void tl_summary_add_run(tl_summary *s, const tl_run *run)
 							      : g->name;
 		if (s->view == TL_VIEW_KERNEL)
 			continue;
-		row_add(s, key, ri, &v);
-		tl_row *r = row_get(s, key);
+		tl_row *r = row_add(s, key, ri, &v);
 		if (r->shape == NULL && s->view != TL_VIEW_OP && s->view != TL_VIEW_DEVICE)
 			r->shape = shape_string(sh);
 		if (r->extra == NULL && (s->view == TL_VIEW_NODE || s->view == TL_VIEW_SCOPE))
