@@ -902,19 +902,58 @@ static void build_curve(tl_memory *mem, tl_allocator *a, bool with_estimated)
 	a->live_at_peak = (uint32_t *)(void *)g_array_free(live, FALSE);
 }
 
-int64_t tl_allocator_in_use(const tl_allocator *a, int64_t us)
+/* The last point of the curve at or before `us` (0 when none is), found
+ * from *hint, the point a query near it found: samples read in time
+ * order walk the curve instead of binary searching a curve far bigger
+ * than the caches for each (a 100 MB dump spent 70 ms checking). */
+static size_t curve_point(const tl_allocator *a, int64_t us, size_t *hint)
 {
-	if (a->n_curve == 0 || us < a->curve[0].us)
-		return a->n_curve ? a->curve[0].bytes : 0;
-	size_t lo = 0, hi = a->n_curve; /* last point with time <= us */
+	size_t lo = *hint < a->n_curve ? *hint : 0, hi;
+	if (a->curve[lo].us <= us) {
+		/* gallop forward: [lo, hi) holds it */
+		size_t step = 1;
+		hi = lo + 1;
+		while (hi < a->n_curve && a->curve[hi].us <= us) {
+			lo = hi;
+			hi = step < a->n_curve - lo ? lo + step : a->n_curve;
+			step *= 2;
+		}
+	} else {
+		/* gallop back */
+		size_t step = 1;
+		hi = lo;
+		while (lo > 0 && a->curve[lo].us > us) {
+			hi = lo;
+			lo = step < lo ? lo - step : 0;
+			step *= 2;
+		}
+		if (a->curve[lo].us > us) {
+			*hint = 0;
+			return 0;
+		}
+	}
 	while (hi - lo > 1) {
-		size_t mid = (lo + hi) / 2;
+		size_t mid = lo + (hi - lo) / 2;
 		if (a->curve[mid].us <= us)
 			lo = mid;
 		else
 			hi = mid;
 	}
-	return a->curve[lo].bytes;
+	*hint = lo;
+	return lo;
+}
+
+int64_t tl_allocator_in_use_near(const tl_allocator *a, int64_t us, size_t *hint)
+{
+	if (a->n_curve == 0)
+		return 0;
+	return a->curve[curve_point(a, us, hint)].bytes;
+}
+
+int64_t tl_allocator_in_use(const tl_allocator *a, int64_t us)
+{
+	size_t hint = 0;
+	return tl_allocator_in_use_near(a, us, &hint);
 }
 
 static int cmp_allocator(const void *a, const void *b)
@@ -1013,18 +1052,20 @@ static void each_sample(tl_memory *mem, GHashTable *index,
 }
 
 struct check_sum {
-	double *sum; /* per allocator */
+	double *sum;  /* per allocator */
+	size_t *hint; /* per allocator: where its last sample fell */
 };
 
 static void check_one(tl_memory *mem, tl_allocator *a, int64_t us, int64_t in_use, void *ctx)
 {
 	struct check_sum *c = ctx;
-	int64_t diff = add_sat(tl_allocator_in_use(a, us), -in_use);
+	size_t ai = (size_t)(a - mem->allocators);
+	int64_t diff = add_sat(tl_allocator_in_use_near(a, us, &c->hint[ai]), -in_use);
 	if (diff < 0)
 		diff = diff == INT64_MIN ? INT64_MAX : -diff;
 	if (diff > a->check_max_abs)
 		a->check_max_abs = diff;
-	c->sum[a - mem->allocators] += (double)diff;
+	c->sum[ai] += (double)diff;
 	a->check_samples++;
 }
 
@@ -1032,8 +1073,10 @@ static void check_one(tl_memory *mem, tl_allocator *a, int64_t us, int64_t in_us
  * end of every execution that reported them. */
 static void check_allocators(tl_memory *mem, GHashTable *index)
 {
-	struct check_sum c = {g_new0(double, mem->n_allocators + 1)};
+	struct check_sum c = {g_new0(double, mem->n_allocators + 1),
+			      g_new0(size_t, mem->n_allocators + 1)};
 	each_sample(mem, index, check_one, &c);
+	g_free(c.hint);
 	for (size_t a = 0; a < mem->n_allocators; a++) {
 		tl_allocator *al = &mem->allocators[a];
 		al->check_mean_abs = al->check_samples ? c.sum[a] / (double)al->check_samples : 0;

@@ -152,6 +152,10 @@ void tl_memory_free(tl_memory *mem);
 /* In-use bytes of an allocator after every event at `us`. */
 int64_t tl_allocator_in_use(const tl_allocator *a, int64_t us);
 
+/* The same, for many instants in about time order: *hint (0 at first) is
+ * where the last query fell, and the search walks on from there. */
+int64_t tl_allocator_in_use_near(const tl_allocator *a, int64_t us, size_t *hint);
+
 /* "node:slot" of a reference, in the run's arena. */
 const char *tl_tensor_ref_name(const tl_memory *mem, const tl_tensor_ref *r);
 

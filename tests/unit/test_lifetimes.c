@@ -339,12 +339,41 @@ static void test_host_allocator(void **state)
 	tl_run_free(run);
 }
 
+/* A curve read at many instants, in time order and out of it, with one
+ * hint carried along: the same bytes as a fresh search every time (ties,
+ * instants before the first point and after the last included). */
+static void test_in_use_near(void **state)
+{
+	size_t n = 5000;
+	tl_point *pts = g_new0(tl_point, n);
+	int64_t us = 100;
+	for (size_t i = 0; i < n; i++) {
+		us += (int64_t)(i % 7 == 0 ? 0 : i % 5); /* some instants twice */
+		pts[i].us = us;
+		pts[i].bytes = (int64_t)(i * 37 % 1001);
+	}
+	tl_allocator a = {.curve = pts, .n_curve = n};
+	GRand *r = g_rand_new_with_seed(7);
+	size_t hint = 0;
+	for (int q = 0; q < 20000; q++) {
+		int64_t at = q < 10000 ? 90 + q * (us - 80) / 10000
+				       : g_rand_int_range(r, 0, (gint32)us + 50);
+		assert_int_equal(tl_allocator_in_use_near(&a, at, &hint),
+				 tl_allocator_in_use(&a, at));
+	}
+	tl_allocator none = {0};
+	hint = 3;
+	assert_int_equal(tl_allocator_in_use_near(&none, 5, &hint), 0);
+	g_rand_free(r);
+	g_free(pts);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_pinned),	   cmocka_unit_test(test_unconstrained),
 	    cmocka_unit_test(test_sums),	   cmocka_unit_test(test_contradicted),
-	    cmocka_unit_test(test_host_allocator),
+	    cmocka_unit_test(test_host_allocator), cmocka_unit_test(test_in_use_near),
 	};
 	return cmocka_run_group_tests_name("lifetimes", tests, NULL, NULL);
 }
