@@ -607,9 +607,7 @@ static void node_costs(struct rview *rv)
 
 	if (!run->has_steps || n == 0)
 		return;
-	tl_memory *mem = NULL;
-	if (tl_memory_build(&mem, run, NULL) < 0 || mem == NULL)
-		return;
+	tl_memory *mem = tl_memory_build_buffers(run);
 	for (size_t b = 0; b < mem->n_buffers; b++) {
 		const tl_buffer *buf = &mem->buffers[b];
 		if (buf->kind != TL_BUF_OUTPUT || buf->producer < 0)

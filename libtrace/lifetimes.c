@@ -1755,7 +1755,9 @@ static int cmp_exec_alloc_order(const void *a, const void *b, void *ctx)
 	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
 }
 
-int tl_memory_build(tl_memory **out, const tl_run *run, tl_error *err)
+/* The buffers of the run and their references; `full`: the allocators,
+ * their curves and the check against the dump's samples too. */
+static tl_memory *memory_build(const tl_run *run, bool full)
 {
 	tl_memory *mem = g_new0(tl_memory, 1);
 	mem->run = run;
@@ -1836,6 +1838,8 @@ int tl_memory_build(tl_memory **out, const tl_run *run, tl_error *err)
 			buf->birth_lo = buf->birth_hi = buf->alloc_us;
 		}
 	}
+	if (!full)
+		return mem;
 	make_allocators(mem);
 	GHashTable *index = allocator_index(mem);
 	build_curves(mem, false);
@@ -1845,9 +1849,19 @@ int tl_memory_build(tl_memory **out, const tl_run *run, tl_error *err)
 	}
 	check_allocators(mem, index);
 	g_hash_table_destroy(index);
+	return mem;
+}
+
+int tl_memory_build(tl_memory **out, const tl_run *run, tl_error *err)
+{
 	(void)err;
-	*out = mem;
+	*out = memory_build(run, true);
 	return 0;
+}
+
+tl_memory *tl_memory_build_buffers(const tl_run *run)
+{
+	return memory_build(run, false);
 }
 
 void tl_memory_free(tl_memory *mem)

@@ -149,6 +149,12 @@ typedef struct tl_memory {
 int tl_memory_build(tl_memory **out, const tl_run *run, tl_error *err);
 void tl_memory_free(tl_memory *mem);
 
+/* The run's buffers with their references, as tl_memory_build finds them,
+ * and nothing more: no allocators, curves or check, and the births of
+ * unrecorded _Recv buffers not placed by the samples (graph-render's bytes
+ * per node, without the curves' cost). Freed with tl_memory_free. */
+tl_memory *tl_memory_build_buffers(const tl_run *run);
+
 /* In-use bytes of an allocator after every event at `us`. */
 int64_t tl_allocator_in_use(const tl_allocator *a, int64_t us);
 

@@ -16,6 +16,8 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "testdata.h"
+
 #define CPU "/job:localhost/replica:0/task:0/device:CPU:0"
 #define GPU "/job:localhost/replica:0/task:0/device:GPU:0"
 
@@ -368,12 +370,59 @@ static void test_in_use_near(void **state)
 	g_free(pts);
 }
 
+/* The buffers alone are those of the whole analysis, field by field (the
+ * births the samples place aside), on dumps with unrecorded _Recv
+ * executions, loops and real quirks; no allocator comes with them. */
+static void test_buffers_only(void **state)
+{
+	const char *files[] = {"exact/gen-g2-loop-quirks.pb", "gen-g2-loop.pb",
+			       "real/gradckpt_simple_stepstats.pbtxt",
+			       "real/tfprof_testdata_run_meta_cpu_tf12.pb"};
+	for (size_t f = 0; f < G_N_ELEMENTS(files); f++) {
+		char *path = td_data(files[f]);
+		tl_source *src = NULL;
+		tl_error err = {{0}};
+		tl_run *run = NULL;
+		if (tl_source_open(&src, path, TL_FORMAT_AUTO, &err) < 0 ||
+		    tl_source_next_run(src, &run, &err) != 1)
+			fail_msg("%s: %s", path, err.msg);
+		tl_source_close(src);
+		tl_memory *full = NULL;
+		assert_int_equal(tl_memory_build(&full, run, NULL), 0);
+		tl_memory *bufs = tl_memory_build_buffers(run);
+		assert_true(full->n_buffers > 0);
+		assert_int_equal(bufs->n_buffers, full->n_buffers);
+		assert_int_equal(bufs->n_refs, full->n_refs);
+		assert_int_equal(bufs->n_allocators, 0);
+		for (size_t i = 0; i < full->n_buffers; i++) {
+			const tl_buffer *x = &full->buffers[i], *y = &bufs->buffers[i];
+			assert_int_equal(x->kind, y->kind);
+			assert_int_equal(x->producer, y->producer);
+			assert_int_equal(x->slot, y->slot);
+			assert_int_equal(x->requested, y->requested);
+			assert_int_equal(x->allocated, y->allocated);
+			assert_int_equal(x->estimated, y->estimated);
+			assert_int_equal(x->n_refs, y->n_refs);
+			if (!x->estimated) {
+				assert_int_equal(x->alloc_us, y->alloc_us);
+				assert_int_equal(x->free_us, y->free_us);
+			}
+		}
+		tl_memory_free(full);
+		tl_memory_free(bufs);
+		tl_run_free(run);
+		g_free(path);
+	}
+	tl_warnings_clear();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_pinned),	   cmocka_unit_test(test_unconstrained),
 	    cmocka_unit_test(test_sums),	   cmocka_unit_test(test_contradicted),
 	    cmocka_unit_test(test_host_allocator), cmocka_unit_test(test_in_use_near),
+	    cmocka_unit_test(test_buffers_only),
 	};
 	return cmocka_run_group_tests_name("lifetimes", tests, NULL, NULL);
 }
