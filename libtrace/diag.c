@@ -116,6 +116,9 @@ void tl_warn_log_tell(tl_warn_log *log)
 
 /* tl_warn into this thread's open log. */
 static void log_warning(tl_warn_log *log, const char *key, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+
+static void log_warning(tl_warn_log *log, const char *key, const char *fmt, va_list ap)
 {
 	struct warning *w = g_hash_table_lookup(log->by_key, key);
 	if (w != NULL) {

@@ -970,20 +970,43 @@ static GHashTable *allocator_index(const tl_memory *mem)
 	return h;
 }
 
+/* One allocator_bytes_in_use sample of the dump, read once: the passes
+ * over the samples (the placing of unrecorded births, the check) walk
+ * these instead of the decoded records again, which on a 100 MB dump lie
+ * far beyond the caches. */
+struct dump_sample {
+	int64_t us;        /* the end of the execution that reported it */
+	int64_t in_use;    /* 0: the sample names its allocator, no more */
+	const char *name;  /* the allocator set's own copy of the name */
+	uint32_t allocator; /* index into mem->allocators */
+};
+
 /* The allocators (every allocator a buffer names, and every one the dump
- * samples), sorted by name, each with the list of its buffers. */
-static void make_allocators(tl_memory *mem)
+ * samples), sorted by name, each with the list of its buffers; and the
+ * samples, in execution and record order. */
+static void make_allocators(tl_memory *mem, GArray *samples)
 {
 	const tl_run *run = mem->run;
 	GHashTable *names = g_hash_table_new(g_str_hash, g_str_equal);
 	for (size_t i = 0; i < mem->n_buffers; i++)
 		g_hash_table_add(names, (gpointer)mem->buffers[i].allocator);
-	for (size_t i = 0; i < run->n_execs; i++)
-		for (size_t m = 0; m < run->execs[i].ns->n_memory; m++) {
-			const char *n = run->execs[i].ns->memory[m]->allocator_name;
-			if (n != NULL && run->execs[i].ns->memory[m]->allocator_bytes_in_use != 0)
+	for (size_t i = 0; i < run->n_execs; i++) {
+		const tl_exec *e = &run->execs[i];
+		for (size_t m = 0; m < e->ns->n_memory; m++) {
+			const Tensorflow__AllocatorMemoryUsed *mu = e->ns->memory[m];
+			const char *n = mu->allocator_name;
+			if (n == NULL || mu->allocator_bytes_in_use == 0)
+				continue;
+			gpointer own = NULL;
+			if (!g_hash_table_lookup_extended(names, n, &own, NULL)) {
 				g_hash_table_add(names, (gpointer)n);
+				own = (gpointer)n;
+			}
+			struct dump_sample smp = {
+			    .us = exec_end_us(e), .in_use = in_use_of(mu), .name = own};
+			g_array_append_val(samples, smp);
 		}
+	}
 	mem->n_allocators = g_hash_table_size(names);
 	mem->allocators = g_new0(tl_allocator, mem->n_allocators ? mem->n_allocators : 1);
 	GHashTableIter it;
@@ -1017,6 +1040,16 @@ static void make_allocators(tl_memory *mem)
 	}
 	g_free(of);
 	g_hash_table_destroy(index);
+	/* Each sample holds the set's copy of its name: by address, from the
+	 * allocators' own names. */
+	GHashTable *by_ptr = g_hash_table_new(g_direct_hash, g_direct_equal);
+	for (size_t i = 0; i < mem->n_allocators; i++)
+		g_hash_table_insert(by_ptr, (gpointer)mem->allocators[i].name, GSIZE_TO_POINTER(i));
+	for (guint i = 0; i < samples->len; i++) {
+		struct dump_sample *smp = &g_array_index(samples, struct dump_sample, i);
+		smp->allocator = (uint32_t)GPOINTER_TO_SIZE(g_hash_table_lookup(by_ptr, smp->name));
+	}
+	g_hash_table_destroy(by_ptr);
 }
 
 static void build_curves(tl_memory *mem, bool with_estimated)
@@ -1031,23 +1064,15 @@ static void build_curves(tl_memory *mem, bool with_estimated)
 
 /* Calls `fn` for every allocator_bytes_in_use the dump records at an
  * execution's end, with the allocator it names. */
-static void each_sample(tl_memory *mem, GHashTable *index,
+static void each_sample(tl_memory *mem, const GArray *samples,
 			void (*fn)(tl_memory *mem, tl_allocator *a, int64_t us, int64_t in_use,
 				   void *ctx),
 			void *ctx)
 {
-	const tl_run *run = mem->run;
-	for (size_t i = 0; i < run->n_execs; i++) {
-		const tl_exec *e = &run->execs[i];
-		for (size_t m = 0; m < e->ns->n_memory; m++) {
-			const Tensorflow__AllocatorMemoryUsed *mu = e->ns->memory[m];
-			if (in_use_of(mu) == 0 || mu->allocator_name == NULL)
-				continue;
-			gsize a = GPOINTER_TO_SIZE(g_hash_table_lookup(index, mu->allocator_name));
-			if (a > 0)
-				fn(mem, &mem->allocators[a - 1], exec_end_us(e), in_use_of(mu),
-				   ctx);
-		}
+	for (guint i = 0; i < samples->len; i++) {
+		const struct dump_sample *smp = &g_array_index(samples, struct dump_sample, i);
+		if (smp->in_use > 0)
+			fn(mem, &mem->allocators[smp->allocator], smp->us, smp->in_use, ctx);
 	}
 }
 
@@ -1071,11 +1096,11 @@ static void check_one(tl_memory *mem, tl_allocator *a, int64_t us, int64_t in_us
 
 /* The proof: our curve against the allocator's own in-use bytes at the
  * end of every execution that reported them. */
-static void check_allocators(tl_memory *mem, GHashTable *index)
+static void check_allocators(tl_memory *mem, const GArray *samples)
 {
 	struct check_sum c = {g_new0(double, mem->n_allocators + 1),
 			      g_new0(size_t, mem->n_allocators + 1)};
-	each_sample(mem, index, check_one, &c);
+	each_sample(mem, samples, check_one, &c);
 	g_free(c.hint);
 	for (size_t a = 0; a < mem->n_allocators; a++) {
 		tl_allocator *al = &mem->allocators[a];
@@ -1714,13 +1739,13 @@ static void collect_sample(tl_memory *mem, tl_allocator *a, int64_t us, int64_t 
 
 /* Births of the estimated buffers of every allocator that has some, from
  * the curves built without them. */
-static void place_estimated(tl_memory *mem, GHashTable *index)
+static void place_estimated(tl_memory *mem, const GArray *all)
 {
 	GArray **samples = g_new0(GArray *, mem->n_allocators + 1);
 	for (size_t a = 0; a < mem->n_allocators; a++)
 		if (mem->allocators[a].n_estimated > 0)
 			samples[a] = g_array_new(FALSE, FALSE, sizeof(struct sample));
-	each_sample(mem, index, collect_sample, samples);
+	each_sample(mem, all, collect_sample, samples);
 	for (size_t a = 0; a < mem->n_allocators; a++) {
 		if (samples[a] == NULL)
 			continue;
@@ -1840,15 +1865,15 @@ static tl_memory *memory_build(const tl_run *run, bool full)
 	}
 	if (!full)
 		return mem;
-	make_allocators(mem);
-	GHashTable *index = allocator_index(mem);
+	GArray *samples = g_array_new(FALSE, FALSE, sizeof(struct dump_sample));
+	make_allocators(mem, samples);
 	build_curves(mem, false);
 	if (any_estimated) {
-		place_estimated(mem, index);
+		place_estimated(mem, samples);
 		build_curves(mem, true);
 	}
-	check_allocators(mem, index);
-	g_hash_table_destroy(index);
+	check_allocators(mem, samples);
+	g_array_free(samples, TRUE);
 	return mem;
 }
 
