@@ -14,20 +14,7 @@
 #include <glib.h>
 #include <string.h>
 
-/* A run from RunMetadata text; the run owns its arena. */
-static tl_run *run_of_text(const char *text)
-{
-	tl_arena *arena = tl_arena_new();
-	Tensorflow__RunMetadata *meta = NULL;
-	tl_error err = {{0}};
-	if (tl_decode_runmeta((const uint8_t *)text, strlen(text), TL_FORMAT_RUNMETA_TEXT, arena,
-			      &meta, &err) < 0)
-		fail_msg("decode: %s", err.msg);
-	tl_run *run = NULL;
-	if (tl_run_build(&run, arena, meta, "test", &err) < 0)
-		fail_msg("build: %s", err.msg);
-	return run;
-}
+#include "testdata.h"
 
 /* The scan tl_dataflow_pick replaced: the last in start order that ended
  * by t, else the first. */
@@ -149,7 +136,7 @@ static void test_label_links_as_scan(void **state)
 	size_t checked = 0;
 	for (int round = 0; round < 300; round++) {
 		char *text = random_stepstats(rng);
-		tl_run *run = run_of_text(text);
+		tl_run *run = td_run_of_text(text, "test");
 		GArray *links = g_array_new(FALSE, FALSE, sizeof(tl_link));
 		tl_dataflow_opts fo = {.control = true, .launches = false};
 		tl_dataflow_links(run, &fo, links);

@@ -222,21 +222,6 @@ static void test_stepstats_only(void **state)
 	tl_run_free(run);
 }
 
-/* A run from protobuf text, built in memory. */
-static tl_run *from_text(const char *text)
-{
-	tl_arena *arena = tl_arena_new();
-	Tensorflow__RunMetadata *meta = NULL;
-	tl_error err = {{0}};
-	if (tl_decode_runmeta((const uint8_t *)text, strlen(text), TL_FORMAT_RUNMETA_TEXT, arena,
-			      &meta, &err) < 0)
-		fail_msg("decode: %s", err.msg);
-	tl_run *run = NULL;
-	if (tl_run_build(&run, arena, meta, "t", &err) < 0)
-		fail_msg("build: %s", err.msg);
-	return run;
-}
-
 static const tl_exec *exec_named(const tl_run *run, const char *device, const char *node)
 {
 	for (size_t i = 0; i < run->n_execs; i++)
@@ -254,7 +239,7 @@ static void test_tf13_scheduled_nanos(void **state)
 {
 	(void)state;
 	tl_warnings_clear();
-	tl_run *run = from_text(
+	tl_run *run = td_run_of_text(
 	    "step_stats { dev_stats { device: \"/job:localhost/replica:0/task:0/gpu:0\"\n"
 	    "  node_stats { node_name: \"conv\" all_start_micros: 1504000000000100\n"
 	    "    all_end_rel_micros: 50 scheduled_micros: 1504000000000090 }\n"
@@ -272,7 +257,7 @@ static void test_tf13_scheduled_nanos(void **state)
 	    "  node_stats { node_name: \"edge_1_x:MEMCPYHtoD\" all_start_micros: 1504000000000105\n"
 	    "    all_end_rel_micros: 2 scheduled_micros: 1504000000000102000 }\n"
 	    "  node_stats { node_name: \"early\" all_start_micros: 1504000000000110\n"
-	    "    all_end_rel_micros: 2 scheduled_micros: 1504000000000100 } } }\n");
+	    "    all_end_rel_micros: 2 scheduled_micros: 1504000000000100 } } }\n", "t");
 	assert_int_equal(run->n_execs, 6);
 	const tl_exec *k = exec_named(run, "/device:GPU:0/stream:14", "conv:Conv2D");
 	assert_non_null(k);
@@ -302,7 +287,7 @@ static void test_field_ranges(void **state)
 {
 	(void)state;
 	tl_warnings_clear();
-	tl_run *run = from_text(
+	tl_run *run = td_run_of_text(
 	    "step_stats { dev_stats { device: \"/job:localhost/replica:0/task:0/device:CPU:0\"\n"
 	    "  node_stats { node_name: \"ok\" all_start_micros: 1000 op_start_rel_micros: 1\n"
 	    "    op_end_rel_micros: 4 all_end_rel_micros: 5 }\n"
@@ -321,7 +306,7 @@ static void test_field_ranges(void **state)
 	    "  node_stats { node_name: \"bad_start\" all_start_micros: 9223372036854775807\n"
 	    "    all_end_rel_micros: 1 }\n"
 	    "  node_stats { node_name: \"bad_end\" all_start_micros: 6000\n"
-	    "    all_end_rel_micros: 9223372036854775807 } } }\n");
+	    "    all_end_rel_micros: 9223372036854775807 } } }\n", "t");
 	const char *cpu = "/job:localhost/replica:0/task:0/device:CPU:0";
 	assert_int_equal(run->n_execs, 5);
 	assert_null(exec_named(run, cpu, "bad_start"));

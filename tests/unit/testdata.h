@@ -13,12 +13,15 @@
  * folder there but the file missing is a failure, not a skip. Such tests
  * are named test_shared_*, so make check-shared can run them alone.
  *
- * Paths come back g_malloc'd; the caller frees them.
+ * Paths come back g_malloc'd; the caller frees them. td_run_of_text builds
+ * a run from RunMetadata text written in the test itself.
  */
 #ifndef TL_UNIT_TESTDATA_H
 #define TL_UNIT_TESTDATA_H
 
 #include "input.h"
+#include "model.h"
+#include "source.h"
 
 #include <glib.h>
 #include <stdlib.h>
@@ -108,6 +111,22 @@ static inline GPtrArray *td_list(const char *dir, const char *suffix, const char
 	g_free(gz);
 	g_ptr_array_sort(paths, td_compare_paths);
 	return paths;
+}
+
+/* A run from RunMetadata in protobuf text, labelled `label`; the run owns
+ * its arena (tl_run_free). */
+static inline tl_run *td_run_of_text(const char *text, const char *label)
+{
+	tl_arena *arena = tl_arena_new();
+	Tensorflow__RunMetadata *meta = NULL;
+	tl_error err = {{0}};
+	if (tl_decode_runmeta((const uint8_t *)text, strlen(text), TL_FORMAT_RUNMETA_TEXT, arena,
+			      &meta, &err) < 0)
+		fail_msg("decode: %s", err.msg);
+	tl_run *run = NULL;
+	if (tl_run_build(&run, arena, meta, label, &err) < 0)
+		fail_msg("build: %s", err.msg);
+	return run;
 }
 
 #endif
