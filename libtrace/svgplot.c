@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define WIDTH 960
@@ -187,12 +188,11 @@ struct bar {
 	double v;
 };
 
-static bool bars_by_name;
-
-static int cmp_bar(const void *a, const void *b)
+/* By value, largest first, then name; `by_name` (a bool): by name alone. */
+static int cmp_bar(const void *a, const void *b, void *by_name)
 {
 	const struct bar *x = a, *y = b;
-	if (!bars_by_name && x->v != y->v)
+	if (!*(const bool *)by_name && x->v != y->v)
 		return x->v > y->v ? -1 : 1;
 	return strcmp(x->row->name, y->row->name);
 }
@@ -213,9 +213,9 @@ void tl_plot_summary(const tl_summary *s, const tl_table_opts *o, size_t top, tl
 		bars[i].row = g_ptr_array_index(rows, i);
 		bars[i].v = tl_summary_row_stat(s, bars[i].row, col, o);
 	}
-	bars_by_name = s->view == TL_VIEW_STEP; /* steps in run order */
+	bool by_name = s->view == TL_VIEW_STEP; /* steps in run order */
 	if (rows->len > 1)
-		qsort(bars, rows->len, sizeof *bars, cmp_bar);
+		qsort_r(bars, rows->len, sizeof *bars, cmp_bar, &by_name);
 	for (guint i = 0; i < rows->len; i++) {
 		rows->pdata[i] = (gpointer)bars[i].row;
 		g_array_append_val(vals, bars[i].v);
