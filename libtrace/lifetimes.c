@@ -1890,11 +1890,9 @@ static tl_memory *memory_build(const tl_run *run, bool full)
 	return mem;
 }
 
-int tl_memory_build(tl_memory **out, const tl_run *run, tl_error *err)
+tl_memory *tl_memory_build(const tl_run *run)
 {
-	(void)err;
-	*out = memory_build(run, true);
-	return 0;
+	return memory_build(run, true);
 }
 
 tl_memory *tl_memory_build_buffers(const tl_run *run)

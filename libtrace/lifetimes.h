@@ -146,7 +146,11 @@ typedef struct tl_memory {
 	bool from_labels;       /* consumers guessed from labels (no graphs) */
 } tl_memory;
 
-int tl_memory_build(tl_memory **out, const tl_run *run, tl_error *err);
+/* The run's buffers, their lifetimes and the allocators' curves. Cannot
+ * fail: what the dump lacks is estimated or left out, with a warning. The
+ * caller frees it (tl_memory_free); it reads the run, which must outlive
+ * it. */
+tl_memory *tl_memory_build(const tl_run *run);
 void tl_memory_free(tl_memory *mem);
 
 /* The run's buffers with their references, as tl_memory_build finds them,

@@ -201,9 +201,7 @@ void tl_merge_run(tl_merge *m, const tl_run *run, const char *input, int64_t off
 	int64_t unused_pid = 0;
 	tl_optrace_write(m->w, run, &oo, &unused_pid, &m->next_flow, NULL);
 	if (m->opts.memory) {
-		tl_memory *mem = NULL;
-		tl_error err;
-		tl_memory_build(&mem, run, &err);
+		tl_memory *mem = tl_memory_build(run);
 		tl_memtrace_opts mo = {.objects = false, .shift_ns = shift};
 		char *mprefix = g_strdup_printf("%s: ", run->label);
 		tl_memtrace_write(m->w, mem, &mo, mprefix, &m->next_pid, &m->next_id);

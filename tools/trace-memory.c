@@ -156,9 +156,7 @@ static void write_trace(struct job *job, tl_output *out, GPtrArray *runs)
 	for (guint r = 0; r < runs->len; r++) {
 		tl_run *run = g_ptr_array_index(runs, r);
 		char *prefix = runs->len > 1 ? g_strdup_printf("%s: ", run->label) : NULL;
-		tl_memory *mem = NULL;
-		tl_error err;
-		tl_memory_build(&mem, run, &err);
+		tl_memory *mem = tl_memory_build(run);
 		tl_memtrace_write(&w, mem, &job->topts, prefix, &next_pid, &next_id);
 		if (job->ops) {
 			oo.prefix = prefix;
@@ -175,10 +173,8 @@ static void write_trace(struct job *job, tl_output *out, GPtrArray *runs)
 static void write_plot(tl_output *out, GPtrArray *runs)
 {
 	tl_memory **mems = g_new0(tl_memory *, runs->len ? runs->len : 1);
-	for (guint r = 0; r < runs->len; r++) {
-		tl_error err;
-		tl_memory_build(&mems[r], g_ptr_array_index(runs, r), &err);
-	}
+	for (guint r = 0; r < runs->len; r++)
+		mems[r] = tl_memory_build(g_ptr_array_index(runs, r));
 	tl_plot_memory((const tl_memory *const *)mems, runs->len, out);
 	for (guint r = 0; r < runs->len; r++)
 		tl_memory_free(mems[r]);
@@ -191,9 +187,7 @@ static void write_report(struct job *job, tl_output *out, GPtrArray *runs)
 	tl_memreport_begin(&rep, out, &job->ropts);
 	for (guint r = 0; r < runs->len; r++) {
 		tl_run *run = g_ptr_array_index(runs, r);
-		tl_memory *mem = NULL;
-		tl_error err;
-		tl_memory_build(&mem, run, &err);
+		tl_memory *mem = tl_memory_build(run);
 		tl_memreport_run(&rep, mem);
 		tl_memory_free(mem);
 		tl_run_free(run);

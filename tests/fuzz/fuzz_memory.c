@@ -35,10 +35,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	GPtrArray *mems = g_ptr_array_new();
 	tl_run *run = NULL;
 	while (runs->len < 8 && tl_source_next_run(src, &run, &err) > 0) {
-		tl_memory *mem = NULL;
 		g_ptr_array_add(runs, run);
-		if (tl_memory_build(&mem, run, &err) == 0)
-			g_ptr_array_add(mems, mem);
+		g_ptr_array_add(mems, tl_memory_build(run));
 	}
 	tl_source_close(src);
 	tl_memory **m = (tl_memory **)mems->pdata;

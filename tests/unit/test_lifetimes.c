@@ -173,9 +173,7 @@ static tl_memory *one_recv(tl_run **run_out, bool samples)
 	exec(&t, t.gpu, "c", 1040, 1050, "gpu", 1024, "DT_FLOAT", 1024);
 	exec(&t, t.gpu, "d", 1060, 1070, "gpu", 256, "DT_FLOAT", 0);
 	tl_run *run = build(&t);
-	tl_memory *mem = NULL;
-	tl_error err = {{0}};
-	assert_int_equal(tl_memory_build(&mem, run, &err), 0);
+	tl_memory *mem = tl_memory_build(run);
 	*run_out = run;
 	return mem;
 }
@@ -263,9 +261,7 @@ static void test_sums(void **state)
 	exec(&t, t.gpu, "use_c", 1200, 1210, "gpu", 0, NULL, 0);
 	exec(&t, t.gpu, "end", 1300, 1310, "gpu", 0, NULL, 0);
 	tl_run *run = build(&t);
-	tl_memory *mem = NULL;
-	tl_error err = {{0}};
-	assert_int_equal(tl_memory_build(&mem, run, &err), 0);
+	tl_memory *mem = tl_memory_build(run);
 	const tl_allocator *g = allocator_named(mem, "gpu");
 	assert_int_equal(g->check_samples, 4);
 	assert_int_equal(g->check_max_abs, 0);
@@ -302,9 +298,7 @@ static void test_contradicted(void **state)
 	exec(&t, t.gpu, "s", 1041, 1045, "gpu", 0, NULL, 256);
 	exec(&t, t.gpu, "end", 1300, 1310, "gpu", 0, NULL, 0);
 	tl_run *run = build(&t);
-	tl_memory *mem = NULL;
-	tl_error err = {{0}};
-	assert_int_equal(tl_memory_build(&mem, run, &err), 0);
+	tl_memory *mem = tl_memory_build(run);
 	const tl_buffer *r = buffer_named(mem, "r:0");
 	assert_int_equal(r->birth, TL_BIRTH_CONTRADICTED);
 	const tl_allocator *g = allocator_named(mem, "gpu");
@@ -333,9 +327,7 @@ static void test_host_allocator(void **state)
 	node(t.gpu_graph, "g", "Fill", GPU, "", "", "");
 	node(t.gpu_graph, "g2", "Fill", GPU, "", "", "");
 	tl_run *run = build(&t);
-	tl_memory *mem = NULL;
-	tl_error err = {{0}};
-	assert_int_equal(tl_memory_build(&mem, run, &err), 0);
+	tl_memory *mem = tl_memory_build(run);
 	assert_string_equal(buffer_named(mem, "r:0")->allocator, "cuda_host_bfc");
 	tl_memory_free(mem);
 	tl_run_free(run);
@@ -387,8 +379,7 @@ static void test_buffers_only(void **state)
 		    tl_source_next_run(src, &run, &err) != 1)
 			fail_msg("%s: %s", path, err.msg);
 		tl_source_close(src);
-		tl_memory *full = NULL;
-		assert_int_equal(tl_memory_build(&full, run, NULL), 0);
+		tl_memory *full = tl_memory_build(run);
 		tl_memory *bufs = tl_memory_build_buffers(run);
 		assert_true(full->n_buffers > 0);
 		assert_int_equal(bufs->n_buffers, full->n_buffers);
