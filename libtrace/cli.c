@@ -38,6 +38,20 @@ void tl_cli_usage_error(const tl_cli *cli, const char *fmt, ...)
 	exit(TL_EXIT_USAGE);
 }
 
+bool tl_cli_to_terminal(const tl_cli *cli)
+{
+	return (cli->out_path == NULL || strcmp(cli->out_path, "-") == 0) &&
+	       isatty(STDOUT_FILENO);
+}
+
+bool tl_cli_refuse_terminal(const tl_cli *cli, const char *what)
+{
+	if (!tl_cli_to_terminal(cli))
+		return false;
+	tl_cli_error(cli, "refusing to write %s to a terminal (redirect it, or use -o FILE)", what);
+	return true;
+}
+
 void tl_cli_version(const tl_cli *cli)
 {
 	printf("%s (tftrace) %s\n", cli->prog, TL_VERSION);

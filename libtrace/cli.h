@@ -67,6 +67,15 @@ _Noreturn void tl_cli_usage_error(const tl_cli *cli, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void tl_cli_version(const tl_cli *cli);
 
+/* Whether the output is a terminal: no -o, or -o -, and standard output is
+ * one. */
+bool tl_cli_to_terminal(const tl_cli *cli);
+/* Binary output (`what`: "png", "binary RunMetadata") bound for a
+ * terminal: says "prog: refusing to write WHAT to a terminal (redirect it,
+ * or use -o FILE)" and returns true, and the tool exits 1 (TL_EXIT_INPUT),
+ * as for compressed output (tl_output_open); else returns false. */
+bool tl_cli_refuse_terminal(const tl_cli *cli, const char *what);
+
 /* Parsers for option values; on failure they call tl_cli_usage_error. */
 /* The index of `value` in the NULL-terminated `names`; otherwise
  * "unknown OPT 'value' (a, b or c)". */

@@ -176,21 +176,14 @@ static void parse_args(struct job *job, int argc, char **argv)
 		job->opts.max_nodes = tl_graphdot_default_max_nodes(job->opts.engine);
 }
 
-static bool to_terminal(const struct job *job)
-{
-	return (job->cli.out_path == NULL || strcmp(job->cli.out_path, "-") == 0) && isatty(STDOUT_FILENO);
-}
-
 int main(int argc, char **argv)
 {
 	struct job job = {.cli = {.prog = "graph-render", .usage = usage}};
 	tl_graphdot_opts_init(&job.opts);
 	parse_args(&job, argc, argv);
-	if (job.render != NULL && tl_graphdot_format_binary(job.render) && to_terminal(&job)) {
-		tl_cli_error(&job.cli, "refusing to write %s to a terminal (redirect it, or use "
-			     "-o FILE)", job.render);
+	if (job.render != NULL && tl_graphdot_format_binary(job.render) &&
+	    tl_cli_refuse_terminal(&job.cli, job.render))
 		return TL_EXIT_INPUT;
-	}
 
 	tl_cli_inputs in = tl_cli_inputs_of(argc, argv, optind);
 	GPtrArray *runs = g_ptr_array_new();

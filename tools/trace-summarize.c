@@ -192,8 +192,10 @@ static void parse_args(struct job *job, int argc, char **argv)
 	};
 	g_array_append_vals(opts, fixed, G_N_ELEMENTS(fixed));
 	char *names[TL_N_COLS];
+	char *min_opt[TL_N_COLS]; /* "--min-COLUMN", for messages */
 	for (int c = 0; c < TL_N_COLS; c++) {
 		names[c] = g_strdup_printf("min-%s", tl_col_name(c));
+		min_opt[c] = g_strdup_printf("--min-%s", names[c] + 4);
 		struct option o = {names[c], required_argument, NULL, OPT_MIN_BASE + c};
 		g_array_append_val(opts, o);
 	}
@@ -202,7 +204,7 @@ static void parse_args(struct job *job, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "o:zqhV", lo, NULL)) != -1) {
 		if (c >= OPT_MIN_BASE && c < OPT_MIN_BASE + TL_N_COLS) {
 			job->topts.min[c - OPT_MIN_BASE] =
-				number_arg(job, lo[0].name ? "--min-..." : "", optarg);
+				number_arg(job, min_opt[c - OPT_MIN_BASE], optarg);
 			continue;
 		}
 		switch (c) {
@@ -292,8 +294,10 @@ static void parse_args(struct job *job, int argc, char **argv)
 			tl_cli_option(&job->cli, c, optarg);
 		}
 	}
-	for (int k = 0; k < TL_N_COLS; k++)
+	for (int k = 0; k < TL_N_COLS; k++) {
 		g_free(names[k]);
+		g_free(min_opt[k]);
+	}
 	g_array_free(opts, TRUE);
 }
 
