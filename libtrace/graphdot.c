@@ -2317,24 +2317,3 @@ int tl_graphdot_render(const tl_graphdot *gd, const char *format, tl_output *out
 	}
 	return rc;
 }
-
-/* Graphviz 2.43 leaks in its own layout code (dot's virtual edges and
- * cluster subgraphs, the plugin configuration) and fontconfig keeps its
- * caches; LeakSanitizer builds would report them on every render. Without
- * frame pointers in those libraries their stacks stop at the allocating
- * library, so they are suppressed by library: ours is the only caller of
- * cgraph (agmemread and agclose, in tl_graphdot_render). (The legend's
- * title is not bold: pango leaks through GLib when it loads a bold face,
- * a stack no suppression can name.) */
-const char *__lsan_default_options(void);
-const char *__lsan_default_options(void)
-{
-	return "print_suppressions=0";
-}
-
-const char *__lsan_default_suppressions(void);
-const char *__lsan_default_suppressions(void)
-{
-	return "leak:libgvc.so\nleak:libcgraph.so\nleak:libcdt.so\nleak:libpathplan.so\n"
-	       "leak:libgvplugin_\nleak:libfontconfig.so\nleak:libpango\nleak:libcairo\n";
-}
