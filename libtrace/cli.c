@@ -124,6 +124,31 @@ int64_t tl_cli_micros(const tl_cli *cli, const char *opt, const char *value)
 	return (int64_t)llround(v * 1000.0);
 }
 
+#define COUNT_MAX 100000000L
+
+long tl_cli_count(const tl_cli *cli, const char *opt, const char *value, long min)
+{
+	char *end = NULL;
+	errno = 0;
+	long v = strtol(value, &end, 10);
+	if (end == value || *end != '\0' || errno != 0 || v < min || v > COUNT_MAX) {
+		if (min > 0)
+			tl_cli_usage_error(cli, "option '%s' wants a count of at least %ld, not '%s'",
+					   opt, min, value);
+		tl_cli_usage_error(cli, "option '%s' wants a count, not '%s'", opt, value);
+	}
+	return v;
+}
+
+double tl_cli_number(const tl_cli *cli, const char *opt, const char *value)
+{
+	char *end = NULL;
+	double v = strtod(value, &end);
+	if (end == value || *end != '\0' || !isfinite(v))
+		tl_cli_usage_error(cli, "option '%s' wants a number, not '%s'", opt, value);
+	return v;
+}
+
 void tl_cli_finish(const tl_cli *cli)
 {
 	if (cli->quiet)

@@ -83,6 +83,11 @@ int tl_cli_choice(const tl_cli *cli, const char *opt, const char *value,
 		  const char *const *names);
 tl_format tl_cli_format(const tl_cli *cli, const char *value);
 int64_t tl_cli_micros(const tl_cli *cli, const char *opt, const char *value);
+/* A whole number in [min, 100,000,000]; else "option 'OPT' wants a count,
+ * not 'x'" (with " of at least MIN" where MIN > 0). */
+long tl_cli_count(const tl_cli *cli, const char *opt, const char *value, long min);
+/* A finite number: "option 'OPT' wants a number, not 'x'". */
+double tl_cli_number(const tl_cli *cli, const char *opt, const char *value);
 
 /* The inputs of a command line: argv[first..argc), or stdin alone. */
 typedef struct tl_cli_inputs {

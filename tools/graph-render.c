@@ -101,16 +101,6 @@ struct job {
 	bool max_nodes_set;
 };
 
-static long count_arg(const tl_cli *cli, const char *opt, const char *value, long min)
-{
-	char *end = NULL;
-	long v = strtol(value, &end, 10);
-	if (end == value || *end != '\0' || v < min || v > 100000000)
-		tl_cli_usage_error(cli, "option '%s' wants a count%s, not '%s'", opt,
-				   min > 0 ? " of at least 1" : "", value);
-	return v;
-}
-
 static void parse_args(struct job *job, int argc, char **argv)
 {
 	int c;
@@ -140,7 +130,7 @@ static void parse_args(struct job *job, int argc, char **argv)
 			job->opts.edge_labels = 1;
 			break;
 		case OPT_MAX_DEPTH:
-			job->opts.max_depth = (int)count_arg(&job->cli, "--max-depth", optarg, 1);
+			job->opts.max_depth = (int)tl_cli_count(&job->cli, "--max-depth", optarg, 1);
 			break;
 		case OPT_FOLD:
 			job->opts.fold = true;
@@ -158,13 +148,13 @@ static void parse_args(struct job *job, int argc, char **argv)
 			break;
 		}
 		case OPT_TOP:
-			job->opts.top = (size_t)count_arg(&job->cli, "--top", optarg, 1);
+			job->opts.top = (size_t)tl_cli_count(&job->cli, "--top", optarg, 1);
 			break;
 		case OPT_HOPS:
-			job->opts.hops = (int)count_arg(&job->cli, "--hops", optarg, 0);
+			job->opts.hops = (int)tl_cli_count(&job->cli, "--hops", optarg, 0);
 			break;
 		case OPT_MAX_NODES:
-			job->opts.max_nodes = (size_t)count_arg(&job->cli, "--max-nodes", optarg, 0);
+			job->opts.max_nodes = (size_t)tl_cli_count(&job->cli, "--max-nodes", optarg, 0);
 			job->max_nodes_set = true;
 			break;
 		default:

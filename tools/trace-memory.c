@@ -112,11 +112,7 @@ static void parse_args(struct job *job, int argc, char **argv)
 			break;
 		}
 		case OPT_TOP: {
-			char *end = NULL;
-			long v = strtol(optarg, &end, 10);
-			if (end == optarg || *end != '\0' || v < 0)
-				tl_cli_usage_error(&job->cli, "option '--top' wants a count, not "
-						   "'%s'", optarg);
+			long v = tl_cli_count(&job->cli, "--top", optarg, 0);
 			job->ropts.top = v == 0 ? SIZE_MAX : (size_t)v;
 			break;
 		}

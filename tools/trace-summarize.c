@@ -135,15 +135,6 @@ static GRegex *regex_arg(struct job *job, const char *opt, const char *value)
 	return re;
 }
 
-static double number_arg(struct job *job, const char *opt, const char *value)
-{
-	char *end = NULL;
-	double v = strtod(value, &end);
-	if (end == value || *end != '\0' || !isfinite(v))
-		tl_cli_usage_error(&job->cli, "option '%s' wants a number, not '%s'", opt, value);
-	return v;
-}
-
 static void parse_select(struct job *job, const char *value)
 {
 	char **parts = g_strsplit(value, ",", -1);
@@ -204,7 +195,7 @@ static void parse_args(struct job *job, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "o:zqhV", lo, NULL)) != -1) {
 		if (c >= OPT_MIN_BASE && c < OPT_MIN_BASE + TL_N_COLS) {
 			job->topts.min[c - OPT_MIN_BASE] =
-				number_arg(job, min_opt[c - OPT_MIN_BASE], optarg);
+				tl_cli_number(&job->cli, min_opt[c - OPT_MIN_BASE], optarg);
 			continue;
 		}
 		switch (c) {
@@ -220,7 +211,7 @@ static void parse_args(struct job *job, int argc, char **argv)
 								 tl_stat_names);
 			break;
 		case OPT_STEP:
-			job->topts.step = (int)number_arg(job, "--step", optarg);
+			job->topts.step = (int)tl_cli_number(&job->cli, "--step", optarg);
 			if (job->topts.step < 0)
 				tl_cli_usage_error(&job->cli, "option '--step' must not be negative");
 			break;
@@ -251,7 +242,7 @@ static void parse_args(struct job *job, int argc, char **argv)
 			job->topts.trim = regex_arg(job, "--trim", optarg);
 			break;
 		case OPT_MAX_DEPTH:
-			job->topts.max_depth = (int)number_arg(job, "--max-depth", optarg);
+			job->topts.max_depth = (int)tl_cli_number(&job->cli, "--max-depth", optarg);
 			break;
 		case OPT_DISPLAYED_ONLY:
 			job->topts.displayed_only = true;
