@@ -6,7 +6,7 @@
 
 const char *const tl_op_time_names[] = {"schedule", "gpu", "all", NULL};
 
-static void apply_op_time(tl_view *v, const tl_run *run, tl_op_time mode)
+static void apply_op_time(tl_lanes *v, const tl_run *run, tl_op_time mode)
 {
 	for (size_t i = 0; i < run->n_execs; i++) {
 		v->start[i] = run->execs[i].start;
@@ -52,7 +52,7 @@ static void apply_op_time(tl_view *v, const tl_run *run, tl_op_time mode)
 
 static int cmp_by_start(const void *a, const void *b, void *ctx)
 {
-	const tl_view *v = ctx;
+	const tl_lanes *v = ctx;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 	if (v->start[x] != v->start[y])
 		return v->start[x] < v->start[y] ? -1 : 1;
@@ -188,7 +188,7 @@ void tl_rowfit_free(tl_rowfit *f)
 	g_free(f);
 }
 
-static void assign_device(tl_view *v, const tl_run *run, size_t d, uint32_t *order)
+static void assign_device(tl_lanes *v, const tl_run *run, size_t d, uint32_t *order)
 {
 	const tl_device *dev = &run->devices[d];
 	uint32_t n = dev->n_exec;
@@ -246,7 +246,7 @@ static void assign_device(tl_view *v, const tl_run *run, size_t d, uint32_t *ord
 	g_free(group);
 }
 
-void tl_view_build(tl_view *v, const tl_run *run, tl_op_time mode)
+void tl_lanes_build(tl_lanes *v, const tl_run *run, tl_op_time mode)
 {
 	size_t ne = run->n_execs ? run->n_execs : 1;
 	size_t nd = run->n_devices ? run->n_devices : 1;
@@ -264,7 +264,7 @@ void tl_view_build(tl_view *v, const tl_run *run, tl_op_time mode)
 	g_free(order);
 }
 
-void tl_view_free(tl_view *v)
+void tl_lanes_free(tl_lanes *v)
 {
 	g_free(v->start);
 	g_free(v->end);

@@ -31,17 +31,17 @@ typedef struct tl_lane {
 	uint32_t sub;           /* 0 for the thread's first row */
 } tl_lane;
 
-typedef struct tl_view {
+typedef struct tl_lanes {
 	int64_t *start, *end;   /* per exec, ns, as shown */
 	uint32_t *lane;         /* per exec: its row within its device */
 	uint32_t *n_lanes;      /* per device */
 	tl_lane **lanes;        /* per device: its rows, in display order */
 	bool *threaded;         /* per device: rows come from thread ids */
 	size_t n_devices;
-} tl_view;
+} tl_lanes;
 
-void tl_view_build(tl_view *v, const tl_run *run, tl_op_time mode);
-void tl_view_free(tl_view *v);
+void tl_lanes_build(tl_lanes *v, const tl_run *run, tl_op_time mode);
+void tl_lanes_free(tl_lanes *v);
 
 /* First-fit rows: intervals given in order of start each take the lowest
  * row free at their start (a row is free once its last interval ended;

@@ -104,7 +104,7 @@ static bool device_shown(const tl_device *d, const tl_optrace_opts *o)
 	return true;
 }
 
-static bool exec_shown(const tl_run *run, const tl_view *v, uint32_t i, const tl_optrace_opts *o)
+static bool exec_shown(const tl_run *run, const tl_lanes *v, uint32_t i, const tl_optrace_opts *o)
 {
 	int64_t dur = v->end[i] - v->start[i];
 	if (dur < o->min_dur_ns)
@@ -133,7 +133,7 @@ static GHashTable *thread_names(const tl_device *dev)
 	return h;
 }
 
-static const char *lane_name(const tl_run *run, const tl_view *v, uint32_t d, uint32_t l,
+static const char *lane_name(const tl_run *run, const tl_lanes *v, uint32_t d, uint32_t l,
 			     GHashTable *names, char *buf, size_t size)
 {
 	const tl_device *dev = &run->devices[d];
@@ -251,7 +251,7 @@ static void via_args(tl_chrome *w, const tl_run *run, const tl_link *l)
  * slices (a flow event binds to the slice around it), and never back in
  * time, which viewers drop. A _Recv starts before its _Send (it waits), so
  * its arrow lands where the data arrived, not where it began waiting. */
-static bool flow_times(const tl_view *v, const tl_link *l, int64_t *s_ts, int64_t *f_ts)
+static bool flow_times(const tl_lanes *v, const tl_link *l, int64_t *s_ts, int64_t *f_ts)
 {
 	int64_t ss = v->start[l->src], se = v->end[l->src];
 	int64_t ds = v->start[l->dst], de = v->end[l->dst];
@@ -275,8 +275,8 @@ static bool flow_times(const tl_view *v, const tl_link *l, int64_t *s_ts, int64_
 void tl_optrace_write(tl_chrome *w, const tl_run *run, const tl_optrace_opts *o,
 		      int64_t *next_pid, uint64_t *next_flow, tl_optrace_stats *stats)
 {
-	tl_view v;
-	tl_view_build(&v, run, o->op_time);
+	tl_lanes v;
+	tl_lanes_build(&v, run, o->op_time);
 	uint32_t *order = g_new(uint32_t, run->n_devices ? run->n_devices : 1);
 	uint32_t n_order = device_order(run, order);
 	int64_t *pid_of = g_new(int64_t, run->n_devices ? run->n_devices : 1);
@@ -371,5 +371,5 @@ void tl_optrace_write(tl_chrome *w, const tl_run *run, const tl_optrace_opts *o,
 	g_free(tid_of);
 	g_free(pid_of);
 	g_free(order);
-	tl_view_free(&v);
+	tl_lanes_free(&v);
 }
