@@ -344,7 +344,7 @@ static int scan_chrome(const uint8_t *data, size_t len, struct chrome_scan *sc, 
 	return rc;
 }
 
-bool tl_chrome_first_ts(const uint8_t *data, size_t len, double *us)
+bool tl_merge_first_ts(const uint8_t *data, size_t len, double *us)
 {
 	struct chrome_scan sc = {0};
 	sc.proc_name = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);

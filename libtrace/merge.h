@@ -52,6 +52,6 @@ void tl_merge_finish(tl_merge *m, const char *tool_version);
 void tl_merge_free(tl_merge *m);
 
 /* Start time of a Chrome trace input (for --sort=time); false if none. */
-bool tl_chrome_first_ts(const uint8_t *data, size_t len, double *us);
+bool tl_merge_first_ts(const uint8_t *data, size_t len, double *us);
 
 #endif

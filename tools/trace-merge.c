@@ -173,7 +173,7 @@ static int input_start(struct job *job, struct input *in)
 		size_t len;
 		rc = tl_source_map(src, &data, &len, &err);
 		if (rc == 0)
-			tl_chrome_first_ts(data, len, &in->start_us);
+			tl_merge_first_ts(data, len, &in->start_us);
 	} else {
 		tl_run *run = NULL;
 		rc = tl_source_next_run(src, &run, &err);

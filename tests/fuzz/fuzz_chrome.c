@@ -12,7 +12,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	tl_chrome_reader *r = NULL;
 	tl_error err;
 	double first;
-	tl_chrome_first_ts(data, size, &first);
+	tl_merge_first_ts(data, size, &first);
 	if (tl_chrome_reader_open(&r, data, size, &err) < 0) {
 		fuzz_end();
 		return 0;
