@@ -811,25 +811,35 @@ static void index_node_execs(tl_run *run)
 	g_free(count);
 }
 
+/* The executions of each (executor, node name) form a group. Those of a
+ * graph node on the device that ran it first are grouped by the node;
+ * those the graphs lack, or of a node that ran on several devices (a lone
+ * graph without placement serves every executor), by device and name. */
+struct node_groups {
+	uint32_t *of_node; /* per graph node: its group, or TL_NAMETAB_NONE */
+	uint32_t *device;  /* per graph node: the device of that group */
+	tl_nametab *other; /* (device, name) -> group */
+};
+
 /* The group of the executions of `name` on executor device `dev`, or
  * TL_NAMETAB_NONE when it ran none there. */
-static uint32_t group_named(const struct builder *b, const uint32_t *group_of_node,
-			    const tl_nametab *other, int32_t dev, const char *name)
+static uint32_t group_named(const struct builder *b, const struct node_groups *ng,
+			    int32_t dev, const char *name)
 {
 	tl_name nm = tl_name_of_str(name);
 	int32_t p = b->partition_of_dev[dev];
 	if (p >= 0) {
 		uint32_t n = tl_nametab_get(b->node_by_name, (uint32_t)p, nm);
-		if (n != TL_NAMETAB_NONE)
-			return group_of_node[n];
+		if (n != TL_NAMETAB_NONE && ng->of_node[n] != TL_NAMETAB_NONE &&
+		    ng->device[n] == (uint32_t)dev)
+			return ng->of_node[n];
 	}
-	return tl_nametab_get(other, (uint32_t)dev, nm);
+	return tl_nametab_get(ng->other, (uint32_t)dev, nm);
 }
 
 struct launchers {
 	const struct builder *b;
-	const uint32_t *group_of_node;
-	const tl_nametab *other;
+	const struct node_groups *groups;
 	GHashTable *cands;             /* read only */
 	const uint32_t *first, *members;
 };
@@ -846,13 +856,12 @@ static void launchers_part(void *ctx, size_t part, size_t lo_exec, size_t hi_exe
 		if (dev->kind == TL_DEV_EXECUTOR || dev->kind == TL_DEV_OTHER || dev->executor < 0)
 			continue;
 		const char **c = NULL;
-		uint32_t g = group_named(l->b, l->group_of_node, l->other, dev->executor, e->node);
+		uint32_t g = group_named(l->b, l->groups, dev->executor, e->node);
 		if (g == TL_NAMETAB_NONE)
 			c = g_hash_table_lookup(l->cands, e->node);
 		for (int k = 0; c != NULL && k < 4 && g == TL_NAMETAB_NONE; k++)
 			if (c[k] != NULL)
-				g = group_named(l->b, l->group_of_node, l->other, dev->executor,
-						c[k]);
+				g = group_named(l->b, l->groups, dev->executor, c[k]);
 		if (g == TL_NAMETAB_NONE)
 			continue;
 		/* the latest execution starting <= kernel start, else the first */
@@ -876,15 +885,13 @@ static void launchers_part(void *ctx, size_t part, size_t lo_exec, size_t hi_exe
 static void link_tracer_records(struct builder *b)
 {
 	tl_run *run = b->run;
-	/* The executions of each (executor, node name), in start order (a
-	 * device's executions are sorted by start): members[first[g] ..
-	 * first[g + 1]) for group g. An execution of a graph node is grouped
-	 * by the node (a partition runs on one device); one the graphs lack,
-	 * by its device and name. */
-	uint32_t *group_of_node = g_new(uint32_t, run->n_nodes ? run->n_nodes : 1);
+	/* The executions of each group, in start order (a device's executions
+	 * are sorted by start): members[first[g] .. first[g + 1]) for group g. */
+	struct node_groups ng = {.of_node = g_new(uint32_t, run->n_nodes ? run->n_nodes : 1),
+				 .device = g_new(uint32_t, run->n_nodes ? run->n_nodes : 1),
+				 .other = tl_nametab_new(0)};
 	for (size_t n = 0; n < run->n_nodes; n++)
-		group_of_node[n] = TL_NAMETAB_NONE;
-	tl_nametab *other = tl_nametab_new(0); /* (device, name) -> group */
+		ng.of_node[n] = TL_NAMETAB_NONE;
 	uint32_t *group = g_new(uint32_t, run->n_execs ? run->n_execs : 1);
 	uint32_t n_groups = 0;
 	for (size_t i = 0; i < run->n_execs; i++) {
@@ -892,12 +899,14 @@ static void link_tracer_records(struct builder *b)
 		group[i] = UINT32_MAX;
 		if (run->devices[e->device].kind != TL_DEV_EXECUTOR)
 			continue;
-		if (e->gnode >= 0) {
-			if (group_of_node[e->gnode] == TL_NAMETAB_NONE)
-				group_of_node[e->gnode] = n_groups++;
-			group[i] = group_of_node[e->gnode];
+		if (e->gnode >= 0 && ng.of_node[e->gnode] == TL_NAMETAB_NONE) {
+			ng.of_node[e->gnode] = n_groups++;
+			ng.device[e->gnode] = e->device;
+		}
+		if (e->gnode >= 0 && ng.device[e->gnode] == e->device) {
+			group[i] = ng.of_node[e->gnode];
 		} else {
-			group[i] = tl_nametab_put(other, e->device, b->exec_names[i], n_groups);
+			group[i] = tl_nametab_put(ng.other, e->device, b->exec_names[i], n_groups);
 			if (group[i] == n_groups)
 				n_groups++;
 		}
@@ -952,12 +961,13 @@ static void link_tracer_records(struct builder *b)
 		}
 	}
 	g_free(first_reader);
-	struct launchers l = {.b = b, .group_of_node = group_of_node, .other = other,
+	struct launchers l = {.b = b, .groups = &ng,
 			      .cands = cands, .first = first, .members = members};
 	tl_crew_for(run->n_execs, launchers_part, &l, run->arena);
 	g_hash_table_destroy(cands);
-	tl_nametab_free(other);
-	g_free(group_of_node);
+	tl_nametab_free(ng.other);
+	g_free(ng.of_node);
+	g_free(ng.device);
 	g_free(first);
 	g_free(members);
 }

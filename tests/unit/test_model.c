@@ -336,6 +336,44 @@ static void test_field_ranges(void **state)
 	tl_run_free(run);
 }
 
+/* One graph without placement serves every executor, so a node runs on two
+ * devices: a GPU kernel is launched by that node's execution on the GPU,
+ * never by the CPU's, even where only the CPU's started before it. */
+static void test_launcher_lone_graph(void **state)
+{
+	tl_run *run = td_run_of_text(
+	    "step_stats {\n"
+	    " dev_stats { device: \"/job:localhost/replica:0/task:0/device:CPU:0\"\n"
+	    "  node_stats { node_name: \"a\" all_start_micros: 100 op_end_rel_micros: 10\n"
+	    "    all_end_rel_micros: 10 } }\n"
+	    " dev_stats { device: \"/job:localhost/replica:0/task:0/device:GPU:0\"\n"
+	    "  node_stats { node_name: \"a\" all_start_micros: 200 op_end_rel_micros: 10\n"
+	    "    all_end_rel_micros: 10 } }\n"
+	    " dev_stats { device: \"/job:localhost/replica:0/task:0/device:GPU:0/stream:7\"\n"
+	    "  node_stats { node_name: \"a:MatMul\" all_start_micros: 150\n"
+	    "    all_end_rel_micros: 40 timeline_label: \"MatMul\" }\n"
+	    "  node_stats { node_name: \"a:MatMul\" all_start_micros: 230\n"
+	    "    all_end_rel_micros: 40 timeline_label: \"MatMul\" } } }\n"
+	    "partition_graphs { node { name: \"a\" op: \"MatMul\" } }\n",
+	    "t");
+	const char *gpu = "/job:localhost/replica:0/task:0/device:GPU:0";
+	const tl_exec *cpu_a = exec_named(run, "/job:localhost/replica:0/task:0/device:CPU:0", "a");
+	const tl_exec *gpu_a = exec_named(run, gpu, "a");
+	assert_non_null(cpu_a);
+	assert_non_null(gpu_a);
+	assert_int_equal(cpu_a->gnode, gpu_a->gnode);
+	size_t kernels = 0;
+	for (size_t i = 0; i < run->n_execs; i++) {
+		const tl_exec *k = &run->execs[i];
+		if (run->devices[k->device].kind != TL_DEV_STREAM)
+			continue;
+		assert_int_equal(k->launcher, gpu_a - run->execs);
+		kernels++;
+	}
+	assert_int_equal(kernels, 2);
+	tl_run_free(run);
+}
+
 int main(void)
 {
 	td_filter();
@@ -344,7 +382,7 @@ int main(void)
 	    cmocka_unit_test(test_kernel_label),   cmocka_unit_test(test_gpu_run),
 	    cmocka_unit_test(test_shared_gpu_run), cmocka_unit_test(test_loop_iterations),
 	    cmocka_unit_test(test_stepstats_only), cmocka_unit_test(test_tf13_scheduled_nanos),
-	    cmocka_unit_test(test_field_ranges),
+	    cmocka_unit_test(test_field_ranges),   cmocka_unit_test(test_launcher_lone_graph),
 	};
 	return cmocka_run_group_tests_name("model", tests, NULL, NULL);
 }
