@@ -272,34 +272,24 @@ static void check_scheduled(Tensorflow__NodeExecStats *ns, tl_device_kind kind)
 
 /* The compute span (op_start_rel, op_end_rel) serves only the memory
  * analysis (when outputs are born, when temporaries die); out of range it
- * is ignored: the compute span becomes the execution's span. */
-static void check_compute_span(Tensorflow__NodeExecStats *ns)
-{
-	int64_t s = ns->all_start_micros;
-	if (!rel_in_range(s, ns->op_start_rel_micros, TIME_LIMIT_US)) {
-		tl_warn("op-start-range", "op_start_rel_micros beyond 73 years from 1970 ignored "
-			"(the execution's start used)");
-		ns->op_start_rel_micros = 0;
-	}
-	if (!rel_in_range(s, ns->op_end_rel_micros, TIME_LIMIT_US)) {
-		tl_warn("op-end-range", "op_end_rel_micros beyond 73 years from 1970 ignored "
-			"(the execution's end used)");
-		ns->op_end_rel_micros = ns->all_end_rel_micros;
-	}
-}
+ * is ignored: the compute span becomes the execution's span. One unit's
+ * fields: `unit` "micros" or "nanos", the warning keys with it. */
+struct span_fields {
+	int64_t start, *op_start_rel, *op_end_rel, all_end_rel, limit;
+	const char *unit, *start_key, *end_key;
+};
 
-static void check_compute_span_nanos(Tensorflow__NodeExecStats *ns)
+static void check_compute_span(const struct span_fields *f)
 {
-	int64_t s = ns->all_start_nanos;
-	if (!rel_in_range(s, ns->op_start_rel_nanos, TIME_LIMIT_NS)) {
-		tl_warn("op-start-nanos-range", "op_start_rel_nanos beyond 73 years from 1970 "
-			"ignored (the execution's start used)");
-		ns->op_start_rel_nanos = 0;
+	if (!rel_in_range(f->start, *f->op_start_rel, f->limit)) {
+		tl_warn(f->start_key, "op_start_rel_%s beyond 73 years from 1970 ignored (the "
+			"execution's start used)", f->unit);
+		*f->op_start_rel = 0;
 	}
-	if (!rel_in_range(s, ns->op_end_rel_nanos, TIME_LIMIT_NS)) {
-		tl_warn("op-end-nanos-range", "op_end_rel_nanos beyond 73 years from 1970 ignored "
-			"(the execution's end used)");
-		ns->op_end_rel_nanos = ns->all_end_rel_nanos;
+	if (!rel_in_range(f->start, *f->op_end_rel, f->limit)) {
+		tl_warn(f->end_key, "op_end_rel_%s beyond 73 years from 1970 ignored (the "
+			"execution's end used)", f->unit);
+		*f->op_end_rel = f->all_end_rel;
 	}
 }
 
@@ -345,11 +335,19 @@ static bool exec_times_usable(Tensorflow__NodeExecStats *ns, tl_device_kind kind
 			"years from 1970 skipped");
 		return false;
 	}
-	check_compute_span(ns);
+	check_compute_span(&(struct span_fields){
+	    .start = ns->all_start_micros, .op_start_rel = &ns->op_start_rel_micros,
+	    .op_end_rel = &ns->op_end_rel_micros, .all_end_rel = ns->all_end_rel_micros,
+	    .limit = TIME_LIMIT_US, .unit = "micros", .start_key = "op-start-range",
+	    .end_key = "op-end-range"});
 	check_scheduled(ns, kind);
 	*nanos = exec_uses_nanos(ns);
 	if (*nanos)
-		check_compute_span_nanos(ns);
+		check_compute_span(&(struct span_fields){
+		    .start = ns->all_start_nanos, .op_start_rel = &ns->op_start_rel_nanos,
+		    .op_end_rel = &ns->op_end_rel_nanos, .all_end_rel = ns->all_end_rel_nanos,
+		    .limit = TIME_LIMIT_NS, .unit = "nanos", .start_key = "op-start-nanos-range",
+		    .end_key = "op-end-nanos-range"});
 	return true;
 }
 
