@@ -259,8 +259,10 @@ int main(int argc, char **argv)
 	job.offsets = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	parse_args(&job, argc, argv);
 	tl_cli_inputs in = tl_cli_inputs_of(argc, argv, optind);
-	if (job.runmeta && !job.cli.gzip && tl_cli_refuse_terminal(&job.cli, "binary RunMetadata"))
+	if (job.runmeta && !job.cli.gzip && tl_cli_refuse_terminal(&job.cli, "binary RunMetadata")) {
+		g_hash_table_destroy(job.offsets);
 		return TL_EXIT_INPUT;
+	}
 
 	struct input *inputs = g_new(struct input, in.n);
 	for (size_t i = 0; i < in.n; i++)
