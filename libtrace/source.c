@@ -368,11 +368,14 @@ static int next_whole(tl_source *src, tl_pbdecode_fields fields, tl_arena **aren
  * field 1 is a message). */
 static bool looks_like_event(const GByteArray *rec)
 {
+	/* An empty record is an Event of no kind (and its data may be NULL). */
+	if (rec->len == 0)
+		return false;
 	/* The first pass alone refuses what is no Event without a copy (a
 	 * stream of 100 MB RunMetadata records is not copied to learn that). */
 	if (!tl_pbdecode_check(&tensorflow__event__descriptor, rec->data, rec->len))
 		return false;
-	if (rec->len > 0 && rec->data[0] == 0x09)
+	if (rec->data[0] == 0x09)
 		return true;
 	tl_arena *arena = tl_arena_new();
 	uint8_t *copy = tl_arena_alloc(arena, (size_t)rec->len + 1);
@@ -459,7 +462,8 @@ static int next_record(tl_source *src, tl_pbdecode_fields fields, tl_arena **are
 		 * leaves the strings there. */
 		tl_arena *arena = tl_arena_new();
 		uint8_t *payload = tl_arena_alloc(arena, (size_t)src->rec->len + 1);
-		memcpy(payload, src->rec->data, src->rec->len);
+		if (src->rec->len > 0) /* an empty record's data may be NULL */
+			memcpy(payload, src->rec->data, src->rec->len);
 		size_t payload_len = src->rec->len;
 		const char *tag = NULL;
 		if (src->events) {
@@ -477,6 +481,8 @@ static int next_record(tl_source *src, tl_pbdecode_fields fields, tl_arena **are
 			}
 			payload = ev->tagged_run_metadata->run_metadata.data;
 			payload_len = ev->tagged_run_metadata->run_metadata.len;
+			if (payload == NULL) /* empty: the decoder still writes payload[0] */
+				payload = tl_arena_zalloc(arena, 1);
 			tag = ev->tagged_run_metadata->tag;
 			if (tag == NULL || tag[0] == '\0')
 				tag = tl_arena_strdup(arena, "(untagged)");
