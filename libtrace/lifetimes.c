@@ -1726,15 +1726,20 @@ static void place_allocator(tl_memory *mem, tl_allocator *a, GArray *samples)
 	g_free(p.u);
 }
 
+struct collected {
+	GArray **samples; /* per allocator with estimated buffers: struct sample */
+	size_t *hint;     /* per allocator: where its last sample fell */
+};
+
 static void collect_sample(tl_memory *mem, tl_allocator *a, int64_t us, int64_t in_use, void *ctx)
 {
-	GArray **samples = ctx;
+	struct collected *c = ctx;
 	size_t k = (size_t)(a - mem->allocators);
-	if (samples[k] == NULL)
+	if (c->samples[k] == NULL)
 		return;
-	int64_t ours = tl_allocator_in_use(a, us);
+	int64_t ours = tl_allocator_in_use_near(a, us, &c->hint[k]);
 	struct sample s = {us, add_sat(in_use, ours == INT64_MIN ? INT64_MAX : -ours)};
-	g_array_append_val(samples[k], s);
+	g_array_append_val(c->samples[k], s);
 }
 
 /* Births of the estimated buffers of every allocator that has some, from
@@ -1745,7 +1750,9 @@ static void place_estimated(tl_memory *mem, const GArray *all)
 	for (size_t a = 0; a < mem->n_allocators; a++)
 		if (mem->allocators[a].n_estimated > 0)
 			samples[a] = g_array_new(FALSE, FALSE, sizeof(struct sample));
-	each_sample(mem, all, collect_sample, samples);
+	struct collected c = {samples, g_new0(size_t, mem->n_allocators + 1)};
+	each_sample(mem, all, collect_sample, &c);
+	g_free(c.hint);
 	for (size_t a = 0; a < mem->n_allocators; a++) {
 		if (samples[a] == NULL)
 			continue;
