@@ -186,7 +186,7 @@ static void parse_args(struct job *job, int argc, char **argv)
 	char *min_opt[TL_N_COLS]; /* "--min-COLUMN", for messages */
 	for (int c = 0; c < TL_N_COLS; c++) {
 		names[c] = g_strdup_printf("min-%s", tl_col_name(c));
-		min_opt[c] = g_strdup_printf("--min-%s", names[c] + 4);
+		min_opt[c] = g_strdup_printf("--%s", names[c]);
 		struct option o = {names[c], required_argument, NULL, OPT_MIN_BASE + c};
 		g_array_append_val(opts, o);
 	}
