@@ -26,14 +26,16 @@ TEST_LIBS   = $(shell pkg-config --libs cmocka)
 PROTO   := libtrace/proto/tensorflow.proto
 GEN_C   := $(BUILD)/gen/tensorflow.pb-c.c
 GEN_H   := $(BUILD)/gen/tensorflow.pb-c.h
-LIB_SRC := $(sort $(wildcard libtrace/*.c))
+LIB_LAYERS := base io model analysis emit
+LIB_SRC := $(sort $(foreach l,$(LIB_LAYERS),$(wildcard libtrace/$(l)/*.c)))
+LIB_HDR := $(sort $(foreach l,$(LIB_LAYERS),$(wildcard libtrace/$(l)/*.h)))
 LIB_OBJ := $(patsubst libtrace/%.c,$(BUILD)/obj/%.o,$(LIB_SRC)) $(BUILD)/obj/tensorflow.pb-c.o
 LIB     := $(BUILD)/libtrace.a
 TOOLS   := trace-dataflow trace-memory trace-merge trace-summarize graph-render
 TOOL_SRC := $(sort $(wildcard tools/*.c))
 TOOL_BIN := $(patsubst tools/%.c,$(BUILD)/bin/%,$(TOOL_SRC))
-UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
-UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+UNIT_SRC := $(sort $(foreach l,$(LIB_LAYERS),$(wildcard tests/unit/$(l)/test_*.c)))
+UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRC))
 MAN_SRC  := $(sort $(wildcard man/*.1.in))
 MAN_OUT  := $(patsubst man/%.1.in,$(BUILD)/man/%.1,$(MAN_SRC))
 LIBDIR   ?= $(PREFIX)/lib
@@ -71,7 +73,7 @@ $(BUILD)/obj/tensorflow.pb-c.o: $(GEN_C)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Wno-missing-prototypes -Wno-missing-braces -c -o $@ $<
 
-$(BUILD)/obj/%.o: libtrace/%.c $(GEN_H) $(wildcard libtrace/*.h)
+$(BUILD)/obj/%.o: libtrace/%.c $(GEN_H) $(LIB_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -c -o $@ $<
 
@@ -83,15 +85,15 @@ $(BUILD)/bin/%: tools/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
 
-$(BUILD)/tests/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h) $(LIB)
+$(BUILD)/tests/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Wno-missing-prototypes -o $@ $< $(LIB) $(LDLIBS_ALL) $(TEST_LIBS)
+	$(CC) $(CFLAGS_ALL) -Itests/unit -Wno-missing-prototypes -o $@ $< $(LIB) $(LDLIBS_ALL) $(TEST_LIBS)
 
 $(BUILD)/tests/%: tests/tools/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
 
-$(BUILD)/obj/fuzz/replay_%.o: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(GEN_H) $(wildcard libtrace/*.h)
+$(BUILD)/obj/fuzz/replay_%.o: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(GEN_H) $(LIB_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -DLLVMFuzzerTestOneInput=fuzz_$*_one -c -o $@ $<
 
@@ -121,7 +123,7 @@ unit: $(UNIT_BIN)
 # The CLI cases, a test file per core (CLI_JOBS=1 for one at a time).
 CLI_JOBS ?= $(shell nproc)
 cli: $(TOOL_BIN) $(TESTTOOL_BIN) $(REPLAY_BIN)
-	BIN=$(BUILD)/bin TESTBIN=$(BUILD)/tests SHARED=$(SHARED) CLI_JOBS=$(CLI_JOBS) \
+	BIN=$(BUILD)/bin TESTBIN=$(BUILD)/tests SHARED=$(SHARED) CLI_JOBS=$(CLI_JOBS) TOOLSAN="$(SAN)" \
 	  CLI_SHARED_ONLY=$(CLI_SHARED_ONLY) tests/cli/run
 
 test: all
@@ -140,7 +142,7 @@ check:
 # What check skips without the shared folder, alone: the unit binaries with
 # test_shared_* tests, filtered to those, and the CLI cases that name $SHARED.
 # CI runs it after check in a clone with nothing beside it.
-SHARED_UNIT_BIN = $(patsubst tests/unit/%.c,build/asan/tests/%,\
+SHARED_UNIT_BIN = $(patsubst tests/unit/%.c,build/asan/tests/unit/%,\
 	$(shell grep -l '^static void test_shared_' $(UNIT_SRC)))
 check-shared:
 	@test -d "$(SHARED)" || { echo "make check-shared: no shared folder (../shared, or SHARED=DIR)" >&2; \
@@ -177,6 +179,11 @@ bench: all
 samples: all
 	BIN=$(BUILD)/bin scripts/run-samples.sh
 
+# The installed headers: tftrace.h and what it includes, found by the
+# compiler; the library's other headers are private.
+PUBLIC_HDR = $(sort $(patsubst libtrace/%,%,$(filter libtrace/%.h,\
+	$(shell $(CC) -MM $(CFLAGS_ALL) libtrace/tftrace.h | tr -d '\\'))))
+
 install: $(TOOL_BIN) $(MAN_OUT) $(LIB)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(COMPDIR) \
 	  $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)
@@ -186,9 +193,10 @@ install: $(TOOL_BIN) $(MAN_OUT) $(LIB)
 	  ln -sf tftrace $(DESTDIR)$(COMPDIR)/$$t; done
 	install -m 644 scripts/tftrace.bash-completion $(DESTDIR)$(COMPDIR)/tftrace
 	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/libtftrace.a
-	install -m 644 libtrace/*.h $(BUILD)/gen/tensorflow.pb-c.h $(DESTDIR)$(INCDIR)/
+	install -m 644 $(BUILD)/gen/tensorflow.pb-c.h $(DESTDIR)$(INCDIR)/
+	for h in $(PUBLIC_HDR); do install -D -m 644 libtrace/$$h $(DESTDIR)$(INCDIR)/$$h; done
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCDIR@|$(INCDIR)|' \
-	  -e 's|@VERSION@|$(shell sed -n 's/^#define TL_VERSION "\(.*\)"/\1/p' libtrace/cli.h)|' \
+	  -e 's|@VERSION@|$(shell sed -n 's/^#define TL_VERSION "\(.*\)"/\1/p' libtrace/base/cli.h)|' \
 	  scripts/tftrace.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/tftrace.pc
 
 uninstall:
@@ -199,7 +207,7 @@ uninstall:
 	rm -rf $(DESTDIR)$(INCDIR)
 
 format:
-	clang-format -i libtrace/*.c libtrace/*.h tools/*.c tests/unit/*.c tests/tools/*.c
+	clang-format -i $(LIB_SRC) $(LIB_HDR) tools/*.c $(UNIT_SRC) tests/tools/*.c
 
 clean:
 	rm -rf build

@@ -1,9 +1,9 @@
 /* graph-render: the partition graphs of a RunMetadata (or a GraphDef) as
  * DOT, or laid out and rendered in-process by Graphviz, annotated with the
  * costs of the step stats. */
-#include "cli.h"
-#include "graphdot.h"
-#include "output.h"
+#include "base/cli.h"
+#include "analysis/graphdot.h"
+#include "base/output.h"
 
 #include <getopt.h>
 #include <stdio.h>

@@ -1,10 +1,10 @@
 /* trace-dataflow: TensorFlow RunMetadata to a Chrome trace with exact
  * producer-to-consumer arrows rebuilt from the partition graphs. */
-#include "chrome.h"
-#include "cli.h"
-#include "optrace.h"
-#include "output.h"
-#include "source.h"
+#include "emit/chrome.h"
+#include "base/cli.h"
+#include "emit/optrace.h"
+#include "base/output.h"
+#include "io/source.h"
 
 #include <getopt.h>
 #include <stdio.h>

@@ -1,13 +1,13 @@
 /* trace-memory: exact tensor and buffer lifetimes and per-allocator memory
  * curves from TensorFlow RunMetadata, checked against the allocator's own
  * numbers in the dump. */
-#include "chrome.h"
-#include "cli.h"
-#include "lifetimes.h"
-#include "memreport.h"
-#include "optrace.h"
-#include "output.h"
-#include "svgplot.h"
+#include "emit/chrome.h"
+#include "base/cli.h"
+#include "analysis/memory.h"
+#include "emit/memreport.h"
+#include "emit/optrace.h"
+#include "base/output.h"
+#include "emit/svgplot.h"
 
 #include <getopt.h>
 #include <stdio.h>

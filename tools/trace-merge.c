@@ -1,11 +1,11 @@
 /* trace-merge: many session runs, workers and trace files into one aligned,
  * labelled Chrome trace (or one TFRecord stream of RunMetadata). */
-#include "chrome.h"
-#include "cli.h"
-#include "merge.h"
-#include "output.h"
-#include "source.h"
-#include "tfrecord.h"
+#include "emit/chrome.h"
+#include "base/cli.h"
+#include "emit/merge.h"
+#include "base/output.h"
+#include "io/source.h"
+#include "io/tfrecord.h"
 
 #include <getopt.h>
 #include <stdio.h>

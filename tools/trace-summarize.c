@@ -1,13 +1,13 @@
 /* trace-summarize: tfprof-style tables across steps, by op type, scope,
  * node, device, kernel or step, plus run-to-run diffs and mergeable
  * partial aggregates. */
-#include "chrome.h"
-#include "cli.h"
-#include "output.h"
-#include "source.h"
-#include "summary.h"
-#include "svgplot.h"
-#include "timeuse.h"
+#include "emit/chrome.h"
+#include "base/cli.h"
+#include "base/output.h"
+#include "io/source.h"
+#include "analysis/summary.h"
+#include "emit/svgplot.h"
+#include "analysis/timeuse.h"
 
 #include <getopt.h>
 #include <math.h>

@@ -15,9 +15,9 @@
 #ifndef TL_FUZZ_H
 #define TL_FUZZ_H
 
-#include "diag.h"
-#include "output.h"
-#include "source.h"
+#include "base/diag.h"
+#include "base/output.h"
+#include "io/source.h"
 
 #include <glib.h>
 #include <stdbool.h>

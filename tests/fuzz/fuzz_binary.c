@@ -3,11 +3,11 @@
  * run's model from it. Also each message forced, as --input-format does. */
 #include "fuzz.h"
 
-#include "arena.h"
-#include "format.h"
-#include "model.h"
-#include "pbwire.h"
-#include "source.h"
+#include "base/arena.h"
+#include "io/format.h"
+#include "model/run.h"
+#include "io/pbwire.h"
+#include "io/source.h"
 
 static void decode(const uint8_t *data, size_t size, tl_format f, bool build)
 {

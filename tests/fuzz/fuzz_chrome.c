@@ -1,11 +1,11 @@
-/* fuzz_chrome: the streaming Chrome trace JSON reader (chromein): every
+/* fuzz_chrome: the streaming Chrome trace JSON reader (io/chrome_reader): every
  * event, every field's text and number, the extra top-level keys, and an
  * event copied through with its ids rewritten, which must stay valid JSON. */
 #include "fuzz.h"
 
-#include "chrome.h"
-#include "chromein.h"
-#include "merge.h"
+#include "emit/chrome.h"
+#include "io/chrome_reader.h"
+#include "emit/merge.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

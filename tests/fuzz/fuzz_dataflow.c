@@ -4,9 +4,9 @@
  * optional arrows vary with the input's length. */
 #include "fuzz.h"
 
-#include "chrome.h"
-#include "optrace.h"
-#include "source.h"
+#include "emit/chrome.h"
+#include "emit/optrace.h"
+#include "io/source.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

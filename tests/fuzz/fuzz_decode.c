@@ -4,9 +4,9 @@
  * tl_pbwire_check_depth gives, and a refused input left unchanged. */
 #include "fuzz.h"
 
-#include "arena.h"
-#include "pbdecode.h"
-#include "pbwire.h"
+#include "base/arena.h"
+#include "io/pbdecode.h"
+#include "io/pbwire.h"
 #include "tensorflow.pb-c.h"
 
 static void differ(const ProtobufCMessageDescriptor *d, const char *what)

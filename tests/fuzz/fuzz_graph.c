@@ -6,8 +6,8 @@
  * length. Layout (gvLayout) is left out: it is Graphviz's code, and slow. */
 #include "fuzz.h"
 
-#include "graphdot.h"
-#include "source.h"
+#include "analysis/graphdot.h"
+#include "io/source.h"
 
 #include <graphviz/cgraph.h>
 

@@ -3,10 +3,10 @@
  * memory trace; CSV and JSON must be valid. */
 #include "fuzz.h"
 
-#include "chrome.h"
-#include "lifetimes.h"
-#include "memreport.h"
-#include "source.h"
+#include "emit/chrome.h"
+#include "analysis/memory.h"
+#include "emit/memreport.h"
+#include "io/source.h"
 
 static void report(tl_memory *const *mems, size_t n, tl_report_format f)
 {

@@ -5,9 +5,9 @@
  * The alignment varies with the input's length. */
 #include "fuzz.h"
 
-#include "chrome.h"
-#include "merge.h"
-#include "source.h"
+#include "emit/chrome.h"
+#include "emit/merge.h"
+#include "io/source.h"
 
 static int add(tl_merge *m, const char *path, int64_t offset_ns)
 {

@@ -5,10 +5,10 @@
  * JSON and CSV must be valid; the partial must read back. */
 #include "fuzz.h"
 
-#include "chrome.h"
-#include "source.h"
-#include "summary.h"
-#include "timeuse.h"
+#include "emit/chrome.h"
+#include "io/source.h"
+#include "analysis/summary.h"
+#include "analysis/timeuse.h"
 
 static void tables(tl_summary *s)
 {

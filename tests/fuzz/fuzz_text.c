@@ -4,10 +4,10 @@
  * the printer never writes what the reader refuses. */
 #include "fuzz.h"
 
-#include "arena.h"
-#include "format.h"
-#include "pbtext.h"
-#include "source.h"
+#include "base/arena.h"
+#include "io/format.h"
+#include "io/pbtext.h"
+#include "io/source.h"
 
 static void round_trip(const ProtobufCMessageDescriptor *d, const uint8_t *wire, size_t len)
 {

@@ -4,8 +4,8 @@
  * stopping at it. */
 #include "fuzz.h"
 
-#include "source.h"
-#include "tfrecord.h"
+#include "io/source.h"
+#include "io/tfrecord.h"
 
 #include <stdlib.h>
 

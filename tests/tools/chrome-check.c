@@ -21,7 +21,7 @@
  *   chrome-check: FILE: event N (ph X, name "..."): problem
  * Exit status: 0 valid, 1 problems or unreadable input, 2 usage error.
  */
-#include "input.h"
+#include "io/input.h"
 
 #include <getopt.h>
 #include <glib.h>

@@ -35,10 +35,10 @@
  * Exit status: 0 scored (with --exact: and every flow found, no arrow
  * wrong), 1 not exact under --exact or an input unreadable, 2 usage error.
  */
-#include "arena.h"
-#include "chromein.h"
-#include "input.h"
-#include "model.h"
+#include "base/arena.h"
+#include "io/chrome_reader.h"
+#include "io/input.h"
+#include "model/run.h"
 
 #include <getopt.h>
 #include <glib.h>

@@ -39,8 +39,8 @@
  *
  * Output is deterministic. Exit status 0, or 2 on a usage error.
  */
-#include "pbwire.h"
-#include "tfrecord.h"
+#include "io/pbwire.h"
+#include "io/tfrecord.h"
 
 #include <glib.h>
 #include <stdint.h>

@@ -47,8 +47,8 @@
  * Prints a summary line and the first 20 differences on stdout. Exit status:
  * 0 all match, 1 some difference or an input unreadable, 2 usage error.
  */
-#include "input.h"
-#include "source.h"
+#include "io/input.h"
+#include "io/source.h"
 
 #include <getopt.h>
 #include <glib.h>

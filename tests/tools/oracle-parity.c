@@ -16,7 +16,7 @@
  * Exit status: 0 all matched, 1 some unmatched or an input unreadable,
  * 2 usage error.
  */
-#include "input.h"
+#include "io/input.h"
 
 #include <getopt.h>
 #include <glib.h>

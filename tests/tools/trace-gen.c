@@ -47,11 +47,11 @@
  *
  * Exit status: 0 ok, 1 cannot write the output, 2 usage error.
  */
-#include "arena.h"
-#include "cli.h"
-#include "output.h"
-#include "pbtext.h"
-#include "tfrecord.h"
+#include "base/arena.h"
+#include "base/cli.h"
+#include "base/output.h"
+#include "io/pbtext.h"
+#include "io/tfrecord.h"
 #include "tensorflow.pb-c.h"
 
 #include <errno.h>

@@ -19,9 +19,9 @@
 #ifndef TL_UNIT_TESTDATA_H
 #define TL_UNIT_TESTDATA_H
 
-#include "input.h"
-#include "model.h"
-#include "source.h"
+#include "io/input.h"
+#include "model/run.h"
+#include "io/source.h"
 
 #include <glib.h>
 #include <stdlib.h>

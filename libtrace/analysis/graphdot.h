@@ -1,0 +1,116 @@
+/*
+ * graphdot: the partition graphs of runs as a picture: DOT text, or an image
+ * laid out and rendered in-process by Graphviz (cgraph + gvc).
+ *
+ * The analysis (tl_graphdot_build) decides what is drawn:
+ *   - one cluster per partition (device) of each run, name scopes as nested
+ *     clusters (a scope gets a cluster when it holds two things or more);
+ *   - a matched _Send/_Recv pair is not drawn as two nodes but as one bold
+ *     edge from the tensor's producer to each consumer of the _Recv, across
+ *     partitions; data edges carry dtype and shape and grow wider with their
+ *     bytes; control edges are dashed;
+ *   - costs from the step stats, per node: time (the sum of its executions,
+ *     or of the GPU kernels and copies it launched when those took longer)
+ *     and memory (the bytes of the output buffers it allocated, as
+ *     analysis/memory.c rebuilds them, so an alias is not counted twice);
+ *   - selection: --focus (names matching a regex) and --top (the most
+ *     expensive nodes), each grown by --hops over the edges;
+ *   - collapsing: a scope deeper than max_depth becomes one node carrying its
+ *     op count, op types and summed costs; numbered siblings (tower_0 ...
+ *     tower_7, dense, dense_1 ...) fold into the first of them plus one node
+ *     for the rest; above max_nodes the depth is lowered until the picture
+ *     fits, with a warning saying so.
+ * The sink writes DOT (streamed into a tl_output, or into memory for the
+ * renderer). Names are escaped so that any bytes (quotes, backslashes,
+ * newlines, braces, invalid UTF-8) give valid DOT. Output is deterministic.
+ *
+ * A tl_graphdot points into the runs it was built from, which must outlive
+ * it; it owns everything else.
+ */
+#ifndef TL_ANALYSIS_GRAPHDOT_H
+#define TL_ANALYSIS_GRAPHDOT_H
+
+#include "base/diag.h"
+#include "model/run.h"
+#include "base/output.h"
+
+#include <glib.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum tl_color_by {
+	TL_COLOR_NONE = 0,
+	TL_COLOR_DEVICE,
+	TL_COLOR_TIME,
+	TL_COLOR_MEMORY,
+	TL_COLOR_OP,
+} tl_color_by;
+
+/* The --color-by names, indexed by tl_color_by, NULL-terminated. */
+extern const char *const tl_color_by_names[];
+
+typedef struct tl_graphdot_opts {
+	tl_color_by color_by;
+	int max_depth;          /* each scope at this level drawn as one node; 0: no limit */
+	bool fold;              /* fold numbered sibling scopes */
+	const GRegex *focus;    /* seeds: nodes whose name matches (NULL: none) */
+	size_t top;             /* seeds: the N most expensive nodes (0: none) */
+	int hops;               /* seeds grow by this many edges (default 1) */
+	size_t max_nodes;       /* lower the depth above this many nodes, over all runs (0: never) */
+	int edge_labels;        /* 1 on, 0 off, -1 auto (off above 2000 edges) */
+	const char *engine;     /* layout engine (NULL: dot), written as the graph's layout */
+} tl_graphdot_opts;
+
+void tl_graphdot_opts_init(tl_graphdot_opts *o);
+
+/* Whether -K and -T name an engine and a file format we accept. */
+bool tl_graphdot_engine_known(const char *engine);
+bool tl_graphdot_format_known(const char *format);
+/* Whether a format's bytes are binary (refused on a terminal). */
+bool tl_graphdot_format_binary(const char *format);
+/* The engine's default node threshold for auto-collapse. */
+size_t tl_graphdot_default_max_nodes(const char *engine);
+
+typedef struct tl_graphdot tl_graphdot;
+
+typedef struct tl_graphdot_stats {
+	size_t nodes;           /* graph nodes of the runs, _Send/_Recv pairs drawn as edges excluded */
+	size_t kept;            /* of which --focus and --top keep */
+	size_t vertices;        /* drawn nodes */
+	size_t collapsed;       /* of which collapsed scopes or folded siblings */
+	size_t edges;           /* drawn edges */
+	size_t transfers;       /* of which _Send/_Recv pairs */
+	size_t clusters;        /* partition and scope clusters */
+	int depth;              /* the max depth used (0: none) */
+	uint64_t layout_cost;   /* nodes + bends of long edges, what dot's time grows with */
+	bool auto_collapsed;    /* the depth was lowered to fit max_nodes */
+} tl_graphdot_stats;
+
+/* Builds the picture of `runs` (one cluster per run when there are
+ * several). Fails only when asked for something impossible. */
+int tl_graphdot_build(tl_graphdot **out, tl_run *const *runs, size_t n_runs,
+		      const tl_graphdot_opts *opts, tl_error *err);
+void tl_graphdot_free(tl_graphdot *gd);
+const tl_graphdot_stats *tl_graphdot_get_stats(const tl_graphdot *gd);
+
+/* Streams DOT into `out`. */
+void tl_graphdot_write(const tl_graphdot *gd, tl_output *out);
+/* The same DOT in a GString (the caller frees it). */
+GString *tl_graphdot_dot(const tl_graphdot *gd);
+
+/* Lays the picture out with the engine and renders `format` (svg, png,
+ * pdf, ...) into `out`. Graphviz warnings become tl_warn warnings. */
+int tl_graphdot_render(const tl_graphdot *gd, const char *format, tl_output *out,
+		       tl_error *err);
+
+/* Appends `text` to `s` as a DOT double-quoted string. As a label (escString)
+ * a newline becomes a line break and a backslash stays a backslash; as an id
+ * a backslash and control characters become '_'. Either way '&' is written
+ * "&amp;" (Graphviz reads entities in every string) and invalid UTF-8
+ * becomes U+FFFD. */
+void tl_dot_quote(GString *s, const char *text, size_t len, bool label);
+/* Appends `text` escaped for an HTML-like label. */
+void tl_dot_html(GString *s, const char *text);
+
+#endif

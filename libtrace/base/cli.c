@@ -1,0 +1,293 @@
+#include "base/cli.h"
+
+#include "io/source.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void tl_cli_input_error(const tl_cli *cli, const char *path, const tl_error *err)
+{
+	const char *name = (path == NULL || strcmp(path, "-") == 0) ? "<stdin>" : path;
+	fprintf(stderr, "%s: cannot read '%s': %s\n", cli->prog, name, err->msg);
+	tl_damage_forget(name);
+}
+
+void tl_cli_error(const tl_cli *cli, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "%s: ", cli->prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void tl_cli_usage_error(const tl_cli *cli, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "%s: ", cli->prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s --help' for more information.\n", cli->prog);
+	exit(TL_EXIT_USAGE);
+}
+
+bool tl_cli_to_terminal(const tl_cli *cli)
+{
+	return (cli->out_path == NULL || strcmp(cli->out_path, "-") == 0) &&
+	       isatty(STDOUT_FILENO);
+}
+
+bool tl_cli_refuse_terminal(const tl_cli *cli, const char *what)
+{
+	if (!tl_cli_to_terminal(cli))
+		return false;
+	tl_cli_error(cli, "refusing to write %s to a terminal (redirect it, or use -o FILE)", what);
+	return true;
+}
+
+void tl_cli_version(const tl_cli *cli)
+{
+	printf("%s (tftrace) %s\n", cli->prog, TL_VERSION);
+}
+
+void tl_cli_option(tl_cli *cli, int c, const char *arg)
+{
+	switch (c) {
+	case 'o':
+		cli->out_path = arg;
+		return;
+	case 'z':
+		cli->gzip = true;
+		return;
+	case 'q':
+		cli->quiet = true;
+		return;
+	case TL_OPT_INPUT_FORMAT:
+		cli->format = tl_cli_format(cli, arg);
+		return;
+	case TL_OPT_STRICT:
+		cli->strict = true;
+		tl_damage_set_strict(true);
+		return;
+	case 'h':
+		fputs(cli->usage, stdout);
+		exit(TL_EXIT_OK);
+	case 'V':
+		tl_cli_version(cli);
+		exit(TL_EXIT_OK);
+	default:
+		fprintf(stderr, "Try '%s --help' for more information.\n", cli->prog);
+		exit(TL_EXIT_USAGE);
+	}
+}
+
+int tl_cli_choice(const tl_cli *cli, const char *opt, const char *value,
+		  const char *const *names)
+{
+	int n = 0;
+	for (; names[n] != NULL; n++)
+		if (strcmp(names[n], value) == 0)
+			return n;
+	GString *list = g_string_new(NULL);
+	for (int i = 0; i < n; i++) {
+		if (i > 0)
+			g_string_append(list, i == n - 1 ? " or " : ", ");
+		g_string_append(list, names[i]);
+	}
+	/* tl_cli_usage_error exits; the list lives until then. */
+	tl_cli_usage_error(cli, "unknown %s '%s' (%s)", opt, value, list->str);
+}
+
+tl_format tl_cli_format(const tl_cli *cli, const char *value)
+{
+	tl_format f;
+	if (tl_format_parse(value, &f) < 0)
+		tl_cli_usage_error(cli, "unknown input format '%s' (one of: %s)", value,
+				   tl_format_names());
+	return f;
+}
+
+int64_t tl_cli_micros(const tl_cli *cli, const char *opt, const char *value)
+{
+	char *end = NULL;
+	errno = 0;
+	double v = strtod(value, &end);
+	if (end == value || *end != '\0' || errno != 0 || !isfinite(v) || v < -9e12 || v > 9e12)
+		tl_cli_usage_error(cli, "option '%s' wants microseconds, not '%s'", opt, value);
+	return (int64_t)llround(v * 1000.0);
+}
+
+#define COUNT_MAX 100000000L
+
+long tl_cli_count(const tl_cli *cli, const char *opt, const char *value, long min)
+{
+	char *end = NULL;
+	errno = 0;
+	long v = strtol(value, &end, 10);
+	if (end == value || *end != '\0' || errno != 0 || v < min || v > COUNT_MAX) {
+		if (min > 0)
+			tl_cli_usage_error(cli, "option '%s' wants a count of at least %ld, not '%s'",
+					   opt, min, value);
+		tl_cli_usage_error(cli, "option '%s' wants a count, not '%s'", opt, value);
+	}
+	return v;
+}
+
+double tl_cli_number(const tl_cli *cli, const char *opt, const char *value)
+{
+	char *end = NULL;
+	double v = strtod(value, &end);
+	if (end == value || *end != '\0' || !isfinite(v))
+		tl_cli_usage_error(cli, "option '%s' wants a number, not '%s'", opt, value);
+	return v;
+}
+
+void tl_cli_finish(const tl_cli *cli)
+{
+	if (cli->quiet)
+		tl_warnings_clear();
+	else
+		tl_warnings_flush(cli->prog);
+}
+
+tl_cli_inputs tl_cli_inputs_of(int argc, char **argv, int first)
+{
+	static const char *const stdin_only[] = {"-"};
+	if (first < argc)
+		return (tl_cli_inputs){.paths = (const char *const *)argv + first,
+				       .n = (size_t)(argc - first)};
+	return (tl_cli_inputs){.paths = stdin_only, .n = 1};
+}
+
+/* Seconds between two progress lines. */
+#define PROGRESS_PERIOD 0.2
+
+/* $TFTRACE_PROGRESS_DELAY: seconds before the first line; anything but a
+ * number >= 0 leaves the default. */
+static double progress_delay(void)
+{
+	const char *s = getenv("TFTRACE_PROGRESS_DELAY");
+	char *end = NULL;
+	double d = s != NULL ? g_ascii_strtod(s, &end) : -1;
+	if (s == NULL || end == s || *end != '\0' || !(d >= 0 && d <= 1e6))
+		return PROGRESS_PERIOD;
+	return d;
+}
+
+void tl_progress_begin(tl_progress *p, const tl_cli *cli)
+{
+	*p = (tl_progress){.cli = cli, .on = !cli->quiet && isatty(STDERR_FILENO)};
+	p->started = g_get_monotonic_time() / 1e6;
+	/* a line is drawn PROGRESS_PERIOD after the last one */
+	p->last = p->started - PROGRESS_PERIOD + (p->on ? progress_delay() : 0);
+}
+
+/* One lock for every progress line: workers of one tool report to it. */
+G_LOCK_DEFINE_STATIC(progress);
+
+static void progress_draw(tl_progress *p, uint64_t bytes, bool force)
+{
+	double now = g_get_monotonic_time() / 1e6;
+	if (!p->on || (!force && now - p->last < PROGRESS_PERIOD))
+		return;
+	p->last = now;
+	p->drawn = true;
+	double mb = (double)bytes / 1e6, dt = now - p->started;
+	fprintf(stderr, "\r%s: %zu run%s, %.0f MB, %.0f MB/s   ", p->cli->prog, p->runs,
+		p->runs == 1 ? "" : "s", mb, dt > 0 ? mb / dt : 0);
+	fflush(stderr);
+}
+
+void tl_progress_run(tl_progress *p, uint64_t input_offset)
+{
+	G_LOCK(progress);
+	p->runs++;
+	progress_draw(p, p->bytes + input_offset, false);
+	G_UNLOCK(progress);
+}
+
+void tl_progress_input_done(tl_progress *p, uint64_t size)
+{
+	G_LOCK(progress);
+	p->bytes += size;
+	progress_draw(p, p->bytes, false);
+	G_UNLOCK(progress);
+}
+
+void tl_progress_add(tl_progress *p, size_t runs, uint64_t bytes)
+{
+	G_LOCK(progress);
+	p->runs += runs;
+	p->bytes += bytes;
+	progress_draw(p, p->bytes, false);
+	G_UNLOCK(progress);
+}
+
+void tl_progress_end(tl_progress *p)
+{
+	if (p->drawn) {
+		fprintf(stderr, "\r\033[K");
+		fflush(stderr);
+	}
+}
+
+/* The tools that need a RunMetadata say which kind of Chrome trace they
+ * were given, and who reads it. */
+static int chrome_refusal(tl_source *src, tl_error *err)
+{
+	const uint8_t *data = NULL;
+	size_t len = 0;
+	const char *kind = "a Chrome trace";
+	if (tl_input_map(tl_source_input(src), &data, &len, NULL) == 0)
+		kind = tl_format_chrome_kind(data, len);
+	return tl_error_set(err, "this is %s, not a RunMetadata (trace-merge and trace-summarize "
+			    "read it)", kind);
+}
+
+int tl_cli_read_runs(const tl_cli *cli, const tl_cli_inputs *in, tl_format format,
+		     GPtrArray *runs)
+{
+	tl_error err = {{0}};
+	tl_progress prog;
+	tl_progress_begin(&prog, cli);
+	for (size_t i = 0; i < in->n; i++) {
+		tl_source *src = NULL;
+		if (tl_source_open(&src, in->paths[i], format, &err) < 0) {
+			tl_cli_input_error(cli, in->paths[i], &err);
+			return TL_EXIT_INPUT;
+		}
+		int rc = 0;
+		if (tl_source_format(src) == TL_FORMAT_CHROME) {
+			rc = chrome_refusal(src, &err);
+		} else {
+			tl_run *run = NULL;
+			while ((rc = tl_source_next_run(src, &run, &err)) > 0) {
+				g_ptr_array_add(runs, run);
+				tl_progress_run(&prog, tl_source_offset(src));
+			}
+		}
+		tl_progress_input_done(&prog, tl_source_offset(src));
+		tl_source_close(src);
+		if (rc < 0) {
+			tl_progress_end(&prog);
+			tl_cli_input_error(cli, in->paths[i], &err);
+			return TL_EXIT_INPUT;
+		}
+	}
+	tl_progress_end(&prog);
+	return TL_EXIT_OK;
+}
+
+void tl_cli_free_runs(GPtrArray *runs)
+{
+	for (guint r = 0; r < runs->len; r++)
+		tl_run_free(g_ptr_array_index(runs, r));
+	g_ptr_array_free(runs, TRUE);
+}

@@ -1,0 +1,135 @@
+/*
+ * cli: what the five tools share on the command line, so each tool's file
+ * is its options and one call into the library:
+ *   - the error line "tool: cannot read 'FILE': what, where" and exit 1;
+ *   - usage errors to stderr with exit 2, --help to stdout with exit 0;
+ *   - --version;
+ *   - the input list (none means stdin) and --input-format;
+ *   - the options every tool takes (-o, -z, -q, -h, -V, --input-format,
+ *     --strict);
+ *   - warnings flushed once at exit.
+ *
+ * --strict makes damage (diag.h) an error where it is met, the same error
+ * path as any bad input: one line, exit 1, and the tool goes no further.
+ * Tools that read all their input before writing (all but trace-merge)
+ * write nothing; trace-merge writes as it reads, so with -o FILE it leaves
+ * no file, and on stdout what it wrote before the damage stays.
+ */
+#ifndef TL_BASE_CLI_H
+#define TL_BASE_CLI_H
+
+#include "base/diag.h"
+#include "io/format.h"
+
+#include <glib.h>
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define TL_VERSION "0.1.0"
+
+enum { TL_EXIT_OK = 0, TL_EXIT_INPUT = 1, TL_EXIT_USAGE = 2 };
+
+typedef struct tl_cli {
+	const char *prog;
+	const char *usage;    /* --help text */
+	bool quiet;           /* -q, --quiet */
+	const char *out_path; /* -o, --output (NULL: stdout) */
+	bool gzip;            /* -z, --gzip */
+	tl_format format;     /* --input-format (default: sniffed) */
+	bool strict;          /* --strict: damage is an error */
+} tl_cli;
+
+/* getopt_long's value for --input-format; a tool's own long options take
+ * values from 256 up, below this. */
+enum { TL_OPT_INPUT_FORMAT = 0x7000, TL_OPT_STRICT };
+/* The long options every tool takes, for the head of its table (its short
+ * option string says which of -o -z -q -h -V it accepts). */
+#define TL_CLI_LONG_OPTIONS \
+	{"output", required_argument, NULL, 'o'}, {"gzip", no_argument, NULL, 'z'}, \
+	{"quiet", no_argument, NULL, 'q'}, {"help", no_argument, NULL, 'h'}, \
+	{"version", no_argument, NULL, 'V'}, \
+	{"input-format", required_argument, NULL, TL_OPT_INPUT_FORMAT}, \
+	{"strict", no_argument, NULL, TL_OPT_STRICT}
+
+/* Takes one option getopt_long returned that is not the tool's own: the
+ * shared ones above (-h and -V print and exit 0), anything else (getopt's
+ * '?' or ':') "Try 'prog --help'" and exit 2. */
+void tl_cli_option(tl_cli *cli, int c, const char *arg);
+
+/* "prog: cannot read 'path': msg", the one line said about that input: its
+ * damage warnings are dropped. */
+void tl_cli_input_error(const tl_cli *cli, const char *path, const tl_error *err);
+/* "prog: msg" */
+void tl_cli_error(const tl_cli *cli, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints "prog: MSG\nTry 'prog --help' for more information." and exits 2. */
+_Noreturn void tl_cli_usage_error(const tl_cli *cli, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void tl_cli_version(const tl_cli *cli);
+
+/* Whether the output is a terminal: no -o, or -o -, and standard output is
+ * one. */
+bool tl_cli_to_terminal(const tl_cli *cli);
+/* Binary output (`what`: "png", "binary RunMetadata") bound for a
+ * terminal: says "prog: refusing to write WHAT to a terminal (redirect it,
+ * or use -o FILE)" and returns true, and the tool exits 1 (TL_EXIT_INPUT),
+ * as for compressed output (tl_output_open); else returns false. */
+bool tl_cli_refuse_terminal(const tl_cli *cli, const char *what);
+
+/* Parsers for option values; on failure they call tl_cli_usage_error. */
+/* The index of `value` in the NULL-terminated `names`; otherwise
+ * "unknown OPT 'value' (a, b or c)". */
+int tl_cli_choice(const tl_cli *cli, const char *opt, const char *value,
+		  const char *const *names);
+tl_format tl_cli_format(const tl_cli *cli, const char *value);
+int64_t tl_cli_micros(const tl_cli *cli, const char *opt, const char *value);
+/* A whole number in [min, 100,000,000]; else "option 'OPT' wants a count,
+ * not 'x'" (with " of at least MIN" where MIN > 0). */
+long tl_cli_count(const tl_cli *cli, const char *opt, const char *value, long min);
+/* A finite number: "option 'OPT' wants a number, not 'x'". */
+double tl_cli_number(const tl_cli *cli, const char *opt, const char *value);
+
+/* The inputs of a command line: argv[first..argc), or stdin alone. */
+typedef struct tl_cli_inputs {
+	const char *const *paths;
+	size_t n;
+} tl_cli_inputs;
+
+tl_cli_inputs tl_cli_inputs_of(int argc, char **argv, int first);
+
+/* Reads every run of every input into `runs` (tl_run *), refusing Chrome
+ * trace JSON with a pointer to `chrome_hint` tools. On the first bad input
+ * prints its error line and returns TL_EXIT_INPUT (runs read so far stay in
+ * `runs`); TL_EXIT_OK otherwise. */
+int tl_cli_read_runs(const tl_cli *cli, const tl_cli_inputs *in, tl_format format,
+		     GPtrArray *runs);
+/* Frees every run in `runs` and the array. */
+void tl_cli_free_runs(GPtrArray *runs);
+
+/* Progress on stderr for long work: "tool: 12 runs, 340 MB, 120 MB/s",
+ * redrawn at most 5 times a second, only when stderr is a terminal and not
+ * --quiet; cleared at the end. The first line comes after
+ * $TFTRACE_PROGRESS_DELAY seconds (default 0.2), as git's
+ * GIT_PROGRESS_DELAY: the tests set 0 to see it on small inputs. */
+typedef struct tl_progress {
+	const tl_cli *cli;
+	bool on, drawn;
+	double started, last;
+	uint64_t bytes;         /* done in earlier inputs */
+	size_t runs;
+} tl_progress;
+
+void tl_progress_begin(tl_progress *p, const tl_cli *cli);
+/* After a run: the input's bytes consumed so far. */
+void tl_progress_run(tl_progress *p, uint64_t input_offset);
+/* At the end of an input of `size` bytes. */
+void tl_progress_input_done(tl_progress *p, uint64_t size);
+/* From any thread (inputs read side by side): `runs` more runs and `bytes`
+ * more input consumed. */
+void tl_progress_add(tl_progress *p, size_t runs, uint64_t bytes);
+void tl_progress_end(tl_progress *p);
+
+/* Flushes warnings (unless quiet) before exit. */
+void tl_cli_finish(const tl_cli *cli);
+
+#endif

@@ -1,0 +1,228 @@
+#include "base/output.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	if (a == NULL || b == NULL || strcmp(b, "-") == 0)
+		return false;
+	if (stat(a, &sa) != 0 || stat(b, &sb) != 0)
+		return false;
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int tl_output_open(tl_output **out, const char *path, bool gzip, const char *const *inputs,
+		   size_t n_inputs, tl_error *err)
+{
+	bool to_stdout = path == NULL || strcmp(path, "-") == 0;
+	if (!to_stdout) {
+		if (g_str_has_suffix(path, ".gz"))
+			gzip = true;
+		for (size_t i = 0; i < n_inputs; i++)
+			if (same_file(path, inputs[i]))
+				return tl_error_set(err, "output '%s' is also an input", path);
+	} else if (gzip && isatty(STDOUT_FILENO)) {
+		return tl_error_set(err, "refusing to write compressed output to a terminal "
+				    "(redirect it, or use -o FILE)");
+	}
+	tl_output *o = g_new0(tl_output, 1);
+	o->fd = -1;
+	o->buf = g_malloc(TL_OUTPUT_BUF);
+	o->gzip = gzip;
+	struct stat st;
+	if (to_stdout) {
+		o->fd = STDOUT_FILENO;
+	} else if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		/* A device or a pipe (/dev/stdout, a FIFO): no rename possible,
+		 * write to it directly. */
+		o->fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (o->fd < 0) {
+			int e = errno;
+			tl_output_abort(o);
+			return tl_error_set(err, "cannot write '%s': %s", path, strerror(e));
+		}
+		o->path = g_strdup(path);
+	} else {
+		o->path = g_strdup(path);
+		char *dir = g_path_get_dirname(path);
+		char *base = g_path_get_basename(path);
+		o->tmp = g_strdup_printf("%s/.%s.XXXXXX", dir, base);
+		g_free(dir);
+		g_free(base);
+		o->fd = g_mkstemp_full(o->tmp, O_WRONLY | O_CLOEXEC, 0666 & ~(mode_t)0);
+		if (o->fd < 0) {
+			int e = errno;
+			g_free(o->tmp);
+			o->tmp = NULL;
+			tl_output_abort(o);
+			return tl_error_set(err, "cannot write '%s': %s", path, strerror(e));
+		}
+		/* mkstemp makes 0600; give the file the usual umask mode */
+		mode_t mask = umask(0);
+		umask(mask);
+		fchmod(o->fd, 0666 & ~mask);
+	}
+	if (gzip) {
+		z_stream *zs = g_new0(z_stream, 1);
+		if (deflateInit2(zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+			g_free(zs);
+			tl_output_abort(o);
+			return tl_error_set(err, "cannot start gzip compression");
+		}
+		o->zs = zs;
+	}
+	*out = o;
+	return 0;
+}
+
+static void write_all(tl_output *o, const void *data, size_t n)
+{
+	const char *p = data;
+	while (n > 0 && o->error == 0) {
+		ssize_t w = write(o->fd, p, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EPIPE) {
+				/* SIGPIPE was ignored (a parent's choice, inherited):
+				 * end as a closed pipe ends any Unix tool, quietly. */
+				signal(SIGPIPE, SIG_DFL);
+				raise(SIGPIPE);
+			}
+			o->error = errno;
+			return;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+}
+
+static void deflate_out(tl_output *o, const void *data, size_t n, int flush)
+{
+	z_stream *zs = o->zs;
+	unsigned char chunk[1 << 16];
+	zs->next_in = (unsigned char *)(uintptr_t)data;
+	zs->avail_in = (uInt)n;
+	do {
+		zs->next_out = chunk;
+		zs->avail_out = sizeof chunk;
+		int rc = deflate(zs, flush);
+		if (rc == Z_STREAM_ERROR) {
+			o->error = -1;
+			return;
+		}
+		write_all(o, chunk, sizeof chunk - zs->avail_out);
+	} while (zs->avail_out == 0 && o->error == 0);
+}
+
+void tl_output_flush(tl_output *o)
+{
+	if (o->len == 0)
+		return;
+	if (o->gzip)
+		deflate_out(o, o->buf, o->len, Z_NO_FLUSH);
+	else
+		write_all(o, o->buf, o->len);
+	o->len = 0;
+}
+
+static void release(tl_output *o)
+{
+	if (o->zs != NULL) {
+		deflateEnd(o->zs);
+		g_free(o->zs);
+	}
+	g_free(o->buf);
+	g_free(o->path);
+	g_free(o->tmp);
+	g_free(o);
+}
+
+int tl_output_close(tl_output *o, tl_error *err)
+{
+	tl_output_flush(o);
+	if (o->gzip && o->error == 0)
+		deflate_out(o, NULL, 0, Z_FINISH);
+	int rc = 0;
+	const char *name = o->path != NULL ? o->path : "standard output";
+	if (o->fd != STDOUT_FILENO && close(o->fd) < 0 && o->error == 0) {
+		o->error = errno;
+	}
+	if (o->error != 0) {
+		rc = tl_error_set(err, "cannot write '%s': %s", name,
+				  o->error > 0 ? strerror(o->error) : "compression failed");
+		if (o->tmp != NULL)
+			unlink(o->tmp);
+	} else if (o->tmp != NULL && rename(o->tmp, o->path) < 0) {
+		rc = tl_error_set(err, "cannot write '%s': %s", name, strerror(errno));
+		unlink(o->tmp);
+	}
+	release(o);
+	return rc;
+}
+
+void tl_output_abort(tl_output *o)
+{
+	if (o == NULL)
+		return;
+	if (o->fd >= 0 && o->fd != STDOUT_FILENO)
+		close(o->fd);
+	if (o->tmp != NULL)
+		unlink(o->tmp);
+	release(o);
+}
+
+void tl_out_uint(tl_output *o, uint64_t v)
+{
+	char tmp[24];
+	size_t i = sizeof tmp;
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	tl_out_bytes(o, tmp + i, sizeof tmp - i);
+}
+
+void tl_out_int(tl_output *o, int64_t v)
+{
+	if (v < 0) {
+		tl_out_char(o, '-');
+		tl_out_uint(o, (uint64_t)0 - (uint64_t)v);
+		return;
+	}
+	tl_out_uint(o, (uint64_t)v);
+}
+
+void tl_out_csv(tl_output *o, const char *field)
+{
+	if (strpbrk(field, ",\"\n\r") == NULL) {
+		tl_out_str(o, field);
+		return;
+	}
+	tl_out_char(o, '"');
+	for (const char *p = field; *p != '\0'; p++) {
+		if (*p == '"')
+			tl_out_char(o, '"');
+		tl_out_char(o, *p);
+	}
+	tl_out_char(o, '"');
+}
+
+void tl_out_printf(tl_output *o, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	tl_out_str(o, s);
+	g_free(s);
+}

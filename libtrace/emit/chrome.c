@@ -1,0 +1,278 @@
+#include "emit/chrome.h"
+
+#include <stdio.h>
+
+static const char hexdigits[] = "0123456789abcdef";
+
+/* Length of a valid UTF-8 sequence at s (n bytes left), or 0. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0];
+	size_t len;
+	uint32_t cp;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf) {
+		len = 2;
+		cp = c & 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		len = 3;
+		cp = c & 0x0f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4;
+		cp = c & 0x07;
+	} else {
+		return 0;
+	}
+	if (n < len)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return len;
+}
+
+/* Bytes that go out as they are: printable ASCII but the quote and the
+ * backslash. */
+static unsigned char plain[256];
+
+static void plain_init(void)
+{
+	for (unsigned c = 0x20; c < 0x80; c++)
+		plain[c] = c != '"' && c != '\\';
+}
+
+void tl_json_string_len(tl_output *o, const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	if (!plain['a'])
+		plain_init();
+	tl_out_char(o, '"');
+	size_t run = 0; /* start of the pending run of plain bytes */
+	size_t i = 0;
+	while (i < n) {
+		while (i < n && plain[s[i]])
+			i++;
+		if (i == n)
+			break;
+		unsigned char c = s[i];
+		if (c >= 0x80) {
+			size_t len = utf8_seq(s + i, n - i);
+			if (len > 0) {
+				i += len;
+				continue;
+			}
+		}
+		tl_out_bytes(o, s + run, i - run);
+		if (c == '"' || c == '\\') {
+			char esc[2] = {'\\', (char)c};
+			tl_out_bytes(o, esc, 2);
+		} else if (c == '\n') {
+			tl_out_bytes(o, "\\n", 2);
+		} else if (c == '\t') {
+			tl_out_bytes(o, "\\t", 2);
+		} else if (c == '\r') {
+			tl_out_bytes(o, "\\r", 2);
+		} else if (c < 0x20) {
+			char esc[6] = {'\\', 'u', '0', '0', hexdigits[c >> 4], hexdigits[c & 15]};
+			tl_out_bytes(o, esc, 6);
+		} else {
+			tl_out_bytes(o, "\xef\xbf\xbd", 3); /* U+FFFD for a bad byte */
+		}
+		i++;
+		run = i;
+	}
+	tl_out_bytes(o, s + run, n - run);
+	tl_out_char(o, '"');
+}
+
+void tl_json_string(tl_output *o, const char *s)
+{
+	tl_json_string_len(o, s != NULL ? s : "", s != NULL ? strlen(s) : 0);
+}
+
+void tl_json_micros(tl_output *o, int64_t ns)
+{
+	uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+	if (ns < 0)
+		tl_out_char(o, '-');
+	tl_out_uint(o, mag / 1000);
+	unsigned frac = (unsigned)(mag % 1000);
+	if (frac == 0)
+		return;
+	char buf[4] = {'.', (char)('0' + frac / 100), (char)('0' + frac / 10 % 10),
+		       (char)('0' + frac % 10)};
+	size_t len = 4;
+	while (buf[len - 1] == '0')
+		len--;
+	tl_out_bytes(o, buf, len);
+}
+
+static void close_event(tl_chrome *w)
+{
+	if (!w->in_event)
+		return;
+	if (w->in_args)
+		tl_out_char(w->out, '}');
+	tl_out_char(w->out, '}');
+	w->in_event = false;
+	w->in_args = false;
+}
+
+void tl_chrome_begin(tl_chrome *w, tl_output *out)
+{
+	*w = (tl_chrome){.out = out};
+	tl_out_str(out, "{\"traceEvents\":[\n");
+}
+
+static void open_event(tl_chrome *w, char ph)
+{
+	close_event(w);
+	if (w->events++ > 0)
+		tl_out_str(w->out, ",\n");
+	tl_out_str(w->out, "{\"ph\":\"");
+	tl_out_char(w->out, ph);
+	tl_out_char(w->out, '"');
+	w->in_event = true;
+}
+
+static void key(tl_output *o, const char *k)
+{
+	tl_out_char(o, ',');
+	tl_out_char(o, '"');
+	tl_out_str(o, k);
+	tl_out_str(o, "\":");
+}
+
+void tl_chrome_event(tl_chrome *w, char ph, const char *name, const char *cat, int64_t pid,
+		     int64_t tid, int64_t ts_ns, int64_t id)
+{
+	open_event(w, ph);
+	tl_output *o = w->out;
+	if (name != NULL) {
+		key(o, "name");
+		tl_json_string(o, name);
+	}
+	if (cat != NULL) {
+		key(o, "cat");
+		tl_json_string(o, cat);
+	}
+	key(o, "pid");
+	tl_out_int(o, pid);
+	key(o, "tid");
+	tl_out_int(o, tid);
+	if (ph != 'M') {
+		key(o, "ts");
+		tl_json_micros(o, ts_ns);
+	}
+	if (id >= 0) {
+		key(o, "id");
+		tl_out_int(o, id);
+	}
+}
+
+void tl_chrome_process(tl_chrome *w, int64_t pid, const char *name, int64_t sort_index)
+{
+	tl_chrome_event(w, 'M', "process_name", NULL, pid, 0, 0, -1);
+	tl_chrome_arg_str(w, "name", name);
+	tl_chrome_event(w, 'M', "process_sort_index", NULL, pid, 0, 0, -1);
+	tl_chrome_arg_int(w, "sort_index", sort_index);
+}
+
+void tl_chrome_thread(tl_chrome *w, int64_t pid, int64_t tid, const char *name,
+		      int64_t sort_index)
+{
+	tl_chrome_event(w, 'M', "thread_name", NULL, pid, tid, 0, -1);
+	tl_chrome_arg_str(w, "name", name);
+	tl_chrome_event(w, 'M', "thread_sort_index", NULL, pid, tid, 0, -1);
+	tl_chrome_arg_int(w, "sort_index", sort_index);
+}
+
+void tl_chrome_complete(tl_chrome *w, const char *name, const char *cat, int64_t pid,
+			int64_t tid, int64_t ts_ns, int64_t dur_ns)
+{
+	tl_chrome_event(w, 'X', name, cat, pid, tid, ts_ns, -1);
+	key(w->out, "dur");
+	tl_json_micros(w->out, dur_ns);
+}
+
+void tl_chrome_flow(tl_chrome *w, char ph, const char *name, const char *cat, uint64_t id,
+		    int64_t pid, int64_t tid, int64_t ts_ns)
+{
+	tl_chrome_event(w, ph, name, cat, pid, tid, ts_ns, (int64_t)id);
+	if (ph == 'f')
+		tl_out_str(w->out, ",\"bp\":\"e\"");
+}
+
+void tl_chrome_counter(tl_chrome *w, const char *name, int64_t pid, int64_t ts_ns,
+		       const char *series, int64_t value)
+{
+	tl_chrome_event(w, 'C', name, NULL, pid, 0, ts_ns, -1);
+	tl_chrome_arg_int(w, series, value);
+}
+
+static void arg_key(tl_chrome *w, const char *k)
+{
+	tl_output *o = w->out;
+	if (!w->in_args) {
+		tl_out_str(o, ",\"args\":{");
+		w->in_args = true;
+	} else {
+		tl_out_char(o, ',');
+	}
+	tl_json_string(o, k);
+	tl_out_char(o, ':');
+}
+
+void tl_chrome_arg_str(tl_chrome *w, const char *k, const char *value)
+{
+	arg_key(w, k);
+	tl_json_string(w->out, value);
+}
+
+void tl_chrome_arg_strn(tl_chrome *w, const char *k, const char *value, size_t n)
+{
+	arg_key(w, k);
+	tl_json_string_len(w->out, value, n);
+}
+
+void tl_chrome_arg_int(tl_chrome *w, const char *k, int64_t value)
+{
+	arg_key(w, k);
+	tl_out_int(w->out, value);
+}
+
+void tl_chrome_arg_micros(tl_chrome *w, const char *k, int64_t ns)
+{
+	arg_key(w, k);
+	tl_json_micros(w->out, ns);
+}
+
+void tl_chrome_arg_raw(tl_chrome *w, const char *k, const char *json)
+{
+	arg_key(w, k);
+	tl_out_str(w->out, json);
+}
+
+void tl_chrome_raw(tl_chrome *w)
+{
+	close_event(w);
+	if (w->events++ > 0)
+		tl_out_str(w->out, ",\n");
+}
+
+void tl_chrome_end(tl_chrome *w, const char *other)
+{
+	close_event(w);
+	tl_out_str(w->out, "\n]");
+	if (other != NULL) {
+		tl_out_str(w->out, ",\"otherData\":");
+		tl_out_str(w->out, other);
+	}
+	tl_out_str(w->out, "}\n");
+}

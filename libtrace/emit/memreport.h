@@ -1,0 +1,83 @@
+/*
+ * memreport: sinks for a run's memory analysis.
+ *
+ *   - the report (--report): per allocator the peak, when, during which op,
+ *     the check against allocator_bytes_in_use, and the top N buffers live at
+ *     the peak; as aligned text, CSV (one row per live buffer) or JSON (the
+ *     documented format below, README "trace-memory");
+ *   - Chrome trace events: a counter per allocator (allocated and requested
+ *     bytes) and every buffer's lifetime as an async slice on its allocator's
+ *     process, or catapult object events (N/O/D) on request.
+ *
+ * JSON report:
+ *   {"runs":[{"run":LABEL,"step_start_us":T,"step_end_us":T,"allocators":[
+ *      {"allocator":NAME,"peak_bytes":B,"peak_requested_bytes":B,"peak_us":T,
+ *       "peak_op":NODE,"persistent_bytes":B,"curve":[[us,bytes],...],
+ *       "live_at_peak":[BUFFER...],"estimated":N,"unplaced":[BUFFER...],
+ *       "check":{"samples":N,"max_abs_error_bytes":B,"mean_abs_error_bytes":X}}],
+ *     "buffers":[BUFFER...]   (with --buffers)}],
+ *    "max":[{"allocator":NAME,"peak_bytes":B,"run":LABEL}]}
+ *   BUFFER = {"tensor":"node:slot","tensors":[...],"allocator":A,
+ *     "allocation_id":N,"kind":"output|temp|persistent","producer":NODE,
+ *     "op":OP,"slot":N,"dtype":"DT_FLOAT","shape":[..],"allocated_bytes":B,
+ *     "requested_bytes":B,"alloc_us":T|null,"free_us":T|null,
+ *     "last_consumer":NODE|null,"free_cause":C,"fetched":BOOL,
+ *     and where the birth is estimated: "estimated":true,
+ *     "birth":"pinned|unconstrained|contradicted","birth_window_us":[T,T]}
+ *   "estimated" counts an allocator's buffers whose birth the dump does not
+ *   hold (a _Recv without stats); "unplaced" lists those the samples could
+ *   not place: no sample falls in their possible life ("unconstrained": born
+ *   at their first consumer's start) or the samples contradict every birth
+ *   ("contradicted"). birth_window_us is the window the samples leave.
+ *   CSV rows end in the buffer's birth (recorded, pinned, unconstrained,
+ *   contradicted); unplaced buffers not live at the peak follow the ranked
+ *   rows with an empty rank.
+ */
+#ifndef TL_EMIT_MEMREPORT_H
+#define TL_EMIT_MEMREPORT_H
+
+#include "emit/chrome.h"
+#include "analysis/memory.h"
+#include "base/output.h"
+
+#include <glib.h>
+
+typedef enum tl_report_format {
+	TL_REPORT_TEXT = 0,
+	TL_REPORT_CSV,
+	TL_REPORT_JSON,
+} tl_report_format;
+
+typedef struct tl_memreport_opts {
+	tl_report_format format;
+	size_t top;             /* live buffers listed per allocator */
+	bool buffers;           /* JSON: every buffer too */
+} tl_memreport_opts;
+
+/* A report over several runs: begin, one call per run, end. */
+typedef struct tl_memreport {
+	tl_output *out;
+	tl_memreport_opts opts;
+	size_t runs;
+	GPtrArray *max;         /* per allocator: struct (name, peak, run) */
+	GHashTable *max_by_name; /* allocator -> its entry in max */
+} tl_memreport;
+
+void tl_memreport_begin(tl_memreport *r, tl_output *out, const tl_memreport_opts *opts);
+void tl_memreport_run(tl_memreport *r, const tl_memory *mem);
+void tl_memreport_end(tl_memreport *r);
+
+/* The op running at an allocator's peak: the producer of the allocation
+ * that made it, else NULL. */
+const char *tl_memory_peak_op(const tl_memory *mem, const tl_allocator *a);
+
+/* Chrome events of the memory analysis; pids from *next_pid on. */
+typedef struct tl_memtrace_opts {
+	bool objects;           /* catapult N/O/D object events instead of async slices */
+	int64_t shift_ns;       /* added to every timestamp (merge alignment) */
+} tl_memtrace_opts;
+
+void tl_memtrace_write(tl_chrome *w, const tl_memory *mem, const tl_memtrace_opts *o,
+		       const char *prefix, int64_t *next_pid, uint64_t *next_id);
+
+#endif

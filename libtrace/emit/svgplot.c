@@ -1,0 +1,299 @@
+#include "emit/svgplot.h"
+
+#include "emit/chrome.h"
+#include "emit/memreport.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WIDTH 960
+#define FONT "font-family=\"DejaVu Sans, Arial, sans-serif\""
+
+/* Text content, escaped for XML; invalid UTF-8 and control characters are
+ * replaced so the document stays well-formed. */
+static void xml_text(tl_output *o, const char *s)
+{
+	char *valid = g_utf8_make_valid(s, -1);
+	for (const unsigned char *p = (const unsigned char *)valid; *p; p++) {
+		switch (*p) {
+		case '<':
+			tl_out_str(o, "&lt;");
+			break;
+		case '>':
+			tl_out_str(o, "&gt;");
+			break;
+		case '&':
+			tl_out_str(o, "&amp;");
+			break;
+		case '"':
+			tl_out_str(o, "&quot;");
+			break;
+		default:
+			/* XML 1.0 allows no control characters but tab, CR, LF */
+			tl_out_char(o, *p < 0x20 ? ' ' : (char)*p);
+		}
+	}
+	g_free(valid);
+}
+
+static void human_bytes(double v, char *buf, size_t size)
+{
+	const char *unit[] = {"B", "KB", "MB", "GB", "TB"};
+	int u = 0;
+	while (v >= 1024.0 && u < 4) {
+		v /= 1024.0;
+		u++;
+	}
+	snprintf(buf, size, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
+}
+
+static void svg_begin(tl_output *o, int height, const char *title)
+{
+	tl_out_printf(o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+			 "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+			 "viewBox=\"0 0 %d %d\" " FONT " font-size=\"12\">\n"
+			 "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+			 "<title>",
+		      WIDTH, height, WIDTH, height);
+	xml_text(o, title);
+	tl_out_str(o, "</title>\n");
+}
+
+/* A "nice" axis step: 1, 2 or 5 times a power of ten. */
+static double nice_step(double range, int ticks)
+{
+	double raw = range / ticks;
+	double p = pow(10, floor(log10(raw > 0 ? raw : 1)));
+	double m = raw / p;
+	return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
+}
+
+void tl_plot_memory(const tl_memory *const *mems, size_t n, tl_output *o)
+{
+	const int panel_h = 300, left = 80, top_pad = 40, plot_w = 600, plot_h = 200;
+	size_t panels = 0;
+	for (size_t m = 0; m < n; m++)
+		panels += mems[m]->n_allocators;
+	int height = (int)(panels ? panels : 1) * panel_h + 10;
+	svg_begin(o, height, "trace-memory: in-use bytes per allocator");
+	if (panels == 0)
+		tl_out_str(o, "<text x=\"20\" y=\"30\">no memory records in the input</text>\n");
+	int y0 = 0;
+	char b1[32], b2[32];
+	for (size_t m = 0; m < n; m++) {
+		const tl_memory *mem = mems[m];
+		for (size_t a = 0; a < mem->n_allocators; a++, y0 += panel_h) {
+			const tl_allocator *al = &mem->allocators[a];
+			int64_t t0 = mem->step_start_us, t1 = mem->step_end_us;
+			if (al->n_curve > 0 && al->curve[0].us < t0)
+				t0 = al->curve[0].us;
+			if (t1 <= t0)
+				t1 = t0 + 1;
+			double ymax = al->peak_bytes > 0 ? (double)al->peak_bytes * 1.1 : 1;
+			int px = left, py = y0 + top_pad;
+			human_bytes((double)al->peak_bytes, b1, sizeof b1);
+			tl_out_printf(o, "<g>\n<text x=\"%d\" y=\"%d\" font-size=\"14\" "
+					 "font-weight=\"bold\">",
+				      left, y0 + 22);
+			xml_text(o, mem->run->label);
+			tl_out_str(o, ": ");
+			xml_text(o, al->name);
+			tl_out_printf(o, " (peak %s)</text>\n", b1);
+			/* axes and grid */
+			tl_out_printf(o, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+					 "fill=\"none\" stroke=\"#999\"/>\n",
+				      px, py, plot_w, plot_h);
+			double ystep = nice_step(ymax, 4);
+			for (double v = 0; v <= ymax; v += ystep) {
+				int yy = py + plot_h - (int)(v / ymax * plot_h);
+				human_bytes(v, b2, sizeof b2);
+				tl_out_printf(o, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
+						 "stroke=\"#eee\"/><text x=\"%d\" y=\"%d\" "
+						 "text-anchor=\"end\" fill=\"#555\">%s</text>\n",
+					      px, yy, px + plot_w, yy, px - 4, yy + 4, b2);
+			}
+			double span_ms = (double)(t1 - t0) / 1000.0;
+			double xstep = nice_step(span_ms, 6);
+			for (double v = 0; v <= span_ms; v += xstep) {
+				int xx = px + (int)(v / span_ms * plot_w);
+				tl_out_printf(o, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
+						 "fill=\"#555\">%g ms</text>\n",
+					      xx, py + plot_h + 16, v);
+			}
+			/* the curve as steps, filled */
+			tl_out_printf(o, "<path fill=\"#4e79a7\" fill-opacity=\"0.35\" "
+					 "stroke=\"#4e79a7\" d=\"M%d %d",
+				      px, py + plot_h);
+			double prev_y = py + plot_h;
+			for (size_t k = 0; k < al->n_curve; k++) {
+				double x = px + (double)(al->curve[k].us - t0) / (double)(t1 - t0) * plot_w;
+				double y = py + plot_h - (double)al->curve[k].bytes / ymax * plot_h;
+				tl_out_printf(o, " L%.1f %.1f L%.1f %.1f", x, prev_y, x, y);
+				prev_y = y;
+			}
+			tl_out_printf(o, " L%d %.1f L%d %d Z\"/>\n", px + plot_w, prev_y, px + plot_w,
+				      py + plot_h);
+			/* the peak */
+			double kx = px + (double)(al->peak_us - t0) / (double)(t1 - t0) * plot_w;
+			double ky = py + plot_h - (double)al->peak_bytes / ymax * plot_h;
+			const char *op = tl_memory_peak_op(mem, al);
+			bool right_half = kx > px + plot_w / 2.0;
+			tl_out_printf(o, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#e15759\"/>\n"
+					 "<text x=\"%.1f\" y=\"%.1f\" fill=\"#e15759\" "
+					 "text-anchor=\"%s\">peak %s at +%.3f ms",
+				      kx, ky, right_half ? kx - 6 : kx + 6,
+				      ky - 6 < py + 12 ? py + 12 : ky - 6, right_half ? "end" : "start",
+				      b1, (double)(al->peak_us - mem->step_start_us) / 1000.0);
+			if (op != NULL) {
+				tl_out_str(o, " in ");
+				xml_text(o, op);
+			}
+			tl_out_str(o, "</text>\n");
+			/* the largest buffers live at the peak */
+			int tx = px + plot_w + 16;
+			tl_out_printf(o, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">live at the "
+					 "peak</text>\n",
+				      tx, py + 10);
+			for (size_t k = 0; k < al->n_live && k < 8; k++) {
+				const tl_buffer *b = &mem->buffers[al->live_at_peak[k]];
+				human_bytes((double)b->allocated, b2, sizeof b2);
+				const char *name = b->name != NULL && b->n_refs == 0
+							   ? b->name
+						   : b->n_refs > 0 ? tl_tensor_ref_name(mem, &mem->refs[b->first_ref])
+						   : b->producer >= 0 ? mem->run->execs[b->producer].node
+								      : "?";
+				tl_out_printf(o, "<text x=\"%d\" y=\"%d\">%s ", tx,
+					      py + 28 + (int)k * 18, b2);
+				char shortn[48];
+				snprintf(shortn, sizeof shortn, "%s", name);
+				if (strlen(name) >= sizeof shortn)
+					memcpy(shortn + sizeof shortn - 4, "...", 4);
+				xml_text(o, shortn);
+				tl_out_printf(o, " (%s)</text>\n", tl_buffer_kind_name(b->kind));
+			}
+			tl_out_str(o, "</g>\n");
+		}
+	}
+	tl_out_str(o, "</svg>\n");
+}
+
+static const char *const palette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+				      "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
+
+struct bar {
+	const tl_row *row;
+	double v;
+};
+
+/* By value, largest first, then name; `by_name` (a bool): by name alone. */
+static int cmp_bar(const void *a, const void *b, void *by_name)
+{
+	const struct bar *x = a, *y = b;
+	if (!*(const bool *)by_name && x->v != y->v)
+		return x->v > y->v ? -1 : 1;
+	return strcmp(x->row->name, y->row->name);
+}
+
+void tl_plot_summary(const tl_summary *s, const tl_table_opts *o, size_t top, tl_output *out)
+{
+	int col = o->order_by >= 0 ? o->order_by : o->select[0];
+	GPtrArray *rows = g_ptr_array_new();
+	GArray *vals = g_array_new(FALSE, FALSE, sizeof(double));
+	GHashTableIter it;
+	gpointer k, v;
+	g_hash_table_iter_init(&it, s->rows);
+	while (g_hash_table_iter_next(&it, &k, &v))
+		g_ptr_array_add(rows, v);
+	/* order by the column, then name; keep the top N */
+	struct bar *bars = g_new(struct bar, rows->len ? rows->len : 1);
+	for (guint i = 0; i < rows->len; i++) {
+		bars[i].row = g_ptr_array_index(rows, i);
+		bars[i].v = tl_summary_row_stat(s, bars[i].row, col, o);
+	}
+	bool by_name = s->view == TL_VIEW_STEP; /* steps in run order */
+	if (rows->len > 1)
+		qsort_r(bars, rows->len, sizeof *bars, cmp_bar, &by_name);
+	for (guint i = 0; i < rows->len; i++) {
+		rows->pdata[i] = (gpointer)bars[i].row;
+		g_array_append_val(vals, bars[i].v);
+	}
+	g_free(bars);
+	size_t n = rows->len < top ? rows->len : top;
+	bool steps = s->view == TL_VIEW_STEP;
+	int bar_h = 22, left = 330, bar_w = 520;
+	int height = 60 + (int)n * bar_h + (steps ? 40 : 0);
+	char title[128];
+	snprintf(title, sizeof title, "trace-summarize: %s by %s (%s over %zu runs)",
+		 tl_view_name(s->view), tl_col_name(col),
+		 o->stat == TL_STAT_AVG ? "average" : "statistic", s->n_runs);
+	svg_begin(out, height, title);
+	tl_out_printf(out, "<text x=\"20\" y=\"24\" font-size=\"15\" font-weight=\"bold\">");
+	xml_text(out, title);
+	tl_out_str(out, "</text>\n");
+	double vmax = n > 0 ? g_array_index(vals, double, 0) : 1;
+	if (steps) {
+		double mx = 1;
+		for (size_t i = 0; i < n; i++) {
+			const tl_row *r = g_ptr_array_index(rows, i);
+			double w = tl_summary_row_stat(s, r, TL_COL_TOTAL, o);
+			mx = w > mx ? w : mx;
+		}
+		vmax = mx;
+		tl_out_printf(out, "<rect x=\"%d\" y=\"36\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+				   "<text x=\"%d\" y=\"46\">executors busy</text>"
+				   "<rect x=\"%d\" y=\"36\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+				   "<text x=\"%d\" y=\"46\">GPU streams busy</text>"
+				   "<rect x=\"%d\" y=\"36\" width=\"12\" height=\"12\" fill=\"#ddd\"/>"
+				   "<text x=\"%d\" y=\"46\">step wall time</text>\n",
+			      left, palette[0], left + 16, left + 140, palette[1], left + 156,
+			      left + 290, left + 306);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const tl_row *r = g_ptr_array_index(rows, i);
+		double x = g_array_index(vals, double, i);
+		int y = 60 + (steps ? 20 : 0) + (int)i * bar_h;
+		tl_out_printf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", left - 8, y + 14);
+		char shortn[56];
+		snprintf(shortn, sizeof shortn, "%s", r->name);
+		if (strlen(r->name) >= sizeof shortn)
+			memcpy(shortn + sizeof shortn - 4, "...", 4);
+		xml_text(out, shortn);
+		tl_out_str(out, "</text>\n");
+		if (steps) {
+			double wall = tl_summary_row_stat(s, r, TL_COL_TOTAL, o);
+			double cpu = tl_summary_row_stat(s, r, TL_COL_CPU, o);
+			double gpu = tl_summary_row_stat(s, r, TL_COL_ACCEL, o);
+			double sc = vmax > 0 ? bar_w / vmax : 0;
+			tl_out_printf(out, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"16\" "
+					   "fill=\"#ddd\"/>\n",
+				      left, y, wall * sc);
+			tl_out_printf(out, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"7\" "
+					   "fill=\"%s\"/>\n",
+				      left, y + 1, (cpu < wall ? cpu : wall) * sc, palette[0]);
+			tl_out_printf(out, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"7\" "
+					   "fill=\"%s\"/>\n",
+				      left, y + 8, (gpu < wall ? gpu : wall) * sc, palette[1]);
+			tl_out_printf(out, "<text x=\"%.1f\" y=\"%d\">%.3f ms</text>\n",
+				      left + wall * sc + 6, y + 13, wall / 1000.0);
+			continue;
+		}
+		double w = vmax > 0 ? x / vmax * bar_w : 0;
+		tl_out_printf(out, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"16\" fill=\"%s\"/>\n",
+			      left, y, w, palette[i % G_N_ELEMENTS(palette)]);
+		char label[48];
+		if (col == TL_COL_TOTAL || col == TL_COL_CPU || col == TL_COL_ACCEL)
+			snprintf(label, sizeof label, "%.3f ms", x / 1000.0);
+		else if (col == TL_COL_REQUESTED || col == TL_COL_PEAK || col == TL_COL_RESIDUAL ||
+			 col == TL_COL_OUTPUT)
+			human_bytes(x, label, sizeof label);
+		else
+			snprintf(label, sizeof label, "%.6g", x);
+		tl_out_printf(out, "<text x=\"%.1f\" y=\"%d\">%s</text>\n", left + w + 6, y + 13, label);
+	}
+	tl_out_str(out, "</svg>\n");
+	g_array_free(vals, TRUE);
+	g_ptr_array_free(rows, TRUE);
+}

@@ -1,0 +1,20 @@
+/*
+ * svgplot: pictures as plain SVG, written by the project (no plotting
+ * library): a memory curve per allocator with its peak and the largest
+ * buffers live there, and horizontal bars for a summary table.
+ */
+#ifndef TL_EMIT_SVGPLOT_H
+#define TL_EMIT_SVGPLOT_H
+
+#include "analysis/memory.h"
+#include "base/output.h"
+#include "analysis/summary.h"
+
+/* One panel per allocator of each run. */
+void tl_plot_memory(const tl_memory *const *mems, size_t n, tl_output *out);
+
+/* The top rows of a summary as bars of `col` (and, for the step view,
+ * each run's wall time split into executor-busy, GPU-busy and the rest). */
+void tl_plot_summary(const tl_summary *s, const tl_table_opts *o, size_t top, tl_output *out);
+
+#endif

@@ -1,0 +1,58 @@
+/*
+ * format: the kinds of input libtrace reads, their names on the command line
+ * (--input-format), and sniffing a kind from an input's first bytes.
+ */
+#ifndef TL_IO_FORMAT_H
+#define TL_IO_FORMAT_H
+
+#include "base/diag.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum tl_format {
+	TL_FORMAT_AUTO = 0,
+	TL_FORMAT_RUNMETA,        /* binary RunMetadata */
+	TL_FORMAT_RUNMETA_TEXT,   /* protobuf text format RunMetadata */
+	TL_FORMAT_STEPSTATS,      /* binary StepStats */
+	TL_FORMAT_STEPSTATS_TEXT,
+	TL_FORMAT_GRAPHDEF,       /* binary GraphDef */
+	TL_FORMAT_GRAPHDEF_TEXT,
+	TL_FORMAT_TFRECORD,       /* TFRecord of RunMetadata, or TensorBoard events */
+	TL_FORMAT_CHROME,         /* Chrome trace event JSON */
+	TL_FORMAT_BINARY_PROTO,   /* sniffed: binary protobuf, message not yet known */
+	TL_FORMAT_TEXT_PROTO,     /* sniffed: protobuf text, message not yet known */
+} tl_format;
+
+/* "runmeta", "runmeta-text", "stepstats", ... ; "auto" for TL_FORMAT_AUTO. */
+const char *tl_format_name(tl_format f);
+int tl_format_parse(const char *name, tl_format *out);
+/* The list of names for --help: "auto, runmeta, runmeta-text, ..." */
+const char *tl_format_names(void);
+
+/* Decides the family from the first bytes of the (decompressed) input:
+ * TFRecord framing (length + masked crc32c of the length), JSON ('{' or '['),
+ * protobuf text (printable, starts with a field name or comment), else binary
+ * protobuf. Binary/text are refined by pbwire/pbtext later. */
+int tl_format_sniff(const uint8_t *data, size_t len, tl_format *out, tl_error *err);
+
+/* Names a neighbour of a RunMetadata that tftrace does not read: a binary
+ * protobuf that walks (pbwire's walk, the schemas in tensorflow.proto's
+ * Profiler message) as a TF2/JAX profiler XSpace (*.xplane.pb) or a TF 2.0
+ * profiler Trace (*.trace). Call it on bytes that are none of RunMetadata,
+ * StepStats and GraphDef; it never takes one of those for a neighbour. True
+ * with the message in err ("a TF2/JAX profiler XSpace
+ * (tensorflow.profiler.XSpace), which tftrace does not read yet; TensorBoard's
+ * profile plugin reads it"); false (err untouched) otherwise. */
+bool tl_format_neighbour(const uint8_t *data, size_t len, tl_error *err);
+
+/* What kind of Chrome trace JSON the bytes hold, as a noun phrase for
+ * messages: "a PyTorch profiler (Kineto) trace" (Kineto's top-level keys
+ * schemaVersion, deviceProperties, traceName or distributedInfo, or its
+ * event categories), "a TF2 profiler trace (TensorBoard's trace viewer
+ * JSON)" (a /host: process), else "a Chrome trace". Reads the whole input
+ * event by event; invalid JSON ends the look, not the answer. */
+const char *tl_format_chrome_kind(const uint8_t *data, size_t len);
+
+#endif

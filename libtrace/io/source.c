@@ -1,0 +1,582 @@
+#include "io/source.h"
+
+#include "io/logdir.h"
+#include "io/pbdecode.h"
+#include "io/pbtext.h"
+#include "io/pbwire.h"
+#include "io/tfrecord.h"
+
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <inttypes.h>
+#include <string.h>
+
+struct tl_source {
+	tl_input *in;
+	tl_format format;
+	bool events;            /* TFRecord of Event messages (TensorBoard) */
+	bool done;
+	size_t count;           /* runs produced */
+	size_t records;         /* records that framed */
+	size_t damaged;         /* damage met */
+	char *first_damage;     /* what it was, for when nothing could be read */
+	bool input_damage_told; /* the gzip stream's own damage reported */
+	char *base;             /* name used in labels */
+	GByteArray *rec;
+	tl_tfrecord_reader reader;
+	/* A folder input: its events files, read one after the other. */
+	char *folder;
+	tl_format folder_format; /* --input-format: auto or tfrecord */
+	GPtrArray *files;
+	guint next_file;
+	char *label_dir;        /* the file's folder below `folder`, or NULL */
+	uint64_t offset_done;   /* bytes of the files already read */
+	size_t folder_runs;
+};
+
+static const ProtobufCMessageDescriptor *descriptor_for(tl_format f)
+{
+	switch (f) {
+	case TL_FORMAT_RUNMETA:
+	case TL_FORMAT_RUNMETA_TEXT:
+		return &tensorflow__run_metadata__descriptor;
+	case TL_FORMAT_STEPSTATS:
+	case TL_FORMAT_STEPSTATS_TEXT:
+		return &tensorflow__step_stats__descriptor;
+	case TL_FORMAT_GRAPHDEF:
+	case TL_FORMAT_GRAPHDEF_TEXT:
+		return &tensorflow__graph_def__descriptor;
+	default:
+		return NULL;
+	}
+}
+
+static bool is_text_format(tl_format f)
+{
+	return f == TL_FORMAT_RUNMETA_TEXT || f == TL_FORMAT_STEPSTATS_TEXT ||
+	       f == TL_FORMAT_GRAPHDEF_TEXT || f == TL_FORMAT_TEXT_PROTO;
+}
+
+static int too_big(uint64_t len, tl_error *err)
+{
+	return tl_error_set(err,
+			    "%" PRIu64 " bytes is over protobuf's 2 GiB limit for one message "
+			    "(a TFRecord stream of runs has no such limit)",
+			    len);
+}
+
+/* Wraps a decoded StepStats or GraphDef into a RunMetadata. */
+static Tensorflow__RunMetadata *wrap(tl_arena *arena, const ProtobufCMessageDescriptor *d,
+				     ProtobufCMessage *msg)
+{
+	if (d == &tensorflow__run_metadata__descriptor)
+		return (Tensorflow__RunMetadata *)msg;
+	Tensorflow__RunMetadata *meta = tl_arena_alloc(arena, sizeof *meta);
+	tensorflow__run_metadata__init(meta);
+	if (d == &tensorflow__step_stats__descriptor) {
+		meta->step_stats = (Tensorflow__StepStats *)msg;
+	} else {
+		meta->n_partition_graphs = 1;
+		meta->partition_graphs = tl_arena_alloc(arena, sizeof(Tensorflow__GraphDef *));
+		meta->partition_graphs[0] = (Tensorflow__GraphDef *)msg;
+	}
+	return meta;
+}
+
+/* Decodes one whole message: `data` is the input as read; `own`, where not
+ * NULL, is the same bytes writable in the arena (one more byte after
+ * them), decoded in place. Text is turned into wire bytes first, kept in
+ * the arena too (the strings point into them). */
+static int decode_whole(const uint8_t *data, uint8_t *own, size_t len, tl_format format,
+			tl_pbdecode_fields fields, tl_arena *arena, Tensorflow__RunMetadata **out,
+			tl_error *err)
+{
+	if (format == TL_FORMAT_AUTO && tl_format_sniff(data, len, &format, err) < 0)
+		return -1;
+	if (format == TL_FORMAT_CHROME || format == TL_FORMAT_TFRECORD)
+		return tl_error_set(err, "a %s input holds no single RunMetadata",
+				    tl_format_name(format));
+	const ProtobufCMessageDescriptor *d = descriptor_for(format);
+	if (!is_text_format(format) && len > (size_t)INT32_MAX)
+		return too_big(len, err);
+	if (is_text_format(format)) {
+		if (d == NULL)
+			d = tl_pbtext_guess((const char *)data, len);
+		if (d == NULL)
+			return tl_error_set(err, "not protobuf text of a RunMetadata, StepStats "
+					    "or GraphDef (first field is none of theirs)");
+		GByteArray *wire = g_byte_array_sized_new((guint)(len / 2 + 64));
+		if (tl_pbtext_to_wire(d, (const char *)data, len, wire, err) < 0) {
+			g_byte_array_free(wire, TRUE);
+			return -1;
+		}
+		own = tl_arena_alloc(arena, (size_t)wire->len + 1);
+		memcpy(own, wire->data, wire->len);
+		len = wire->len;
+		g_byte_array_free(wire, TRUE);
+	} else {
+		if (d == NULL && tl_pbwire_classify(data, len, &d, err) < 0) {
+			tl_format_neighbour(data, len, err); /* names it, if it is one */
+			return -1;
+		}
+		if (own == NULL) {
+			own = tl_arena_alloc(arena, len + 1);
+			memcpy(own, data, len);
+		}
+	}
+	ProtobufCMessage *msg = NULL;
+	if (tl_pbdecode(d, own, len, fields, 0, arena, &msg, err) < 0)
+		return -1;
+	*out = wrap(arena, d, msg);
+	return 0;
+}
+
+int tl_decode_runmeta(const uint8_t *data, size_t len, tl_format format, tl_arena *arena,
+		      Tensorflow__RunMetadata **out, tl_error *err)
+{
+	return decode_whole(data, NULL, len, format, TL_PBDECODE_ALL, arena, out, err);
+}
+
+/* One damage of the input, described in err: a warning, and the source
+ * goes on; or, under --strict, the error. */
+static int source_damage(tl_source *src, tl_error *err, const char *then)
+{
+	if (src->damaged++ == 0)
+		src->first_damage = g_strdup(err->msg);
+	return tl_damage(err, tl_input_name(src->in), then, "%s", err->msg);
+}
+
+/* The input's own damage (a gzip stream cut short), once it is known and
+ * the bytes before it have been read. */
+static int report_input_damage(tl_source *src, tl_error *err)
+{
+	const char *what = tl_input_damage(src->in);
+	if (what == NULL || src->input_damage_told)
+		return 0;
+	src->input_damage_told = true;
+	tl_error_set(err, "%s", what);
+	return source_damage(src, err, "read what came before it");
+}
+
+/* Adds the input's damage to an error it may explain (a document cut
+ * short by its gzip stream), or not (a cut in the gzip trailer loses no
+ * data): both are said. */
+static int note_input_damage(tl_source *src, tl_error *err)
+{
+	const char *what = tl_input_damage(src->in);
+	if (what != NULL) {
+		char why[sizeof err->msg];
+		g_strlcpy(why, err->msg, sizeof why);
+		tl_error_set(err, "%s; %s", why, what);
+	}
+	return -1;
+}
+
+/* Opens one file into `src`, in the state of a fresh source. */
+static int open_file(tl_source *src, const char *path, tl_format forced, tl_error *err)
+{
+	if (tl_input_open(&src->in, path, err) < 0)
+		return -1;
+	g_free(src->base);
+	src->base = g_path_get_basename(tl_input_name(src->in));
+	src->format = forced;
+	tl_tfrecord_reader_init(&src->reader, src->in);
+	if (forced == TL_FORMAT_AUTO) {
+		const uint8_t *head = NULL;
+		size_t n = tl_input_peek(src->in, &head, TL_INPUT_PEEK_MAX, err);
+		if (tl_format_sniff(head, n, &src->format, err) < 0)
+			return note_input_damage(src, err);
+		/* A stream whose first header is damaged frames as nothing at
+		 * byte 0; a whole record further on tells it apart. */
+		if (src->format != TL_FORMAT_TFRECORD && tl_tfrecord_sniff_damaged(head, n))
+			src->format = TL_FORMAT_TFRECORD;
+	}
+	return 0;
+}
+
+/* A file of a folder that cannot be read is damage of the folder: the
+ * other files are read (under --strict, the error). */
+static int folder_file_damage(tl_source *src, tl_error *err)
+{
+	const char *file = g_ptr_array_index(src->files, src->next_file - 1);
+	char why[sizeof err->msg];
+	g_strlcpy(why, err->msg, sizeof why);
+	return tl_damage(err, src->folder, "file skipped", "%s: %s", file, why);
+}
+
+/* The next events file of a folder, in the state of a fresh source. */
+static int open_next_file(tl_source *src, tl_error *err)
+{
+	const char *path = g_ptr_array_index(src->files, src->next_file);
+	src->next_file++;
+	if (src->in != NULL)
+		src->offset_done += tl_input_offset(src->in);
+	tl_input_close(src->in);
+	src->in = NULL;
+	src->done = src->events = src->input_damage_told = false;
+	src->count = src->records = src->damaged = 0;
+	g_free(src->first_damage);
+	src->first_damage = NULL;
+	g_free(src->label_dir);
+	src->label_dir = NULL;
+	/* Runs of files in subfolders are told apart by the subfolder
+	 * ("train/step10", "eval/step10"). */
+	size_t cut = strlen(src->folder);
+	char *dir = g_path_get_dirname(path);
+	if (strlen(dir) > cut && strncmp(dir, src->folder, cut) == 0) {
+		const char *rel = dir + cut;
+		while (*rel == G_DIR_SEPARATOR)
+			rel++;
+		if (*rel != '\0')
+			src->label_dir = g_strdup(rel);
+	}
+	g_free(dir);
+	/* An events file that holds nothing yet (a job just started) is no
+	 * damage: there is nothing in it to read. */
+	GStatBuf st;
+	if (g_stat(path, &st) == 0 && st.st_size == 0) {
+		src->done = true;
+		return 0;
+	}
+	if (open_file(src, path, src->folder_format, err) < 0)
+		return -1;
+	if (src->format == TL_FORMAT_CHROME)
+		return tl_error_set(err, "Chrome trace JSON named like an events file");
+	return 0;
+}
+
+/* A folder stands for the TensorBoard events files below it. */
+static int open_folder(tl_source *src, const char *path, tl_format forced, tl_error *err)
+{
+	if (forced != TL_FORMAT_AUTO && forced != TL_FORMAT_TFRECORD)
+		return tl_error_set(err, "a folder stands for the TensorBoard events files below "
+				    "it, which are not %s input", tl_format_name(forced));
+	if (tl_logdir_events(path, &src->files, err) < 0)
+		return -1;
+	src->folder = g_strdup(path);
+	src->folder_format = forced;
+	if (open_next_file(src, err) < 0) {
+		if (folder_file_damage(src, err) < 0)
+			return -1;
+		src->done = true;
+	}
+	return 0;
+}
+
+int tl_source_open(tl_source **out, const char *path, tl_format forced, tl_error *err)
+{
+	tl_source *src = g_new0(tl_source, 1);
+	src->rec = g_byte_array_new();
+	int rc;
+	if (tl_logdir_is_folder(path))
+		rc = open_folder(src, path, forced, err);
+	else
+		rc = open_file(src, path, forced, err);
+	if (rc < 0) {
+		tl_source_close(src);
+		return -1;
+	}
+	*out = src;
+	return 0;
+}
+
+void tl_source_close(tl_source *src)
+{
+	if (src == NULL)
+		return;
+	tl_input_close(src->in);
+	g_byte_array_free(src->rec, TRUE);
+	g_free(src->first_damage);
+	g_free(src->base);
+	g_free(src->folder);
+	g_free(src->label_dir);
+	if (src->files != NULL)
+		g_ptr_array_free(src->files, TRUE);
+	g_free(src);
+}
+
+const char *tl_source_name(const tl_source *src)
+{
+	return src->folder != NULL ? src->folder : tl_input_name(src->in);
+}
+
+uint64_t tl_source_offset(const tl_source *src)
+{
+	return src->offset_done + (src->in != NULL ? tl_input_offset(src->in) : 0);
+}
+
+tl_format tl_source_format(const tl_source *src)
+{
+	return src->format;
+}
+
+tl_input *tl_source_input(tl_source *src)
+{
+	return src->in;
+}
+
+int tl_source_map(tl_source *src, const uint8_t **data, size_t *len, tl_error *err)
+{
+	if (tl_input_map(src->in, data, len, err) < 0)
+		return -1;
+	return report_input_damage(src, err);
+}
+
+static int next_whole(tl_source *src, tl_pbdecode_fields fields, tl_arena **arena_out,
+		      Tensorflow__RunMetadata **meta, const char **label, tl_error *err)
+{
+	/* A binary file too big for one message is refused by its size, not
+	 * read first (a sparse 2 GB file took half a minute under ASan). */
+	uint64_t left = tl_input_size_left(src->in);
+	if (left > (uint64_t)INT32_MAX && src->format != TL_FORMAT_AUTO &&
+	    !is_text_format(src->format)) {
+		src->done = true;
+		return too_big(left, err);
+	}
+	/* Read into the run's arena, where the decoder leaves the strings. */
+	tl_arena *arena = tl_arena_new();
+	uint8_t *data = NULL;
+	size_t len = 0;
+	if (tl_input_read_all(src->in, arena, &data, &len, err) < 0) {
+		tl_arena_free(arena);
+		return -1;
+	}
+	src->done = true;
+	if (len == 0) {
+		tl_arena_free(arena);
+		tl_error_set(err, "empty input");
+		return note_input_damage(src, err);
+	}
+	int rc = decode_whole(data, data, len, src->format, fields, arena, meta, err);
+	if (rc == 0)
+		rc = report_input_damage(src, err);
+	else
+		note_input_damage(src, err);
+	if (rc < 0) {
+		tl_arena_free(arena);
+		return -1;
+	}
+	*label = tl_arena_strdup(arena, src->base);
+	*arena_out = arena;
+	return 1;
+}
+
+/* A record stream is a TensorBoard events file when its first record that
+ * frames is an Event: one naming the file version, or, where that record was
+ * lost, one holding a tagged_run_metadata or starting with Event's
+ * wall_time (field 1 as a double, which no RunMetadata starts with: its
+ * field 1 is a message). */
+static bool looks_like_event(const GByteArray *rec)
+{
+	/* An empty record is an Event of no kind (and its data may be NULL). */
+	if (rec->len == 0)
+		return false;
+	/* The first pass alone refuses what is no Event without a copy (a
+	 * stream of 100 MB RunMetadata records is not copied to learn that). */
+	if (!tl_pbdecode_check(&tensorflow__event__descriptor, rec->data, rec->len))
+		return false;
+	if (rec->data[0] == 0x09)
+		return true;
+	tl_arena *arena = tl_arena_new();
+	uint8_t *copy = tl_arena_alloc(arena, (size_t)rec->len + 1);
+	memcpy(copy, rec->data, rec->len);
+	ProtobufCMessage *msg = NULL;
+	tl_error err = {{0}};
+	bool yes = false;
+	if (tl_pbdecode(&tensorflow__event__descriptor, copy, rec->len, TL_PBDECODE_ALL, 1, arena,
+			&msg, &err) == 0) {
+		Tensorflow__Event *ev = (Tensorflow__Event *)msg;
+		bool version = ev->what_case == TENSORFLOW__EVENT__WHAT_FILE_VERSION &&
+			       g_str_has_prefix(ev->file_version, "brain.Event");
+		yes = version || ev->what_case == TENSORFLOW__EVENT__WHAT_TAGGED_RUN_METADATA;
+	}
+	tl_arena_free(arena);
+	return yes;
+}
+
+/* The end of a record stream: the input's own damage, and an error when
+ * damage left nothing to read. */
+static int end_of_records(tl_source *src, tl_error *err)
+{
+	src->done = true;
+	if (report_input_damage(src, err) < 0)
+		return -1;
+	if (src->count == 0 && src->damaged > 1)
+		return tl_error_set(err, "nothing readable: %s (and %zu more damaged)",
+				    src->first_damage, src->damaged - 1);
+	if (src->count == 0 && src->damaged == 1)
+		return tl_error_set(err, "nothing readable: %s", src->first_damage);
+	if (src->records == 0)
+		return tl_error_set(err, "empty input");
+	/* An events file of scalars alone has nothing any tool draws; in a
+	 * folder such files are the rule and the folder says so at its end. */
+	if (src->count == 0 && src->events && src->files == NULL)
+		return tl_error_set(err, "a TensorBoard events file with no run metadata among "
+				    "its %zu records (tagged_run_metadata, what "
+				    "FileWriter.add_run_metadata writes)", src->records);
+	return 0;
+}
+
+/* Damage the record reader passed over. */
+static int record_damage(tl_source *src, tl_error *err)
+{
+	const tl_tfrecord_reader *r = &src->reader;
+	if (!r->cut)
+		return source_damage(src, err, r->then);
+	/* A record cut short by a gzip stream cut short: the cause first. */
+	tl_error what = *err;
+	if (report_input_damage(src, err) < 0)
+		return -1;
+	*err = what;
+	return source_damage(src, err, "the runs before it were read");
+}
+
+/* A record that framed but does not decode: damage too. */
+static int undecodable(tl_source *src, tl_arena *arena, tl_error *err, const char *why)
+{
+	char what[sizeof err->msg];
+	g_strlcpy(what, why, sizeof what);
+	tl_arena_free(arena);
+	tl_error_set(err, "record %llu at byte %llu: %s", (unsigned long long)src->reader.number,
+		     (unsigned long long)src->reader.at, what);
+	return source_damage(src, err, "record skipped");
+}
+
+static int next_record(tl_source *src, tl_pbdecode_fields fields, tl_arena **arena_out,
+		       Tensorflow__RunMetadata **meta, const char **label, tl_error *err)
+{
+	for (;;) {
+		int rc = tl_tfrecord_next(&src->reader, src->rec, err);
+		if (rc == 0)
+			return end_of_records(src, err);
+		if (rc == TL_TFRECORD_DAMAGED) {
+			if (record_damage(src, err) < 0)
+				break;
+			continue;
+		}
+		if (rc < 0)
+			break;
+		if (src->records++ == 0)
+			src->events = looks_like_event(src->rec);
+		/* The record's bytes move into the run's arena: the decoder
+		 * leaves the strings there. */
+		tl_arena *arena = tl_arena_new();
+		uint8_t *payload = tl_arena_alloc(arena, (size_t)src->rec->len + 1);
+		if (src->rec->len > 0) /* an empty record's data may be NULL */
+			memcpy(payload, src->rec->data, src->rec->len);
+		size_t payload_len = src->rec->len;
+		const char *tag = NULL;
+		if (src->events) {
+			ProtobufCMessage *msg = NULL;
+			if (tl_pbdecode(&tensorflow__event__descriptor, payload, payload_len,
+					TL_PBDECODE_ALL, 1, arena, &msg, err) < 0) {
+				if (undecodable(src, arena, err, "malformed Event") < 0)
+					break;
+				continue;
+			}
+			Tensorflow__Event *ev = (Tensorflow__Event *)msg;
+			if (ev->what_case != TENSORFLOW__EVENT__WHAT_TAGGED_RUN_METADATA) {
+				tl_arena_free(arena);
+				continue;
+			}
+			payload = ev->tagged_run_metadata->run_metadata.data;
+			payload_len = ev->tagged_run_metadata->run_metadata.len;
+			if (payload == NULL) /* empty: the decoder still writes payload[0] */
+				payload = tl_arena_zalloc(arena, 1);
+			tag = ev->tagged_run_metadata->tag;
+			if (tag == NULL || tag[0] == '\0')
+				tag = tl_arena_strdup(arena, "(untagged)");
+		}
+		ProtobufCMessage *msg = NULL;
+		rc = tl_pbdecode(&tensorflow__run_metadata__descriptor, payload, payload_len,
+				 fields, 0, arena, &msg, err);
+		if (rc < 0) {
+			const char *why = rc == TL_PBDECODE_MALFORMED ? "malformed RunMetadata" : err->msg;
+			if (undecodable(src, arena, err, why) < 0)
+				break;
+			continue;
+		}
+		src->count++;
+		*meta = (Tensorflow__RunMetadata *)msg;
+		if (tag == NULL) {
+			/* The record's number, so a run keeps its name whatever
+			 * damage around it was passed over. */
+			char *name = g_strdup_printf("%s#%llu", src->base,
+						     (unsigned long long)src->reader.number);
+			tag = tl_arena_strdup(arena, name);
+			g_free(name);
+		}
+		*label = tag;
+		*arena_out = arena;
+		return 1;
+	}
+	src->done = true;
+	return -1;
+}
+
+static int next_in_file(tl_source *src, tl_pbdecode_fields fields, tl_arena **arena,
+			Tensorflow__RunMetadata **meta, const char **label, tl_error *err)
+{
+	if (src->done)
+		return 0;
+	switch (src->format) {
+	case TL_FORMAT_CHROME:
+		return tl_error_set(err, "Chrome trace JSON holds no RunMetadata");
+	case TL_FORMAT_TFRECORD:
+		return next_record(src, fields, arena, meta, label, err);
+	default:
+		return next_whole(src, fields, arena, meta, label, err);
+	}
+}
+
+static int source_next(tl_source *src, tl_pbdecode_fields fields, tl_arena **arena,
+		       Tensorflow__RunMetadata **meta, const char **label, tl_error *err)
+{
+	if (src->files == NULL)
+		return next_in_file(src, fields, arena, meta, label, err);
+	for (;;) {
+		int rc = next_in_file(src, fields, arena, meta, label, err);
+		if (rc < 0 && folder_file_damage(src, err) < 0)
+			return -1;
+		if (rc > 0) {
+			src->folder_runs++;
+			if (src->label_dir != NULL) {
+				char *l = g_strdup_printf("%s/%s", src->label_dir, *label);
+				*label = tl_arena_strdup(*arena, l);
+				g_free(l);
+			}
+			return 1;
+		}
+		if (src->next_file == src->files->len)
+			return src->folder_runs > 0
+				   ? 0
+				   : tl_logdir_no_runs(src->folder, src->files->len, err);
+		if (open_next_file(src, err) < 0) {
+			if (folder_file_damage(src, err) < 0)
+				return -1;
+			src->done = true;
+		}
+	}
+}
+
+int tl_source_next(tl_source *src, tl_arena **arena, Tensorflow__RunMetadata **meta,
+		   const char **label, tl_error *err)
+{
+	return source_next(src, TL_PBDECODE_ALL, arena, meta, label, err);
+}
+
+int tl_source_next_run(tl_source *src, tl_run **run, tl_error *err)
+{
+	tl_arena *arena = NULL;
+	Tensorflow__RunMetadata *meta = NULL;
+	const char *label = NULL;
+	/* The model reads a part of the RunMetadata: the rest is not stored. */
+	int rc = source_next(src, TL_PBDECODE_MODEL, &arena, &meta, &label, err);
+	if (rc <= 0)
+		return rc;
+	if (tl_run_build(run, arena, meta, label, err) < 0) {
+		tl_arena_free(arena);
+		return -1;
+	}
+	return 1;
+}

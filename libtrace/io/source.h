@@ -1,0 +1,77 @@
+/*
+ * source: runs out of one input. Sniffs the kind of input (or takes the
+ * one forced with --input-format), decodes it, and yields one RunMetadata
+ * per run:
+ *   - a binary or text RunMetadata: one run;
+ *   - a StepStats or a GraphDef: one run holding it (step_stats, or one
+ *     partition graph);
+ *   - a TFRecord stream of RunMetadata, or a TensorBoard events file: one
+ *     run per record / per tagged_run_metadata, read one at a time;
+ *   - a folder: the TensorBoard events files below it (logdir.h), in path
+ *     order, each as above; runs of a file in a subfolder are labelled
+ *     "subfolder/tag". A folder without events files, or whose events files
+ *     hold no run, is an error that says what it holds.
+ * Chrome trace JSON is recognised but not decoded here: the caller reads it
+ * with tl_source_map().
+ *
+ * Damage (diag.h) is passed over with a warning, or is the error under
+ * --strict: in a stream, a record cut short, failing its crc or not
+ * decoding loses that record only, and runs keep the names of their
+ * records ("file#3" is the third record); a gzip stream cut short gives what
+ * came before the cut, to whatever reads it. A stream whose damage leaves
+ * no run is an error ("nothing readable: ..."), as is a whole-file input
+ * that does not decode. A stream whose first header is damaged is still
+ * recognised when a whole record follows within the first 64 KiB (events
+ * files, small runs); --input-format tfrecord reads it in any case.
+ *
+ * Each run comes with its own arena, which the caller owns (tl_run_build
+ * takes it over); the input's bytes are read into it, and the decoded
+ * messages' strings point there (pbdecode.h).
+ */
+#ifndef TL_IO_SOURCE_H
+#define TL_IO_SOURCE_H
+
+#include "base/arena.h"
+#include "base/diag.h"
+#include "io/format.h"
+#include "io/input.h"
+#include "model/run.h"
+#include "tensorflow.pb-c.h"
+
+typedef struct tl_source tl_source;
+
+int tl_source_open(tl_source **out, const char *path, tl_format forced, tl_error *err);
+void tl_source_close(tl_source *src);
+
+const char *tl_source_name(const tl_source *src);
+/* The input's kind once sniffed (TL_FORMAT_CHROME: read tl_source_map). */
+tl_format tl_source_format(const tl_source *src);
+tl_input *tl_source_input(tl_source *src);
+/* Bytes read so far (a folder: over all its files), for progress. */
+uint64_t tl_source_offset(const tl_source *src);
+
+/* Everything left of the input in one piece (tl_input_map), for readers of
+ * whole documents (Chrome JSON, partials); a gzip stream cut short is
+ * damage, reported here. */
+int tl_source_map(tl_source *src, const uint8_t **data, size_t *len, tl_error *err);
+
+/* The next run's RunMetadata, every field decoded (what protobuf-c would
+ * give: trace-merge --format runmeta writes it back): 1 when one was
+ * produced (*arena and *meta are the caller's, *label lives in the arena),
+ * 0 at the end, -1 on error. */
+int tl_source_next(tl_source *src, tl_arena **arena, Tensorflow__RunMetadata **meta,
+		   const char **label, tl_error *err);
+
+/* tl_source_next, but only the fields the model and the analyses read are
+ * decoded (TL_PBDECODE_MODEL: no tensor contents, cost graphs, ...), then
+ * tl_run_build. */
+int tl_source_next_run(tl_source *src, tl_run **run, tl_error *err);
+
+/* Decodes one complete message (binary or text, StepStats and GraphDef
+ * wrapped) into a RunMetadata in `arena`, every field; the bytes are
+ * copied into the arena first. `format` may be a sniffed family
+ * (TL_FORMAT_BINARY_PROTO, TL_FORMAT_TEXT_PROTO) or a forced kind. */
+int tl_decode_runmeta(const uint8_t *data, size_t len, tl_format format, tl_arena *arena,
+		      Tensorflow__RunMetadata **out, tl_error *err);
+
+#endif

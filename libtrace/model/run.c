@@ -1,0 +1,1102 @@
+#include "model/run.h"
+
+#include "base/crew.h"
+#include "model/nametab.h"
+
+#include <glib.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *tl_device_kind_name(tl_device_kind k)
+{
+	switch (k) {
+	case TL_DEV_EXECUTOR:
+		return "executor";
+	case TL_DEV_STREAM:
+		return "gpu-stream";
+	case TL_DEV_MEMCPY:
+		return "memcpy";
+	case TL_DEV_STREAM_ALL:
+		return "stream-all";
+	case TL_DEV_SYNC:
+		return "sync";
+	case TL_DEV_OTHER:
+		break;
+	}
+	return "other";
+}
+
+/* A path segment like "cpu:0" or "gpu:1" (old spelling) or "CPU:0". */
+static bool is_bare_device_segment(const char *seg, size_t len)
+{
+	const char *colon = memchr(seg, ':', len);
+	if (colon == NULL || colon == seg || colon + 1 == seg + len)
+		return false;
+	size_t kind_len = (size_t)(colon - seg);
+	static const char *const not_devices[] = {"job", "replica", "task", "device", "stream"};
+	for (size_t i = 0; i < G_N_ELEMENTS(not_devices); i++)
+		if (strlen(not_devices[i]) == kind_len && strncmp(seg, not_devices[i], kind_len) == 0)
+			return false;
+	for (const char *p = colon + 1; p < seg + len; p++)
+		if (!g_ascii_isdigit(*p))
+			return false;
+	for (const char *p = seg; p < colon; p++)
+		if (!g_ascii_isalnum(*p) && *p != '_')
+			return false;
+	return true;
+}
+
+/* Appends the normalized spelling of raw[0 .. len) to s. */
+static void device_normalize_append(GString *s, const char *raw, size_t len)
+{
+	const char *p = raw, *end = raw + len;
+	const char *slash = memchr(p, '/', len);
+	if (slash == NULL)
+		slash = end;
+	g_string_append_len(s, p, (gssize)(slash - p));
+	p = slash;
+	while (p < end) {
+		/* p is at a '/': the segment after it */
+		g_string_append_c(s, '/');
+		p++;
+		const char *next = memchr(p, '/', (size_t)(end - p));
+		size_t seg = next != NULL ? (size_t)(next - p) : (size_t)(end - p);
+		if (is_bare_device_segment(p, seg)) {
+			const char *colon = memchr(p, ':', seg);
+			g_string_append(s, "device:");
+			for (const char *q = p; q < colon; q++)
+				g_string_append_c(s, g_ascii_toupper(*q));
+			g_string_append_len(s, colon, (gssize)(p + seg - colon));
+		} else {
+			g_string_append_len(s, p, (gssize)seg);
+		}
+		p += seg;
+	}
+}
+
+const char *tl_device_normalize(tl_arena *arena, const char *raw)
+{
+	if (raw == NULL || raw[0] == '\0')
+		return "";
+	size_t len = strlen(raw);
+	GString *s = g_string_sized_new(len + 16);
+	device_normalize_append(s, raw, len);
+	const char *out = tl_arena_strndup(arena, s->str, s->len);
+	g_string_free(s, TRUE);
+	return out;
+}
+
+tl_device_kind tl_device_kind_of(const char *name)
+{
+	if (strstr(name, "/stream:all") != NULL)
+		return TL_DEV_STREAM_ALL;
+	if (strstr(name, "/stream:") != NULL)
+		return TL_DEV_STREAM;
+	if (g_str_has_suffix(name, "/memcpy"))
+		return TL_DEV_MEMCPY;
+	if (g_str_has_suffix(name, "/sync"))
+		return TL_DEV_SYNC;
+	if (g_str_has_prefix(name, "/job:") || g_str_has_prefix(name, "/device:"))
+		return TL_DEV_EXECUTOR;
+	return TL_DEV_OTHER;
+}
+
+void tl_kernel_label_parse(tl_arena *arena, const char *label, const char *node_name,
+			   const char **name, const char **op)
+{
+	/* As timeline.py: the text between "@@" and the first '#' when both
+	 * are there in that order, else the record's node_name; then split at
+	 * ':' into node and op. */
+	const char *full = node_name != NULL ? node_name : "";
+	size_t full_len = strlen(full);
+	if (label != NULL) {
+		const char *at = strstr(label, "@@");
+		const char *hash = strchr(label, '#');
+		if (at != NULL && hash != NULL && at + 2 < hash) {
+			full = at + 2;
+			full_len = (size_t)(hash - full);
+		}
+	}
+	const char *colon = memchr(full, ':', full_len);
+	if (colon == NULL) {
+		*name = tl_arena_strndup(arena, full, full_len);
+		*op = "unknown";
+		return;
+	}
+	*name = tl_arena_strndup(arena, full, (size_t)(colon - full));
+	const char *op_begin = colon + 1;
+	const char *op_stop = memchr(op_begin, ':', (size_t)(full + full_len - op_begin));
+	if (op_stop == NULL)
+		op_stop = full + full_len;
+	*op = tl_arena_strndup(arena, op_begin, (size_t)(op_stop - op_begin));
+}
+
+bool tl_op_label_parse(tl_arena *arena, const char *label, const char **name, const char **op,
+		       const char ***inputs, size_t *n_inputs)
+{
+	/* timeline.py matches r"(.*) = (.*)\((.*)\)": greedy groups, so the
+	 * last " = ", then the last '(' that has a ')' after it, then the last
+	 * ')'. */
+	if (label == NULL)
+		return false;
+	const char *close = strrchr(label, ')');
+	if (close == NULL)
+		return false;
+	const char *eq = NULL;
+	for (const char *p = label; (p = strstr(p, " = ")) != NULL && p < close; p++)
+		eq = p;
+	if (eq == NULL)
+		return false;
+	const char *open = NULL;
+	for (const char *p = eq + 3; p < close; p++)
+		if (*p == '(')
+			open = p;
+	if (open == NULL)
+		return false;
+	const char *nn = label;
+	if (nn[0] == '[') {
+		const char *rb = strstr(nn, "] ");
+		if (rb != NULL && rb < eq)
+			nn = rb + 2;
+	}
+	if (name != NULL)
+		*name = tl_arena_strndup(arena, nn, (size_t)(eq - nn));
+	if (op != NULL)
+		*op = tl_arena_strndup(arena, eq + 3, (size_t)(open - (eq + 3)));
+	if (inputs != NULL) {
+		const char *in = open + 1;
+		size_t in_len = (size_t)(close - in);
+		size_t n = 0;
+		if (in_len > 0) {
+			n = 1;
+			for (const char *p = in; p + 1 < close; p++)
+				if (p[0] == ',' && p[1] == ' ')
+					n++;
+		}
+		const char **arr = tl_arena_alloc(arena, (n ? n : 1) * sizeof *arr);
+		size_t k = 0;
+		const char *start = in;
+		for (const char *p = in; n > 0 && p <= close; p++) {
+			if (p == close || (p[0] == ',' && p + 1 < close && p[1] == ' ')) {
+				arr[k++] = tl_arena_strndup(arena, start, (size_t)(p - start));
+				start = p + 2;
+				if (p != close)
+					p++;
+			}
+		}
+		*inputs = arr;
+		*n_inputs = k;
+	}
+	return true;
+}
+
+/* ---- building ---------------------------------------------------------- */
+
+struct builder {
+	tl_run *run;
+	tl_nametab *node_by_name;   /* (partition, node name) -> node index */
+	tl_name *exec_names;        /* per execution: its node name, hashed once */
+	GHashTable *device_index;   /* normalized name -> device index + 1 */
+	int32_t *partition_of_dev;  /* executor device -> partition index, -1 */
+};
+
+/* The microsecond fields obey TL_TIME_LIMIT_NS whichever unit is used (the
+ * memory analysis reads them). */
+#define TIME_LIMIT_NS TL_TIME_LIMIT_NS
+#define TIME_LIMIT_US TL_TIME_LIMIT_US
+
+/* TF 1.3's GPU tracer wrote a kernel's launch time in nanoseconds into
+ * scheduled_micros: read as microseconds it lies about 1000 times further
+ * from 1970 than the record's start (after the kernel it launched, which
+ * cannot be), read as nanoseconds it lands near the start. */
+#define NANOS_SCHEDULED_AFTER_US ((int64_t)1000000)      /* 1 s after the start */
+#define NANOS_SCHEDULED_NEAR_US ((int64_t)3600 * 1000000) /* within an hour of it */
+
+static bool in_range_us(int64_t us)
+{
+	return us >= -TIME_LIMIT_US && us <= TIME_LIMIT_US;
+}
+
+static bool in_range_ns(int64_t ns)
+{
+	return ns >= -TIME_LIMIT_NS && ns <= TIME_LIMIT_NS;
+}
+
+static int64_t ns_time(int64_t micros, int64_t nanos, bool use_nanos)
+{
+	return use_nanos ? nanos : micros * 1000;
+}
+
+/* A start and a time relative to it are each within the limit, and so is
+ * their sum (which cannot overflow then). */
+static bool rel_in_range(int64_t start, int64_t rel, int64_t limit)
+{
+	return start >= -limit && start <= limit && rel >= -limit && rel <= limit &&
+	       start + rel >= -limit && start + rel <= limit;
+}
+
+static bool is_tracer_kind(tl_device_kind kind)
+{
+	return kind == TL_DEV_STREAM || kind == TL_DEV_STREAM_ALL || kind == TL_DEV_MEMCPY ||
+	       kind == TL_DEV_SYNC;
+}
+
+/* `start_us` is in range (checked first). */
+static bool scheduled_is_nanos(int64_t scheduled, int64_t start_us)
+{
+	if (scheduled <= start_us + NANOS_SCHEDULED_AFTER_US)
+		return false;
+	int64_t as_us = scheduled / 1000;
+	return as_us >= start_us - NANOS_SCHEDULED_NEAR_US &&
+	       as_us <= start_us + NANOS_SCHEDULED_NEAR_US;
+}
+
+/* scheduled_micros serves one thing, the memory analysis' step start (the
+ * _SOURCE record of an executor): out of range it is ignored, never the
+ * execution. */
+static void check_scheduled(Tensorflow__NodeExecStats *ns, tl_device_kind kind)
+{
+	int64_t s = ns->scheduled_micros;
+	if (s == 0)
+		return;
+	if (is_tracer_kind(kind) && scheduled_is_nanos(s, ns->all_start_micros)) {
+		ns->scheduled_micros = s / 1000;
+		return;
+	}
+	if (!in_range_us(s)) {
+		tl_warn("scheduled-range", "scheduled_micros beyond 73 years from 1970 ignored "
+			"(the executions are kept)");
+		ns->scheduled_micros = 0;
+	}
+}
+
+/* The compute span (op_start_rel, op_end_rel) serves only the memory
+ * analysis (when outputs are born, when temporaries die); out of range it
+ * is ignored: the compute span becomes the execution's span. One unit's
+ * fields: `unit` "micros" or "nanos", the warning keys with it. */
+struct span_fields {
+	int64_t start, *op_start_rel, *op_end_rel, all_end_rel, limit;
+	const char *unit, *start_key, *end_key;
+};
+
+static void check_compute_span(const struct span_fields *f)
+{
+	if (!rel_in_range(f->start, *f->op_start_rel, f->limit)) {
+		tl_warn(f->start_key, "op_start_rel_%s beyond 73 years from 1970 ignored (the "
+			"execution's start used)", f->unit);
+		*f->op_start_rel = 0;
+	}
+	if (!rel_in_range(f->start, *f->op_end_rel, f->limit)) {
+		tl_warn(f->end_key, "op_end_rel_%s beyond 73 years from 1970 ignored (the "
+			"execution's end used)", f->unit);
+		*f->op_end_rel = f->all_end_rel;
+	}
+}
+
+/* The *_nanos fields are a finer copy of the micros: when the two that
+ * place the execution are unusable, the micros serve. */
+static bool exec_uses_nanos(const Tensorflow__NodeExecStats *ns)
+{
+	if (ns->all_start_nanos == 0)
+		return false;
+	if (!in_range_ns(ns->all_start_nanos)) {
+		tl_warn("start-nanos-range", "all_start_nanos beyond 73 years from 1970 ignored; "
+			"using microseconds");
+		return false;
+	}
+	if (!rel_in_range(ns->all_start_nanos, ns->all_end_rel_nanos, TIME_LIMIT_NS)) {
+		tl_warn("end-nanos-range", "all_end_rel_nanos beyond 73 years from 1970 ignored; "
+			"using microseconds");
+		return false;
+	}
+	int64_t diff = ns->all_start_nanos / 1000 - ns->all_start_micros;
+	if (diff < -1 || diff > 1) {
+		tl_warn("nanos-mismatch",
+			"nanosecond times disagree with microsecond times; using microseconds");
+		return false;
+	}
+	return true;
+}
+
+/* What an out-of-range time costs depends on who needs it. The start and
+ * the end place the execution on every timeline: without them the record
+ * is skipped, and the warning names the field. Every other time field is
+ * ignored (cleared in the record, so no analysis reads it) and the
+ * execution kept. *nanos says whether the *_nanos fields are used. */
+static bool exec_times_usable(Tensorflow__NodeExecStats *ns, tl_device_kind kind, bool *nanos)
+{
+	if (!in_range_us(ns->all_start_micros)) {
+		tl_warn("start-range", "executions whose all_start_micros is beyond 73 years from "
+			"1970 skipped");
+		return false;
+	}
+	if (!rel_in_range(ns->all_start_micros, ns->all_end_rel_micros, TIME_LIMIT_US)) {
+		tl_warn("end-range", "executions whose all_end_rel_micros puts their end beyond 73 "
+			"years from 1970 skipped");
+		return false;
+	}
+	check_compute_span(&(struct span_fields){
+	    .start = ns->all_start_micros, .op_start_rel = &ns->op_start_rel_micros,
+	    .op_end_rel = &ns->op_end_rel_micros, .all_end_rel = ns->all_end_rel_micros,
+	    .limit = TIME_LIMIT_US, .unit = "micros", .start_key = "op-start-range",
+	    .end_key = "op-end-range"});
+	check_scheduled(ns, kind);
+	*nanos = exec_uses_nanos(ns);
+	if (*nanos)
+		check_compute_span(&(struct span_fields){
+		    .start = ns->all_start_nanos, .op_start_rel = &ns->op_start_rel_nanos,
+		    .op_end_rel = &ns->op_end_rel_nanos, .all_end_rel = ns->all_end_rel_nanos,
+		    .limit = TIME_LIMIT_NS, .unit = "nanos", .start_key = "op-start-nanos-range",
+		    .end_key = "op-end-nanos-range"});
+	return true;
+}
+
+static int cmp_exec_start(const void *a, const void *b)
+{
+	const tl_exec *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	/* Keep the dump's order for ties: ns pointers increase with it within
+	 * one device because protobuf-c unpacks repeated fields in order. */
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? -1 : 1;
+	return 0;
+}
+
+static void build_devices(struct builder *b)
+{
+	tl_run *run = b->run;
+	const Tensorflow__StepStats *ss = run->meta->step_stats;
+	size_t n_dev = ss != NULL ? ss->n_dev_stats : 0;
+	size_t n_exec = 0;
+	for (size_t i = 0; i < n_dev; i++)
+		n_exec += ss->dev_stats[i]->n_node_stats;
+	run->devices = tl_arena_zalloc(run->arena, (n_dev ? n_dev : 1) * sizeof *run->devices);
+	run->execs = tl_arena_zalloc(run->arena, (n_exec ? n_exec : 1) * sizeof *run->execs);
+
+	/* Devices named twice (real dumps have this) become one device: pass
+	 * one groups dev_stats by name, pass two copies their records. */
+	uint32_t *owner = g_new(uint32_t, n_dev ? n_dev : 1);
+	for (size_t i = 0; i < n_dev; i++) {
+		const char *name = tl_device_normalize(run->arena, ss->dev_stats[i]->device);
+		gpointer hit = g_hash_table_lookup(b->device_index, name);
+		if (hit != NULL) {
+			owner[i] = GPOINTER_TO_UINT(hit) - 1;
+			continue;
+		}
+		tl_device *d = &run->devices[run->n_devices];
+		d->name = name;
+		d->raw = ss->dev_stats[i]->device != NULL ? ss->dev_stats[i]->device : "";
+		d->kind = tl_device_kind_of(name);
+		d->executor = -1;
+		d->stats = ss->dev_stats[i];
+		owner[i] = (uint32_t)run->n_devices;
+		g_hash_table_insert(b->device_index, (gpointer)name,
+				    GUINT_TO_POINTER(run->n_devices + 1));
+		run->n_devices++;
+	}
+	/* dev_stats entries grouped by their device, in dump order (a
+	 * counting sort: a million devices must not cost a million squared). */
+	uint32_t *group_first = g_new0(uint32_t, run->n_devices + 1);
+	uint32_t *grouped = g_new(uint32_t, n_dev ? n_dev : 1);
+	for (size_t i = 0; i < n_dev; i++)
+		group_first[owner[i] + 1]++;
+	for (size_t d = 0; d < run->n_devices; d++)
+		group_first[d + 1] += group_first[d];
+	for (size_t i = 0; i < n_dev; i++)
+		grouped[group_first[owner[i]]++] = (uint32_t)i;
+	for (size_t d = run->n_devices; d > 0; d--)
+		group_first[d] = group_first[d - 1];
+	group_first[0] = 0;
+	size_t pos = 0;
+	for (size_t d = 0; d < run->n_devices; d++) {
+		tl_device *dev = &run->devices[d];
+		dev->first_exec = (uint32_t)pos;
+		for (uint32_t g = group_first[d]; g < group_first[d + 1]; g++) {
+			const Tensorflow__DeviceStepStats *ds = ss->dev_stats[grouped[g]];
+			for (size_t j = 0; j < ds->n_node_stats; j++) {
+				Tensorflow__NodeExecStats *ns = ds->node_stats[j];
+				bool nanos = false;
+				if (!exec_times_usable(ns, dev->kind, &nanos))
+					continue;
+				tl_exec *e = &run->execs[pos++];
+				if (nanos)
+					run->has_nanos = true;
+				e->ns = ns;
+				e->start = ns_time(ns->all_start_micros, ns->all_start_nanos, nanos);
+				e->end = e->start + ns_time(ns->all_end_rel_micros,
+							    ns->all_end_rel_nanos, nanos);
+				e->op_start = e->start + ns_time(ns->op_start_rel_micros,
+								 ns->op_start_rel_nanos, nanos);
+				e->op_end = e->start + ns_time(ns->op_end_rel_micros,
+							       ns->op_end_rel_nanos, nanos);
+				if (e->end < e->start) {
+					tl_warn("negative-duration",
+						"execution with a negative duration treated as zero");
+					e->end = e->start;
+				}
+				e->device = (uint32_t)d;
+				e->thread = ns->thread_id;
+				e->gnode = -1;
+				e->launcher = -1;
+			}
+		}
+		dev->n_exec = (uint32_t)(pos - dev->first_exec);
+		qsort(run->execs + dev->first_exec, dev->n_exec, sizeof(tl_exec), cmp_exec_start);
+	}
+	run->n_execs = pos;
+	g_free(grouped);
+	g_free(group_first);
+	g_free(owner);
+
+	/* Tracer devices belong to the executor whose name ends with their
+	 * device part: /device:GPU:0/stream:7 -> .../device:GPU:0. */
+	/* Every suffix of an executor's name that starts at a '/' names it (the
+	 * first executor with it wins), so a tracer whose part starts with '/'
+	 * finds its executor by one lookup, not by a scan of all devices. */
+	GHashTable *by_suffix = g_hash_table_new(g_str_hash, g_str_equal);
+	for (size_t e = 0; e < run->n_devices; e++) {
+		const tl_device *x = &run->devices[e];
+		if (x->kind != TL_DEV_EXECUTOR)
+			continue;
+		for (const char *p = strchr(x->name, '/'); p != NULL; p = strchr(p + 1, '/'))
+			if ((p == x->name || p[-1] != ':') && !g_hash_table_contains(by_suffix, p))
+				g_hash_table_insert(by_suffix, (gpointer)p, GSIZE_TO_POINTER(e + 1));
+	}
+	for (size_t d = 0; d < run->n_devices; d++) {
+		tl_device *dev = &run->devices[d];
+		if (dev->kind == TL_DEV_EXECUTOR || dev->kind == TL_DEV_OTHER)
+			continue;
+		const char *cut = strstr(dev->name, "/stream:");
+		if (cut == NULL)
+			cut = strrchr(dev->name, '/');
+		size_t len = (size_t)(cut - dev->name);
+		if (len > 0 && dev->name[0] == '/') {
+			char *part = g_strndup(dev->name, len);
+			gpointer hit = g_hash_table_lookup(by_suffix, part);
+			g_free(part);
+			if (hit != NULL)
+				dev->executor = (int32_t)(GPOINTER_TO_SIZE(hit) - 1);
+			continue;
+		}
+		for (size_t e = 0; e < run->n_devices; e++) {
+			const tl_device *x = &run->devices[e];
+			size_t xl = strlen(x->name);
+			if (x->kind == TL_DEV_EXECUTOR && xl >= len &&
+			    strncmp(x->name + xl - len, dev->name, len) == 0 &&
+			    (xl == len || x->name[xl - len - 1] != ':')) {
+				dev->executor = (int32_t)e;
+				break;
+			}
+		}
+	}
+	g_hash_table_destroy(by_suffix);
+}
+
+static const Tensorflow__AttrValue *node_attr(const Tensorflow__NodeDef *def, const char *key)
+{
+	for (size_t i = 0; i < def->n_attr; i++)
+		if (def->attr[i]->key != NULL && strcmp(def->attr[i]->key, key) == 0)
+			return def->attr[i]->value;
+	return NULL;
+}
+
+static const char *attr_string(tl_arena *arena, const Tensorflow__NodeDef *def, const char *key)
+{
+	const Tensorflow__AttrValue *v = node_attr(def, key);
+	if (v == NULL || v->value_case != TENSORFLOW__ATTR_VALUE__VALUE_S)
+		return "";
+	return tl_arena_strndup(arena, (const char *)v->s.data, v->s.len);
+}
+
+static bool client_terminated(const Tensorflow__NodeDef *def)
+{
+	const Tensorflow__AttrValue *ct = node_attr(def, "client_terminated");
+	return ct != NULL && ct->value_case == TENSORFLOW__ATTR_VALUE__VALUE_B && ct->b;
+}
+
+/* A string attribute as C code reads it: up to its first NUL. */
+static size_t attr_text(const Tensorflow__NodeDef *def, const char *key, const char **text)
+{
+	const Tensorflow__AttrValue *v = node_attr(def, key);
+	if (v == NULL || v->value_case != TENSORFLOW__ATTR_VALUE__VALUE_S || v->s.len == 0) {
+		*text = "";
+		return 0;
+	}
+	*text = (const char *)v->s.data;
+	return strnlen(*text, v->s.len);
+}
+
+/* What pairs a _Send with its _Recv: tensor_name, send_device and
+ * recv_device (normalized: the two sides may spell devices differently),
+ * written into `key`. */
+static const char *transfer_key(GString *key, const Tensorflow__NodeDef *def)
+{
+	const char *t;
+	size_t n = attr_text(def, "tensor_name", &t);
+	g_string_truncate(key, 0);
+	g_string_append_len(key, t, (gssize)n);
+	g_string_append_c(key, '\x1f');
+	n = attr_text(def, "send_device", &t);
+	device_normalize_append(key, t, n);
+	g_string_append_c(key, '\x1f');
+	n = attr_text(def, "recv_device", &t);
+	device_normalize_append(key, t, n);
+	return key->str;
+}
+
+static bool is_send(const char *op)
+{
+	return strcmp(op, "_Send") == 0 || strcmp(op, "_HostSend") == 0;
+}
+
+static bool is_recv(const char *op)
+{
+	return strcmp(op, "_Recv") == 0 || strcmp(op, "_HostRecv") == 0;
+}
+
+static void add_edge(GArray *edges, uint32_t src, uint32_t dst, int32_t sp, int32_t dp,
+		     tl_edge_kind kind)
+{
+	tl_edge e = {.src = src, .dst = dst, .src_port = sp, .dst_port = dp, .kind = kind};
+	g_array_append_val(edges, e);
+}
+
+static int cmp_edge(const void *a, const void *b)
+{
+	const tl_edge *x = a, *y = b;
+	if (x->dst != y->dst)
+		return x->dst < y->dst ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->dst_port != y->dst_port)
+		return x->dst_port < y->dst_port ? -1 : 1;
+	if (x->src != y->src)
+		return x->src < y->src ? -1 : 1;
+	return 0;
+}
+
+struct input_edges {
+	const struct builder *b;
+	GArray **parts; /* per crew part: tl_edge */
+};
+
+/* The edges into nodes lo..hi-1 that their inputs name. */
+static void input_edges_part(void *ctx, size_t part, size_t lo, size_t hi, tl_arena *arena)
+{
+	struct input_edges *ie = ctx;
+	const tl_run *run = ie->b->run;
+	GArray *edges = g_array_sized_new(FALSE, FALSE, sizeof(tl_edge), (guint)(hi - lo) * 2 + 1);
+	ie->parts[part] = edges;
+	for (size_t i = lo; i < hi; i++) {
+		const tl_gnode *n = &run->nodes[i];
+		int32_t data_pos = 0;
+		for (size_t k = 0; k < n->def->n_input; k++) {
+			const char *in = n->def->input[k];
+			bool control = in[0] == '^';
+			const char *nm = control ? in + 1 : in;
+			/* "name:port" names the node "name": looked up by its
+			 * first bytes, not copied. */
+			size_t len = strlen(nm);
+			const char *colon = memrchr(nm, ':', len);
+			int32_t port = 0;
+			if (!control && colon != NULL && colon[1] != '\0' &&
+			    strspn(colon + 1, "0123456789") == len - (size_t)(colon + 1 - nm)) {
+				port = (int32_t)strtol(colon + 1, NULL, 10);
+				len = (size_t)(colon - nm);
+			}
+			uint32_t hit = tl_nametab_get(ie->b->node_by_name, n->partition,
+						      tl_name_of(nm, len));
+			if (hit == TL_NAMETAB_NONE) {
+				tl_warn("missing-input", "input '%s' of node '%s' names no node "
+					"in its graph; edge dropped", in, n->name);
+			} else if (control) {
+				add_edge(edges, hit, (uint32_t)i, -1, -1, TL_EDGE_CONTROL);
+			} else {
+				add_edge(edges, hit, (uint32_t)i, port, data_pos, TL_EDGE_DATA);
+			}
+			if (!control)
+				data_pos++;
+		}
+	}
+}
+
+static void build_graph(struct builder *b)
+{
+	tl_run *run = b->run;
+	Tensorflow__RunMetadata *meta = run->meta;
+	size_t n_nodes = 0;
+	for (size_t p = 0; p < meta->n_partition_graphs; p++)
+		n_nodes += meta->partition_graphs[p]->n_node;
+	run->nodes = tl_arena_zalloc(run->arena, (n_nodes ? n_nodes : 1) * sizeof *run->nodes);
+	b->node_by_name = tl_nametab_new(n_nodes);
+
+	const char *last_raw = NULL, *last_norm = "";
+	for (size_t p = 0; p < meta->n_partition_graphs; p++) {
+		const Tensorflow__GraphDef *g = meta->partition_graphs[p];
+		for (size_t i = 0; i < g->n_node; i++) {
+			const Tensorflow__NodeDef *def = g->node[i];
+			tl_gnode *n = &run->nodes[run->n_nodes];
+			n->name = def->name != NULL ? def->name : "";
+			n->op = def->op != NULL ? def->op : "";
+			/* nodes of a partition share their device string */
+			if (def->device == NULL || last_raw == NULL ||
+			    strcmp(def->device, last_raw) != 0) {
+				last_raw = def->device;
+				last_norm = tl_device_normalize(run->arena, def->device);
+			}
+			n->device = last_norm;
+			n->partition = (uint32_t)p;
+			n->def = def;
+			uint32_t at = tl_nametab_put(b->node_by_name, (uint32_t)p,
+						     tl_name_of_str(n->name), (uint32_t)run->n_nodes);
+			if (at != run->n_nodes) {
+				tl_warn("duplicate-node", "node '%s' defined twice in one graph; "
+					"the first definition is used", n->name);
+				continue;
+			}
+			run->n_nodes++;
+		}
+	}
+	run->has_graphs = run->n_nodes > 0;
+
+	/* The inputs' edges, a part of the nodes per thread, joined in node
+	 * order. */
+	struct input_edges ie = {.b = b, .parts = g_new0(GArray *, tl_crew_parts(run->n_nodes))};
+	tl_crew_for(run->n_nodes, input_edges_part, &ie, run->arena);
+	GArray *edges = g_array_sized_new(FALSE, FALSE, sizeof(tl_edge), run->n_nodes * 2 + 1);
+	for (size_t p = 0; p < tl_crew_parts(run->n_nodes); p++) {
+		g_array_append_vals(edges, ie.parts[p]->data, ie.parts[p]->len);
+		g_array_free(ie.parts[p], TRUE);
+	}
+	g_free(ie.parts);
+
+	/* _Send -> _Recv by (tensor_name, send_device, recv_device). */
+	GHashTable *sends = g_hash_table_new(g_str_hash, g_str_equal);
+	GString *key = g_string_sized_new(256);
+	for (uint32_t i = 0; i < run->n_nodes; i++) {
+		const tl_gnode *n = &run->nodes[i];
+		if (!is_send(n->op))
+			continue;
+		if (client_terminated(n->def))
+			continue;
+		transfer_key(key, n->def);
+		g_hash_table_insert(sends, tl_arena_strndup(run->arena, key->str, key->len),
+				    GUINT_TO_POINTER(i + 1));
+	}
+	size_t matched = 0;
+	for (uint32_t i = 0; i < run->n_nodes; i++) {
+		const tl_gnode *n = &run->nodes[i];
+		if (!is_recv(n->op))
+			continue;
+		if (client_terminated(n->def))
+			continue;
+		gpointer hit = g_hash_table_lookup(sends, transfer_key(key, n->def));
+		if (hit == NULL) {
+			tl_warn("recv-without-send", "_Recv '%s' has no matching _Send in the "
+				"partition graphs", n->name);
+			continue;
+		}
+		add_edge(edges, GPOINTER_TO_UINT(hit) - 1, i, -1, -1, TL_EDGE_TRANSFER);
+		matched++;
+	}
+	g_string_free(key, TRUE);
+	if (matched < g_hash_table_size(sends))
+		tl_warn("send-without-recv", "%u _Send node(s) have no matching _Recv",
+			g_hash_table_size(sends) - (unsigned)matched);
+	g_hash_table_destroy(sends);
+
+	qsort(edges->data, edges->len, sizeof(tl_edge), cmp_edge);
+	run->n_edges = edges->len;
+	run->edges = tl_arena_alloc(run->arena, (edges->len ? edges->len : 1) * sizeof(tl_edge));
+	memcpy(run->edges, edges->data, edges->len * sizeof(tl_edge));
+	g_array_free(edges, TRUE);
+	run->in_first = tl_arena_zalloc(run->arena, (run->n_nodes + 1) * sizeof(uint32_t));
+	for (size_t e = 0; e < run->n_edges; e++)
+		run->in_first[run->edges[e].dst + 1]++;
+	for (size_t i = 0; i < run->n_nodes; i++)
+		run->in_first[i + 1] += run->in_first[i];
+}
+
+/* Which partition holds each executor device's nodes. */
+static void map_partitions(struct builder *b)
+{
+	tl_run *run = b->run;
+	b->partition_of_dev = g_new(int32_t, run->n_devices ? run->n_devices : 1);
+	for (size_t d = 0; d < run->n_devices; d++)
+		b->partition_of_dev[d] = -1;
+	size_t n_part = run->meta->n_partition_graphs;
+	for (size_t p = 0; p < n_part; p++) {
+		const Tensorflow__GraphDef *g = run->meta->partition_graphs[p];
+		const char *dev = "";
+		for (size_t i = 0; i < g->n_node && dev[0] == '\0'; i++)
+			dev = tl_device_normalize(run->arena, g->node[i]->device);
+		gpointer hit = g_hash_table_lookup(b->device_index, dev);
+		if (hit != NULL) {
+			b->partition_of_dev[GPOINTER_TO_UINT(hit) - 1] = (int32_t)p;
+		} else if (n_part == 1) {
+			/* A lone graph without placement: it ran on the only
+			 * executor. */
+			for (size_t d = 0; d < run->n_devices; d++)
+				if (run->devices[d].kind == TL_DEV_EXECUTOR)
+					b->partition_of_dev[d] = (int32_t)p;
+		}
+	}
+}
+
+/* Each execution of lo..hi-1 to its graph node, op and name. */
+static void link_execs_part(void *ctx, size_t part, size_t lo, size_t hi, tl_arena *arena)
+{
+	struct builder *b = ctx;
+	tl_run *run = b->run;
+	for (size_t i = lo; i < hi; i++) {
+		tl_exec *e = &run->execs[i];
+		const tl_device *dev = &run->devices[e->device];
+		const char *raw_name = e->ns->node_name != NULL ? e->ns->node_name : "";
+		if (dev->kind == TL_DEV_EXECUTOR || dev->kind == TL_DEV_OTHER) {
+			e->node = raw_name;
+			b->exec_names[i] = tl_name_of_str(raw_name);
+			int32_t p = b->partition_of_dev[e->device];
+			if (p >= 0) {
+				uint32_t hit =
+				    tl_nametab_get(b->node_by_name, (uint32_t)p, b->exec_names[i]);
+				if (hit != TL_NAMETAB_NONE)
+					e->gnode = (int32_t)hit;
+			}
+			/* The graph knows the op type; the label (what timeline.py
+			 * reads) serves when the node is not in a graph. */
+			const char *op = NULL;
+			if (strcmp(raw_name, "RecvTensor") == 0)
+				op = "RecvTensor";
+			else if (e->gnode >= 0 && run->nodes[e->gnode].op[0] != '\0')
+				op = run->nodes[e->gnode].op;
+			else if (!tl_op_label_parse(arena, e->ns->timeline_label, NULL, &op, NULL,
+						    NULL))
+				op = NULL;
+			e->op = op != NULL ? op : "unknown";
+		} else {
+			tl_kernel_label_parse(arena, e->ns->timeline_label, raw_name, &e->node,
+					      &e->op);
+		}
+	}
+}
+
+/* Executions per graph node, in start order; iter = rank. */
+static void index_node_execs(tl_run *run)
+{
+	uint32_t *count = g_new0(uint32_t, run->n_nodes + 1);
+	for (size_t i = 0; i < run->n_execs; i++)
+		if (run->execs[i].gnode >= 0)
+			count[run->execs[i].gnode]++;
+	uint32_t total = 0;
+	for (size_t n = 0; n < run->n_nodes; n++) {
+		run->nodes[n].first_exec = total;
+		total += count[n];
+		count[n] = 0;
+	}
+	run->node_execs = tl_arena_alloc(run->arena, (total ? total : 1) * sizeof(uint32_t));
+	/* execs are sorted by start within each device and a node lives on one
+	 * device, so filling in exec order yields start order. */
+	for (size_t i = 0; i < run->n_execs; i++) {
+		tl_exec *e = &run->execs[i];
+		if (e->gnode < 0)
+			continue;
+		tl_gnode *n = &run->nodes[e->gnode];
+		e->iter = count[e->gnode];
+		run->node_execs[n->first_exec + count[e->gnode]++] = (uint32_t)i;
+		n->n_exec++;
+	}
+	g_free(count);
+}
+
+/* The executions of each (executor, node name) form a group. Those of a
+ * graph node on the device that ran it first are grouped by the node;
+ * those the graphs lack, or of a node that ran on several devices (a lone
+ * graph without placement serves every executor), by device and name. */
+struct node_groups {
+	uint32_t *of_node; /* per graph node: its group, or TL_NAMETAB_NONE */
+	uint32_t *device;  /* per graph node: the device of that group */
+	tl_nametab *other; /* (device, name) -> group */
+};
+
+/* The group of the executions of `name` on executor device `dev`, or
+ * TL_NAMETAB_NONE when it ran none there. */
+static uint32_t group_named(const struct builder *b, const struct node_groups *ng,
+			    int32_t dev, const char *name)
+{
+	tl_name nm = tl_name_of_str(name);
+	int32_t p = b->partition_of_dev[dev];
+	if (p >= 0) {
+		uint32_t n = tl_nametab_get(b->node_by_name, (uint32_t)p, nm);
+		if (n != TL_NAMETAB_NONE && ng->of_node[n] != TL_NAMETAB_NONE &&
+		    ng->device[n] == (uint32_t)dev)
+			return ng->of_node[n];
+	}
+	return tl_nametab_get(ng->other, (uint32_t)dev, nm);
+}
+
+struct launchers {
+	const struct builder *b;
+	const struct node_groups *groups;
+	GHashTable *cands;             /* read only */
+	const uint32_t *first, *members;
+};
+
+/* The launcher of each tracer record among executions lo..hi-1. */
+static void launchers_part(void *ctx, size_t part, size_t lo_exec, size_t hi_exec,
+			   tl_arena *arena)
+{
+	const struct launchers *l = ctx;
+	tl_run *run = l->b->run;
+	for (size_t i = lo_exec; i < hi_exec; i++) {
+		tl_exec *e = &run->execs[i];
+		const tl_device *dev = &run->devices[e->device];
+		if (dev->kind == TL_DEV_EXECUTOR || dev->kind == TL_DEV_OTHER || dev->executor < 0)
+			continue;
+		const char **c = NULL;
+		uint32_t g = group_named(l->b, l->groups, dev->executor, e->node);
+		if (g == TL_NAMETAB_NONE)
+			c = g_hash_table_lookup(l->cands, e->node);
+		for (int k = 0; c != NULL && k < 4 && g == TL_NAMETAB_NONE; k++)
+			if (c[k] != NULL)
+				g = group_named(l->b, l->groups, dev->executor, c[k]);
+		if (g == TL_NAMETAB_NONE)
+			continue;
+		/* the latest execution starting <= kernel start, else the first */
+		const uint32_t *m = l->members + l->first[g];
+		uint32_t lo = 0, hi = l->first[g + 1] - l->first[g];
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (run->execs[m[mid]].start <= e->start)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		e->launcher = (int32_t)m[lo > 0 ? lo - 1 : 0];
+	}
+}
+
+/* Kernels and copies to the op that launched them: same node name on the
+ * tracer's executor, the latest execution that started at or before the
+ * kernel (a loop runs a node several times). Copies are named after the
+ * transfer's tensor (edge_N_x), which names a _Send/_Recv node. */
+static void link_tracer_records(struct builder *b)
+{
+	tl_run *run = b->run;
+	/* The executions of each group, in start order (a device's executions
+	 * are sorted by start): members[first[g] .. first[g + 1]) for group g. */
+	struct node_groups ng = {.of_node = g_new(uint32_t, run->n_nodes ? run->n_nodes : 1),
+				 .device = g_new(uint32_t, run->n_nodes ? run->n_nodes : 1),
+				 .other = tl_nametab_new(0)};
+	for (size_t n = 0; n < run->n_nodes; n++)
+		ng.of_node[n] = TL_NAMETAB_NONE;
+	uint32_t *group = g_new(uint32_t, run->n_execs ? run->n_execs : 1);
+	uint32_t n_groups = 0;
+	for (size_t i = 0; i < run->n_execs; i++) {
+		const tl_exec *e = &run->execs[i];
+		group[i] = UINT32_MAX;
+		if (run->devices[e->device].kind != TL_DEV_EXECUTOR)
+			continue;
+		if (e->gnode >= 0 && ng.of_node[e->gnode] == TL_NAMETAB_NONE) {
+			ng.of_node[e->gnode] = n_groups++;
+			ng.device[e->gnode] = e->device;
+		}
+		if (e->gnode >= 0 && ng.device[e->gnode] == e->device) {
+			group[i] = ng.of_node[e->gnode];
+		} else {
+			group[i] = tl_nametab_put(ng.other, e->device, b->exec_names[i], n_groups);
+			if (group[i] == n_groups)
+				n_groups++;
+		}
+	}
+	uint32_t *first = g_new0(uint32_t, (size_t)n_groups + 2);
+	uint32_t *members = g_new(uint32_t, run->n_execs ? run->n_execs : 1);
+	for (size_t i = 0; i < run->n_execs; i++)
+		if (group[i] != UINT32_MAX)
+			first[group[i] + 2]++;
+	for (uint32_t g = 0; g < n_groups; g++)
+		first[g + 2] += first[g + 1];
+	for (size_t i = 0; i < run->n_execs; i++)
+		if (group[i] != UINT32_MAX)
+			members[first[group[i] + 1]++] = (uint32_t)i;
+	g_free(group);
+	/* Transfer tensors: a copy is named after the tensor_name of a
+	 * _Send/_Recv pair. It is tied to whichever of the pair ran on its GPU;
+	 * old dumps often lack stats for both, and then to the node the _Send
+	 * reads or the first node reading the _Recv. Candidates per tensor, in
+	 * that order: recv, send, send's producer, recv's consumer. */
+	GHashTable *cands = g_hash_table_new(g_str_hash, g_str_equal); /* tn -> const char *[4] */
+	int32_t *first_reader = g_new(int32_t, run->n_nodes ? run->n_nodes : 1);
+	for (size_t n = 0; n < run->n_nodes; n++)
+		first_reader[n] = -1;
+	for (size_t k = 0; k < run->n_edges; k++) {
+		const tl_edge *edge = &run->edges[k];
+		if (edge->kind == TL_EDGE_DATA && first_reader[edge->src] < 0)
+			first_reader[edge->src] = (int32_t)edge->dst;
+	}
+	for (size_t n = 0; n < run->n_nodes; n++) {
+		const tl_gnode *g = &run->nodes[n];
+		bool recv = is_recv(g->op);
+		if (!recv && !is_send(g->op))
+			continue;
+		const char *tn = attr_string(run->arena, g->def, "tensor_name");
+		if (tn[0] == '\0')
+			continue;
+		const char **c = g_hash_table_lookup(cands, tn);
+		if (c == NULL) {
+			c = tl_arena_zalloc(run->arena, 4 * sizeof *c);
+			g_hash_table_insert(cands, (gpointer)tn, c);
+		}
+		if (recv) {
+			c[0] = g->name;
+			if (first_reader[n] >= 0)
+				c[3] = run->nodes[first_reader[n]].name;
+		} else {
+			c[1] = g->name;
+			for (uint32_t k = run->in_first[n]; k < run->in_first[n + 1]; k++)
+				if (run->edges[k].kind == TL_EDGE_DATA)
+					c[2] = run->nodes[run->edges[k].src].name;
+		}
+	}
+	g_free(first_reader);
+	struct launchers l = {.b = b, .groups = &ng,
+			      .cands = cands, .first = first, .members = members};
+	tl_crew_for(run->n_execs, launchers_part, &l, run->arena);
+	g_hash_table_destroy(cands);
+	tl_nametab_free(ng.other);
+	g_free(ng.of_node);
+	g_free(ng.device);
+	g_free(first);
+	g_free(members);
+}
+
+static bool is_next_iteration(const char *op)
+{
+	return strcmp(op, "NextIteration") == 0 || strcmp(op, "RefNextIteration") == 0;
+}
+
+/* TensorFlow graphs loop only through NextIteration -> Merge. Any other
+ * cycle (a hostile or broken dump) leaves no producer-before-consumer order
+ * for its nodes: said once, naming a node on it (Kahn's algorithm, then a
+ * walk back along unfinished inputs, which must end on a cycle). */
+static void warn_cycles(const tl_run *run)
+{
+	size_t n = run->n_nodes;
+	if (n == 0)
+		return;
+	uint32_t *indeg = g_new0(uint32_t, n);
+	uint32_t *out_first = g_new0(uint32_t, n + 1);
+	uint32_t *out = g_new(uint32_t, run->n_edges ? run->n_edges : 1);
+	uint32_t *queue = g_new(uint32_t, n);
+	for (size_t e = 0; e < run->n_edges; e++) {
+		const tl_edge *ed = &run->edges[e];
+		if (is_next_iteration(run->nodes[ed->src].op))
+			continue;
+		indeg[ed->dst]++;
+		out_first[ed->src + 1]++;
+	}
+	for (size_t i = 0; i < n; i++)
+		out_first[i + 1] += out_first[i];
+	uint32_t *fill = g_memdup2(out_first, (n + 1) * sizeof *fill);
+	for (size_t e = 0; e < run->n_edges; e++) {
+		const tl_edge *ed = &run->edges[e];
+		if (!is_next_iteration(run->nodes[ed->src].op))
+			out[fill[ed->src]++] = ed->dst;
+	}
+	g_free(fill);
+	size_t head = 0, tail = 0;
+	for (size_t i = 0; i < n; i++)
+		if (indeg[i] == 0)
+			queue[tail++] = (uint32_t)i;
+	while (head < tail) {
+		uint32_t v = queue[head++];
+		for (uint32_t k = out_first[v]; k < out_first[v + 1]; k++)
+			if (--indeg[out[k]] == 0)
+				queue[tail++] = out[k];
+	}
+	if (tail < n) {
+		uint32_t v = 0;
+		while (indeg[v] == 0)
+			v++;
+		for (size_t step = 0; step < n; step++) {
+			for (uint32_t k = run->in_first[v]; k < run->in_first[v + 1]; k++) {
+				const tl_edge *ed = &run->edges[k];
+				if (indeg[ed->src] > 0 && !is_next_iteration(run->nodes[ed->src].op)) {
+					v = ed->src;
+					break;
+				}
+			}
+		}
+		tl_warn("graph-cycle", "the partition graphs have a cycle through node '%s' (not a "
+			"NextIteration loop); arrows on it follow execution order",
+			run->nodes[v].name);
+	}
+	g_free(queue);
+	g_free(out);
+	g_free(out_first);
+	g_free(indeg);
+}
+
+int tl_run_build(tl_run **out, tl_arena *arena, Tensorflow__RunMetadata *meta, const char *label,
+		 tl_error *err)
+{
+	tl_run *run = tl_arena_zalloc(arena, sizeof *run);
+	run->arena = arena;
+	run->meta = meta;
+	run->label = tl_arena_strdup(arena, label != NULL ? label : "");
+	run->has_steps = meta->step_stats != NULL && meta->step_stats->n_dev_stats > 0;
+	size_t total = 0;
+	if (meta->step_stats != NULL)
+		for (size_t i = 0; i < meta->step_stats->n_dev_stats; i++)
+			total += meta->step_stats->dev_stats[i]->n_node_stats;
+	if (total > INT32_MAX)
+		return tl_error_set(err, "too many node_stats (%zu) to index", total);
+
+	struct builder b = {.run = run};
+	b.device_index = g_hash_table_new(g_str_hash, g_str_equal);
+	build_devices(&b);
+	build_graph(&b);
+	map_partitions(&b);
+	b.exec_names = g_new(tl_name, run->n_execs ? run->n_execs : 1);
+	tl_crew_for(run->n_execs, link_execs_part, &b, run->arena);
+	index_node_execs(run);
+	link_tracer_records(&b);
+	g_free(b.exec_names);
+	warn_cycles(run);
+	tl_nametab_free(b.node_by_name);
+	g_hash_table_destroy(b.device_index);
+	g_free(b.partition_of_dev);
+
+	run->t_begin = INT64_MAX;
+	run->t_end = INT64_MIN;
+	for (size_t i = 0; i < run->n_execs; i++) {
+		if (run->execs[i].start < run->t_begin)
+			run->t_begin = run->execs[i].start;
+		if (run->execs[i].end > run->t_end)
+			run->t_end = run->execs[i].end;
+	}
+	if (run->n_execs == 0)
+		run->t_begin = run->t_end = 0;
+	*out = run;
+	return 0;
+}
+
+void tl_run_free(tl_run *run)
+{
+	if (run != NULL)
+		tl_arena_free(run->arena);
+}
+
+const char *tl_node_attr_string(const tl_run *run, uint32_t node, const char *key)
+{
+	return attr_string(run->arena, run->nodes[node].def, key);
+}
+
+int32_t tl_run_find_node(const tl_run *run, const char *device, const char *name)
+{
+	for (size_t i = 0; i < run->n_nodes; i++)
+		if (strcmp(run->nodes[i].name, name) == 0 &&
+		    (device == NULL || strcmp(run->nodes[i].device, device) == 0))
+			return (int32_t)i;
+	return -1;
+}

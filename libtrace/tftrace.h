@@ -1,0 +1,44 @@
+/*
+ * tftrace.h: libtrace's public interface, the one header a program using
+ * the installed library includes (pkg-config --cflags tftrace).
+ *
+ * Data flows one way, as the folders under libtrace/ are laid out:
+ *   io        an input's bytes become runs (tl_source: RunMetadata binary
+ *             or text, StepStats, GraphDef, TFRecord streams, events files,
+ *             Chrome trace JSON), every kind sniffed or forced;
+ *   model     a run as arrays: devices, executions, kernels, graph nodes
+ *             and edges (tl_run);
+ *   analysis  what a run means: dataflow links, lanes, buffer lifetimes
+ *             and allocator curves, tfprof-style aggregates, idle time and
+ *             the critical path, the graph to draw;
+ *   emit      sinks: Chrome trace JSON, tables (text, CSV, JSON), SVG
+ *             plots, DOT and images, RunMetadata streams.
+ * Everything a run owns lives in its arena (base/arena.h) and goes with
+ * tl_run_free(); functions that can fail return a negative value and fill
+ * a tl_error (base/diag.h).
+ *
+ * Only the headers this one includes, and what they include, are
+ * installed; the others (wire format, decoding, the command line's
+ * helpers) are private to the library and its tools.
+ */
+#ifndef TFTRACE_H
+#define TFTRACE_H
+
+#include "base/arena.h"
+#include "base/diag.h"
+#include "base/output.h"
+#include "io/source.h"
+#include "model/run.h"
+#include "analysis/dataflow.h"
+#include "analysis/lanes.h"
+#include "analysis/memory.h"
+#include "analysis/summary.h"
+#include "analysis/timeuse.h"
+#include "analysis/graphdot.h"
+#include "emit/chrome.h"
+#include "emit/optrace.h"
+#include "emit/memreport.h"
+#include "emit/svgplot.h"
+#include "emit/merge.h"
+
+#endif

@@ -1,0 +1,335 @@
+/* Unit tests of graphdot.c: DOT escaping that cgraph reads back, what is
+ * drawn from a hand-written two-device run (clusters, transfers, costs,
+ * collapsing, folding, focus, top), and an in-process SVG render. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "analysis/graphdot.h"
+#include "io/source.h"
+
+#include <cgraph.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+#define TWO_DEV "tests/cli/data/graph/two-dev.pbtxt"
+
+static tl_run *load(const char *path)
+{
+	tl_source *src = NULL;
+	tl_error err = {{0}};
+	tl_run *run = NULL;
+	if (tl_source_open(&src, path, TL_FORMAT_AUTO, &err) < 0)
+		fail_msg("open %s: %s", path, err.msg);
+	if (tl_source_next_run(src, &run, &err) != 1)
+		fail_msg("read %s: %s", path, err.msg);
+	tl_source_close(src);
+	return run;
+}
+
+static char *quoted(const char *text, size_t len, bool label)
+{
+	GString *s = g_string_new(NULL);
+	tl_dot_quote(s, text, len, label);
+	return g_string_free(s, FALSE);
+}
+
+/* The exact bytes written for the awkward characters. */
+static void test_quote(void **state)
+{
+	(void)state;
+	struct {
+		const char *in;
+		bool label;
+		const char *out;
+	} cases[] = {
+		{"plain/name_1", false, "\"plain/name_1\""},
+		{"a\"b", false, "\"a\\\"b\""},
+		{"a\"b", true, "\"a\\\"b\""},
+		{"back\\slash", true, "\"back\\\\slash\""},
+		{"back\\slash", false, "\"back_slash\""},
+		/* a final backslash gets a line continuation before the quote */
+		{"trail\\", true, "\"trail\\\\\\\n\""},
+		{"two\nlines", true, "\"two\\nlines\""},
+		{"two\nlines", false, "\"two_lines\""},
+		{"tab\tx\r", true, "\"tab x\xEF\xBF\xBD\""},
+		{"{braces} [x] <y>", true, "\"{braces} [x] <y>\""},
+		{"a&b", true, "\"a&amp;b\""},
+		{"caf\xC3\xA9", true, "\"caf\xC3\xA9\""},
+		{"bad\xFF\xC3", false, "\"bad\xEF\xBF\xBD\xEF\xBF\xBD\""},
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		char *q = quoted(cases[i].in, strlen(cases[i].in), cases[i].label);
+		assert_string_equal(q, cases[i].out);
+		g_free(q);
+	}
+	GString *h = g_string_new(NULL);
+	tl_dot_html(h, "Op\"<&>\xFF");
+	assert_string_equal(h->str, "Op&quot;&lt;&amp;&gt;\xEF\xBF\xBD");
+	g_string_free(h, TRUE);
+}
+
+/* Whatever the bytes, cgraph reads the quoted id and label back: the id as
+ * written (sanitized), the label as the text (escString decoding aside). */
+static void test_quote_parses(void **state)
+{
+	(void)state;
+	const char *names[] = {"x\"", "\\", "a\\\"b\\", "\\\\\"\"", "\n\n", "{}", "}{\"",
+			       "\xFF\xFE", "x\\\n", "--", "a -> b; c [label=x]", "<b>", "&amp;"};
+	for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+		char *id = quoted(names[i], strlen(names[i]), false);
+		char *label = quoted(names[i], strlen(names[i]), true);
+		char *dot = g_strdup_printf("digraph { %s [label=%s]; %s -> %s }", id, label, id,
+					    id);
+		Agraph_t *g = agmemread(dot);
+		assert_non_null(g);
+		assert_int_equal(agnnodes(g), 1);
+		assert_int_equal(agnedges(g), 1);
+		agclose(g);
+		g_free(dot);
+		g_free(label);
+		g_free(id);
+	}
+}
+
+static tl_graphdot *build(tl_run *run, const tl_graphdot_opts *o)
+{
+	tl_graphdot *gd = NULL;
+	tl_error err = {{0}};
+	assert_int_equal(tl_graphdot_build(&gd, &run, 1, o, &err), 0);
+	return gd;
+}
+
+/* The DOT of the picture is read by cgraph with the nodes and edges the
+ * stats announce. */
+static void check_dot(const tl_graphdot *gd)
+{
+	GString *dot = tl_graphdot_dot(gd);
+	Agraph_t *g = agmemread(dot->str);
+	assert_non_null(g);
+	const tl_graphdot_stats *st = tl_graphdot_get_stats(gd);
+	size_t legend = strstr(dot->str, "shape=plaintext") != NULL ? 1 : 0;
+	assert_int_equal((size_t)agnnodes(g), st->vertices + legend);
+	assert_int_equal((size_t)agnedges(g), st->edges);
+	agclose(g);
+	g_string_free(dot, TRUE);
+}
+
+/* Two partitions, two _Send/_Recv pairs drawn as edges, costs from the
+ * step stats (the MatMul's kernel outlasts the op). */
+static void test_two_devices(void **state)
+{
+	(void)state;
+	tl_run *run = load(TWO_DEV);
+	tl_graphdot_opts o;
+	tl_graphdot_opts_init(&o);
+	tl_graphdot *gd = build(run, &o);
+	const tl_graphdot_stats *st = tl_graphdot_get_stats(gd);
+	assert_int_equal(st->nodes, 9);        /* 13 graph nodes, 4 of them the pairs */
+	assert_int_equal(st->vertices, 9);
+	assert_int_equal(st->collapsed, 0);
+	assert_int_equal(st->transfers, 2);
+	assert_int_equal(st->edges, 10);
+	assert_false(st->auto_collapsed);
+	check_dot(gd);
+	GString *dot = tl_graphdot_dot(gd);
+	assert_non_null(strstr(dot->str, "\"model/dense/MatMul\" [label=\"MatMul\\nMatMul\\n30.0 us, "
+					 "8.00 KB\"]"));
+	assert_non_null(strstr(dot->str, "\"input/x\" -> \"model/dense/MatMul\" [label=\"float "
+					 "[32x128]\", penwidth=2.5, style=bold"));
+	assert_non_null(strstr(dot->str, "\"model/dense/Relu\" -> \"train/step\" [style=dashed"));
+	assert_non_null(strstr(dot->str, "subgraph \"cluster 0/1 /job:localhost/replica:0/task:0/"
+					 "device:GPU:0\""));
+	assert_null(strstr(dot->str, "_Send"));
+	g_string_free(dot, TRUE);
+	tl_graphdot_free(gd);
+	tl_run_free(run);
+}
+
+/* --max-depth 1: one node per top-level scope and partition, edges between
+ * them aggregated with their count and bytes. */
+static void test_collapse(void **state)
+{
+	(void)state;
+	tl_run *run = load(TWO_DEV);
+	tl_graphdot_opts o;
+	tl_graphdot_opts_init(&o);
+	o.max_depth = 1;
+	tl_graphdot *gd = build(run, &o);
+	const tl_graphdot_stats *st = tl_graphdot_get_stats(gd);
+	/* CPU: input/, model/; GPU: model/, train/ */
+	assert_int_equal(st->vertices, 4);
+	assert_int_equal(st->collapsed, 4);
+	check_dot(gd);
+	GString *dot = tl_graphdot_dot(gd);
+	assert_non_null(strstr(dot->str, "\"model/\" [label=\"model/\\n2 ops: Identity 1, "
+					 "VariableV2 1\\n3.00 us\", shape=box3d]"));
+	assert_non_null(strstr(dot->str, "\"model/#2\" [label=\"model/\\n5 ops: Mul 2, MatMul 1, "
+					 "NoOp 1, +1 types\\n38.0 us, 16.0 KB\", shape=box3d]"));
+	assert_non_null(strstr(dot->str, "\"model/#2\" -> \"train/\" [label=\"2 control\", "
+					 "style=dashed"));
+	g_string_free(dot, TRUE);
+	tl_graphdot_free(gd);
+	tl_run_free(run);
+}
+
+/* --fold: tower_1 folds into one node beside tower_0. */
+static void test_fold(void **state)
+{
+	(void)state;
+	tl_run *run = load(TWO_DEV);
+	tl_graphdot_opts o;
+	tl_graphdot_opts_init(&o);
+	o.fold = true;
+	tl_graphdot *gd = build(run, &o);
+	const tl_graphdot_stats *st = tl_graphdot_get_stats(gd);
+	assert_int_equal(st->vertices, 9);
+	assert_int_equal(st->collapsed, 1);
+	check_dot(gd);
+	GString *dot = tl_graphdot_dot(gd);
+	assert_non_null(strstr(dot->str, "\"model/tower_*/\" [label=\"tower_1/ (folded)\\n1 op: "
+					 "Mul 1\\n2.00 us\", shape=box3d]"));
+	assert_non_null(strstr(dot->str, "\"model/tower_0/mul\" [label=\"tower_0/mul"));
+	g_string_free(dot, TRUE);
+	tl_graphdot_free(gd);
+	tl_run_free(run);
+}
+
+/* --focus and --top keep their seeds and the neighbours --hops away. */
+static void test_select(void **state)
+{
+	(void)state;
+	tl_run *run = load(TWO_DEV);
+	tl_graphdot_opts o;
+	tl_graphdot_opts_init(&o);
+	GRegex *re = g_regex_new("Relu$", 0, 0, NULL);
+	o.focus = re;
+	tl_graphdot *gd = build(run, &o);
+	/* Relu, MatMul, tower_0/mul, tower_1/mul, train/step */
+	assert_int_equal(tl_graphdot_get_stats(gd)->kept, 5);
+	check_dot(gd);
+	tl_graphdot_free(gd);
+	o.hops = 0;
+	gd = build(run, &o);
+	assert_int_equal(tl_graphdot_get_stats(gd)->kept, 1);
+	tl_graphdot_free(gd);
+	o.focus = NULL;
+	o.top = 1;
+	gd = build(run, &o);
+	GString *dot = tl_graphdot_dot(gd);
+	assert_int_equal(tl_graphdot_get_stats(gd)->kept, 1);
+	assert_non_null(strstr(dot->str, "\"model/dense/MatMul\""));
+	g_string_free(dot, TRUE);
+	tl_graphdot_free(gd);
+	o.hops = 1;
+	o.color_by = TL_COLOR_MEMORY; /* rank by output bytes: input/x (16 KB) */
+	gd = build(run, &o);
+	dot = tl_graphdot_dot(gd);
+	assert_int_equal(tl_graphdot_get_stats(gd)->kept, 2);
+	assert_non_null(strstr(dot->str, "\"input/x\" -> \"model/dense/MatMul\""));
+	g_string_free(dot, TRUE);
+	tl_graphdot_free(gd);
+	g_regex_unref(re);
+	tl_run_free(run);
+}
+
+/* Colour by time: nine bins of a sequential palette plus "not run", and a
+ * legend node. */
+static void test_colors(void **state)
+{
+	(void)state;
+	tl_run *run = load(TWO_DEV);
+	tl_graphdot_opts o;
+	tl_graphdot_opts_init(&o);
+	o.color_by = TL_COLOR_TIME;
+	tl_graphdot *gd = build(run, &o);
+	GString *dot = tl_graphdot_dot(gd);
+	/* the slowest node gets the darkest colour, the fastest the lightest */
+	assert_non_null(strstr(dot->str, "30.0 us, 8.00 KB\", fillcolor=\"#800026\""));
+	assert_non_null(strstr(dot->str, "\"train/step\" [label=\"train/step\\nNoOp\\n1.00 us\", "
+					 "fillcolor=\"#ffffcc\"]"));
+	assert_non_null(strstr(dot->str, "colspan=\"2\">time</td>"));
+	assert_non_null(strstr(dot->str, ">not run</td>"));
+	check_dot(gd);
+	g_string_free(dot, TRUE);
+	tl_graphdot_free(gd);
+	o.color_by = TL_COLOR_DEVICE;
+	gd = build(run, &o);
+	dot = tl_graphdot_dot(gd);
+	assert_non_null(strstr(dot->str, ">/job:localhost/replica:0/task:0/device:GPU:0</td>"));
+	g_string_free(dot, TRUE);
+	tl_graphdot_free(gd);
+	tl_run_free(run);
+}
+
+/* Above max_nodes the depth is lowered on its own, with a warning. */
+static void test_auto_collapse(void **state)
+{
+	(void)state;
+	tl_warnings_clear();
+	tl_run *run = load(TWO_DEV);
+	tl_graphdot_opts o;
+	tl_graphdot_opts_init(&o);
+	o.max_nodes = 5;
+	tl_graphdot *gd = build(run, &o);
+	const tl_graphdot_stats *st = tl_graphdot_get_stats(gd);
+	assert_true(st->auto_collapsed);
+	assert_true(st->vertices <= 5);
+	assert_int_equal(st->depth, 1);
+	assert_int_equal(tl_warning_count("graph-auto-collapse"), 1);
+	check_dot(gd);
+	tl_graphdot_free(gd);
+	tl_warnings_clear();
+	tl_run_free(run);
+}
+
+/* In-process layout and SVG: every node and cluster of the picture is in
+ * the file. */
+static void test_render_svg(void **state)
+{
+	(void)state;
+	tl_run *run = load(TWO_DEV);
+	tl_graphdot_opts o;
+	tl_graphdot_opts_init(&o);
+	tl_graphdot *gd = build(run, &o);
+	char *dir = g_dir_make_tmp("graphdot-XXXXXX", NULL);
+	assert_non_null(dir);
+	char *path = g_build_filename(dir, "g.svg", NULL);
+	tl_output *out = NULL;
+	tl_error err = {{0}};
+	assert_int_equal(tl_output_open(&out, path, false, NULL, 0, &err), 0);
+	assert_int_equal(tl_graphdot_render(gd, "svg", out, &err), 0);
+	assert_int_equal(tl_output_close(out, &err), 0);
+	char *svg = NULL;
+	assert_true(g_file_get_contents(path, &svg, NULL, NULL));
+	size_t nodes = 0, clusters = 0;
+	for (const char *p = svg; (p = strstr(p, "class=\"node\"")) != NULL; p++)
+		nodes++;
+	for (const char *p = svg; (p = strstr(p, "class=\"cluster\"")) != NULL; p++)
+		clusters++;
+	assert_int_equal(nodes, tl_graphdot_get_stats(gd)->vertices);
+	assert_int_equal(clusters, tl_graphdot_get_stats(gd)->clusters);
+	assert_non_null(strstr(svg, "<title>model/dense/MatMul</title>"));
+	g_free(svg);
+	g_unlink(path);
+	g_rmdir(dir);
+	g_free(path);
+	g_free(dir);
+	tl_graphdot_free(gd);
+	tl_run_free(run);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_quote),       cmocka_unit_test(test_quote_parses),
+		cmocka_unit_test(test_two_devices), cmocka_unit_test(test_collapse),
+		cmocka_unit_test(test_fold),        cmocka_unit_test(test_select),
+		cmocka_unit_test(test_colors),      cmocka_unit_test(test_auto_collapse),
+		cmocka_unit_test(test_render_svg),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
