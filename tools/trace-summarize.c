@@ -7,7 +7,12 @@
 #include "io/source.h"
 #include "analysis/summary.h"
 #include "emit/svgplot.h"
-#include "analysis/timeuse.h"
+#include "analysis/advise.h"
+#include "analysis/critical_path.h"
+#include "analysis/idle.h"
+#include "emit/advise.h"
+#include "emit/critical_path.h"
+#include "emit/idle.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -413,9 +418,9 @@ static void print_diff(struct job *job, tl_summary *a, tl_summary *b, tl_output 
 /* --idle and --critical-path: per run, straight from the model. */
 static int analyse_runs(struct job *job, const tl_cli_inputs *in)
 {
-	tl_timeuse_format f = job->topts.format == TL_TABLE_CSV	   ? TL_TIMEUSE_CSV
-			      : job->topts.format == TL_TABLE_JSON ? TL_TIMEUSE_JSON
-								   : TL_TIMEUSE_TEXT;
+	const tl_table_sink *sink = tl_table_sink_find(job->topts.format == TL_TABLE_CSV ? "csv"
+						       : job->topts.format == TL_TABLE_JSON ? "json"
+											    : "text");
 	GPtrArray *runs = g_ptr_array_new();
 	int status = tl_cli_read_runs(&job->cli, in, job->cli.format, runs);
 	tl_output *out = NULL, *ov = NULL;
@@ -435,14 +440,20 @@ static int analyse_runs(struct job *job, const tl_cli_inputs *in)
 			tl_chrome_begin(&w, ov);
 		for (guint r = 0; r < runs->len; r++) {
 			const tl_run *run = g_ptr_array_index(runs, r);
-			if (job->advise)
-				tl_advise_print(run, out);
-			if (job->idle)
-				tl_idle_print(run, 3, f, out);
+			if (job->advise) {
+				tl_advice *a = tl_advise_new(run);
+				tl_advise_write(run, a, sink, out);
+				tl_advise_free(a);
+			}
+			if (job->idle) {
+				tl_idle *idle = tl_idle_new(run, 3);
+				tl_idle_write(run, idle, sink, out);
+				tl_idle_free(idle);
+			}
 			if (job->critical_path) {
 				tl_path_step *steps = NULL;
 				size_t n = tl_critical_path(run, &steps);
-				tl_critical_path_print(run, steps, n, f, out);
+				tl_critical_path_write(run, steps, n, sink, out);
 				if (ov != NULL && r == 0)
 					tl_critical_path_trace(&w, run, steps, n);
 				g_free(steps);

@@ -16,6 +16,7 @@
 #define TL_EMIT_CHROME_H
 
 #include "base/output.h"
+#include "emit/json.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -29,12 +30,6 @@ typedef struct tl_chrome {
 } tl_chrome;
 
 void tl_chrome_begin(tl_chrome *w, tl_output *out);
-
-/* Writes a JSON string literal (with quotes), escaped. */
-void tl_json_string(tl_output *o, const char *s);
-void tl_json_string_len(tl_output *o, const char *s, size_t n);
-/* Nanoseconds as microseconds: 1234567 -> 1234.567, 5000 -> 5. */
-void tl_json_micros(tl_output *o, int64_t ns);
 
 /* Metadata events. */
 void tl_chrome_process(tl_chrome *w, int64_t pid, const char *name, int64_t sort_index);

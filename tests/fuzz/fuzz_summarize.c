@@ -8,7 +8,9 @@
 #include "emit/chrome.h"
 #include "io/source.h"
 #include "analysis/summary.h"
-#include "analysis/timeuse.h"
+#include "emit/advise.h"
+#include "emit/critical_path.h"
+#include "emit/idle.h"
 
 static void tables(tl_summary *s)
 {
@@ -53,21 +55,31 @@ static void partial(tl_summary *s)
 
 static void analyses(const tl_run *run)
 {
+	const tl_table_sink *json = tl_table_sink_find("json"), *csv = tl_table_sink_find("csv"),
+			    *text = tl_table_sink_find("text");
+	tl_idle *idle = tl_idle_new(run, 3);
 	tl_output *out = fuzz_output();
-	tl_idle_print(run, 3, TL_TIMEUSE_JSON, out);
+	tl_idle_write(run, idle, json, out);
 	fuzz_check_json(out, false);
 	out = fuzz_output();
-	tl_idle_print(run, 3, TL_TIMEUSE_CSV, out);
+	tl_idle_write(run, idle, csv, out);
+	tl_idle_write(run, idle, text, out);
 	fuzz_close(out);
+	tl_idle_free(idle);
 	tl_path_step *steps = NULL;
 	size_t n = tl_critical_path(run, &steps);
 	out = fuzz_output();
-	tl_critical_path_print(run, steps, n, TL_TIMEUSE_JSON, out);
+	tl_critical_path_write(run, steps, n, json, out);
 	fuzz_check_json(out, false);
 	out = fuzz_output();
-	tl_critical_path_print(run, steps, n, TL_TIMEUSE_TEXT, out);
-	tl_advise_print(run, out);
+	tl_critical_path_write(run, steps, n, text, out);
+	tl_advice *a = tl_advise_new(run);
+	tl_advise_write(run, a, text, out);
 	fuzz_close(out);
+	out = fuzz_output();
+	tl_advise_write(run, a, json, out);
+	fuzz_check_json(out, false);
+	tl_advise_free(a);
 	out = fuzz_output();
 	tl_chrome w;
 	tl_chrome_begin(&w, out);

@@ -1,0 +1,115 @@
+#include "emit/json.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char hexdigits[] = "0123456789abcdef";
+
+/* Length of a valid UTF-8 sequence at s (n bytes left), or 0. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0];
+	size_t len;
+	uint32_t cp;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf) {
+		len = 2;
+		cp = c & 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		len = 3;
+		cp = c & 0x0f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4;
+		cp = c & 0x07;
+	} else {
+		return 0;
+	}
+	if (n < len)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return len;
+}
+
+/* Bytes that go out as they are: printable ASCII but the quote and the
+ * backslash. */
+static unsigned char plain[256];
+
+static void plain_init(void)
+{
+	for (unsigned c = 0x20; c < 0x80; c++)
+		plain[c] = c != '"' && c != '\\';
+}
+
+void tl_json_string_len(tl_output *o, const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	if (!plain['a'])
+		plain_init();
+	tl_out_char(o, '"');
+	size_t run = 0; /* start of the pending run of plain bytes */
+	size_t i = 0;
+	while (i < n) {
+		while (i < n && plain[s[i]])
+			i++;
+		if (i == n)
+			break;
+		unsigned char c = s[i];
+		if (c >= 0x80) {
+			size_t len = utf8_seq(s + i, n - i);
+			if (len > 0) {
+				i += len;
+				continue;
+			}
+		}
+		tl_out_bytes(o, s + run, i - run);
+		if (c == '"' || c == '\\') {
+			char esc[2] = {'\\', (char)c};
+			tl_out_bytes(o, esc, 2);
+		} else if (c == '\n') {
+			tl_out_bytes(o, "\\n", 2);
+		} else if (c == '\t') {
+			tl_out_bytes(o, "\\t", 2);
+		} else if (c == '\r') {
+			tl_out_bytes(o, "\\r", 2);
+		} else if (c < 0x20) {
+			char esc[6] = {'\\', 'u', '0', '0', hexdigits[c >> 4], hexdigits[c & 15]};
+			tl_out_bytes(o, esc, 6);
+		} else {
+			tl_out_bytes(o, "\xef\xbf\xbd", 3); /* U+FFFD for a bad byte */
+		}
+		i++;
+		run = i;
+	}
+	tl_out_bytes(o, s + run, n - run);
+	tl_out_char(o, '"');
+}
+
+void tl_json_string(tl_output *o, const char *s)
+{
+	tl_json_string_len(o, s != NULL ? s : "", s != NULL ? strlen(s) : 0);
+}
+
+void tl_json_micros(tl_output *o, int64_t ns)
+{
+	uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+	if (ns < 0)
+		tl_out_char(o, '-');
+	tl_out_uint(o, mag / 1000);
+	unsigned frac = (unsigned)(mag % 1000);
+	if (frac == 0)
+		return;
+	char buf[4] = {'.', (char)('0' + frac / 100), (char)('0' + frac / 10 % 10),
+		       (char)('0' + frac % 10)};
+	size_t len = 4;
+	while (buf[len - 1] == '0')
+		len--;
+	tl_out_bytes(o, buf, len);
+}
