@@ -33,6 +33,7 @@
 #include "analysis/lanes.h"
 #include "analysis/memory.h"
 #include "analysis/summary.h"
+#include "analysis/summary_diff.h"
 #include "analysis/idle.h"
 #include "analysis/critical_path.h"
 #include "analysis/advise.h"
@@ -46,5 +47,7 @@
 #include "emit/idle.h"
 #include "emit/critical_path.h"
 #include "emit/advise.h"
+#include "emit/summary.h"
+#include "emit/summary_diff.h"
 
 #endif

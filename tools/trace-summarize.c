@@ -6,6 +6,8 @@
 #include "base/output.h"
 #include "io/source.h"
 #include "analysis/summary.h"
+#include "emit/summary.h"
+#include "emit/summary_diff.h"
 #include "emit/svgplot.h"
 #include "analysis/advise.h"
 #include "analysis/critical_path.h"
@@ -116,7 +118,8 @@ enum {
 struct job {
 	tl_cli cli;
 	tl_view_kind view;
-	tl_table_opts topts;
+	tl_summary_opts topts;
+	const tl_table_sink *sink;
 	bool partial;
 	bool combine;
 	bool diff;
@@ -256,12 +259,8 @@ static void parse_args(struct job *job, int argc, char **argv)
 			static const char *const formats[] = {"text", "csv", "json", "partial", NULL};
 			int k = tl_cli_choice(&job->cli, "--format", optarg, formats);
 			job->partial = k == 3;
-			if (k == 0)
-				job->topts.format = TL_TABLE_TEXT;
-			else if (k == 1)
-				job->topts.format = TL_TABLE_CSV;
-			else if (k == 2)
-				job->topts.format = TL_TABLE_JSON;
+			if (!job->partial)
+				job->sink = tl_table_sink_find(formats[k]);
 			break;
 		}
 		case OPT_COMBINE:
@@ -413,14 +412,18 @@ static void drop_missing_columns(struct job *job, const tl_summary *s)
 	job->topts.n_select = kept;
 }
 
-static void print_diff(struct job *job, tl_summary *a, tl_summary *b, tl_output *out);
+static void write_diff(const struct job *job, const tl_summary *a, const tl_summary *b,
+		       tl_output *out)
+{
+	tl_summary_diff *d = tl_summary_diff_new(a, b, &job->topts);
+	tl_summary_diff_write(d, job->sink, out);
+	tl_summary_diff_free(d);
+}
 
 /* --idle and --critical-path: per run, straight from the model. */
 static int analyse_runs(struct job *job, const tl_cli_inputs *in)
 {
-	const tl_table_sink *sink = tl_table_sink_find(job->topts.format == TL_TABLE_CSV ? "csv"
-						       : job->topts.format == TL_TABLE_JSON ? "json"
-											    : "text");
+	const tl_table_sink *sink = job->sink;
 	GPtrArray *runs = g_ptr_array_new();
 	int status = tl_cli_read_runs(&job->cli, in, job->cli.format, runs);
 	tl_output *out = NULL, *ov = NULL;
@@ -477,8 +480,9 @@ static int analyse_runs(struct job *job, const tl_cli_inputs *in)
 
 int main(int argc, char **argv)
 {
-	struct job job = {.cli = {.prog = "trace-summarize", .usage = usage}};
-	tl_table_opts_init(&job.topts);
+	struct job job = {.cli = {.prog = "trace-summarize", .usage = usage},
+			  .sink = tl_table_sink_find("text")};
+	tl_summary_opts_init(&job.topts);
 	parse_args(&job, argc, argv);
 	tl_cli_inputs in = tl_cli_inputs_of(argc, argv, optind);
 	if (job.diff && in.n != 2)
@@ -519,9 +523,9 @@ int main(int argc, char **argv)
 			if (job.plot)
 				tl_plot_summary(s, &job.topts, 20, out);
 			else if (job.diff)
-				print_diff(&job, s, b, out);
+				write_diff(&job, s, b, out);
 			else
-				tl_summary_print(s, &job.topts, out);
+				tl_summary_write(s, &job.topts, job.sink, out);
 		}
 		if (tl_output_close(out, &err) < 0) {
 			tl_cli_error(&job.cli, "%s", err.msg);
@@ -537,82 +541,4 @@ int main(int argc, char **argv)
 			g_regex_unref(res[i]);
 	tl_cli_finish(&job.cli);
 	return status;
-}
-
-/* ---- --diff ------------------------------------------------------------ */
-
-struct diff_row {
-	const char *name;
-	double a, b, ca, cb;
-};
-
-static int cmp_impact(const void *x, const void *y)
-{
-	const struct diff_row *p = x, *q = y;
-	double dp = fabs(p->b - p->a), dq = fabs(q->b - q->a);
-	if (dp != dq)
-		return dp > dq ? -1 : 1;
-	return strcmp(p->name, q->name);
-}
-
-static void print_diff(struct job *job, tl_summary *a, tl_summary *b, tl_output *out)
-{
-	int col = job->topts.order_by >= 0 ? job->topts.order_by : TL_COL_TOTAL;
-	GHashTable *names = g_hash_table_new(g_str_hash, g_str_equal);
-	GHashTableIter it;
-	gpointer k, v;
-	tl_summary *both[] = {a, b};
-	for (int i = 0; i < 2; i++) {
-		g_hash_table_iter_init(&it, both[i]->rows);
-		while (g_hash_table_iter_next(&it, &k, &v))
-			g_hash_table_add(names, k);
-	}
-	GArray *rows = g_array_new(FALSE, FALSE, sizeof(struct diff_row));
-	g_hash_table_iter_init(&it, names);
-	while (g_hash_table_iter_next(&it, &k, NULL)) {
-		struct diff_row d = {.name = k};
-		tl_row *ra = g_hash_table_lookup(a->rows, k), *rb = g_hash_table_lookup(b->rows, k);
-		d.a = ra ? tl_summary_row_stat(a, ra, col, &job->topts) : 0;
-		d.b = rb ? tl_summary_row_stat(b, rb, col, &job->topts) : 0;
-		d.ca = ra ? tl_summary_row_stat(a, ra, TL_COL_OCCURRENCE, &job->topts) : 0;
-		d.cb = rb ? tl_summary_row_stat(b, rb, TL_COL_OCCURRENCE, &job->topts) : 0;
-		g_array_append_val(rows, d);
-	}
-	if (rows->len > 1)
-		qsort(rows->data, rows->len, sizeof(struct diff_row), cmp_impact);
-	if (job->topts.format == TL_TABLE_CSV)
-		tl_out_printf(out, "name,a_%s,b_%s,delta,delta_pct,a_occurrence,b_occurrence\n",
-			      tl_col_name(col), tl_col_name(col));
-	else if (job->topts.format == TL_TABLE_TEXT)
-		tl_out_printf(out, "%-40s  %14s  %14s  %14s  %8s  %9s\n", "name", "A", "B",
-			      "B - A", "change", "calls A>B");
-	if (job->topts.format == TL_TABLE_JSON)
-		tl_out_printf(out, "{\"column\":\"%s\",\"rows\":[", tl_col_name(col));
-	for (guint i = 0; i < rows->len; i++) {
-		const struct diff_row *d = &g_array_index(rows, struct diff_row, i);
-		double pct = d->a != 0 ? 100.0 * (d->b - d->a) / d->a : (d->b != 0 ? INFINITY : 0);
-		if (job->topts.format == TL_TABLE_CSV) {
-			tl_out_csv(out, d->name);
-			tl_out_printf(out, ",%.3f,%.3f,%.3f,%.2f,%.0f,%.0f\n", d->a, d->b,
-				      d->b - d->a, isfinite(pct) ? pct : 0.0, d->ca, d->cb);
-		} else if (job->topts.format == TL_TABLE_JSON) {
-			tl_out_str(out, i ? ",\n{\"name\":" : "\n{\"name\":");
-			tl_json_string(out, d->name);
-			tl_out_printf(out, ",\"a\":%.3f,\"b\":%.3f,\"delta\":%.3f,\"a_occurrence\":%.0f,"
-					   "\"b_occurrence\":%.0f}",
-				      d->a, d->b, d->b - d->a, d->ca, d->cb);
-		} else {
-			char pct_s[16];
-			if (isfinite(pct))
-				snprintf(pct_s, sizeof pct_s, "%+.1f%%", pct);
-			else
-				snprintf(pct_s, sizeof pct_s, "new");
-			tl_out_printf(out, "%-40.40s  %14.3f  %14.3f  %+14.3f  %8s  %4.0f>%-4.0f\n",
-				      d->name, d->a, d->b, d->b - d->a, pct_s, d->ca, d->cb);
-		}
-	}
-	if (job->topts.format == TL_TABLE_JSON)
-		tl_out_str(out, "]}\n");
-	g_array_free(rows, TRUE);
-	g_hash_table_destroy(names);
 }

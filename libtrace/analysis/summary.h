@@ -1,6 +1,7 @@
 /*
  * summary: tfprof-style aggregates of many runs, by op type, name scope,
- * graph node, device, GPU kernel or step, and the sinks that print them.
+ * graph node, device, GPU kernel or step; the rows a table shows (the flat
+ * views) and the scope tree are computed here, written by emit/summary.h.
  *
  * Per row and per run the metrics below are summed; across runs each
  * column is reported as the average (default), first, min, max, p50, p90
@@ -110,12 +111,12 @@ int tl_summary_add_chrome(tl_summary *s, const uint8_t *data, size_t len, const 
  * own, e.g. on another thread). */
 void tl_summary_absorb(tl_summary *dst, tl_summary *src);
 
-/* Partial aggregates: write, and read back (combine). */
-void tl_summary_write_partial(const tl_summary *s, tl_output *out);
+/* A partial (--format partial, written by tl_summary_write_partial)
+ * read back: its runs are added after those held (combine). */
 int tl_summary_read_partial(tl_summary *s, const uint8_t *data, size_t len, tl_error *err);
 
-/* What to print. */
-typedef struct tl_table_opts {
+/* What a table shows. */
+typedef struct tl_summary_opts {
 	int select[TL_N_COLS];
 	int n_select;
 	tl_stat stat;
@@ -127,12 +128,61 @@ typedef struct tl_table_opts {
 	bool displayed_only;    /* --account-displayed-only */
 	int step;               /* --step N: only that run (-1: all) */
 	bool occurrence_defined; /* occurrence = graph nodes, not executions */
-	enum { TL_TABLE_TEXT, TL_TABLE_CSV, TL_TABLE_JSON } format;
-} tl_table_opts;
+} tl_summary_opts;
 
-void tl_table_opts_init(tl_table_opts *o);
+void tl_summary_opts_init(tl_summary_opts *o);
 /* One column of a row as the options' statistic over the runs. */
-double tl_summary_row_stat(const tl_summary *s, const tl_row *r, int col, const tl_table_opts *o);
-void tl_summary_print(const tl_summary *s, const tl_table_opts *o, tl_output *out);
+double tl_summary_row_stat(const tl_summary *s, const tl_row *r, int col, const tl_summary_opts *o);
+/* Whether a row's name passes --show, --hide and --account-type, and its
+ * values every --min-<col>. */
+bool tl_summary_name_passes(const tl_summary_opts *o, const tl_row *r);
+bool tl_summary_values_pass(const tl_summary_opts *o, const double *v);
+
+/* The flat table (every view but the scope tree): the rows shown, in
+ * order, with their statistics, and the totals shares are taken of. */
+typedef struct tl_summary_line {
+	const tl_row *row;
+	double v[TL_N_COLS];
+} tl_summary_line;
+
+typedef struct tl_summary_flat {
+	tl_summary_line *lines;
+	size_t n;
+	double total[TL_N_COLS]; /* over the rows that pass the name filters (and the
+				  * value filters too with --account-displayed-only) */
+	int share_col;           /* the column shares are of */
+} tl_summary_flat;
+
+tl_summary_flat *tl_summary_flat_new(const tl_summary *s, const tl_summary_opts *o);
+void tl_summary_flat_free(tl_summary_flat *f);
+
+/* The scope tree: a node per name-scope prefix of the rows' names
+ * (a/b/c -> a, a/b, a/b/c), each with its own values (rows) and its
+ * subtree's totals. A node's name is a prefix of the name of the row that
+ * made it, name[0 .. len), not terminated. */
+typedef struct tl_summary_scope {
+	const char *name;
+	uint32_t len;
+	uint32_t comp;          /* where its last component starts in name */
+	uint32_t n_kids;
+	struct tl_summary_scope *parent;
+	struct tl_summary_scope *first_kid, *last_kid, *next; /* kids in order of creation */
+	const tl_row *row;      /* a real node, or NULL for a scope */
+	double *self;           /* a real node's own values; NULL (zeros) for a scope */
+	double total[TL_N_COLS];
+} tl_summary_scope;
+
+typedef struct tl_summary_tree {
+	tl_summary_scope *root;
+	GHashTable *index;
+} tl_summary_tree;
+
+tl_summary_tree *tl_summary_tree_new(const tl_summary *s, const tl_summary_opts *o);
+void tl_summary_tree_free(tl_summary_tree *t);
+/* The kids of a node in the options' order, in an array the caller frees. */
+tl_summary_scope **tl_summary_tree_kids(const tl_summary_scope *t, const tl_summary_opts *o);
+/* A node's full path as a C string: the row's name, else a copy in buf. */
+const char *tl_summary_tree_name(const tl_summary_scope *t, GString *buf);
+bool tl_summary_tree_match(const GRegex *re, const tl_summary_scope *t);
 
 #endif

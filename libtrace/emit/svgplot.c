@@ -197,7 +197,7 @@ static int cmp_bar(const void *a, const void *b, void *by_name)
 	return strcmp(x->row->name, y->row->name);
 }
 
-void tl_plot_summary(const tl_summary *s, const tl_table_opts *o, size_t top, tl_output *out)
+void tl_plot_summary(const tl_summary *s, const tl_summary_opts *o, size_t top, tl_output *out)
 {
 	int col = o->order_by >= 0 ? o->order_by : o->select[0];
 	GPtrArray *rows = g_ptr_array_new();

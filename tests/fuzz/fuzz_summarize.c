@@ -8,29 +8,27 @@
 #include "emit/chrome.h"
 #include "io/source.h"
 #include "analysis/summary.h"
+#include "emit/summary.h"
 #include "emit/advise.h"
 #include "emit/critical_path.h"
 #include "emit/idle.h"
 
 static void tables(tl_summary *s)
 {
-	tl_table_opts o;
-	tl_table_opts_init(&o);
+	tl_summary_opts o;
+	tl_summary_opts_init(&o);
 	o.n_select = 0;
 	for (int c = 0; c < TL_N_COLS; c++)
 		o.select[o.n_select++] = c;
-	o.format = TL_TABLE_TEXT;
 	tl_output *out = fuzz_output();
-	tl_summary_print(s, &o, out);
+	tl_summary_write(s, &o, tl_table_sink_find("text"), out);
 	fuzz_close(out);
-	o.format = TL_TABLE_CSV;
 	out = fuzz_output();
-	tl_summary_print(s, &o, out);
+	tl_summary_write(s, &o, tl_table_sink_find("csv"), out);
 	fuzz_check_csv(out);
-	o.format = TL_TABLE_JSON;
 	o.stat = TL_STAT_P90;
 	out = fuzz_output();
-	tl_summary_print(s, &o, out);
+	tl_summary_write(s, &o, tl_table_sink_find("json"), out);
 	fuzz_check_json(out, false);
 }
 

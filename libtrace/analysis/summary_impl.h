@@ -1,0 +1,23 @@
+/*
+ * summary_impl: what the files of the summary share and nobody else
+ * sees: a row's values per run, and the row lookups.
+ */
+#ifndef TL_ANALYSIS_SUMMARY_IMPL_H
+#define TL_ANALYSIS_SUMMARY_IMPL_H
+
+#include "analysis/summary.h"
+
+typedef struct tl_summary_vals {
+	double v[TL_N_COLS];
+} tl_summary_vals;
+
+/* The row of a name (made valid UTF-8), made when missing. */
+tl_row *tl_summary_row_get(tl_summary *s, const char *name);
+/* The values of a run, added where missing. */
+tl_summary_vals *tl_summary_row_run(tl_row *r, size_t run);
+/* The values of a run, or NULL when the row did not occur in it. */
+const tl_summary_vals *tl_summary_row_vals(const tl_row *r, size_t run);
+/* The rows by name (strcmp order); the caller frees the array. */
+GPtrArray *tl_summary_sorted_rows(const tl_summary *s);
+
+#endif
