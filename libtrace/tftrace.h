@@ -41,6 +41,7 @@
 #include "emit/chrome.h"
 #include "emit/optrace.h"
 #include "emit/memreport.h"
+#include "emit/memtrace.h"
 #include "emit/svgplot.h"
 #include "emit/merge.h"
 #include "emit/table.h"

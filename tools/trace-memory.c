@@ -5,6 +5,7 @@
 #include "base/cli.h"
 #include "analysis/memory.h"
 #include "emit/memreport.h"
+#include "emit/memtrace.h"
 #include "emit/optrace.h"
 #include "base/output.h"
 #include "emit/svgplot.h"
@@ -104,13 +105,10 @@ static void parse_args(struct job *job, int argc, char **argv)
 		case 'r':
 			job->report = true;
 			break;
-		case OPT_FORMAT: {
-			static const char *const names[] = {"text", "csv", "json", NULL};
-			static const tl_report_format values[] = {TL_REPORT_TEXT, TL_REPORT_CSV,
-								  TL_REPORT_JSON};
-			job->ropts.format = values[tl_cli_choice(&job->cli, "--format", optarg, names)];
+		case OPT_FORMAT:
+			job->ropts.format = tl_memreport_formats[tl_cli_choice(
+				&job->cli, "--format", optarg, tl_memreport_formats)];
 			break;
-		}
 		case OPT_TOP: {
 			long v = tl_cli_count(&job->cli, "--top", optarg, 0);
 			job->ropts.top = v == 0 ? SIZE_MAX : (size_t)v;
@@ -136,7 +134,7 @@ static void parse_args(struct job *job, int argc, char **argv)
 			tl_cli_option(&job->cli, c, optarg);
 		}
 	}
-	if (!job->report && (job->ropts.format != TL_REPORT_TEXT || job->ropts.buffers))
+	if (!job->report && (job->ropts.format != NULL || job->ropts.buffers))
 		tl_cli_usage_error(&job->cli, "--format and --buffers go with --report");
 }
 

@@ -1,13 +1,12 @@
 /*
- * memreport: sinks for a run's memory analysis.
+ * memreport: the report of runs' memory analyses.
  *
- *   - the report (--report): per allocator the peak, when, during which op,
- *     the check against allocator_bytes_in_use, and the top N buffers live at
- *     the peak; as aligned text, CSV (one row per live buffer) or JSON (the
- *     documented format below, README "trace-memory");
- *   - Chrome trace events: a counter per allocator (allocated and requested
- *     bytes) and every buffer's lifetime as an async slice on its allocator's
- *     process, or catapult object events (N/O/D) on request.
+ * The report (--report): per allocator the peak, when, during which op,
+ * the check against allocator_bytes_in_use, and the top N buffers live at
+ * the peak; as aligned text or CSV (one row per live buffer, through the
+ * table sink), or JSON (a document over the runs, the format below, README
+ * "trace-memory"). The backend is picked by name from a table of hook
+ * structs. The Chrome events of the analysis are emit/memtrace.h.
  *
  * JSON report:
  *   {"runs":[{"run":LABEL,"step_start_us":T,"step_end_us":T,"allocators":[
@@ -36,20 +35,14 @@
 #ifndef TL_EMIT_MEMREPORT_H
 #define TL_EMIT_MEMREPORT_H
 
-#include "emit/chrome.h"
 #include "analysis/memory.h"
 #include "base/output.h"
+#include "emit/table.h"
 
 #include <glib.h>
 
-typedef enum tl_report_format {
-	TL_REPORT_TEXT = 0,
-	TL_REPORT_CSV,
-	TL_REPORT_JSON,
-} tl_report_format;
-
 typedef struct tl_memreport_opts {
-	tl_report_format format;
+	const char *format;     /* "text" (NULL too), "csv" or "json" */
 	size_t top;             /* live buffers listed per allocator */
 	bool buffers;           /* JSON: every buffer too */
 } tl_memreport_opts;
@@ -58,10 +51,16 @@ typedef struct tl_memreport_opts {
 typedef struct tl_memreport {
 	tl_output *out;
 	tl_memreport_opts opts;
+	const struct tl_memreport_backend *backend;
+	tl_table table;         /* CSV: one table over every run */
 	size_t runs;
-	GPtrArray *max;         /* per allocator: struct (name, peak, run) */
+	GPtrArray *max;         /* per allocator: struct tl_memreport_max */
 	GHashTable *max_by_name; /* allocator -> its entry in max */
 } tl_memreport;
+
+/* The formats, NULL-terminated: "text", "csv", "json" (another name is
+ * taken as text). */
+extern const char *const tl_memreport_formats[];
 
 void tl_memreport_begin(tl_memreport *r, tl_output *out, const tl_memreport_opts *opts);
 void tl_memreport_run(tl_memreport *r, const tl_memory *mem);
@@ -70,14 +69,5 @@ void tl_memreport_end(tl_memreport *r);
 /* The op running at an allocator's peak: the producer of the allocation
  * that made it, else NULL. */
 const char *tl_memory_peak_op(const tl_memory *mem, const tl_allocator *a);
-
-/* Chrome events of the memory analysis; pids from *next_pid on. */
-typedef struct tl_memtrace_opts {
-	bool objects;           /* catapult N/O/D object events instead of async slices */
-	int64_t shift_ns;       /* added to every timestamp (merge alignment) */
-} tl_memtrace_opts;
-
-void tl_memtrace_write(tl_chrome *w, const tl_memory *mem, const tl_memtrace_opts *o,
-		       const char *prefix, int64_t *next_pid, uint64_t *next_id);
 
 #endif

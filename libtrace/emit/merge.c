@@ -3,7 +3,7 @@
 #include "io/chrome_reader.h"
 #include "analysis/lanes.h"
 #include "analysis/memory.h"
-#include "emit/memreport.h"
+#include "emit/memtrace.h"
 #include "emit/optrace.h"
 
 #include <glib.h>
