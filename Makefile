@@ -26,7 +26,7 @@ TEST_LIBS   = $(shell pkg-config --libs cmocka)
 PROTO   := libtrace/proto/tensorflow.proto
 GEN_C   := $(BUILD)/gen/tensorflow.pb-c.c
 GEN_H   := $(BUILD)/gen/tensorflow.pb-c.h
-LIB_LAYERS := base io model analysis emit
+LIB_LAYERS := base io model analysis emit cli
 LIB_SRC := $(sort $(foreach l,$(LIB_LAYERS),$(wildcard libtrace/$(l)/*.c)))
 LIB_HDR := $(sort $(foreach l,$(LIB_LAYERS),$(wildcard libtrace/$(l)/*.h)))
 LIB_OBJ := $(patsubst libtrace/%.c,$(BUILD)/obj/%.o,$(LIB_SRC)) $(BUILD)/obj/tensorflow.pb-c.o
@@ -196,7 +196,7 @@ install: $(TOOL_BIN) $(MAN_OUT) $(LIB)
 	install -m 644 $(BUILD)/gen/tensorflow.pb-c.h $(DESTDIR)$(INCDIR)/
 	for h in $(PUBLIC_HDR); do install -D -m 644 libtrace/$$h $(DESTDIR)$(INCDIR)/$$h; done
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCDIR@|$(INCDIR)|' \
-	  -e 's|@VERSION@|$(shell sed -n 's/^#define TL_VERSION "\(.*\)"/\1/p' libtrace/base/cli.h)|' \
+	  -e 's|@VERSION@|$(shell sed -n 's/^#define TL_VERSION "\(.*\)"/\1/p' libtrace/cli/cli.h)|' \
 	  scripts/tftrace.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/tftrace.pc
 
 uninstall:

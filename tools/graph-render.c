@@ -1,7 +1,7 @@
 /* graph-render: the partition graphs of a RunMetadata (or a GraphDef) as
  * DOT, or laid out and rendered in-process by Graphviz, annotated with the
  * costs of the step stats. */
-#include "base/cli.h"
+#include "cli/cli.h"
 #include "analysis/graphdot.h"
 #include "base/output.h"
 

@@ -1,7 +1,7 @@
 /* trace-dataflow: TensorFlow RunMetadata to a Chrome trace with exact
  * producer-to-consumer arrows rebuilt from the partition graphs. */
 #include "emit/chrome.h"
-#include "base/cli.h"
+#include "cli/cli.h"
 #include "emit/optrace.h"
 #include "base/output.h"
 #include "io/source.h"

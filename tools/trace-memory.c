@@ -2,7 +2,7 @@
  * curves from TensorFlow RunMetadata, checked against the allocator's own
  * numbers in the dump. */
 #include "emit/chrome.h"
-#include "base/cli.h"
+#include "cli/cli.h"
 #include "analysis/memory.h"
 #include "emit/memreport.h"
 #include "emit/memtrace.h"

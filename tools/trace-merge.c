@@ -1,7 +1,7 @@
 /* trace-merge: many session runs, workers and trace files into one aligned,
  * labelled Chrome trace (or one TFRecord stream of RunMetadata). */
 #include "emit/chrome.h"
-#include "base/cli.h"
+#include "cli/cli.h"
 #include "emit/merge.h"
 #include "base/output.h"
 #include "io/source.h"
@@ -292,7 +292,7 @@ int main(int argc, char **argv)
 			tl_chrome_begin(&w, out);
 			m = tl_merge_new(&w, &job.mopts);
 		}
-		tl_progress_begin(&progress, &job.cli);
+		tl_progress_begin(&progress, job.cli.prog, job.cli.quiet);
 		for (size_t i = 0; i < in.n && status == TL_EXIT_OK; i++)
 			if (merge_input(&job, m, out, inputs[i].path) < 0)
 				status = TL_EXIT_INPUT;

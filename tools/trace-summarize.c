@@ -2,7 +2,7 @@
  * node, device, kernel or step, plus run-to-run diffs and mergeable
  * partial aggregates. */
 #include "emit/chrome.h"
-#include "base/cli.h"
+#include "cli/cli.h"
 #include "base/output.h"
 #include "io/source.h"
 #include "analysis/summary.h"
@@ -355,7 +355,7 @@ static int add_inputs(struct job *job, tl_summary *s, const tl_cli_inputs *in)
 	struct task *tasks = g_new0(struct task, in->n);
 	guint cores = g_get_num_processors();
 	bool parallel = in->n > 1 && cores > 1 && !job->combine;
-	tl_progress_begin(&progress, &job->cli);
+	tl_progress_begin(&progress, job->cli.prog, job->cli.quiet);
 	GThreadPool *pool =
 		parallel ? g_thread_pool_new(run_task, NULL, (gint)MIN(cores, 8u), TRUE, NULL) : NULL;
 	for (size_t i = 0; i < in->n; i++) {

@@ -48,7 +48,7 @@
  * Exit status: 0 ok, 1 cannot write the output, 2 usage error.
  */
 #include "base/arena.h"
-#include "base/cli.h"
+#include "cli/cli.h"
 #include "base/output.h"
 #include "io/pbtext.h"
 #include "io/tfrecord.h"

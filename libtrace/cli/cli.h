@@ -15,10 +15,11 @@
  * write nothing; trace-merge writes as it reads, so with -o FILE it leaves
  * no file, and on stdout what it wrote before the damage stays.
  */
-#ifndef TL_BASE_CLI_H
-#define TL_BASE_CLI_H
+#ifndef TL_CLI_CLI_H
+#define TL_CLI_CLI_H
 
 #include "base/diag.h"
+#include "base/progress.h"
 #include "io/format.h"
 
 #include <glib.h>
@@ -105,29 +106,6 @@ int tl_cli_read_runs(const tl_cli *cli, const tl_cli_inputs *in, tl_format forma
 		     GPtrArray *runs);
 /* Frees every run in `runs` and the array. */
 void tl_cli_free_runs(GPtrArray *runs);
-
-/* Progress on stderr for long work: "tool: 12 runs, 340 MB, 120 MB/s",
- * redrawn at most 5 times a second, only when stderr is a terminal and not
- * --quiet; cleared at the end. The first line comes after
- * $TFTRACE_PROGRESS_DELAY seconds (default 0.2), as git's
- * GIT_PROGRESS_DELAY: the tests set 0 to see it on small inputs. */
-typedef struct tl_progress {
-	const tl_cli *cli;
-	bool on, drawn;
-	double started, last;
-	uint64_t bytes;         /* done in earlier inputs */
-	size_t runs;
-} tl_progress;
-
-void tl_progress_begin(tl_progress *p, const tl_cli *cli);
-/* After a run: the input's bytes consumed so far. */
-void tl_progress_run(tl_progress *p, uint64_t input_offset);
-/* At the end of an input of `size` bytes. */
-void tl_progress_input_done(tl_progress *p, uint64_t size);
-/* From any thread (inputs read side by side): `runs` more runs and `bytes`
- * more input consumed. */
-void tl_progress_add(tl_progress *p, size_t runs, uint64_t bytes);
-void tl_progress_end(tl_progress *p);
 
 /* Flushes warnings (unless quiet) before exit. */
 void tl_cli_finish(const tl_cli *cli);
