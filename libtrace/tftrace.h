@@ -39,6 +39,7 @@
 #include "emit/optrace.h"
 #include "emit/memreport.h"
 #include "emit/svgplot.h"
+#include "emit/dot.h"
 #include "emit/merge.h"
 
 #endif

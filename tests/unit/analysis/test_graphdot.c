@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "analysis/graphdot.h"
+#include "emit/dot.h"
 #include "io/source.h"
 
 #include <cgraph.h>
@@ -107,7 +108,7 @@ static tl_graphdot *build(tl_run *run, const tl_graphdot_opts *o)
  * stats announce. */
 static void check_dot(const tl_graphdot *gd)
 {
-	GString *dot = tl_graphdot_dot(gd);
+	GString *dot = tl_dot_string(gd);
 	Agraph_t *g = agmemread(dot->str);
 	assert_non_null(g);
 	const tl_graphdot_stats *st = tl_graphdot_get_stats(gd);
@@ -135,7 +136,7 @@ static void test_two_devices(void **state)
 	assert_int_equal(st->edges, 10);
 	assert_false(st->auto_collapsed);
 	check_dot(gd);
-	GString *dot = tl_graphdot_dot(gd);
+	GString *dot = tl_dot_string(gd);
 	assert_non_null(strstr(dot->str, "\"model/dense/MatMul\" [label=\"MatMul\\nMatMul\\n30.0 us, "
 					 "8.00 KB\"]"));
 	assert_non_null(strstr(dot->str, "\"input/x\" -> \"model/dense/MatMul\" [label=\"float "
@@ -164,7 +165,7 @@ static void test_collapse(void **state)
 	assert_int_equal(st->vertices, 4);
 	assert_int_equal(st->collapsed, 4);
 	check_dot(gd);
-	GString *dot = tl_graphdot_dot(gd);
+	GString *dot = tl_dot_string(gd);
 	assert_non_null(strstr(dot->str, "\"model/\" [label=\"model/\\n2 ops: Identity 1, "
 					 "VariableV2 1\\n3.00 us\", shape=box3d]"));
 	assert_non_null(strstr(dot->str, "\"model/#2\" [label=\"model/\\n5 ops: Mul 2, MatMul 1, "
@@ -189,7 +190,7 @@ static void test_fold(void **state)
 	assert_int_equal(st->vertices, 9);
 	assert_int_equal(st->collapsed, 1);
 	check_dot(gd);
-	GString *dot = tl_graphdot_dot(gd);
+	GString *dot = tl_dot_string(gd);
 	assert_non_null(strstr(dot->str, "\"model/tower_*/\" [label=\"tower_1/ (folded)\\n1 op: "
 					 "Mul 1\\n2.00 us\", shape=box3d]"));
 	assert_non_null(strstr(dot->str, "\"model/tower_0/mul\" [label=\"tower_0/mul"));
@@ -219,7 +220,7 @@ static void test_select(void **state)
 	o.focus = NULL;
 	o.top = 1;
 	gd = build(run, &o);
-	GString *dot = tl_graphdot_dot(gd);
+	GString *dot = tl_dot_string(gd);
 	assert_int_equal(tl_graphdot_get_stats(gd)->kept, 1);
 	assert_non_null(strstr(dot->str, "\"model/dense/MatMul\""));
 	g_string_free(dot, TRUE);
@@ -227,7 +228,7 @@ static void test_select(void **state)
 	o.hops = 1;
 	o.color_by = TL_COLOR_MEMORY; /* rank by output bytes: input/x (16 KB) */
 	gd = build(run, &o);
-	dot = tl_graphdot_dot(gd);
+	dot = tl_dot_string(gd);
 	assert_int_equal(tl_graphdot_get_stats(gd)->kept, 2);
 	assert_non_null(strstr(dot->str, "\"input/x\" -> \"model/dense/MatMul\""));
 	g_string_free(dot, TRUE);
@@ -246,7 +247,7 @@ static void test_colors(void **state)
 	tl_graphdot_opts_init(&o);
 	o.color_by = TL_COLOR_TIME;
 	tl_graphdot *gd = build(run, &o);
-	GString *dot = tl_graphdot_dot(gd);
+	GString *dot = tl_dot_string(gd);
 	/* the slowest node gets the darkest colour, the fastest the lightest */
 	assert_non_null(strstr(dot->str, "30.0 us, 8.00 KB\", fillcolor=\"#800026\""));
 	assert_non_null(strstr(dot->str, "\"train/step\" [label=\"train/step\\nNoOp\\n1.00 us\", "
@@ -258,7 +259,7 @@ static void test_colors(void **state)
 	tl_graphdot_free(gd);
 	o.color_by = TL_COLOR_DEVICE;
 	gd = build(run, &o);
-	dot = tl_graphdot_dot(gd);
+	dot = tl_dot_string(gd);
 	assert_non_null(strstr(dot->str, ">/job:localhost/replica:0/task:0/device:GPU:0</td>"));
 	g_string_free(dot, TRUE);
 	tl_graphdot_free(gd);
@@ -301,7 +302,7 @@ static void test_render_svg(void **state)
 	tl_output *out = NULL;
 	tl_error err = {{0}};
 	assert_int_equal(tl_output_open(&out, path, false, NULL, 0, &err), 0);
-	assert_int_equal(tl_graphdot_render(gd, "svg", out, &err), 0);
+	assert_int_equal(tl_dot_render(gd, "svg", out, &err), 0);
 	assert_int_equal(tl_output_close(out, &err), 0);
 	char *svg = NULL;
 	assert_true(g_file_get_contents(path, &svg, NULL, NULL));
