@@ -43,6 +43,7 @@
 #include "emit/memreport.h"
 #include "emit/memtrace.h"
 #include "emit/svgplot.h"
+#include "emit/dot.h"
 #include "emit/merge.h"
 #include "emit/table.h"
 #include "emit/idle.h"

@@ -3,6 +3,7 @@
  * costs of the step stats. */
 #include "cli/cli.h"
 #include "analysis/graphdot.h"
+#include "emit/dot.h"
 #include "base/output.h"
 
 #include <getopt.h>
@@ -107,14 +108,14 @@ static void parse_args(struct job *job, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "T:K:o:zqhV", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'T':
-			if (!tl_graphdot_format_known(optarg))
+			if (!tl_dot_format_known(optarg))
 				tl_cli_usage_error(&job->cli, "unknown format '%s' (svg, png, pdf, ps, "
 						   "eps, svgz, jpg, gif, webp, bmp, tiff, json, "
 						   "plain, dot or xdot)", optarg);
 			job->render = optarg;
 			break;
 		case 'K':
-			if (!tl_graphdot_engine_known(optarg))
+			if (!tl_dot_engine_known(optarg))
 				tl_cli_usage_error(&job->cli, "unknown engine '%s' (dot, neato, fdp, "
 						   "sfdp, twopi, circo, osage or patchwork)", optarg);
 			job->opts.engine = optarg;
@@ -171,7 +172,7 @@ int main(int argc, char **argv)
 	struct job job = {.cli = {.prog = "graph-render", .usage = usage}};
 	tl_graphdot_opts_init(&job.opts);
 	parse_args(&job, argc, argv);
-	if (job.render != NULL && tl_graphdot_format_binary(job.render) &&
+	if (job.render != NULL && tl_dot_format_binary(job.render) &&
 	    tl_cli_refuse_terminal(&job.cli, job.render))
 		return TL_EXIT_INPUT;
 
@@ -194,13 +195,13 @@ int main(int argc, char **argv)
 	if (status == TL_EXIT_OK) {
 		int rc = 0;
 		if (job.render == NULL) {
-			tl_graphdot_write(gd, out);
+			tl_dot_write(gd, out);
 		} else {
 			if (!job.cli.quiet && isatty(STDERR_FILENO))
 				fprintf(stderr, "graph-render: laying out %zu nodes with %s...\n",
 					tl_graphdot_get_stats(gd)->vertices,
 					job.opts.engine != NULL ? job.opts.engine : "dot");
-			rc = tl_graphdot_render(gd, job.render, out, &err);
+			rc = tl_dot_render(gd, job.render, out, &err);
 		}
 		if (rc < 0) {
 			tl_output_abort(out);

@@ -1,8 +1,8 @@
 /*
- * graphdot: the partition graphs of runs as a picture: DOT text, or an image
- * laid out and rendered in-process by Graphviz (cgraph + gvc).
+ * graphdot: the partition graphs of runs as a picture, what is drawn and
+ * how it is grouped; emit/dot.h writes it as DOT or renders it.
  *
- * The analysis (tl_graphdot_build) decides what is drawn:
+ * tl_graphdot_build decides what is drawn:
  *   - one cluster per partition (device) of each run, name scopes as nested
  *     clusters (a scope gets a cluster when it holds two things or more);
  *   - a matched _Send/_Recv pair is not drawn as two nodes but as one bold
@@ -19,10 +19,9 @@
  *     op count, op types and summed costs; numbered siblings (tower_0 ...
  *     tower_7, dense, dense_1 ...) fold into the first of them plus one node
  *     for the rest; above max_nodes the depth is lowered until the picture
- *     fits, with a warning saying so.
- * The sink writes DOT (streamed into a tl_output, or into memory for the
- * renderer). Names are escaped so that any bytes (quotes, backslashes,
- * newlines, braces, invalid UTF-8) give valid DOT. Output is deterministic.
+ *     fits, with a warning saying so;
+ *   - colours (by device, time, memory or op type) and their legend.
+ * The same runs and options give the same picture.
  *
  * A tl_graphdot points into the runs it was built from, which must outlive
  * it; it owns everything else.
@@ -32,7 +31,6 @@
 
 #include "base/diag.h"
 #include "model/run.h"
-#include "base/output.h"
 
 #include <glib.h>
 
@@ -64,11 +62,6 @@ typedef struct tl_graphdot_opts {
 
 void tl_graphdot_opts_init(tl_graphdot_opts *o);
 
-/* Whether -K and -T name an engine and a file format we accept. */
-bool tl_graphdot_engine_known(const char *engine);
-bool tl_graphdot_format_known(const char *format);
-/* Whether a format's bytes are binary (refused on a terminal). */
-bool tl_graphdot_format_binary(const char *format);
 /* The engine's default node threshold for auto-collapse. */
 size_t tl_graphdot_default_max_nodes(const char *engine);
 
@@ -93,24 +86,5 @@ int tl_graphdot_build(tl_graphdot **out, tl_run *const *runs, size_t n_runs,
 		      const tl_graphdot_opts *opts, tl_error *err);
 void tl_graphdot_free(tl_graphdot *gd);
 const tl_graphdot_stats *tl_graphdot_get_stats(const tl_graphdot *gd);
-
-/* Streams DOT into `out`. */
-void tl_graphdot_write(const tl_graphdot *gd, tl_output *out);
-/* The same DOT in a GString (the caller frees it). */
-GString *tl_graphdot_dot(const tl_graphdot *gd);
-
-/* Lays the picture out with the engine and renders `format` (svg, png,
- * pdf, ...) into `out`. Graphviz warnings become tl_warn warnings. */
-int tl_graphdot_render(const tl_graphdot *gd, const char *format, tl_output *out,
-		       tl_error *err);
-
-/* Appends `text` to `s` as a DOT double-quoted string. As a label (escString)
- * a newline becomes a line break and a backslash stays a backslash; as an id
- * a backslash and control characters become '_'. Either way '&' is written
- * "&amp;" (Graphviz reads entities in every string) and invalid UTF-8
- * becomes U+FFFD. */
-void tl_dot_quote(GString *s, const char *text, size_t len, bool label);
-/* Appends `text` escaped for an HTML-like label. */
-void tl_dot_html(GString *s, const char *text);
 
 #endif

@@ -7,6 +7,7 @@
 #include "fuzz.h"
 
 #include "analysis/graphdot.h"
+#include "emit/dot.h"
 #include "io/source.h"
 
 #include <graphviz/cgraph.h>
@@ -42,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	opts.max_nodes = size % 11 == 0 ? 5 : 0;
 	tl_graphdot *gd = NULL;
 	if (tl_graphdot_build(&gd, (tl_run *const *)runs->pdata, runs->len, &opts, &err) == 0) {
-		GString *dot = tl_graphdot_dot(gd);
+		GString *dot = tl_dot_string(gd);
 		if (!g_utf8_validate(dot->str, (gssize)dot->len, NULL))
 			fuzz_fail("DOT is not UTF-8 (Graphviz's default charset)",
 				  (const uint8_t *)dot->str, dot->len);

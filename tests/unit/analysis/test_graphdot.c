@@ -1,6 +1,6 @@
-/* Unit tests of graphdot.c: DOT escaping that cgraph reads back, what is
- * drawn from a hand-written two-device run (clusters, transfers, costs,
- * collapsing, folding, focus, top), and an in-process SVG render. */
+/* Unit tests of analysis/graphdot*.c: what is drawn from a hand-written
+ * two-device run (clusters, transfers, costs, collapsing, folding, focus,
+ * top, colours), seen through the DOT that emit/dot.c writes of it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,11 +8,11 @@
 #include <cmocka.h>
 
 #include "analysis/graphdot.h"
+#include "emit/dot.h"
 #include "io/source.h"
 
 #include <cgraph.h>
 #include <glib.h>
-#include <glib/gstdio.h>
 #include <string.h>
 
 #define TWO_DEV "tests/cli/data/graph/two-dev.pbtxt"
@@ -30,71 +30,6 @@ static tl_run *load(const char *path)
 	return run;
 }
 
-static char *quoted(const char *text, size_t len, bool label)
-{
-	GString *s = g_string_new(NULL);
-	tl_dot_quote(s, text, len, label);
-	return g_string_free(s, FALSE);
-}
-
-/* The exact bytes written for the awkward characters. */
-static void test_quote(void **state)
-{
-	(void)state;
-	struct {
-		const char *in;
-		bool label;
-		const char *out;
-	} cases[] = {
-		{"plain/name_1", false, "\"plain/name_1\""},
-		{"a\"b", false, "\"a\\\"b\""},
-		{"a\"b", true, "\"a\\\"b\""},
-		{"back\\slash", true, "\"back\\\\slash\""},
-		{"back\\slash", false, "\"back_slash\""},
-		/* a final backslash gets a line continuation before the quote */
-		{"trail\\", true, "\"trail\\\\\\\n\""},
-		{"two\nlines", true, "\"two\\nlines\""},
-		{"two\nlines", false, "\"two_lines\""},
-		{"tab\tx\r", true, "\"tab x\xEF\xBF\xBD\""},
-		{"{braces} [x] <y>", true, "\"{braces} [x] <y>\""},
-		{"a&b", true, "\"a&amp;b\""},
-		{"caf\xC3\xA9", true, "\"caf\xC3\xA9\""},
-		{"bad\xFF\xC3", false, "\"bad\xEF\xBF\xBD\xEF\xBF\xBD\""},
-	};
-	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
-		char *q = quoted(cases[i].in, strlen(cases[i].in), cases[i].label);
-		assert_string_equal(q, cases[i].out);
-		g_free(q);
-	}
-	GString *h = g_string_new(NULL);
-	tl_dot_html(h, "Op\"<&>\xFF");
-	assert_string_equal(h->str, "Op&quot;&lt;&amp;&gt;\xEF\xBF\xBD");
-	g_string_free(h, TRUE);
-}
-
-/* Whatever the bytes, cgraph reads the quoted id and label back: the id as
- * written (sanitized), the label as the text (escString decoding aside). */
-static void test_quote_parses(void **state)
-{
-	(void)state;
-	const char *names[] = {"x\"", "\\", "a\\\"b\\", "\\\\\"\"", "\n\n", "{}", "}{\"",
-			       "\xFF\xFE", "x\\\n", "--", "a -> b; c [label=x]", "<b>", "&amp;"};
-	for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
-		char *id = quoted(names[i], strlen(names[i]), false);
-		char *label = quoted(names[i], strlen(names[i]), true);
-		char *dot = g_strdup_printf("digraph { %s [label=%s]; %s -> %s }", id, label, id,
-					    id);
-		Agraph_t *g = agmemread(dot);
-		assert_non_null(g);
-		assert_int_equal(agnnodes(g), 1);
-		assert_int_equal(agnedges(g), 1);
-		agclose(g);
-		g_free(dot);
-		g_free(label);
-		g_free(id);
-	}
-}
-
 static tl_graphdot *build(tl_run *run, const tl_graphdot_opts *o)
 {
 	tl_graphdot *gd = NULL;
@@ -107,7 +42,7 @@ static tl_graphdot *build(tl_run *run, const tl_graphdot_opts *o)
  * stats announce. */
 static void check_dot(const tl_graphdot *gd)
 {
-	GString *dot = tl_graphdot_dot(gd);
+	GString *dot = tl_dot_string(gd);
 	Agraph_t *g = agmemread(dot->str);
 	assert_non_null(g);
 	const tl_graphdot_stats *st = tl_graphdot_get_stats(gd);
@@ -135,7 +70,7 @@ static void test_two_devices(void **state)
 	assert_int_equal(st->edges, 10);
 	assert_false(st->auto_collapsed);
 	check_dot(gd);
-	GString *dot = tl_graphdot_dot(gd);
+	GString *dot = tl_dot_string(gd);
 	assert_non_null(strstr(dot->str, "\"model/dense/MatMul\" [label=\"MatMul\\nMatMul\\n30.0 us, "
 					 "8.00 KB\"]"));
 	assert_non_null(strstr(dot->str, "\"input/x\" -> \"model/dense/MatMul\" [label=\"float "
@@ -164,7 +99,7 @@ static void test_collapse(void **state)
 	assert_int_equal(st->vertices, 4);
 	assert_int_equal(st->collapsed, 4);
 	check_dot(gd);
-	GString *dot = tl_graphdot_dot(gd);
+	GString *dot = tl_dot_string(gd);
 	assert_non_null(strstr(dot->str, "\"model/\" [label=\"model/\\n2 ops: Identity 1, "
 					 "VariableV2 1\\n3.00 us\", shape=box3d]"));
 	assert_non_null(strstr(dot->str, "\"model/#2\" [label=\"model/\\n5 ops: Mul 2, MatMul 1, "
@@ -189,7 +124,7 @@ static void test_fold(void **state)
 	assert_int_equal(st->vertices, 9);
 	assert_int_equal(st->collapsed, 1);
 	check_dot(gd);
-	GString *dot = tl_graphdot_dot(gd);
+	GString *dot = tl_dot_string(gd);
 	assert_non_null(strstr(dot->str, "\"model/tower_*/\" [label=\"tower_1/ (folded)\\n1 op: "
 					 "Mul 1\\n2.00 us\", shape=box3d]"));
 	assert_non_null(strstr(dot->str, "\"model/tower_0/mul\" [label=\"tower_0/mul"));
@@ -219,7 +154,7 @@ static void test_select(void **state)
 	o.focus = NULL;
 	o.top = 1;
 	gd = build(run, &o);
-	GString *dot = tl_graphdot_dot(gd);
+	GString *dot = tl_dot_string(gd);
 	assert_int_equal(tl_graphdot_get_stats(gd)->kept, 1);
 	assert_non_null(strstr(dot->str, "\"model/dense/MatMul\""));
 	g_string_free(dot, TRUE);
@@ -227,7 +162,7 @@ static void test_select(void **state)
 	o.hops = 1;
 	o.color_by = TL_COLOR_MEMORY; /* rank by output bytes: input/x (16 KB) */
 	gd = build(run, &o);
-	dot = tl_graphdot_dot(gd);
+	dot = tl_dot_string(gd);
 	assert_int_equal(tl_graphdot_get_stats(gd)->kept, 2);
 	assert_non_null(strstr(dot->str, "\"input/x\" -> \"model/dense/MatMul\""));
 	g_string_free(dot, TRUE);
@@ -246,7 +181,7 @@ static void test_colors(void **state)
 	tl_graphdot_opts_init(&o);
 	o.color_by = TL_COLOR_TIME;
 	tl_graphdot *gd = build(run, &o);
-	GString *dot = tl_graphdot_dot(gd);
+	GString *dot = tl_dot_string(gd);
 	/* the slowest node gets the darkest colour, the fastest the lightest */
 	assert_non_null(strstr(dot->str, "30.0 us, 8.00 KB\", fillcolor=\"#800026\""));
 	assert_non_null(strstr(dot->str, "\"train/step\" [label=\"train/step\\nNoOp\\n1.00 us\", "
@@ -258,7 +193,7 @@ static void test_colors(void **state)
 	tl_graphdot_free(gd);
 	o.color_by = TL_COLOR_DEVICE;
 	gd = build(run, &o);
-	dot = tl_graphdot_dot(gd);
+	dot = tl_dot_string(gd);
 	assert_non_null(strstr(dot->str, ">/job:localhost/replica:0/task:0/device:GPU:0</td>"));
 	g_string_free(dot, TRUE);
 	tl_graphdot_free(gd);
@@ -286,50 +221,12 @@ static void test_auto_collapse(void **state)
 	tl_run_free(run);
 }
 
-/* In-process layout and SVG: every node and cluster of the picture is in
- * the file. */
-static void test_render_svg(void **state)
-{
-	(void)state;
-	tl_run *run = load(TWO_DEV);
-	tl_graphdot_opts o;
-	tl_graphdot_opts_init(&o);
-	tl_graphdot *gd = build(run, &o);
-	char *dir = g_dir_make_tmp("graphdot-XXXXXX", NULL);
-	assert_non_null(dir);
-	char *path = g_build_filename(dir, "g.svg", NULL);
-	tl_output *out = NULL;
-	tl_error err = {{0}};
-	assert_int_equal(tl_output_open(&out, path, false, NULL, 0, &err), 0);
-	assert_int_equal(tl_graphdot_render(gd, "svg", out, &err), 0);
-	assert_int_equal(tl_output_close(out, &err), 0);
-	char *svg = NULL;
-	assert_true(g_file_get_contents(path, &svg, NULL, NULL));
-	size_t nodes = 0, clusters = 0;
-	for (const char *p = svg; (p = strstr(p, "class=\"node\"")) != NULL; p++)
-		nodes++;
-	for (const char *p = svg; (p = strstr(p, "class=\"cluster\"")) != NULL; p++)
-		clusters++;
-	assert_int_equal(nodes, tl_graphdot_get_stats(gd)->vertices);
-	assert_int_equal(clusters, tl_graphdot_get_stats(gd)->clusters);
-	assert_non_null(strstr(svg, "<title>model/dense/MatMul</title>"));
-	g_free(svg);
-	g_unlink(path);
-	g_rmdir(dir);
-	g_free(path);
-	g_free(dir);
-	tl_graphdot_free(gd);
-	tl_run_free(run);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_quote),       cmocka_unit_test(test_quote_parses),
 		cmocka_unit_test(test_two_devices), cmocka_unit_test(test_collapse),
 		cmocka_unit_test(test_fold),        cmocka_unit_test(test_select),
 		cmocka_unit_test(test_colors),      cmocka_unit_test(test_auto_collapse),
-		cmocka_unit_test(test_render_svg),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

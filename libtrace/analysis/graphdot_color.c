@@ -1,0 +1,183 @@
+/* graphdot_color: the vertices' fill colours and the legend that explains
+ * them. By time or memory: nine bins of a sequential palette on a log scale
+ * between the smallest and the largest cost; by device or op type: a
+ * categorical palette, the most common op types first. */
+#include "analysis/graphdot_picture.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const sequential[] = {"#ffffcc", "#ffeda0", "#fed976", "#feb24c", "#fd8d3c",
+					 "#fc4e2a", "#e31a1c", "#bd0026", "#800026"};
+static const char *const categorical[] = {"#8dd3c7", "#ffffb3", "#bebada", "#fb8072",
+					  "#80b1d3", "#fdb462", "#b3de69", "#fccde5",
+					  "#bc80bd", "#ccebc5", "#ffed6f", "#d9d9d9"};
+#define N_SEQ ((int)G_N_ELEMENTS(sequential))
+#define N_CAT ((int)G_N_ELEMENTS(categorical))
+#define OTHER_COLOR "#eeeeee"
+
+static void legend_add(tl_graphdot *gd, const char *color, char *text)
+{
+	struct legend_entry e = {.color = color, .text = text};
+	g_array_append_val(gd->legend, e);
+}
+
+/* A line for the costs from lo to hi (range), or for lo alone. */
+static void legend_add_costs(tl_graphdot *gd, const char *color, int64_t lo, int64_t hi,
+			     bool range)
+{
+	struct legend_entry e = {.color = color, .lo = lo, .hi = hi, .range = range};
+	g_array_append_val(gd->legend, e);
+}
+
+static int64_t vtx_value(const tl_graphdot *gd, const struct vtx *v)
+{
+	return gd->opts.color_by == TL_COLOR_MEMORY ? v->bytes : v->time;
+}
+
+/* Nine bins on a log scale between the smallest and the largest value. */
+static void color_sequential(tl_graphdot *gd)
+{
+	int64_t lo = INT64_MAX, hi = 0;
+	for (guint i = 0; i < gd->vtx->len; i++) {
+		int64_t v = vtx_value(gd, vtx_at(gd, i));
+		if (v > 0 && v < lo)
+			lo = v;
+		if (v > hi)
+			hi = v;
+	}
+	gd->legend_title = gd->opts.color_by == TL_COLOR_MEMORY ? "output memory" : "time";
+	if (hi == 0) {
+		tl_warn("graph-no-cost", "no executions to colour by %s (no step stats)",
+			gd->opts.color_by == TL_COLOR_MEMORY ? "memory" : "time");
+		return;
+	}
+	int bins = hi > lo ? N_SEQ : 1;
+	double span = hi > lo ? log((double)hi / (double)lo) : 1.0;
+	for (guint i = 0; i < gd->vtx->len; i++) {
+		struct vtx *v = vtx_at(gd, i);
+		int64_t val = vtx_value(gd, v);
+		if (val <= 0)
+			continue;
+		int k = bins == 1 ? N_SEQ - 1 : (int)(N_SEQ * log((double)val / (double)lo) / span);
+		v->color = k < 0 ? 0 : (k >= N_SEQ ? N_SEQ - 1 : k);
+	}
+	for (int k = 0; k < N_SEQ; k++) {
+		if (bins == 1 && k != N_SEQ - 1)
+			continue;
+		if (bins == 1) {
+			legend_add_costs(gd, sequential[k], lo, lo, false);
+		} else {
+			double a = (double)lo * exp(span * k / N_SEQ);
+			double b = (double)lo * exp(span * (k + 1) / N_SEQ);
+			legend_add_costs(gd, sequential[k], (int64_t)llround(a),
+					 (int64_t)llround(b), true);
+		}
+	}
+	legend_add(gd, "#ffffff", g_strdup("not run"));
+}
+
+static void color_devices(tl_graphdot *gd)
+{
+	GHashTable *index = g_hash_table_new(g_str_hash, g_str_equal);
+	gd->legend_title = "device";
+	for (size_t r = 0; r < gd->n_runs; r++) {
+		struct rview *rv = &gd->views[r];
+		for (guint g = 0; g < rv->groups->len; g++) {
+			struct group *gr = &g_array_index(rv->groups, struct group, g);
+			const char *name = gr->device[0] != '\0' ? gr->device : "(no device)";
+			gpointer hit = g_hash_table_lookup(index, name);
+			if (hit == NULL) {
+				guint k = g_hash_table_size(index);
+				g_hash_table_insert(index, (gpointer)name, GUINT_TO_POINTER(k + 1));
+				legend_add(gd, categorical[k % N_CAT], g_strdup(name));
+				gr->color = (int)(k % N_CAT);
+			} else {
+				gr->color = (int)((GPOINTER_TO_UINT(hit) - 1) % N_CAT);
+			}
+		}
+	}
+	for (guint i = 0; i < gd->vtx->len; i++) {
+		struct vtx *v = vtx_at(gd, i);
+		v->color = g_array_index(gd->views[v->run].groups, struct group, v->group).color;
+	}
+	g_hash_table_destroy(index);
+}
+
+static void color_ops(tl_graphdot *gd)
+{
+	GHashTable *count = g_hash_table_new(g_str_hash, g_str_equal);
+	for (guint i = 0; i < gd->vtx->len; i++) {
+		const struct vtx *v = vtx_at(gd, i);
+		gpointer c = g_hash_table_lookup(count, v->op);
+		g_hash_table_insert(count, (gpointer)v->op, GUINT_TO_POINTER(GPOINTER_TO_UINT(c) + 1));
+	}
+	guint m = 0;
+	struct op_count *oc = tl_graphdot_ops_ranked(count, &m);
+	guint named = m > (guint)N_CAT ? (guint)N_CAT - 1 : m;
+	GHashTable *slot = g_hash_table_new(g_str_hash, g_str_equal);
+	gd->legend_title = "op type";
+	for (guint i = 0; i < named; i++) {
+		g_hash_table_insert(slot, (gpointer)oc[i].op, GUINT_TO_POINTER(i + 1));
+		legend_add(gd, categorical[i],
+			   g_strdup_printf("%s (%u)", oc[i].op[0] ? oc[i].op : "(none)", oc[i].count));
+	}
+	if (named < m) {
+		guint rest = 0;
+		for (guint i = named; i < m; i++)
+			rest += oc[i].count;
+		legend_add(gd, OTHER_COLOR, g_strdup_printf("%u other types (%u)", m - named, rest));
+	}
+	for (guint i = 0; i < gd->vtx->len; i++) {
+		struct vtx *v = vtx_at(gd, i);
+		gpointer hit = g_hash_table_lookup(slot, v->op);
+		v->color = hit != NULL ? (int)GPOINTER_TO_UINT(hit) - 1 : N_CAT;
+	}
+	g_hash_table_destroy(slot);
+	g_hash_table_destroy(count);
+	g_free(oc);
+}
+
+static const char *vtx_fill(const tl_graphdot *gd, const struct vtx *v)
+{
+	if (v->color < 0)
+		return NULL;
+	switch (gd->opts.color_by) {
+	case TL_COLOR_TIME:
+	case TL_COLOR_MEMORY:
+		return sequential[v->color];
+	case TL_COLOR_DEVICE:
+		return categorical[v->color];
+	case TL_COLOR_OP:
+		return v->color < N_CAT ? categorical[v->color] : OTHER_COLOR;
+	default:
+		return NULL;
+	}
+}
+
+void tl_graphdot_color(tl_graphdot *gd)
+{
+	switch (gd->opts.color_by) {
+	case TL_COLOR_TIME:
+	case TL_COLOR_MEMORY:
+		color_sequential(gd);
+		break;
+	case TL_COLOR_DEVICE:
+		color_devices(gd);
+		break;
+	case TL_COLOR_OP:
+		color_ops(gd);
+		break;
+	default:
+		break;
+	}
+	for (guint i = 0; i < gd->vtx->len; i++) {
+		struct vtx *v = vtx_at(gd, i);
+		v->fill = vtx_fill(gd, v);
+		/* the three darkest of the sequential palette */
+		v->fill_dark = v->fill != NULL && (v->fill == sequential[N_SEQ - 1] ||
+						   v->fill == sequential[N_SEQ - 2] ||
+						   v->fill == sequential[N_SEQ - 3]);
+	}
+}

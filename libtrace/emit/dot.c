@@ -1,0 +1,755 @@
+/* dot: the picture of tl_graphdot_build as DOT text, streamed or in
+ * memory, and laid out and rendered in-process by Graphviz (cgraph + gvc).
+ * What is drawn was decided by the analysis (analysis/graphdot*.c); here it
+ * gets DOT's spelling: quoted ids made unique, escaped labels, units,
+ * clusters, attributes. */
+#include "emit/dot.h"
+
+#include "analysis/graphdot_picture.h"
+
+#include <cgraph.h>
+#include <gvc.h>
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
+/* Engines and formats                                                 */
+
+static const char *const engines[] = {"dot",  "neato", "fdp",   "sfdp",
+				      "twopi", "circo", "osage", "patchwork"};
+
+bool tl_dot_engine_known(const char *engine)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(engines); i++)
+		if (strcmp(engine, engines[i]) == 0)
+			return true;
+	return false;
+}
+
+/* Files only: Graphviz also has devices that open windows (x11, gtk). */
+static const char *const text_formats[] = {"svg", "dot", "xdot", "json", "plain", "ps", "eps"};
+static const char *const binary_formats[] = {"png", "pdf", "svgz", "jpg", "jpeg", "gif",
+					     "webp", "bmp", "tiff"};
+
+bool tl_dot_format_known(const char *format)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(text_formats); i++)
+		if (strcmp(format, text_formats[i]) == 0)
+			return true;
+	return tl_dot_format_binary(format);
+}
+
+bool tl_dot_format_binary(const char *format)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(binary_formats); i++)
+		if (strcmp(format, binary_formats[i]) == 0)
+			return true;
+	return false;
+}
+
+/* ------------------------------------------------------------------ */
+/* Escaping                                                            */
+
+static const char replacement[] = "\xEF\xBF\xBD"; /* U+FFFD */
+
+/* Length of the valid UTF-8 sequence at p (p[0] >= 0x80), or 0. */
+static size_t utf8_len(const char *p, const char *end)
+{
+	gunichar u = g_utf8_get_char_validated(p, (gssize)(end - p));
+	if (u == (gunichar)-1 || u == (gunichar)-2)
+		return 0;
+	return (size_t)(g_utf8_next_char(p) - p);
+}
+
+void tl_dot_quote(GString *s, const char *text, size_t len, bool label)
+{
+	const char *p = text, *end = text + len;
+	bool last_backslash = false;
+	g_string_append_c(s, '"');
+	while (p < end) {
+		unsigned char c = (unsigned char)*p;
+		last_backslash = false;
+		if (c >= 0x80) {
+			size_t n = utf8_len(p, end);
+			if (n == 0) {
+				g_string_append(s, replacement);
+				p++;
+			} else {
+				g_string_append_len(s, p, (gssize)n);
+				p += n;
+			}
+			continue;
+		}
+		p++;
+		if (c == '"') {
+			g_string_append(s, "\\\"");
+		} else if (c == '&') {
+			/* Graphviz reads HTML entities in every string */
+			g_string_append(s, "&amp;");
+		} else if (c == '\\') {
+			if (label) {
+				g_string_append(s, "\\\\");
+				last_backslash = true;
+			} else {
+				g_string_append_c(s, '_');
+			}
+		} else if (c == '\n' && label) {
+			g_string_append(s, "\\n");
+		} else if (c < 0x20 || c == 0x7f) {
+			if (label)
+				g_string_append(s, c == '\t' ? " " : replacement);
+			else
+				g_string_append_c(s, '_');
+		} else {
+			g_string_append_c(s, (char)c);
+		}
+	}
+	/* A backslash right before the closing quote would escape it in older
+	 * cgraph scanners; an escaped newline (a line continuation) between
+	 * them is read as nothing by every version. */
+	if (last_backslash)
+		g_string_append(s, "\\\n");
+	g_string_append_c(s, '"');
+}
+
+void tl_dot_html(GString *s, const char *text)
+{
+	const char *p = text, *end = text + strlen(text);
+	while (p < end) {
+		unsigned char c = (unsigned char)*p;
+		if (c >= 0x80) {
+			size_t n = utf8_len(p, end);
+			if (n == 0) {
+				g_string_append(s, replacement);
+				p++;
+			} else {
+				g_string_append_len(s, p, (gssize)n);
+				p += n;
+			}
+			continue;
+		}
+		p++;
+		switch (c) {
+		case '&':
+			g_string_append(s, "&amp;");
+			break;
+		case '<':
+			g_string_append(s, "&lt;");
+			break;
+		case '>':
+			g_string_append(s, "&gt;");
+			break;
+		case '"':
+			g_string_append(s, "&quot;");
+			break;
+		default:
+			if (c < 0x20 || c == 0x7f)
+				g_string_append(s, replacement);
+			else
+				g_string_append_c(s, (char)c);
+		}
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Labels: times, byte sizes, tensors                                  */
+
+/* Three significant digits: "1.23", "12.3", "123". */
+static void sig3(GString *s, double v, const char *unit)
+{
+	if (v < 9.995)
+		g_string_append_printf(s, "%.2f %s", v, unit);
+	else if (v < 99.95)
+		g_string_append_printf(s, "%.1f %s", v, unit);
+	else
+		g_string_append_printf(s, "%.0f %s", v, unit);
+}
+
+static void fmt_time(GString *s, int64_t ns)
+{
+	if (ns < 1000)
+		g_string_append_printf(s, "%" PRId64 " ns", ns);
+	else if (ns < 999500)
+		sig3(s, (double)ns / 1e3, "us");
+	else if (ns < 999500000)
+		sig3(s, (double)ns / 1e6, "ms");
+	else
+		sig3(s, (double)ns / 1e9, "s");
+}
+
+/* Binary units, as trace-memory prints them. */
+static void fmt_bytes(GString *s, int64_t b)
+{
+	static const char *const unit[] = {"KB", "MB", "GB", "TB"};
+	if (b < 1024) {
+		g_string_append_printf(s, "%" PRId64 " B", b);
+		return;
+	}
+	double v = (double)b / 1024.0;
+	int u = 0;
+	while (v >= 1023.5 && u < 3) {
+		v /= 1024.0;
+		u++;
+	}
+	sig3(s, v, unit[u]);
+}
+
+/* "float [32x56x56x256]", "int32 scalar" */
+static void fmt_tensor(GString *s, const tl_graphdot_tensor *t)
+{
+	const char *dt = tl_graphdot_tensor_dtype(t->dtype);
+	if (dt != NULL) {
+		for (const char *p = dt; *p != '\0'; p++)
+			g_string_append_c(s, g_ascii_tolower(*p));
+	}
+	if (t->shape == NULL)
+		return;
+	if (dt != NULL)
+		g_string_append_c(s, ' ');
+	if (t->shape->unknown_rank) {
+		g_string_append(s, "?");
+		return;
+	}
+	if (t->shape->n_dim == 0) {
+		g_string_append(s, "scalar");
+		return;
+	}
+	g_string_append_c(s, '[');
+	for (size_t d = 0; d < t->shape->n_dim; d++) {
+		if (d > 0)
+			g_string_append_c(s, 'x');
+		int64_t size = t->shape->dim[d]->size;
+		if (size < 0)
+			g_string_append_c(s, '?');
+		else
+			g_string_append_printf(s, "%" PRId64, size);
+	}
+	g_string_append_c(s, ']');
+}
+
+/* ------------------------------------------------------------------ */
+/* DOT                                                                 */
+
+/* Length of the path of the nearest drawn cluster at or above s. */
+static uint32_t cluster_prefix(struct rview *rv, uint32_t s)
+{
+	while (s != NONE) {
+		const struct scope *sc = scope_at(rv, s);
+		if (sc->depth == 0)
+			return 0;
+		if (sc->cluster)
+			return sc->len;
+		s = sc->parent;
+	}
+	return 0;
+}
+
+struct dotw {
+	GString *s;
+	tl_output *out;         /* NULL: keep everything in s */
+	GString *tmp;
+	GHashTable *clusters;   /* quoted cluster ids written */
+	GHashTable *ids;        /* quoted node ids in use (owned) */
+	GHashTable *id_next;    /* quoted id -> next suffix to try */
+	const char **vtx_id;    /* per vertex, its quoted id (in ids) */
+	const char *legend_id;
+};
+
+/* The quoted DOT id for `text`: itself, or "text#2", "text#3"... when taken
+ * (the same name in several partitions or runs). */
+static const char *unique_id(struct dotw *w, const char *text, size_t len)
+{
+	GString *s = g_string_sized_new(len + 8);
+	tl_dot_quote(s, text, len, false);
+	if (g_hash_table_contains(w->ids, s->str)) {
+		/* where the last search for this name stopped */
+		char *base = g_strdup(s->str);
+		unsigned k = GPOINTER_TO_UINT(g_hash_table_lookup(w->id_next, base));
+		if (k < 2)
+			k = 2;
+		for (;; k++) {
+			g_string_truncate(s, 0);
+			char *alt = g_strdup_printf("%.*s#%u", (int)len, text, k);
+			tl_dot_quote(s, alt, strlen(alt), false);
+			g_free(alt);
+			if (!g_hash_table_contains(w->ids, s->str))
+				break;
+		}
+		g_hash_table_insert(w->id_next, base, GUINT_TO_POINTER(k + 1));
+	}
+	char *id = g_string_free(s, FALSE);
+	g_hash_table_add(w->ids, id);
+	return id;
+}
+
+/* Every vertex's id, in the order of the vertices, then the legend's. */
+static void make_ids(const tl_graphdot *gd, struct dotw *w)
+{
+	w->ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	w->id_next = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	w->vtx_id = g_new(const char *, gd->vtx->len + 1);
+	for (guint i = 0; i < gd->vtx->len; i++) {
+		const struct vtx *v = vtx_at(gd, i);
+		w->vtx_id[i] = unique_id(w, v->key, v->key_len);
+	}
+	w->legend_id = gd->legend->len > 0 ? unique_id(w, "legend", 6) : NULL;
+}
+
+static void free_ids(struct dotw *w)
+{
+	g_free(w->vtx_id);
+	g_hash_table_destroy(w->id_next);
+	g_hash_table_destroy(w->ids);
+}
+
+static void w_flush(struct dotw *w, bool force)
+{
+	if (w->out == NULL || (!force && w->s->len < (1u << 16)))
+		return;
+	tl_out_bytes(w->out, w->s->str, w->s->len);
+	g_string_truncate(w->s, 0);
+}
+
+static void w_indent(struct dotw *w, int depth)
+{
+	for (int i = 0; i < depth; i++)
+		g_string_append_c(w->s, '\t');
+}
+
+/* Appends the cost line ("1.23 ms, 4.0 MB") of a vertex, if any. */
+static void cost_line(const struct vtx *v, GString *s)
+{
+	if (v->n_exec == 0)
+		return;
+	g_string_append_c(s, '\n');
+	fmt_time(s, v->time);
+	if (v->bytes > 0) {
+		g_string_append(s, ", ");
+		fmt_bytes(s, v->bytes);
+	}
+	if (v->node >= 0 && v->n_exec > 1)
+		g_string_append_printf(s, " (%u runs)", v->n_exec);
+}
+
+static void write_vertex(const tl_graphdot *gd, struct dotw *w, struct rview *rv, uint32_t vi,
+			 int depth)
+{
+	const struct vtx *v = vtx_at(gd, vi);
+	GString *label = w->tmp;
+	g_string_truncate(label, 0);
+	uint32_t pre = cluster_prefix(rv, v->scope);
+	if (v->node >= 0) {
+		const char *rel = v->name + (pre > 0 ? pre + 1 : 0);
+		if (pre > 0 && pre + 1 > v->name_len) {
+			const char *slash = strrchr(v->name, '/');
+			rel = slash != NULL ? slash + 1 : v->name;
+		}
+		g_string_append(label, rel);
+		g_string_append_printf(label, "\n%s", v->op);
+	} else {
+		const struct scope *t = scope_at(rv, v->target);
+		uint32_t start = pre > 0 ? pre + 1 : 0;
+		if (v->folded) {
+			const struct scope *par = scope_at(rv, t->parent);
+			uint32_t base_at = par->depth == 0 ? 0 : par->len + 1;
+			const char *base = t->path + base_at;
+			if (base_at > start)
+				g_string_append_len(label, t->path + start, base_at - start);
+			if (v->n_folded == 1)
+				g_string_append_printf(label, "%.*s_%" PRId64 "/ (folded)",
+						       (int)t->base_len, base, v->fold_lo);
+			else
+				g_string_append_printf(label, "%.*s_%" PRId64 " ... %.*s_%" PRId64
+						       "/ (%u folded)", (int)t->base_len, base,
+						       v->fold_lo, (int)t->base_len, base, v->fold_hi,
+						       v->n_folded);
+		} else {
+			g_string_append_len(label, t->path + start, t->len - start);
+			g_string_append_c(label, '/');
+		}
+		g_string_append_printf(label, "\n%u op%s: %s", v->n_ops, v->n_ops == 1 ? "" : "s",
+				       v->types);
+	}
+	cost_line(v, label);
+	w_indent(w, depth);
+	g_string_append(w->s, w->vtx_id[vi]);
+	g_string_append(w->s, " [label=");
+	tl_dot_quote(w->s, label->str, label->len, true);
+	if (v->node < 0)
+		g_string_append(w->s, ", shape=box3d");
+	if (v->fill != NULL) {
+		g_string_append_printf(w->s, ", fillcolor=\"%s\"", v->fill);
+		if (v->fill_dark)
+			g_string_append(w->s, ", fontcolor=white");
+	}
+	g_string_append(w->s, "];\n");
+	w_flush(w, false);
+}
+
+static void open_cluster(struct dotw *w, const char *name, const char *label,
+			 size_t label_len, const char *style, int depth)
+{
+	w_indent(w, depth);
+	g_string_append(w->s, "subgraph ");
+	/* subgraphs have their own namespace in DOT, kept per document */
+	char *id = g_strdup_printf("cluster %s", name);
+	size_t mark = w->s->len;
+	tl_dot_quote(w->s, id, strlen(id), false);
+	for (unsigned k = 2; g_hash_table_contains(w->clusters, w->s->str + mark); k++) {
+		g_string_truncate(w->s, mark);
+		char *alt = g_strdup_printf("%s#%u", id, k);
+		tl_dot_quote(w->s, alt, strlen(alt), false);
+		g_free(alt);
+	}
+	g_hash_table_add(w->clusters, g_strdup(w->s->str + mark));
+	g_free(id);
+	g_string_append(w->s, " {\n");
+	w_indent(w, depth + 1);
+	g_string_append(w->s, "label=");
+	tl_dot_quote(w->s, label, label_len, true);
+	g_string_append_printf(w->s, "; %s\n", style);
+}
+
+static void close_cluster(struct dotw *w, int depth)
+{
+	w_indent(w, depth);
+	g_string_append(w->s, "}\n");
+}
+
+/* Depth-first over the scopes of one group, without recursion (names can
+ * nest deeply). */
+static void write_group(const tl_graphdot *gd, struct dotw *w, struct rview *rv, uint32_t g,
+			int depth)
+{
+	const struct group *gr = &g_array_index(rv->groups, struct group, g);
+	if (scope_at(rv, gr->root)->n_sub == 0)
+		return;
+	GArray *stack = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	GArray *opened = g_array_new(FALSE, FALSE, sizeof(int));
+	uint32_t s = gr->root;
+	g_array_append_val(stack, s);
+	int d = depth;
+	while (stack->len > 0) {
+		uint32_t top = g_array_index(stack, uint32_t, stack->len - 1);
+		g_array_set_size(stack, stack->len - 1);
+		if (top == NONE) {
+			/* closing marker */
+			int was = g_array_index(opened, int, opened->len - 1);
+			g_array_set_size(opened, opened->len - 1);
+			if (was) {
+				d--;
+				close_cluster(w, d);
+			}
+			continue;
+		}
+		struct scope *sc = scope_at(rv, top);
+		if (sc->n_sub == 0)
+			continue;
+		int open = sc->cluster ? 1 : 0;
+		if (open) {
+			if (sc->depth == 0) {
+				char *name = g_strdup_printf("%zu/%u %s", (size_t)(rv - gd->views), g,
+							     gr->device);
+				char *label = gr->device[0] != '\0'
+						      ? g_strdup(gr->device)
+						      : g_strdup_printf("partition %u", gr->partition);
+				open_cluster(w, name, label, strlen(label),
+					     "style=\"rounded,bold\"; color=\"#4a6fa5\"; "
+					     "fontcolor=\"#4a6fa5\"; fontsize=12;",
+					     d);
+				g_free(name);
+				g_free(label);
+			} else {
+				uint32_t pre = cluster_prefix(rv, sc->parent);
+				uint32_t start = pre > 0 ? pre + 1 : 0;
+				char *name = g_strdup_printf("%zu/%u %.*s", (size_t)(rv - gd->views), g,
+							     (int)sc->len, sc->path);
+				open_cluster(w, name, sc->path + start, sc->len - start,
+					     "style=rounded; color=\"#aaaaaa\"; fontcolor=\"#555555\";",
+					     d);
+				g_free(name);
+			}
+			d++;
+		}
+		g_array_append_val(opened, open);
+		for (uint32_t v = sc->first_vtx; v != NONE; v = vtx_at(gd, v)->next)
+			write_vertex(gd, w, rv, v, d);
+		uint32_t marker = NONE;
+		g_array_append_val(stack, marker);
+		/* children in order: push in reverse */
+		size_t mark = stack->len;
+		for (uint32_t c = sc->first_child; c != NONE; c = scope_at(rv, c)->next_sibling)
+			g_array_append_val(stack, c);
+		for (size_t a = mark, b = stack->len; a + 1 < b; a++, b--) {
+			uint32_t t = g_array_index(stack, uint32_t, a);
+			g_array_index(stack, uint32_t, a) = g_array_index(stack, uint32_t, b - 1);
+			g_array_index(stack, uint32_t, b - 1) = t;
+		}
+	}
+	g_array_free(opened, TRUE);
+	g_array_free(stack, TRUE);
+}
+
+/* Width grows with the bytes a tensor carries: 1 up to 1 KB, about +1.25
+ * per factor of ten, 6 from 10 MB on. */
+static double edge_width(int64_t bytes)
+{
+	if (bytes <= 1000)
+		return 1.0;
+	double w = 1.0 + 1.25 * log10((double)bytes / 1000.0);
+	return w > 6.0 ? 6.0 : w;
+}
+
+static void write_edge(const tl_graphdot *gd, struct dotw *w, const struct dedge *d)
+{
+	bool control = d->kind == EK_CONTROL || d->kind == EK_TRANSFER_CONTROL;
+	bool transfer = d->kind == EK_TRANSFER || d->kind == EK_TRANSFER_CONTROL;
+	g_string_append_c(w->s, '\t');
+	g_string_append(w->s, w->vtx_id[d->src]);
+	g_string_append(w->s, " -> ");
+	g_string_append(w->s, w->vtx_id[d->dst]);
+	g_string_append(w->s, " [");
+	bool sep = false;
+	if (gd->edge_labels) {
+		GString *label = w->tmp;
+		g_string_truncate(label, 0);
+		if (d->count > 1) {
+			g_string_append_printf(label, "%u %s", d->count,
+					       control ? "control" : "tensors");
+			if (d->bytes > 0) {
+				g_string_append(label, ", ");
+				fmt_bytes(label, d->bytes);
+			}
+		} else if (!control) {
+			tl_graphdot_tensor t =
+				tl_graphdot_tensor_of(gd->views[d->run].run, d->gsrc, d->port);
+			fmt_tensor(label, &t);
+		}
+		if (label->len > 0) {
+			g_string_append(w->s, gd->edge_xlabels ? "xlabel=" : "label=");
+			tl_dot_quote(w->s, label->str, label->len, true);
+			sep = true;
+		}
+	}
+	double width = control ? 1.0 : edge_width(d->bytes);
+	if (transfer && width < 2.5)
+		width = 2.5;
+	if (width > 1.0) {
+		g_string_append_printf(w->s, "%spenwidth=%.1f", sep ? ", " : "", width);
+		sep = true;
+	}
+	if (transfer) {
+		g_string_append_printf(w->s, "%sstyle=%s, color=\"#1f5fa8\"", sep ? ", " : "",
+				       control ? "\"bold,dashed\"" : "bold");
+		sep = true;
+	} else if (control) {
+		g_string_append_printf(w->s, "%sstyle=dashed, color=\"#888888\"", sep ? ", " : "");
+		sep = true;
+	}
+	if (!sep)
+		g_string_truncate(w->s, w->s->len - 2);
+	else
+		g_string_append_c(w->s, ']');
+	g_string_append(w->s, ";\n");
+	w_flush(w, false);
+}
+
+/* A cost in the unit of the colouring: bytes by memory, else time. */
+static void fmt_cost(const tl_graphdot *gd, GString *s, int64_t v)
+{
+	if (gd->opts.color_by == TL_COLOR_MEMORY)
+		fmt_bytes(s, v);
+	else
+		fmt_time(s, v);
+}
+
+static void write_legend(const tl_graphdot *gd, struct dotw *w)
+{
+	if (gd->legend->len == 0)
+		return;
+	g_string_append_c(w->s, '\t');
+	g_string_append(w->s, w->legend_id);
+	g_string_append(w->s, " [shape=plaintext, style=\"\", margin=0, label=<<table border=\"0\" "
+			      "cellborder=\"1\" cellspacing=\"0\" cellpadding=\"3\">"
+			      "<tr><td colspan=\"2\">");
+	tl_dot_html(w->s, gd->legend_title);
+	g_string_append(w->s, "</td></tr>");
+	for (guint i = 0; i < gd->legend->len; i++) {
+		const struct legend_entry *e = &g_array_index(gd->legend, struct legend_entry, i);
+		g_string_append_printf(w->s, "<tr><td bgcolor=\"%s\" width=\"18\"></td>"
+				       "<td align=\"left\">", e->color);
+		if (e->text != NULL) {
+			tl_dot_html(w->s, e->text);
+		} else {
+			g_string_truncate(w->tmp, 0);
+			fmt_cost(gd, w->tmp, e->lo);
+			if (e->range) {
+				g_string_append(w->tmp, " - ");
+				fmt_cost(gd, w->tmp, e->hi);
+			}
+			tl_dot_html(w->s, w->tmp->str);
+		}
+		g_string_append(w->s, "</td></tr>");
+	}
+	g_string_append(w->s, "</table>>];\n");
+}
+
+/* The graph's title and the attributes every node and edge share. */
+static void write_head(const tl_graphdot *gd, struct dotw *w)
+{
+	g_string_append(w->s, "digraph \"tftrace\" {\n\tgraph [label=");
+	tl_dot_quote(w->s, gd->title, strlen(gd->title), true);
+	g_string_append(w->s, ", labelloc=t, fontname=\"Helvetica\", fontsize=14, "
+			      "rankdir=TB, newrank=true, nodesep=0.2, ranksep=0.35, "
+			      "remincross=false, searchsize=30");
+	if (gd->fast)
+		g_string_append(w->s, ", nslimit=0.2, mclimit=0.2");
+	if (gd->opts.engine != NULL) {
+		g_string_append(w->s, ", layout=");
+		tl_dot_quote(w->s, gd->opts.engine, strlen(gd->opts.engine), false);
+	}
+	g_string_append(w->s, "];\n\tnode [shape=box, style=\"rounded,filled\", "
+			      "fillcolor=white, fontname=\"Helvetica\", fontsize=10, "
+			      "height=0.3, margin=\"0.08,0.03\"];\n"
+			      "\tedge [fontname=\"Helvetica\", fontsize=8, arrowsize=0.6, "
+			      "color=\"#555555\", fontcolor=\"#555555\"];\n");
+}
+
+static void write_all(const tl_graphdot *gd, struct dotw *w)
+{
+	if (getenv("TL_GRAPHDOT_DEBUG") != NULL)
+		fprintf(stderr, "graphdot: %zu vertices, %zu edges, cost %" PRIu64 "\n",
+			gd->stats.vertices, gd->stats.edges, gd->stats.layout_cost);
+	w->tmp = g_string_new(NULL);
+	w->clusters = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	make_ids(gd, w);
+	write_head(gd, w);
+	for (size_t r = 0; r < gd->n_runs; r++) {
+		struct rview *rv = &gd->views[r];
+		int depth = 1;
+		if (gd->n_runs > 1) {
+			char *name = g_strdup_printf("run %zu", r);
+			open_cluster(w, name, rv->run->label, strlen(rv->run->label),
+				     "style=\"rounded,filled\"; fillcolor=\"#f7f7f7\"; "
+				     "color=\"#999999\"; fontsize=13;",
+				     1);
+			g_free(name);
+			depth = 2;
+		}
+		for (guint g = 0; g < rv->groups->len; g++)
+			write_group(gd, w, rv, g, depth);
+		if (gd->n_runs > 1)
+			close_cluster(w, 1);
+	}
+	for (guint e = 0; e < gd->edges->len; e++)
+		write_edge(gd, w, &g_array_index(gd->edges, struct dedge, e));
+	write_legend(gd, w);
+	g_string_append(w->s, "}\n");
+	g_string_free(w->tmp, TRUE);
+	g_hash_table_destroy(w->clusters);
+	free_ids(w);
+	w_flush(w, true);
+}
+
+void tl_dot_write(const tl_graphdot *gd, tl_output *out)
+{
+	struct dotw w = {.s = g_string_sized_new(1u << 17), .out = out};
+	write_all(gd, &w);
+	g_string_free(w.s, TRUE);
+}
+
+GString *tl_dot_string(const tl_graphdot *gd)
+{
+	struct dotw w = {.s = g_string_sized_new(1u << 16), .out = NULL};
+	write_all(gd, &w);
+	return w.s;
+}
+
+/* ------------------------------------------------------------------ */
+/* Render                                                              */
+
+/* Graphviz reports through one callback, in pieces ("Warning", ": ",
+ * the message); lines are gathered here. Errors are kept for the failure
+ * message; warnings become ours, the first few each on their own line. */
+#define GV_WARNINGS_SHOWN 5
+static GString *gv_line;
+static GString *gv_error;
+static unsigned gv_warnings;
+
+static int gv_message(char *piece)
+{
+	if (gv_line == NULL)
+		gv_line = g_string_new(NULL);
+	g_string_append(gv_line, piece);
+	char *nl;
+	while ((nl = strchr(gv_line->str, '\n')) != NULL) {
+		*nl = '\0';
+		const char *msg = gv_line->str;
+		if (g_str_has_prefix(msg, "Error: ")) {
+			if (gv_error != NULL && gv_error->len == 0)
+				g_string_append(gv_error, msg + 7);
+		} else if (msg[0] != '\0') {
+			const char *text = g_str_has_prefix(msg, "Warning: ") ? msg + 9 : msg;
+			char *key = g_strdup_printf("graphviz: %s", text);
+			if (tl_warning_count(key) > 0 || gv_warnings < GV_WARNINGS_SHOWN) {
+				if (tl_warning_count(key) == 0)
+					gv_warnings++;
+				tl_warn(key, "%s", key);
+			} else {
+				tl_warn("graphviz-more", "graphviz: more messages");
+			}
+			g_free(key);
+		}
+		g_string_erase(gv_line, 0, nl - gv_line->str + 1);
+	}
+	return 0;
+}
+
+int tl_dot_render(const tl_graphdot *gd, const char *format, tl_output *out, tl_error *err)
+{
+	const char *engine = gd->opts.engine != NULL ? gd->opts.engine : "dot";
+	GString *dot = tl_dot_string(gd);
+	gv_error = g_string_new(NULL);
+	agusererrf old = agseterrf(gv_message);
+	int rc = 0;
+	GVC_t *gvc = gvContext();
+	Agraph_t *g = agmemread(dot->str);
+	g_string_free(dot, TRUE);
+	if (g == NULL) {
+		rc = tl_error_set(err, "cannot render: Graphviz did not read the graph (%s)",
+				  gv_error->len ? gv_error->str : "no reason given");
+	} else if (gvLayout(gvc, g, engine) != 0) {
+		rc = tl_error_set(err, "cannot render: %s layout failed%s%s", engine,
+				  gv_error->len ? ": " : "", gv_error->str);
+	} else {
+		char *data = NULL;
+		unsigned int len = 0;
+		if (gvRenderData(gvc, g, format, &data, &len) != 0) {
+			rc = tl_error_set(err, "cannot render %s: %s", format,
+					  gv_error->len ? gv_error->str
+							: "Graphviz has no renderer for it");
+		} else {
+			tl_out_bytes(out, data, len);
+		}
+		if (data != NULL)
+			gvFreeRenderData(data);
+		gvFreeLayout(gvc, g);
+	}
+	if (g != NULL)
+		agclose(g);
+	gvFreeContext(gvc);
+	if (gv_line != NULL && gv_line->len > 0)
+		gv_message("\n");
+	agseterrf(old);
+	g_string_free(gv_error, TRUE);
+	gv_error = NULL;
+	if (gv_line != NULL) {
+		g_string_free(gv_line, TRUE);
+		gv_line = NULL;
+	}
+	return rc;
+}

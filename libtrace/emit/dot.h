@@ -1,0 +1,51 @@
+/*
+ * dot: the picture tl_graphdot_build made (analysis/graphdot.h) as DOT
+ * text, or as an image laid out and rendered in-process by Graphviz
+ * (cgraph + gvc).
+ *
+ * Node ids are the names (the scope's path and '/' for a collapsed scope),
+ * "#2", "#3"... appended where the same name is drawn twice (several
+ * partitions or runs). Names are escaped so that any bytes (quotes,
+ * backslashes, newlines, braces, invalid UTF-8) give valid DOT. Output is
+ * deterministic. The caller owns what it passes in; a GString given back
+ * is the caller's to free.
+ */
+#ifndef TL_EMIT_DOT_H
+#define TL_EMIT_DOT_H
+
+#include "analysis/graphdot.h"
+#include "base/diag.h"
+#include "base/output.h"
+
+#include <glib.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Whether -K and -T name a layout engine and a file format we accept. */
+bool tl_dot_engine_known(const char *engine);
+bool tl_dot_format_known(const char *format);
+/* Whether a format's bytes are binary (refused on a terminal). */
+bool tl_dot_format_binary(const char *format);
+
+/* Streams the picture's DOT into `out`. */
+void tl_dot_write(const tl_graphdot *gd, tl_output *out);
+/* The same DOT in a GString (the caller frees it). */
+GString *tl_dot_string(const tl_graphdot *gd);
+
+/* Lays the picture out with its engine (opts.engine, default dot) and
+ * renders `format` (svg, png, pdf, ...) into `out`. Graphviz warnings
+ * become tl_warn warnings. Not reentrant: Graphviz reports through one
+ * process-wide callback. */
+int tl_dot_render(const tl_graphdot *gd, const char *format, tl_output *out, tl_error *err);
+
+/* Appends `text` to `s` as a DOT double-quoted string. As a label (escString)
+ * a newline becomes a line break and a backslash stays a backslash; as an id
+ * a backslash and control characters become '_'. Either way '&' is written
+ * "&amp;" (Graphviz reads entities in every string) and invalid UTF-8
+ * becomes U+FFFD. */
+void tl_dot_quote(GString *s, const char *text, size_t len, bool label);
+/* Appends `text` escaped for an HTML-like label. */
+void tl_dot_html(GString *s, const char *text);
+
+#endif
