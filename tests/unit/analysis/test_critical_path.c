@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "analysis/timeuse.h"
+#include "analysis/critical_path.h"
 
 #include <glib.h>
 #include <string.h>
@@ -46,6 +46,14 @@ static void assert_path(const char *text, const struct want *want, size_t n)
 		assert_int_equal(steps[i].wait_ns, want[i].wait_us * 1000);
 	}
 	assert_int_equal(got, n);
+	/* each step's gated share and wait add up to the path's span, even
+	 * where a step started before its predecessor ended */
+	int64_t sum = 0;
+	for (size_t i = 0; i < got; i++)
+		sum += steps[i].gated_ns + steps[i].wait_ns;
+	if (got > 0)
+		assert_int_equal(sum, run->execs[steps[got - 1].exec].end -
+					      run->execs[steps[0].exec].start);
 	g_free(steps);
 	tl_run_free(run);
 	tl_warnings_clear();
@@ -117,6 +125,16 @@ static void test_send_recv(void **state)
 	    {"g", TL_DEV_EXECUTOR, 19, 1},
 	};
 	assert_path(text, want, G_N_ELEMENTS(want));
+	/* r (105..120) is gated only from s's end (113): 7 us of its 15 */
+	tl_run *run = td_run_of_text(text, "path");
+	tl_path_step *steps = NULL;
+	size_t n = tl_critical_path(run, &steps);
+	assert_int_equal(n, 4);
+	assert_int_equal(steps[2].gated_ns, 7000);
+	assert_int_equal(steps[1].gated_ns, 2000);
+	g_free(steps);
+	tl_run_free(run);
+	tl_warnings_clear();
 }
 
 /* A control edge gates like a data edge: b (120..130) reads c (ends 115)
