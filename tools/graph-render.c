@@ -97,6 +97,7 @@ static const struct option long_opts[] = {
 struct job {
 	tl_cli cli;
 	tl_graphdot_opts opts;
+	tl_graphdot *gd;
 	GRegex *focus;
 	const char *render;     /* -T format, or NULL for DOT */
 	bool max_nodes_set;
@@ -167,55 +168,38 @@ static void parse_args(struct job *job, int argc, char **argv)
 		job->opts.max_nodes = tl_graphdot_default_max_nodes(job->opts.engine);
 }
 
+static int build(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_error *err)
+{
+	struct job *job = ctx;
+	return tl_graphdot_build(&job->gd, (tl_run *const *)runs->pdata, runs->len, &job->opts, err);
+}
+
+static int draw(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_output *out,
+		tl_error *err)
+{
+	struct job *job = ctx;
+	if (job->render == NULL) {
+		tl_dot_write(job->gd, out);
+		return 0;
+	}
+	if (!job->cli.quiet && isatty(STDERR_FILENO))
+		fprintf(stderr, "graph-render: laying out %zu nodes with %s...\n",
+			tl_graphdot_get_stats(job->gd)->vertices,
+			job->opts.engine != NULL ? job->opts.engine : "dot");
+	return tl_dot_render(job->gd, job->render, out, err);
+}
+
 int main(int argc, char **argv)
 {
 	struct job job = {.cli = {.prog = "graph-render", .usage = usage}};
 	tl_graphdot_opts_init(&job.opts);
 	parse_args(&job, argc, argv);
-	if (job.render != NULL && tl_dot_format_binary(job.render) &&
-	    tl_cli_refuse_terminal(&job.cli, job.render))
-		return TL_EXIT_INPUT;
-
-	tl_cli_inputs in = tl_cli_inputs_of(argc, argv, optind);
-	GPtrArray *runs = g_ptr_array_new();
-	int status = tl_cli_read_runs(&job.cli, &in, job.cli.format, runs);
-	tl_graphdot *gd = NULL;
-	tl_output *out = NULL;
-	tl_error err = {{0}};
-	if (status == TL_EXIT_OK &&
-	    tl_graphdot_build(&gd, (tl_run *const *)runs->pdata, runs->len, &job.opts, &err) < 0) {
-		tl_cli_error(&job.cli, "%s", err.msg);
-		status = TL_EXIT_INPUT;
-	}
-	if (status == TL_EXIT_OK &&
-	    tl_output_open(&out, job.cli.out_path, job.cli.gzip, in.paths, in.n, &err) < 0) {
-		tl_cli_error(&job.cli, "%s", err.msg);
-		status = TL_EXIT_INPUT;
-	}
-	if (status == TL_EXIT_OK) {
-		int rc = 0;
-		if (job.render == NULL) {
-			tl_dot_write(gd, out);
-		} else {
-			if (!job.cli.quiet && isatty(STDERR_FILENO))
-				fprintf(stderr, "graph-render: laying out %zu nodes with %s...\n",
-					tl_graphdot_get_stats(gd)->vertices,
-					job.opts.engine != NULL ? job.opts.engine : "dot");
-			rc = tl_dot_render(gd, job.render, out, &err);
-		}
-		if (rc < 0) {
-			tl_output_abort(out);
-			tl_cli_error(&job.cli, "%s", err.msg);
-			status = TL_EXIT_INPUT;
-		} else if (tl_output_close(out, &err) < 0) {
-			tl_cli_error(&job.cli, "%s", err.msg);
-			status = TL_EXIT_INPUT;
-		}
-	}
-	tl_graphdot_free(gd);
-	tl_cli_free_runs(runs);
+	tl_cli_tool tool = {.prepare = build, .write = draw};
+	if (job.render != NULL && tl_dot_format_binary(job.render))
+		tool.binary = job.render;
+	int status = tl_cli_run(&job.cli, argc, argv, &tool, &job);
+	tl_graphdot_free(job.gd);
 	if (job.focus != NULL)
 		g_regex_unref(job.focus);
-	tl_cli_finish(&job.cli);
 	return status;
 }

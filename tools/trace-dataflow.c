@@ -153,49 +153,35 @@ static void parse_args(struct job *job, int argc, char **argv)
 /* Decodes every run of every input before writing, so a bad input leaves
  * no output behind; runs are then written one after the other. A run's
  * model is freed as soon as it is written. */
+static int write_trace(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_output *out,
+		       tl_error *err)
+{
+	struct job *job = ctx;
+	tl_chrome w;
+	tl_chrome_begin(&w, out);
+	int64_t next_pid = 1;
+	uint64_t next_flow = 1;
+	for (guint r = 0; r < runs->len; r++) {
+		tl_run *run = g_ptr_array_index(runs, r);
+		char *prefix = runs->len > 1 ? g_strdup_printf("%s: ", run->label) : NULL;
+		job->opts.prefix = prefix;
+		tl_optrace_write(&w, run, &job->opts, &next_pid, &next_flow, NULL);
+		g_free(prefix);
+		tl_run_free(run);
+		g_ptr_array_index(runs, r) = NULL;
+	}
+	tl_chrome_end(&w, "{\"tool\":\"trace-dataflow " TL_VERSION "\"}");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct job job = {.cli = {.prog = "trace-dataflow", .usage = usage}};
 	tl_optrace_opts_init(&job.opts);
 	parse_args(&job, argc, argv);
-
-	tl_cli_inputs in = tl_cli_inputs_of(argc, argv, optind);
-	tl_error err = {{0}};
-	GPtrArray *runs = g_ptr_array_new();
-	int status = tl_cli_read_runs(&job.cli, &in, job.cli.format, runs);
-
-	tl_output *out = NULL;
-	if (status == TL_EXIT_OK &&
-	    tl_output_open(&out, job.cli.out_path, job.cli.gzip, in.paths, in.n, &err) < 0) {
-		tl_cli_error(&job.cli, "%s", err.msg);
-		status = TL_EXIT_INPUT;
-	}
-	if (status == TL_EXIT_OK) {
-		tl_chrome w;
-		tl_chrome_begin(&w, out);
-		int64_t next_pid = 1;
-		uint64_t next_flow = 1;
-		for (guint r = 0; r < runs->len; r++) {
-			tl_run *run = g_ptr_array_index(runs, r);
-			char *prefix = runs->len > 1 ? g_strdup_printf("%s: ", run->label) : NULL;
-			job.opts.prefix = prefix;
-			tl_optrace_write(&w, run, &job.opts, &next_pid, &next_flow, NULL);
-			g_free(prefix);
-			tl_run_free(run);
-			g_ptr_array_index(runs, r) = NULL;
-		}
-		GString *other = g_string_new("{\"tool\":\"trace-dataflow " TL_VERSION "\"");
-		g_string_append(other, "}");
-		tl_chrome_end(&w, other->str);
-		g_string_free(other, TRUE);
-		if (tl_output_close(out, &err) < 0) {
-			tl_cli_error(&job.cli, "%s", err.msg);
-			status = TL_EXIT_INPUT;
-		}
-	}
-	tl_cli_free_runs(runs);
+	static const tl_cli_tool tool = {.write = write_trace};
+	int status = tl_cli_run(&job.cli, argc, argv, &tool, &job);
 	if (job.opts.device_re != NULL)
 		g_regex_unref(job.opts.device_re);
-	tl_cli_finish(&job.cli);
 	return status;
 }

@@ -190,35 +190,24 @@ static void write_report(struct job *job, tl_output *out, GPtrArray *runs)
 	tl_memreport_end(&rep);
 }
 
+static int write_memory(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_output *out,
+			tl_error *err)
+{
+	struct job *job = ctx;
+	if (job->plot)
+		write_plot(out, runs);
+	else if (job->report)
+		write_report(job, out, runs);
+	else
+		write_trace(job, out, runs);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct job job = {.cli = {.prog = "trace-memory", .usage = usage}, .ops = true, .flows = true};
 	job.ropts.top = 10;
 	parse_args(&job, argc, argv);
-
-	tl_cli_inputs in = tl_cli_inputs_of(argc, argv, optind);
-	GPtrArray *runs = g_ptr_array_new();
-	int status = tl_cli_read_runs(&job.cli, &in, job.cli.format, runs);
-	tl_output *out = NULL;
-	tl_error err = {{0}};
-	if (status == TL_EXIT_OK &&
-	    tl_output_open(&out, job.cli.out_path, job.cli.gzip, in.paths, in.n, &err) < 0) {
-		tl_cli_error(&job.cli, "%s", err.msg);
-		status = TL_EXIT_INPUT;
-	}
-	if (status == TL_EXIT_OK) {
-		if (job.plot)
-			write_plot(out, runs);
-		else if (job.report)
-			write_report(&job, out, runs);
-		else
-			write_trace(&job, out, runs);
-		if (tl_output_close(out, &err) < 0) {
-			tl_cli_error(&job.cli, "%s", err.msg);
-			status = TL_EXIT_INPUT;
-		}
-	}
-	tl_cli_free_runs(runs);
-	tl_cli_finish(&job.cli);
-	return status;
+	static const tl_cli_tool tool = {.write = write_memory};
+	return tl_cli_run(&job.cli, argc, argv, &tool, &job);
 }

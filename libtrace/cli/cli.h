@@ -20,6 +20,7 @@
 
 #include "base/diag.h"
 #include "base/progress.h"
+#include "base/output.h"
 #include "io/format.h"
 
 #include <glib.h>
@@ -106,6 +107,29 @@ int tl_cli_read_runs(const tl_cli *cli, const tl_cli_inputs *in, tl_format forma
 		     GPtrArray *runs);
 /* Frees every run in `runs` and the array. */
 void tl_cli_free_runs(GPtrArray *runs);
+
+/* What a tool does between its options and its exit status;
+ * tl_cli_run owns the steps every tool shares, in this order:
+ *   1. binary output bound for a terminal is refused (exit 1);
+ *   2. every run of every input is read (tl_cli_read_runs), unless the tool
+ *      reads its inputs itself (`stream`);
+ *   3. prepare (optional): work that may fail before anything is written;
+ *   4. the output is opened (-o FILE atomically, -z);
+ *   5. write; a failure abandons the output (no partial file);
+ *   6. the output is closed (a write error is an error), runs freed,
+ *      warnings flushed.
+ * prepare and write return 0, or -1 with err filled; an empty message
+ * means the tool has said what went wrong itself (an input's error line). */
+typedef struct tl_cli_tool {
+	const char *binary;     /* the output's kind when it is binary ("png"), or NULL */
+	bool stream;            /* the tool reads its inputs in prepare or write */
+	int (*prepare)(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_error *err);
+	int (*write)(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_output *out,
+		     tl_error *err);
+} tl_cli_tool;
+
+/* Runs a tool on the inputs argv[optind..] and returns its exit status. */
+int tl_cli_run(tl_cli *cli, int argc, char **argv, const tl_cli_tool *tool, void *ctx);
 
 /* Flushes warnings (unless quiet) before exit. */
 void tl_cli_finish(const tl_cli *cli);
