@@ -363,20 +363,13 @@ static int cmp_exec_start(const void *a, const void *b)
 	return 0;
 }
 
-static void build_devices(struct builder *b)
+/* The devices of the dump, one per normalized name in order of first
+ * appearance (real dumps name some twice); owner[i] is the device of
+ * dev_stats[i]. */
+static void collect_devices(struct builder *b, const Tensorflow__StepStats *ss, size_t n_dev,
+			    uint32_t *owner)
 {
 	tl_run *run = b->run;
-	const Tensorflow__StepStats *ss = run->meta->step_stats;
-	size_t n_dev = ss != NULL ? ss->n_dev_stats : 0;
-	size_t n_exec = 0;
-	for (size_t i = 0; i < n_dev; i++)
-		n_exec += ss->dev_stats[i]->n_node_stats;
-	run->devices = tl_arena_zalloc(run->arena, (n_dev ? n_dev : 1) * sizeof *run->devices);
-	run->execs = tl_arena_zalloc(run->arena, (n_exec ? n_exec : 1) * sizeof *run->execs);
-
-	/* Devices named twice (real dumps have this) become one device: pass
-	 * one groups dev_stats by name, pass two copies their records. */
-	uint32_t *owner = g_new(uint32_t, n_dev ? n_dev : 1);
 	for (size_t i = 0; i < n_dev; i++) {
 		const char *name = tl_device_normalize(run->arena, ss->dev_stats[i]->device);
 		gpointer hit = g_hash_table_lookup(b->device_index, name);
@@ -395,65 +388,81 @@ static void build_devices(struct builder *b)
 				    GUINT_TO_POINTER(run->n_devices + 1));
 		run->n_devices++;
 	}
-	/* dev_stats entries grouped by their device, in dump order (a
-	 * counting sort: a million devices must not cost a million squared). */
-	uint32_t *group_first = g_new0(uint32_t, run->n_devices + 1);
+}
+
+/* dev_stats entries grouped by their device, in dump order (a counting
+ * sort: a million devices must not cost a million squared): device d's
+ * are grouped[group_first[d] .. group_first[d + 1]). The caller frees
+ * both arrays. */
+static void group_dev_stats(size_t n_devices, size_t n_dev, const uint32_t *owner,
+			    uint32_t **group_first_out, uint32_t **grouped_out)
+{
+	uint32_t *group_first = g_new0(uint32_t, n_devices + 1);
 	uint32_t *grouped = g_new(uint32_t, n_dev ? n_dev : 1);
 	for (size_t i = 0; i < n_dev; i++)
 		group_first[owner[i] + 1]++;
-	for (size_t d = 0; d < run->n_devices; d++)
+	for (size_t d = 0; d < n_devices; d++)
 		group_first[d + 1] += group_first[d];
 	for (size_t i = 0; i < n_dev; i++)
 		grouped[group_first[owner[i]]++] = (uint32_t)i;
-	for (size_t d = run->n_devices; d > 0; d--)
+	for (size_t d = n_devices; d > 0; d--)
 		group_first[d] = group_first[d - 1];
 	group_first[0] = 0;
-	size_t pos = 0;
-	for (size_t d = 0; d < run->n_devices; d++) {
-		tl_device *dev = &run->devices[d];
-		dev->first_exec = (uint32_t)pos;
-		for (uint32_t g = group_first[d]; g < group_first[d + 1]; g++) {
-			const Tensorflow__DeviceStepStats *ds = ss->dev_stats[grouped[g]];
-			for (size_t j = 0; j < ds->n_node_stats; j++) {
-				Tensorflow__NodeExecStats *ns = ds->node_stats[j];
-				bool nanos = false;
-				if (!exec_times_usable(ns, dev->kind, &nanos))
-					continue;
-				tl_exec *e = &run->execs[pos++];
-				if (nanos)
-					run->has_nanos = true;
-				e->ns = ns;
-				e->start = ns_time(ns->all_start_micros, ns->all_start_nanos, nanos);
-				e->end = e->start + ns_time(ns->all_end_rel_micros,
-							    ns->all_end_rel_nanos, nanos);
-				e->op_start = e->start + ns_time(ns->op_start_rel_micros,
-								 ns->op_start_rel_nanos, nanos);
-				e->op_end = e->start + ns_time(ns->op_end_rel_micros,
-							       ns->op_end_rel_nanos, nanos);
-				if (e->end < e->start) {
-					tl_warn("negative-duration",
-						"execution with a negative duration treated as zero");
-					e->end = e->start;
-				}
-				e->device = (uint32_t)d;
-				e->thread = ns->thread_id;
-				e->gnode = -1;
-				e->launcher = -1;
-			}
-		}
-		dev->n_exec = (uint32_t)(pos - dev->first_exec);
-		qsort(run->execs + dev->first_exec, dev->n_exec, sizeof(tl_exec), cmp_exec_start);
-	}
-	run->n_execs = pos;
-	g_free(grouped);
-	g_free(group_first);
-	g_free(owner);
+	*group_first_out = group_first;
+	*grouped_out = grouped;
+}
 
-	/* Tracer devices belong to the executor whose name ends with their
-	 * device part: /device:GPU:0/stream:7 -> .../device:GPU:0. */
-	/* Every suffix of an executor's name that starts at a '/' names it (the
-	 * first executor with it wins), so a tracer whose part starts with '/'
-	 * finds its executor by one lookup, not by a scan of all devices. */
+/* Execution e of device d from its record, times in ns (from the *_nanos
+ * fields when `nanos`). */
+static void fill_exec(tl_exec *e, Tensorflow__NodeExecStats *ns, bool nanos, uint32_t d)
+{
+	e->ns = ns;
+	e->start = ns_time(ns->all_start_micros, ns->all_start_nanos, nanos);
+	e->end = e->start + ns_time(ns->all_end_rel_micros, ns->all_end_rel_nanos, nanos);
+	e->op_start = e->start + ns_time(ns->op_start_rel_micros, ns->op_start_rel_nanos, nanos);
+	e->op_end = e->start + ns_time(ns->op_end_rel_micros, ns->op_end_rel_nanos, nanos);
+	if (e->end < e->start) {
+		tl_warn("negative-duration", "execution with a negative duration treated as zero");
+		e->end = e->start;
+	}
+	e->device = d;
+	e->thread = ns->thread_id;
+	e->gnode = -1;
+	e->launcher = -1;
+}
+
+/* The executions of device d, from its dev_stats entries grouped[first ..
+ * last), placed from run->execs[pos] on and sorted by start; returns the
+ * position after them. */
+static size_t fill_device_execs(tl_run *run, uint32_t d, const uint32_t *grouped, uint32_t first,
+				uint32_t last, size_t pos)
+{
+	const Tensorflow__StepStats *ss = run->meta->step_stats;
+	tl_device *dev = &run->devices[d];
+	dev->first_exec = (uint32_t)pos;
+	for (uint32_t g = first; g < last; g++) {
+		const Tensorflow__DeviceStepStats *ds = ss->dev_stats[grouped[g]];
+		for (size_t j = 0; j < ds->n_node_stats; j++) {
+			Tensorflow__NodeExecStats *ns = ds->node_stats[j];
+			bool nanos = false;
+			if (!exec_times_usable(ns, dev->kind, &nanos))
+				continue;
+			if (nanos)
+				run->has_nanos = true;
+			fill_exec(&run->execs[pos++], ns, nanos, d);
+		}
+	}
+	dev->n_exec = (uint32_t)(pos - dev->first_exec);
+	qsort(run->execs + dev->first_exec, dev->n_exec, sizeof(tl_exec), cmp_exec_start);
+	return pos;
+}
+
+/* Every suffix of an executor's name that starts at a '/' names it (the
+ * first executor with it wins), so a tracer whose part starts with '/'
+ * finds its executor by one lookup, not by a scan of all devices. Suffix
+ * -> device index + 1; the keys point into the device names. */
+static GHashTable *executor_suffixes(const tl_run *run)
+{
 	GHashTable *by_suffix = g_hash_table_new(g_str_hash, g_str_equal);
 	for (size_t e = 0; e < run->n_devices; e++) {
 		const tl_device *x = &run->devices[e];
@@ -463,6 +472,14 @@ static void build_devices(struct builder *b)
 			if ((p == x->name || p[-1] != ':') && !g_hash_table_contains(by_suffix, p))
 				g_hash_table_insert(by_suffix, (gpointer)p, GSIZE_TO_POINTER(e + 1));
 	}
+	return by_suffix;
+}
+
+/* Tracer devices belong to the executor whose name ends with their
+ * device part: /device:GPU:0/stream:7 -> .../device:GPU:0. */
+static void attach_tracers(tl_run *run)
+{
+	GHashTable *by_suffix = executor_suffixes(run);
 	for (size_t d = 0; d < run->n_devices; d++) {
 		tl_device *dev = &run->devices[d];
 		if (dev->kind == TL_DEV_EXECUTOR || dev->kind == TL_DEV_OTHER)
@@ -491,6 +508,35 @@ static void build_devices(struct builder *b)
 		}
 	}
 	g_hash_table_destroy(by_suffix);
+}
+
+/* The devices and their executions. Devices named twice become one
+ * device: pass one groups dev_stats by name, pass two copies their
+ * records. */
+static void build_devices(struct builder *b)
+{
+	tl_run *run = b->run;
+	const Tensorflow__StepStats *ss = run->meta->step_stats;
+	size_t n_dev = ss != NULL ? ss->n_dev_stats : 0;
+	size_t n_exec = 0;
+	for (size_t i = 0; i < n_dev; i++)
+		n_exec += ss->dev_stats[i]->n_node_stats;
+	run->devices = tl_arena_zalloc(run->arena, (n_dev ? n_dev : 1) * sizeof *run->devices);
+	run->execs = tl_arena_zalloc(run->arena, (n_exec ? n_exec : 1) * sizeof *run->execs);
+
+	uint32_t *owner = g_new(uint32_t, n_dev ? n_dev : 1);
+	collect_devices(b, ss, n_dev, owner);
+	uint32_t *group_first, *grouped;
+	group_dev_stats(run->n_devices, n_dev, owner, &group_first, &grouped);
+	g_free(owner);
+	size_t pos = 0;
+	for (size_t d = 0; d < run->n_devices; d++)
+		pos = fill_device_execs(run, (uint32_t)d, grouped, group_first[d],
+					group_first[d + 1], pos);
+	run->n_execs = pos;
+	g_free(grouped);
+	g_free(group_first);
+	attach_tracers(run);
 }
 
 static const Tensorflow__AttrValue *node_attr(const Tensorflow__NodeDef *def, const char *key)
@@ -621,7 +667,9 @@ static void input_edges_part(void *ctx, size_t part, size_t lo, size_t hi, tl_ar
 	}
 }
 
-static void build_graph(struct builder *b)
+/* The nodes of the partition graphs; a name defined twice in one graph is
+ * one node, its first definition. */
+static void collect_nodes(struct builder *b)
 {
 	tl_run *run = b->run;
 	Tensorflow__RunMetadata *meta = run->meta;
@@ -659,9 +707,13 @@ static void build_graph(struct builder *b)
 		}
 	}
 	run->has_graphs = run->n_nodes > 0;
+}
 
-	/* The inputs' edges, a part of the nodes per thread, joined in node
-	 * order. */
+/* The edges the nodes' inputs name, a part of the nodes per thread, joined
+ * in node order. The caller frees the array. */
+static GArray *input_edges(const struct builder *b)
+{
+	const tl_run *run = b->run;
 	struct input_edges ie = {.b = b, .parts = g_new0(GArray *, tl_crew_parts(run->n_nodes))};
 	tl_crew_for(run->n_nodes, input_edges_part, &ie, run->arena);
 	GArray *edges = g_array_sized_new(FALSE, FALSE, sizeof(tl_edge), run->n_nodes * 2 + 1);
@@ -670,8 +722,13 @@ static void build_graph(struct builder *b)
 		g_array_free(ie.parts[p], TRUE);
 	}
 	g_free(ie.parts);
+	return edges;
+}
 
-	/* _Send -> _Recv by (tensor_name, send_device, recv_device). */
+/* _Send -> _Recv by (tensor_name, send_device, recv_device), appended to
+ * `edges`; what pairs with nothing is said. */
+static void transfer_edges(tl_run *run, GArray *edges)
+{
 	GHashTable *sends = g_hash_table_new(g_str_hash, g_str_equal);
 	GString *key = g_string_sized_new(256);
 	for (uint32_t i = 0; i < run->n_nodes; i++) {
@@ -705,17 +762,32 @@ static void build_graph(struct builder *b)
 		tl_warn("send-without-recv", "%u _Send node(s) have no matching _Recv",
 			g_hash_table_size(sends) - (unsigned)matched);
 	g_hash_table_destroy(sends);
+}
 
+/* The edges, sorted by destination, into the run's arena, with the first
+ * edge into each node. */
+static void index_edges(tl_run *run, GArray *edges)
+{
 	qsort(edges->data, edges->len, sizeof(tl_edge), cmp_edge);
 	run->n_edges = edges->len;
 	run->edges = tl_arena_alloc(run->arena, (edges->len ? edges->len : 1) * sizeof(tl_edge));
 	memcpy(run->edges, edges->data, edges->len * sizeof(tl_edge));
-	g_array_free(edges, TRUE);
 	run->in_first = tl_arena_zalloc(run->arena, (run->n_nodes + 1) * sizeof(uint32_t));
 	for (size_t e = 0; e < run->n_edges; e++)
 		run->in_first[run->edges[e].dst + 1]++;
 	for (size_t i = 0; i < run->n_nodes; i++)
 		run->in_first[i + 1] += run->in_first[i];
+}
+
+/* The nodes of the partition graphs and their edges: data and control
+ * edges from the inputs, transfers from the _Send/_Recv pairs. */
+static void build_graph(struct builder *b)
+{
+	collect_nodes(b);
+	GArray *edges = input_edges(b);
+	transfer_edges(b->run, edges);
+	index_edges(b->run, edges);
+	g_array_free(edges, TRUE);
 }
 
 /* Which partition holds each executor device's nodes. */
