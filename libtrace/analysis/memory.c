@@ -118,7 +118,7 @@ static guint tensor_key_hash(gconstpointer p)
 	return (guint)(k >> 32);
 }
 
-static void add_ref(struct builder *b, uint32_t buffer, int32_t exec, int32_t slot)
+static void add_ref(struct memory_builder *b, uint32_t buffer, int32_t exec, int32_t slot)
 {
 	if (find_ref(b, exec, slot) >= 0)
 		return;
@@ -128,7 +128,8 @@ static void add_ref(struct builder *b, uint32_t buffer, int32_t exec, int32_t sl
 	g_hash_table_insert(b->by_tensor, tensor_key(exec, slot), GSIZE_TO_POINTER(b->refs->len));
 }
 
-uint32_t tl_memory_new_buffer(struct builder *b, const tl_buffer *proto, const struct buf_key *key)
+uint32_t tl_memory_new_buffer(struct memory_builder *b, const tl_buffer *proto,
+			      const struct buf_key *key)
 {
 	g_array_append_val(b->buffers, *proto);
 	uint32_t idx = b->buffers->len - 1;
@@ -189,7 +190,7 @@ bool tl_memory_is_forwarding_op(const char *op)
 /* Open temporaries of one AllocatorMemoryUsed by size (allocated bytes ->
  * GQueue of buffer + 1, oldest first), so that a free record finds its
  * allocation without a scan of every temporary before it. */
-static void open_temp(struct builder *b, GHashTable *open, uint32_t t)
+static void open_temp(struct memory_builder *b, GHashTable *open, uint32_t t)
 {
 	gpointer key = GSIZE_TO_POINTER((gsize)buffer_at(b, t)->allocated);
 	GQueue *q = g_hash_table_lookup(open, key);
@@ -200,7 +201,7 @@ static void open_temp(struct builder *b, GHashTable *open, uint32_t t)
 	g_queue_push_tail(q, GUINT_TO_POINTER(t + 1));
 }
 
-static GHashTable *open_temps(struct builder *b, uint32_t first_temp)
+static GHashTable *open_temps(struct memory_builder *b, uint32_t first_temp)
 {
 	GHashTable *open = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
 						 (GDestroyNotify)g_queue_free);
@@ -211,7 +212,8 @@ static GHashTable *open_temps(struct builder *b, uint32_t first_temp)
 }
 
 /* A free: the earliest open temporary of that size allocated by then. */
-static void free_temp(struct builder *b, GHashTable *open, const Tensorflow__AllocationRecord *rec)
+static void free_temp(struct memory_builder *b, GHashTable *open,
+		      const Tensorflow__AllocationRecord *rec)
 {
 	GQueue *q = g_hash_table_lookup(open, GSIZE_TO_POINTER((gsize)-rec->alloc_bytes));
 	for (GList *l = q != NULL ? q->head : NULL; l != NULL; l = l->next) {
@@ -228,7 +230,7 @@ static void free_temp(struct builder *b, GHashTable *open, const Tensorflow__All
 /* The outputs of execution x: each a reference to the buffer it names, a
  * new buffer when none was seen before, listed in `fresh` (index + 1, in
  * slot order) to be paired with the allocation records. */
-static void scan_outputs(struct builder *b, int32_t x, GPtrArray *fresh)
+static void scan_outputs(struct memory_builder *b, int32_t x, GPtrArray *fresh)
 {
 	const tl_exec *e = &b->run->execs[x];
 	const Tensorflow__NodeExecStats *ns = e->ns;
@@ -275,7 +277,7 @@ static void scan_outputs(struct builder *b, int32_t x, GPtrArray *fresh)
 }
 
 /* The tensors an execution references that no buffer holds yet. */
-static void scan_referenced(struct builder *b, const Tensorflow__NodeExecStats *ns)
+static void scan_referenced(struct memory_builder *b, const Tensorflow__NodeExecStats *ns)
 {
 	for (size_t k = 0; k < ns->n_referenced_tensor; k++) {
 		const Tensorflow__AllocationDescription *ad = ns->referenced_tensor[k];
@@ -298,7 +300,7 @@ static void scan_referenced(struct builder *b, const Tensorflow__NodeExecStats *
 /* An allocation record of execution x in allocator `alloc`: the birth of
  * the next fresh output of this allocator (fresh[*next_fresh ..]) of that
  * size, else a temporary, added to `open` when there is one. */
-static void scan_allocation(struct builder *b, int32_t x, const char *alloc,
+static void scan_allocation(struct memory_builder *b, int32_t x, const char *alloc,
 			    const Tensorflow__AllocationRecord *rec, const GPtrArray *fresh,
 			    guint *next_fresh, GHashTable *open)
 {
@@ -330,8 +332,8 @@ static void scan_allocation(struct builder *b, int32_t x, const char *alloc,
 /* The allocation records of one allocator in execution x: the births of
  * its fresh outputs, its temporaries and their frees; a temporary never
  * freed dies at the op's end. */
-static void scan_records(struct builder *b, int32_t x, const Tensorflow__AllocatorMemoryUsed *mu,
-			 const GPtrArray *fresh)
+static void scan_records(struct memory_builder *b, int32_t x,
+			 const Tensorflow__AllocatorMemoryUsed *mu, const GPtrArray *fresh)
 {
 	const char *alloc = mu->allocator_name ? mu->allocator_name : "";
 	guint next_fresh = 0;
@@ -362,7 +364,7 @@ static void scan_records(struct builder *b, int32_t x, const Tensorflow__Allocat
 
 /* The outputs of one execution, then its temporaries from its allocation
  * records. */
-static void scan_exec(struct builder *b, int32_t x)
+static void scan_exec(struct memory_builder *b, int32_t x)
 {
 	const Tensorflow__NodeExecStats *ns = b->run->execs[x].ns;
 	/* fresh outputs in slot order, per allocator, to pair with records */
@@ -377,7 +379,7 @@ static void scan_exec(struct builder *b, int32_t x)
 /* A forwarding op whose outputs the dump does not describe (a Switch that
  * recorded one slot, an Identity without output records): its outputs are
  * further references to the buffer its data input 0 reads. */
-static void forward_missing(struct builder *b, int32_t x)
+static void forward_missing(struct memory_builder *b, int32_t x)
 {
 	const tl_run *run = b->run;
 	const tl_exec *e = &run->execs[x];
@@ -443,7 +445,7 @@ bool tl_memory_is_fetch_node(const tl_run *run, uint32_t n)
 }
 
 /* Drop times of every reference, from the data links (graph or labels). */
-static void drop_refs(struct builder *b, tl_memory *mem)
+static void drop_refs(struct memory_builder *b, tl_memory *mem)
 {
 	const tl_run *run = b->run;
 	tl_dataflow_opts fo = {.control = false, .launches = false};
@@ -497,7 +499,7 @@ static void drop_refs(struct builder *b, tl_memory *mem)
 	g_free(keys);
 }
 
-static void settle_buffers(struct builder *b, tl_memory *mem)
+static void settle_buffers(struct memory_builder *b, tl_memory *mem)
 {
 	const tl_run *run = b->run;
 	for (guint i = 0; i < b->refs->len; i++) {
@@ -578,7 +580,7 @@ static uint32_t *alloc_order(const tl_run *run, size_t *n_out)
 }
 
 /* The buffers and references of the executions order[0 .. n). */
-static void scan_execs(struct builder *b, const uint32_t *order, size_t n)
+static void scan_execs(struct memory_builder *b, const uint32_t *order, size_t n)
 {
 	const tl_run *run = b->run;
 	for (size_t i = 0; i < n; i++) {
@@ -606,7 +608,7 @@ static void scan_execs(struct builder *b, const uint32_t *order, size_t n)
 
 /* Moves the builder's buffers into mem, and its references with them,
  * grouped per buffer (its aliases side by side). */
-static void take_buffers(struct builder *b, tl_memory *mem)
+static void take_buffers(struct memory_builder *b, tl_memory *mem)
 {
 	mem->n_refs = b->refs->len;
 	mem->refs = g_new(tl_tensor_ref, b->refs->len ? b->refs->len : 1);
@@ -669,7 +671,7 @@ static tl_memory *memory_build(const tl_run *run, bool full)
 	tl_memory *mem = g_new0(tl_memory, 1);
 	mem->run = run;
 	mem->step_start_us = step_bounds(run, &mem->step_end_us);
-	struct builder b = {.run = run, .arena = run->arena};
+	struct memory_builder b = {.run = run, .arena = run->arena};
 	b.buffers = g_array_new(FALSE, FALSE, sizeof(tl_buffer));
 	b.refs = g_array_new(FALSE, FALSE, sizeof(struct ref));
 	b.by_key = g_hash_table_new(buf_key_hash, buf_key_equal);

@@ -32,7 +32,7 @@ struct ref {
 
 struct buf_key;
 
-struct builder {
+struct memory_builder {
 	const tl_run *run;
 	tl_arena *arena;        /* the run's arena, for names */
 	GArray *buffers;        /* tl_buffer */
@@ -77,12 +77,12 @@ static inline gpointer tensor_key(int32_t exec, int32_t slot)
 	return GSIZE_TO_POINTER(((gsize)(uint32_t)exec << 20) | (gsize)(slot & 0xfffff));
 }
 
-static inline tl_buffer *buffer_at(struct builder *b, uint32_t i)
+static inline tl_buffer *buffer_at(struct memory_builder *b, uint32_t i)
 {
 	return &g_array_index(b->buffers, tl_buffer, i);
 }
 
-static inline int32_t find_ref(struct builder *b, int32_t exec, int32_t slot)
+static inline int32_t find_ref(struct memory_builder *b, int32_t exec, int32_t slot)
 {
 	gpointer hit = g_hash_table_lookup(b->by_tensor, tensor_key(exec, slot));
 	return hit != NULL ? (int32_t)GPOINTER_TO_SIZE(hit) - 1 : -1;
@@ -92,7 +92,8 @@ static inline int32_t find_ref(struct builder *b, int32_t exec, int32_t slot)
 
 /* Appends a copy of `proto`, found by `key` (when it has an id or a ptr)
  * from then on; returns its index. */
-uint32_t tl_memory_new_buffer(struct builder *b, const tl_buffer *proto, const struct buf_key *key);
+uint32_t tl_memory_new_buffer(struct memory_builder *b, const tl_buffer *proto,
+			      const struct buf_key *key);
 /* Ops whose outputs always share their data input 0's buffer. */
 bool tl_memory_is_forwarding_op(const char *op);
 /* A _Retval, or a _Send whose tensor goes to the client. */
@@ -100,7 +101,7 @@ bool tl_memory_is_fetch_node(const tl_run *run, uint32_t n);
 
 /* memory_recv.c: buffers of _Recv nodes that ran (their consumers did) but
  * left no stats, estimated; mem's step bounds must be set. */
-void tl_memory_recv_add(struct builder *b, tl_memory *mem);
+void tl_memory_recv_add(struct memory_builder *b, tl_memory *mem);
 
 /* memory_curve.c */
 

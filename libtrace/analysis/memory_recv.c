@@ -15,7 +15,7 @@ static bool is_recv_op(const char *op)
 }
 
 /* The buffer a node's output `port` had in its last execution, or -1. */
-static int32_t last_buffer_of(struct builder *b, uint32_t node, int32_t port)
+static int32_t last_buffer_of(struct memory_builder *b, uint32_t node, int32_t port)
 {
 	const tl_gnode *g = &b->run->nodes[node];
 	for (uint32_t i = g->n_exec; i-- > 0;) {
@@ -59,7 +59,7 @@ static void dev_alloc_free(gpointer p)
 	g_free(d);
 }
 
-static GHashTable *device_allocators(struct builder *b)
+static GHashTable *device_allocators(struct memory_builder *b)
 {
 	GHashTable *devs = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, dev_alloc_free);
 	for (guint i = 0; i < b->buffers->len; i++) {
@@ -127,7 +127,7 @@ struct recv_info {
 };
 
 /* Execution x consumes the receive's output through its input `port`. */
-static void recv_consumer(struct builder *b, int32_t x, int32_t port, struct recv_info *u)
+static void recv_consumer(struct memory_builder *b, int32_t x, int32_t port, struct recv_info *u)
 {
 	const tl_exec *e = &b->run->execs[x];
 	if (exec_end_us(e) > u->free_us) {
@@ -146,8 +146,8 @@ static void recv_consumer(struct builder *b, int32_t x, int32_t port, struct rec
 }
 
 /* The consumers of receive node n, over its data edges. */
-static void recv_uses(struct builder *b, const uint32_t *out_first, const uint32_t *out_edges,
-		      uint32_t n, struct recv_info *u)
+static void recv_uses(struct memory_builder *b, const uint32_t *out_first,
+		      const uint32_t *out_edges, uint32_t n, struct recv_info *u)
 {
 	const tl_run *run = b->run;
 	*u = (struct recv_info){
@@ -177,7 +177,7 @@ static int64_t recv_sent(const tl_run *run, uint32_t n)
 }
 
 /* The buffer a forwarding consumer described is the receive's own. */
-static void adopt_recv(struct builder *b, const tl_gnode *recv, const struct recv_info *u)
+static void adopt_recv(struct memory_builder *b, const tl_gnode *recv, const struct recv_info *u)
 {
 	tl_buffer *buf = buffer_at(b, (uint32_t)u->adopt);
 	buf->producer = -1;
@@ -192,7 +192,7 @@ static void adopt_recv(struct builder *b, const tl_gnode *recv, const struct rec
 }
 
 /* The buffer the _Send of receive node n read (its size and type), or -1. */
-static int32_t recv_source(struct builder *b, uint32_t n)
+static int32_t recv_source(struct memory_builder *b, uint32_t n)
 {
 	const tl_run *run = b->run;
 	int32_t src_buf = -1;
@@ -209,7 +209,7 @@ static int32_t recv_source(struct builder *b, uint32_t n)
 }
 
 /* A new buffer for the receive in `alloc`, the size and type of `like`. */
-static void add_recv_buffer(struct builder *b, tl_memory *mem, const tl_gnode *recv,
+static void add_recv_buffer(struct memory_builder *b, tl_memory *mem, const tl_gnode *recv,
 			    const tl_buffer *like, const char *alloc, const struct recv_info *u)
 {
 	int64_t free_us = u->fetched ? mem->step_end_us : u->free_us;
@@ -241,7 +241,7 @@ static void add_recv_buffer(struct builder *b, tl_memory *mem, const tl_gnode *r
  * their first consumer ([birth_lo, birth_hi]); tl_memory_birth_place()
  * chooses it once the other buffers give a curve to compare with the
  * samples. */
-void tl_memory_recv_add(struct builder *b, tl_memory *mem)
+void tl_memory_recv_add(struct memory_builder *b, tl_memory *mem)
 {
 	const tl_run *run = b->run;
 	if (!run->has_graphs)
