@@ -354,8 +354,8 @@ int tl_summary_add_chrome(tl_summary *s, const uint8_t *data, size_t len, const 
 	 * can hold a million processes. */
 	GHashTable *by_pid = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	while ((rc = tl_chrome_reader_next(r, &ev, err)) > 0) {
-		/* valid until the next tl_chrome_span_text */
-		const char *pid = ev.pid.len ? tl_chrome_span_text(&ev, ev.pid, buf) : "";
+		/* valid until the next tl_chrome_reader_span_text */
+		const char *pid = ev.pid.len ? tl_chrome_reader_span_text(&ev, ev.pid, buf) : "";
 		if (ev.ph == 'M' && ev.name.len == 14 &&
 		    memcmp(ev.raw + ev.name.off, "\"process_name\"", 14) == 0 && ev.args.len) {
 			json_error_t jerr;
@@ -386,7 +386,7 @@ int tl_summary_add_chrome(tl_summary *s, const uint8_t *data, size_t len, const 
 		}
 		if (s->view == TL_VIEW_KERNEL || s->view == TL_VIEW_STEP)
 			continue;
-		char *op = ev.name.len ? g_strdup(tl_chrome_span_text(&ev, ev.name, buf))
+		char *op = ev.name.len ? g_strdup(tl_chrome_reader_span_text(&ev, ev.name, buf))
 				       : g_strdup("unknown");
 		char *node = NULL;
 		if (ev.args.len > 0 && s->view != TL_VIEW_OP) {

@@ -245,7 +245,7 @@ static char *id_key(const tl_chrome_in_event *ev, GString *buf, bool *start)
 		break;
 	}
 	*start = ev->ph == 's' || ev->ph == 'b' || ev->ph == 'S' || ev->ph == 'N';
-	return g_strdup_printf("%c%s\x1f%.*s", cls, tl_chrome_span_text(ev, ev->id, buf),
+	return g_strdup_printf("%c%s\x1f%.*s", cls, tl_chrome_reader_span_text(ev, ev->id, buf),
 			       (int)ev->cat.len, ev->raw + ev->cat.off);
 }
 
@@ -259,7 +259,7 @@ struct chrome_scan {
 
 static char *span_dup(const tl_chrome_in_event *ev, tl_span s, GString *buf)
 {
-	return g_strdup(tl_chrome_span_text(ev, s, buf));
+	return g_strdup(tl_chrome_reader_span_text(ev, s, buf));
 }
 
 /* The "name" argument of a metadata event. */
@@ -289,7 +289,8 @@ static bool chrome_times_usable(const tl_chrome_in_event *ev)
 	if (ev->ts.len > 0 && !(ev->has_ts && fabs(ev->ts_us) <= limit))
 		return false;
 	double dur;
-	if (ev->dur.len > 0 && !(tl_chrome_span_number(ev, ev->dur, &dur) && fabs(dur) <= limit))
+	if (ev->dur.len > 0 &&
+	    !(tl_chrome_reader_span_number(ev, ev->dur, &dur) && fabs(dur) <= limit))
 		return false;
 	return true;
 }
@@ -317,8 +318,8 @@ static int scan_chrome(const uint8_t *data, size_t len, struct chrome_scan *sc, 
 			if (proc) {
 				g_hash_table_replace(sc->proc_name, pid, name);
 			} else {
-				char *key = g_strdup_printf("%s\x1f%s", pid,
-							    tl_chrome_span_text(&ev, ev.tid, buf));
+				char *key = g_strdup_printf(
+				    "%s\x1f%s", pid, tl_chrome_reader_span_text(&ev, ev.tid, buf));
 				g_free(pid);
 				g_hash_table_replace(sc->thread_name, key, name);
 			}
@@ -426,7 +427,8 @@ int tl_merge_chrome(tl_merge *m, const uint8_t *data, size_t len, const char *in
 			continue;
 		}
 		/* the process */
-		char *pid_s = g_strdup(ev.pid.len ? tl_chrome_span_text(&ev, ev.pid, buf) : "0");
+		char *pid_s =
+		    g_strdup(ev.pid.len ? tl_chrome_reader_span_text(&ev, ev.pid, buf) : "0");
 		char *pid_key = g_strdup(pid_s);
 		gpointer hit = g_hash_table_lookup(pid_map, pid_key);
 		int64_t pid;
@@ -466,7 +468,7 @@ int tl_merge_chrome(tl_merge *m, const uint8_t *data, size_t len, const char *in
 		int64_t tid = 0;
 		if (ev.tid.len > 0) {
 			char *tkey = g_strdup_printf("%s\x1f%s", pid_s,
-						     tl_chrome_span_text(&ev, ev.tid, buf));
+						     tl_chrome_reader_span_text(&ev, ev.tid, buf));
 			const char *tname = g_hash_table_lookup(sc.thread_name, tkey);
 			char *tlabel = tname != NULL ? g_strdup(tname)
 						     : g_strdup_printf("thread %s", strchr(tkey, '\x1f') + 1);
@@ -501,7 +503,7 @@ int tl_merge_chrome(tl_merge *m, const uint8_t *data, size_t len, const char *in
 			rw.id = id_txt;
 		}
 		tl_chrome_raw(m->w);
-		tl_chrome_event_rewrite(m->w->out, &ev, &rw);
+		tl_chrome_reader_rewrite(m->w->out, &ev, &rw);
 	}
 	tl_chrome_reader_close(r);
 	g_string_free(buf, TRUE);

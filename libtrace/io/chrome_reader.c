@@ -1,11 +1,8 @@
 /*
- * chrome_reader: a streaming reader of Chrome trace JSON. The input is scanned
- * once, left to right, by tight loops (whitespace, strings 16 bytes at a time
- * where SSE2 is there, numbers, literals) and an iterative skipper for nested
- * values that counts depth instead of recursing, so a hostile file cannot
- * overflow the stack. Everything scanned is validated as JSON (RFC 8259,
- * strings as UTF-8); only an event's top-level keys are looked at, matched by
- * length and memcmp.
+ * chrome_reader: a streaming reader of Chrome trace JSON. The input is
+ * scanned once, left to right, by the primitives of io/json_scan.c, which
+ * validate everything they pass as JSON; only an event's top-level keys are
+ * looked at, matched by length and memcmp.
  *
  * Errors are "invalid JSON at byte N: what" with N the offset in the input
  * (the BOM, when there is one, counts). An error is sticky: later calls
@@ -13,17 +10,12 @@
  */
 #include "io/chrome_reader.h"
 
+#include "io/json_scan.h"
+
 #include <glib.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
-/* Open brackets, the document's own included, before "too deep". */
-#define MAX_DEPTH 1000
 
 enum state {
 	ST_EVENTS, /* inside the event array */
@@ -32,20 +24,15 @@ enum state {
 };
 
 struct tl_chrome_reader {
+	tl_json_scan scan; /* the input's end, and the first error */
 	const uint8_t *data;
-	const uint8_t *end;
 	const uint8_t *p; /* the next byte to look at */
 	enum state state;
-	bool array_form;  /* a bare top-level array, not {"traceEvents": ...} */
-	bool after_event; /* an event was read: ',' or ']' comes next */
-	bool seen_events; /* the object form's traceEvents was found */
-	int event_depth;  /* brackets open around an event object */
-
-	/* where and what the first error was, formatted on the way out */
-	const uint8_t *err_at;
-	const char *err_what;
-	bool err_json; /* "invalid JSON" rather than "invalid trace" */
-	char err_msg[200];
+	bool array_form;   /* a bare top-level array, not {"traceEvents": ...} */
+	bool after_event;  /* an event was read: ',' or ']' comes next */
+	bool seen_events;  /* the object form's traceEvents was found */
+	int event_depth;   /* brackets open around an event object */
+	char err_msg[200]; /* the first error, formatted on the way out */
 
 	size_t n_extras, cap_extras;
 	const char **extra_keys;
@@ -55,366 +42,15 @@ struct tl_chrome_reader {
 	char *time_unit;
 };
 
-/* Character classes of the scanner: bytes a string can hold as they are
- * (0), and everything that needs a second look. */
-enum { C_PLAIN = 0, C_QUOTE, C_BACKSLASH, C_CONTROL, C_HIGH };
-
-static uint8_t str_class[256];
-
-static void tables_init(void)
-{
-	static gsize done = 0;
-	if (!g_once_init_enter(&done))
-		return;
-	for (int c = 0; c < 256; c++) {
-		if (c < 0x20)
-			str_class[c] = C_CONTROL;
-		else if (c == '"')
-			str_class[c] = C_QUOTE;
-		else if (c == '\\')
-			str_class[c] = C_BACKSLASH;
-		else if (c >= 0x80)
-			str_class[c] = C_HIGH;
-		else
-			str_class[c] = C_PLAIN;
-	}
-	g_once_init_leave(&done, 1);
-}
-
-/* ---- failure bookkeeping: the scanners return NULL after one of these ---- */
-
-static const uint8_t *fail(tl_chrome_reader *r, const uint8_t *at, const char *what)
-{
-	r->err_at = at;
-	r->err_what = what;
-	r->err_json = true;
-	return NULL;
-}
-
-static const uint8_t *fail_eof(tl_chrome_reader *r)
-{
-	return fail(r, r->end, "unexpected end of input");
-}
-
 static int report(tl_chrome_reader *r, tl_error *err)
 {
 	if (r->state != ST_FAILED) {
 		snprintf(r->err_msg, sizeof r->err_msg, "%s at byte %llu: %s",
-			 r->err_json ? "invalid JSON" : "invalid trace",
-			 (unsigned long long)(r->err_at - r->data), r->err_what);
+			 r->scan.err_json ? "invalid JSON" : "invalid trace",
+			 (unsigned long long)(r->scan.err_at - r->data), r->scan.err_what);
 		r->state = ST_FAILED;
 	}
 	return tl_error_set(err, "%s", r->err_msg);
-}
-
-/* ---- scanners: each takes the first byte of its token and returns the
- * byte after it, or NULL with the error recorded ---- */
-
-static inline bool is_ws(uint8_t c)
-{
-	return c == ' ' || c == '\n' || c == '\r' || c == '\t';
-}
-
-static inline const uint8_t *skip_ws(const uint8_t *p, const uint8_t *end)
-{
-	while (p < end && is_ws(*p))
-		p++;
-	return p;
-}
-
-static inline bool is_digit(uint8_t c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static int hex_value(uint8_t c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c |= 0x20;
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
-/* Length of the UTF-8 sequence at p (lead byte >= 0x80), 0 when invalid:
- * overlong forms, surrogates and code points past U+10FFFF are refused.
- * -1 when the input ends inside an otherwise valid start. */
-static int utf8_len(const uint8_t *p, const uint8_t *end)
-{
-	uint8_t c = p[0];
-	int n;
-	uint8_t lo = 0x80, hi = 0xbf; /* allowed range of the second byte */
-	if (c < 0xc2)
-		return 0;
-	if (c < 0xe0) {
-		n = 2;
-	} else if (c < 0xf0) {
-		n = 3;
-		if (c == 0xe0)
-			lo = 0xa0;
-		else if (c == 0xed)
-			hi = 0x9f;
-	} else if (c < 0xf5) {
-		n = 4;
-		if (c == 0xf0)
-			lo = 0x90;
-		else if (c == 0xf4)
-			hi = 0x8f;
-	} else {
-		return 0;
-	}
-	for (int i = 1; i < n; i++) {
-		if (p + i >= end)
-			return -1;
-		uint8_t b = p[i];
-		if (i == 1 ? (b < lo || b > hi) : (b & 0xc0) != 0x80)
-			return 0;
-	}
-	return n;
-}
-
-/* p: just after the backslash. */
-static const uint8_t *skip_escape(tl_chrome_reader *r, const uint8_t *p)
-{
-	if (p == r->end)
-		return fail_eof(r);
-	switch (*p) {
-	case '"':
-	case '\\':
-	case '/':
-	case 'b':
-	case 'f':
-	case 'n':
-	case 'r':
-	case 't':
-		return p + 1;
-	case 'u':
-		for (int i = 1; i <= 4; i++) {
-			if (p + i == r->end)
-				return fail_eof(r);
-			if (hex_value(p[i]) < 0)
-				return fail(r, p + i, "expected a hex digit in a \\u escape");
-		}
-		return p + 5;
-	default:
-		return fail(r, p - 1, "invalid escape in a string");
-	}
-}
-
-/* p: just after the opening quote; returns the byte after the closing one. */
-static const uint8_t *skip_string(tl_chrome_reader *r, const uint8_t *p)
-{
-	const uint8_t *end = r->end;
-	for (;;) {
-#if defined(__SSE2__)
-		/* 16 bytes at a time: a quote, a backslash, or a byte that is
-		 * "less than space" as a signed char (controls and >= 0x80) */
-		const __m128i quote = _mm_set1_epi8('"');
-		const __m128i bslash = _mm_set1_epi8('\\');
-		const __m128i space = _mm_set1_epi8(0x20);
-		while (end - p >= 16) {
-			__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
-			__m128i hit = _mm_or_si128(
-			    _mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, bslash)),
-			    _mm_cmplt_epi8(x, space));
-			unsigned mask = (unsigned)_mm_movemask_epi8(hit);
-			if (mask != 0) {
-				p += __builtin_ctz(mask);
-				break;
-			}
-			p += 16;
-		}
-#endif
-		while (p < end && str_class[*p] == C_PLAIN)
-			p++;
-		if (p == end)
-			return fail_eof(r);
-		switch (str_class[*p]) {
-		case C_QUOTE:
-			return p + 1;
-		case C_BACKSLASH:
-			p = skip_escape(r, p + 1);
-			if (p == NULL)
-				return NULL;
-			break;
-		case C_CONTROL:
-			return fail(r, p, "control character in a string");
-		default: {
-			int n = utf8_len(p, end);
-			if (n < 0)
-				return fail_eof(r);
-			if (n == 0)
-				return fail(r, p, "invalid UTF-8 in a string");
-			p += n;
-			break;
-		}
-		}
-	}
-}
-
-static const uint8_t *skip_digits(const uint8_t *p, const uint8_t *end)
-{
-	while (p < end && is_digit(*p))
-		p++;
-	return p;
-}
-
-/* JSON's number grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
-static const uint8_t *skip_number(tl_chrome_reader *r, const uint8_t *p)
-{
-	const uint8_t *end = r->end;
-	if (*p == '-')
-		p++;
-	if (p == end)
-		return fail_eof(r);
-	if (*p == '0')
-		p++;
-	else if (is_digit(*p))
-		p = skip_digits(p + 1, end);
-	else
-		return fail(r, p, "expected a digit");
-	if (p < end && *p == '.') {
-		p++;
-		if (p == end)
-			return fail_eof(r);
-		if (!is_digit(*p))
-			return fail(r, p, "expected a digit after '.'");
-		p = skip_digits(p + 1, end);
-	}
-	if (p < end && (*p == 'e' || *p == 'E')) {
-		p++;
-		if (p < end && (*p == '+' || *p == '-'))
-			p++;
-		if (p == end)
-			return fail_eof(r);
-		if (!is_digit(*p))
-			return fail(r, p, "expected a digit in the exponent");
-		p = skip_digits(p + 1, end);
-	}
-	return p;
-}
-
-static const uint8_t *skip_literal(tl_chrome_reader *r, const uint8_t *p, const char *word)
-{
-	for (size_t i = 0; word[i] != '\0'; i++) {
-		if (p + i == r->end)
-			return fail_eof(r);
-		if (p[i] != (uint8_t)word[i])
-			return fail(r, p, "expected a value");
-	}
-	return p + strlen(word);
-}
-
-/* A member's key (p at its quote) and colon: *key and *key_len are the key's
- * raw text between the quotes; returns the start of the value, whitespace
- * skipped. */
-static const uint8_t *member_key(tl_chrome_reader *r, const uint8_t *p, const uint8_t **key,
-				 size_t *key_len)
-{
-	if (p == r->end)
-		return fail_eof(r);
-	if (*p != '"')
-		return fail(r, p, "expected a string key");
-	*key = p + 1;
-	p = skip_string(r, p + 1);
-	if (p == NULL)
-		return NULL;
-	*key_len = (size_t)(p - *key) - 1;
-	p = skip_ws(p, r->end);
-	if (p == r->end)
-		return fail_eof(r);
-	if (*p != ':')
-		return fail(r, p, "expected ':' after a key");
-	return skip_ws(p + 1, r->end);
-}
-
-/* A member's key and colon, when only the value matters. */
-static const uint8_t *skip_key(tl_chrome_reader *r, const uint8_t *p)
-{
-	const uint8_t *key;
-	size_t key_len;
-	return member_key(r, p, &key, &key_len);
-}
-
-static const uint8_t *skip_scalar(tl_chrome_reader *r, const uint8_t *p)
-{
-	switch (*p) {
-	case '"':
-		return skip_string(r, p + 1);
-	case 't':
-		return skip_literal(r, p, "true");
-	case 'f':
-		return skip_literal(r, p, "false");
-	case 'n':
-		return skip_literal(r, p, "null");
-	default:
-		if (*p == '-' || is_digit(*p))
-			return skip_number(r, p);
-		return fail(r, p, "expected a value");
-	}
-}
-
-/* Skips one value starting at p (whitespace skipped), `depth` brackets
- * being open around it. Iterative: a bit per open bracket says object or
- * array. */
-static const uint8_t *skip_value(tl_chrome_reader *r, const uint8_t *p, int depth)
-{
-	const uint8_t *end = r->end;
-	uint64_t is_object[(MAX_DEPTH + 63) / 64];
-	int d = 0; /* brackets opened inside this value and still open */
-	for (;;) {
-		if (p == end)
-			return fail_eof(r);
-		if (*p == '{' || *p == '[') {
-			bool obj = *p == '{';
-			if (depth + d >= MAX_DEPTH)
-				return fail(r, p, "nesting deeper than 1000");
-			if (obj)
-				is_object[d / 64] |= (uint64_t)1 << (d % 64);
-			else
-				is_object[d / 64] &= ~((uint64_t)1 << (d % 64));
-			d++;
-			p = skip_ws(p + 1, end);
-			if (p < end && *p == (obj ? '}' : ']')) {
-				p++;
-				d--;
-			} else {
-				if (obj)
-					p = skip_key(r, p);
-				if (p == NULL)
-					return NULL;
-				continue; /* the first element's value */
-			}
-		} else {
-			p = skip_scalar(r, p);
-			if (p == NULL)
-				return NULL;
-		}
-		/* after a value: close brackets until an element follows */
-		for (;;) {
-			if (d == 0)
-				return p;
-			bool obj = (is_object[(d - 1) / 64] >> ((d - 1) % 64)) & 1;
-			p = skip_ws(p, end);
-			if (p == end)
-				return fail_eof(r);
-			if (*p == ',') {
-				p = skip_ws(p + 1, end);
-				if (obj)
-					p = skip_key(r, p);
-				if (p == NULL)
-					return NULL;
-				break;
-			}
-			if (*p != (obj ? '}' : ']'))
-				return fail(r, p,
-					    obj ? "expected ',' or '}' after a value"
-						: "expected ',' or ']' after a value");
-			p++;
-			d--;
-		}
-	}
 }
 
 /* ---- numbers ---- */
@@ -429,10 +65,10 @@ static bool parse_number(const char *s, size_t n, double *out)
 				       1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
 				       1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 	/* the scanner checks the grammar; its error record is thrown away */
-	tl_chrome_reader probe = {.data = (const uint8_t *)s, .end = (const uint8_t *)s + n};
-	if (n == 0 || !(s[0] == '-' || is_digit((uint8_t)s[0])))
+	tl_json_scan probe = {.end = (const uint8_t *)s + n};
+	if (n == 0 || !(s[0] == '-' || tl_json_scan_is_digit((uint8_t)s[0])))
 		return false;
-	const uint8_t *stop = skip_number(&probe, probe.data);
+	const uint8_t *stop = tl_json_scan_number(&probe, (const uint8_t *)s);
 	if (stop != probe.end)
 		return false;
 
@@ -441,7 +77,7 @@ static bool parse_number(const char *s, size_t n, double *out)
 	uint64_t mant = 0;
 	int digits = 0, exp10 = 0;
 	bool simple = true;
-	for (; i < n && is_digit((uint8_t)s[i]); i++) {
+	for (; i < n && tl_json_scan_is_digit((uint8_t)s[i]); i++) {
 		if (mant == 0 && s[i] == '0')
 			continue;
 		mant = mant * 10 + (uint64_t)(s[i] - '0');
@@ -449,7 +85,7 @@ static bool parse_number(const char *s, size_t n, double *out)
 			simple = false; /* mant would overflow */
 	}
 	if (i < n && s[i] == '.') {
-		for (i++; i < n && is_digit((uint8_t)s[i]); i++) {
+		for (i++; i < n && tl_json_scan_is_digit((uint8_t)s[i]); i++) {
 			exp10--;
 			if (mant == 0 && s[i] == '0')
 				continue;
@@ -479,7 +115,7 @@ static bool parse_number(const char *s, size_t n, double *out)
 	return true;
 }
 
-bool tl_chrome_span_number(const tl_chrome_in_event *ev, tl_span s, double *out)
+bool tl_chrome_reader_span_number(const tl_chrome_in_event *ev, tl_span s, double *out)
 {
 	if (s.len == 0)
 		return false;
@@ -500,7 +136,7 @@ static unsigned hex4(const char *p)
 {
 	unsigned v = 0;
 	for (int i = 0; i < 4; i++)
-		v = v << 4 | (unsigned)hex_value((uint8_t)p[i]);
+		v = v << 4 | (unsigned)tl_json_scan_hex_value((uint8_t)p[i]);
 	return v;
 }
 
@@ -509,7 +145,7 @@ static bool at_hex4(const char *p, const char *end)
 	if (end - p < 4)
 		return false;
 	for (int i = 0; i < 4; i++)
-		if (hex_value((uint8_t)p[i]) < 0)
+		if (tl_json_scan_hex_value((uint8_t)p[i]) < 0)
 			return false;
 	return true;
 }
@@ -562,7 +198,7 @@ static const char *decode_escape(const char *p, const char *end, GString *buf)
 	return p;
 }
 
-const char *tl_chrome_span_text(const tl_chrome_in_event *ev, tl_span s, GString *buf)
+const char *tl_chrome_reader_span_text(const tl_chrome_in_event *ev, tl_span s, GString *buf)
 {
 	g_string_truncate(buf, 0);
 	if (s.len == 0)
@@ -630,7 +266,7 @@ static void note_time_unit(tl_chrome_reader *r, const uint8_t *v, size_t len)
 		return;
 	tl_chrome_in_event fake = {.raw = (const char *)v, .raw_len = len};
 	GString *buf = g_string_new(NULL);
-	tl_chrome_span_text(&fake, (tl_span){0, (uint32_t)len}, buf);
+	tl_chrome_reader_span_text(&fake, (tl_span){0, (uint32_t)len}, buf);
 	g_free(r->time_unit);
 	r->time_unit = g_string_free(buf, FALSE);
 }
@@ -638,9 +274,10 @@ static void note_time_unit(tl_chrome_reader *r, const uint8_t *v, size_t len)
 /* After the top-level value: only whitespace may follow. */
 static int finish(tl_chrome_reader *r)
 {
-	const uint8_t *p = skip_ws(r->p, r->end);
-	if (p != r->end) {
-		fail(r, p, "expected the end of input after the top-level value");
+	const uint8_t *p = tl_json_scan_ws(r->p, r->scan.end);
+	if (p != r->scan.end) {
+		tl_json_scan_fail(&r->scan, p,
+				  "expected the end of input after the top-level value");
 		return -1;
 	}
 	r->p = p;
@@ -653,11 +290,11 @@ static int finish(tl_chrome_reader *r)
  * traceEvents (1) or at the end of the document (0); -1 on error. */
 static int scan_top_members(tl_chrome_reader *r, bool first)
 {
-	const uint8_t *end = r->end;
-	const uint8_t *p = skip_ws(r->p, end);
+	const uint8_t *end = r->scan.end;
+	const uint8_t *p = tl_json_scan_ws(r->p, end);
 	for (;;) {
 		if (p == end) {
-			fail_eof(r);
+			tl_json_scan_fail_eof(&r->scan);
 			return -1;
 		}
 		if (first && *p == '}')
@@ -666,37 +303,37 @@ static int scan_top_members(tl_chrome_reader *r, bool first)
 			if (*p == '}')
 				break;
 			if (*p != ',') {
-				fail(r, p, "expected ',' or '}' after a value");
+				tl_json_scan_fail(&r->scan, p, "expected ',' or '}' after a value");
 				return -1;
 			}
-			p = skip_ws(p + 1, end);
+			p = tl_json_scan_ws(p + 1, end);
 			if (p == end) {
-				fail_eof(r);
+				tl_json_scan_fail_eof(&r->scan);
 				return -1;
 			}
 		}
 		first = false;
 		const uint8_t *key;
 		size_t key_len;
-		const uint8_t *value = member_key(r, p, &key, &key_len);
+		const uint8_t *value = tl_json_scan_member_key(&r->scan, p, &key, &key_len);
 		if (value == NULL)
 			return -1;
 		if (key_is(key, key_len, "traceEvents") && !r->seen_events) {
 			if (value == end) {
-				fail_eof(r);
+				tl_json_scan_fail_eof(&r->scan);
 				return -1;
 			}
 			if (*value != '[') {
-				r->err_json = false;
-				r->err_at = value;
-				r->err_what = "'traceEvents' is not an array";
+				r->scan.err_json = false;
+				r->scan.err_at = value;
+				r->scan.err_what = "'traceEvents' is not an array";
 				return -1;
 			}
 			r->seen_events = true;
 			r->p = value + 1;
 			return 1;
 		}
-		p = skip_value(r, value, 1);
+		p = tl_json_scan_value(&r->scan, value, 1);
 		if (p == NULL)
 			return -1;
 		if (key_is(key, key_len, "traceEvents")) {
@@ -707,7 +344,7 @@ static int scan_top_members(tl_chrome_reader *r, bool first)
 			if (key_is(key, key_len, "displayTimeUnit"))
 				note_time_unit(r, value, (size_t)(p - value));
 		}
-		p = skip_ws(p, end);
+		p = tl_json_scan_ws(p, end);
 	}
 	r->p = p + 1;
 	return 0;
@@ -715,20 +352,20 @@ static int scan_top_members(tl_chrome_reader *r, bool first)
 
 int tl_chrome_reader_open(tl_chrome_reader **out, const uint8_t *data, size_t len, tl_error *err)
 {
-	tables_init();
+	tl_json_scan_init();
 	tl_chrome_reader *r = g_new0(tl_chrome_reader, 1);
 	if (data == NULL)
 		data = (const uint8_t *)""; /* len is 0; no arithmetic on NULL */
 	r->data = data;
-	r->end = data + len;
+	r->scan.end = data + len;
 	r->p = data;
 	r->state = ST_EVENTS;
 	if (len >= 3 && data[0] == 0xef && data[1] == 0xbb && data[2] == 0xbf)
 		r->p += 3;
-	const uint8_t *p = skip_ws(r->p, r->end);
+	const uint8_t *p = tl_json_scan_ws(r->p, r->scan.end);
 	int rc = -1;
-	if (p == r->end) {
-		fail_eof(r);
+	if (p == r->scan.end) {
+		tl_json_scan_fail_eof(&r->scan);
 	} else if (*p == '[') {
 		r->array_form = true;
 		r->p = p + 1;
@@ -741,7 +378,7 @@ int tl_chrome_reader_open(tl_chrome_reader **out, const uint8_t *data, size_t le
 		if (rc == 0)
 			rc = finish(r);
 	} else {
-		fail(r, p, "expected '{' or '['");
+		tl_json_scan_fail(&r->scan, p, "expected '{' or '['");
 	}
 	if (rc < 0) {
 		report(r, err);
@@ -797,9 +434,9 @@ static void event_member(tl_chrome_in_event *ev, const uint8_t *key, size_t key_
  * an empty {} (skipped), -1 on error. */
 static int read_event(tl_chrome_reader *r, tl_chrome_in_event *ev)
 {
-	const uint8_t *end = r->end;
+	const uint8_t *end = r->scan.end;
 	const uint8_t *start = r->p;
-	const uint8_t *p = skip_ws(start + 1, end);
+	const uint8_t *p = tl_json_scan_ws(start + 1, end);
 	if (p < end && *p == '}') {
 		r->p = p + 1;
 		return 0;
@@ -808,42 +445,42 @@ static int read_event(tl_chrome_reader *r, tl_chrome_in_event *ev)
 	for (;;) {
 		const uint8_t *key;
 		size_t key_len;
-		const uint8_t *value = member_key(r, p, &key, &key_len);
+		const uint8_t *value = tl_json_scan_member_key(&r->scan, p, &key, &key_len);
 		if (value == NULL)
 			return -1;
-		p = skip_value(r, value, r->event_depth + 1);
+		p = tl_json_scan_value(&r->scan, value, r->event_depth + 1);
 		if (p == NULL)
 			return -1;
 		tl_span s = {(uint32_t)(value - start), (uint32_t)(p - value)};
 		event_member(ev, key, key_len, s);
-		p = skip_ws(p, end);
+		p = tl_json_scan_ws(p, end);
 		if (p == end) {
-			fail_eof(r);
+			tl_json_scan_fail_eof(&r->scan);
 			return -1;
 		}
 		if (*p == '}')
 			break;
 		if (*p != ',') {
-			fail(r, p, "expected ',' or '}' after a value");
+			tl_json_scan_fail(&r->scan, p, "expected ',' or '}' after a value");
 			return -1;
 		}
-		p = skip_ws(p + 1, end);
+		p = tl_json_scan_ws(p + 1, end);
 	}
 	p++;
 	if ((size_t)(p - start) > UINT32_MAX) {
-		r->err_json = false;
-		r->err_at = start;
-		r->err_what = "an event of 4 GiB or more";
+		r->scan.err_json = false;
+		r->scan.err_at = start;
+		r->scan.err_what = "an event of 4 GiB or more";
 		return -1;
 	}
 	ev->raw = (const char *)start;
 	ev->raw_len = (size_t)(p - start);
 	ev->offset = (uint64_t)(start - r->data);
 	ev->ph = first_char(ev->raw + ev->ph_span.off, ev->ph_span.len);
-	ev->has_ts = tl_chrome_span_number(ev, ev->ts, &ev->ts_us);
+	ev->has_ts = tl_chrome_reader_span_number(ev, ev->ts, &ev->ts_us);
 	if (!ev->has_ts)
 		ev->ts_us = 0;
-	if (!tl_chrome_span_number(ev, ev->dur, &ev->dur_us))
+	if (!tl_chrome_reader_span_number(ev, ev->dur, &ev->dur_us))
 		ev->dur_us = 0;
 	r->p = p;
 	return 1;
@@ -862,19 +499,19 @@ static int end_of_events(tl_chrome_reader *r)
 static int cut_short(tl_chrome_reader *r)
 {
 	if (!r->array_form) {
-		fail_eof(r);
+		tl_json_scan_fail_eof(&r->scan);
 		return -1;
 	}
-	r->p = r->end;
+	r->p = r->scan.end;
 	r->state = ST_DONE;
 	return 0;
 }
 
 static int next_event(tl_chrome_reader *r, tl_chrome_in_event *ev)
 {
-	const uint8_t *end = r->end;
+	const uint8_t *end = r->scan.end;
 	for (;;) {
-		const uint8_t *p = skip_ws(r->p, end);
+		const uint8_t *p = tl_json_scan_ws(r->p, end);
 		if (p == end)
 			return cut_short(r);
 		if (r->after_event) {
@@ -883,10 +520,11 @@ static int next_event(tl_chrome_reader *r, tl_chrome_in_event *ev)
 				return end_of_events(r);
 			}
 			if (*p != ',') {
-				fail(r, p, "expected ',' or ']' after an event");
+				tl_json_scan_fail(&r->scan, p,
+						  "expected ',' or ']' after an event");
 				return -1;
 			}
-			p = skip_ws(p + 1, end);
+			p = tl_json_scan_ws(p + 1, end);
 			if (p == end)
 				return cut_short(r);
 		} else if (*p == ']') {
@@ -895,9 +533,9 @@ static int next_event(tl_chrome_reader *r, tl_chrome_in_event *ev)
 		}
 		if (*p != '{') {
 			/* valid JSON that is not an event, or invalid JSON */
-			if (skip_value(r, p, r->event_depth) != NULL) {
-				fail(r, p, "an event is not an object");
-				r->err_json = false;
+			if (tl_json_scan_value(&r->scan, p, r->event_depth) != NULL) {
+				tl_json_scan_fail(&r->scan, p, "an event is not an object");
+				r->scan.err_json = false;
 			}
 			return -1;
 		}
@@ -1004,8 +642,8 @@ static void copy_json(tl_output *out, const char *s, size_t n)
 	tl_out_bytes(out, from, (size_t)(end - from));
 }
 
-void tl_chrome_event_rewrite(tl_output *out, const tl_chrome_in_event *ev,
-			     const tl_chrome_rewrite *rw)
+void tl_chrome_reader_rewrite(tl_output *out, const tl_chrome_in_event *ev,
+			      const tl_chrome_rewrite *rw)
 {
 	struct replacement rep[6];
 	size_t n = 0;

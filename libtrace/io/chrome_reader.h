@@ -62,10 +62,11 @@ void tl_chrome_reader_close(tl_chrome_reader *r);
  * (\n, \", \\, \uXXXX with surrogate pairs) into buf (g_string semantics:
  * buf is reset). Returns buf->str. For a number span, its text. */
 struct _GString;
-const char *tl_chrome_span_text(const tl_chrome_in_event *ev, tl_span s, struct _GString *buf);
+const char *tl_chrome_reader_span_text(const tl_chrome_in_event *ev, tl_span s,
+				       struct _GString *buf);
 
 /* Parses a number or numeric string value span into *out; false otherwise. */
-bool tl_chrome_span_number(const tl_chrome_in_event *ev, tl_span s, double *out);
+bool tl_chrome_reader_span_number(const tl_chrome_in_event *ev, tl_span s, double *out);
 
 /* Copies an event to `out`, replacing the values of pid, tid and ts (when
  * present in the event) and of id/id2/bind_id by the given JSON texts
@@ -78,7 +79,7 @@ typedef struct tl_chrome_rewrite {
 	const char *id;
 } tl_chrome_rewrite;
 
-void tl_chrome_event_rewrite(tl_output *out, const tl_chrome_in_event *ev,
-			     const tl_chrome_rewrite *rw);
+void tl_chrome_reader_rewrite(tl_output *out, const tl_chrome_in_event *ev,
+			      const tl_chrome_rewrite *rw);
 
 #endif

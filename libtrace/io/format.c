@@ -252,7 +252,7 @@ static bool tf2_process(const tl_chrome_in_event *ev, GString *buf)
 {
 	if (ev->ph != 'M' || !span_is(ev, ev->name, "\"process_name\"") || ev->args.len == 0)
 		return false;
-	const char *args = tl_chrome_span_text(ev, ev->args, buf);
+	const char *args = tl_chrome_reader_span_text(ev, ev->args, buf);
 	return strstr(args, "\"/host:") != NULL;
 }
 

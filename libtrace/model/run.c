@@ -1,7 +1,13 @@
-#include "model/run.h"
+/*
+ * run: a decoded RunMetadata as a tl_run (run.h): device names and kinds,
+ * the labels as timeline.py reads them, the devices and their executions
+ * with their times checked, and the links of each execution to its graph
+ * node (run_graph.c builds the graphs) and of each GPU record to the op
+ * that launched it.
+ */
+#include "model/run_impl.h"
 
 #include "base/crew.h"
-#include "model/nametab.h"
 
 #include <glib.h>
 #include <stdlib.h>
@@ -46,8 +52,7 @@ static bool is_bare_device_segment(const char *seg, size_t len)
 	return true;
 }
 
-/* Appends the normalized spelling of raw[0 .. len) to s. */
-static void device_normalize_append(GString *s, const char *raw, size_t len)
+void tl_device_normalize_append(GString *s, const char *raw, size_t len)
 {
 	const char *p = raw, *end = raw + len;
 	const char *slash = memchr(p, '/', len);
@@ -80,7 +85,7 @@ const char *tl_device_normalize(tl_arena *arena, const char *raw)
 		return "";
 	size_t len = strlen(raw);
 	GString *s = g_string_sized_new(len + 16);
-	device_normalize_append(s, raw, len);
+	tl_device_normalize_append(s, raw, len);
 	const char *out = tl_arena_strndup(arena, s->str, s->len);
 	g_string_free(s, TRUE);
 	return out;
@@ -191,14 +196,6 @@ bool tl_op_label_parse(tl_arena *arena, const char *label, const char **name, co
 }
 
 /* ---- building ---------------------------------------------------------- */
-
-struct builder {
-	tl_run *run;
-	tl_nametab *node_by_name;   /* (partition, node name) -> node index */
-	tl_name *exec_names;        /* per execution: its node name, hashed once */
-	GHashTable *device_index;   /* normalized name -> device index + 1 */
-	int32_t *partition_of_dev;  /* executor device -> partition index, -1 */
-};
 
 /* The microsecond fields obey TL_TIME_LIMIT_NS whichever unit is used (the
  * memory analysis reads them). */
@@ -363,20 +360,13 @@ static int cmp_exec_start(const void *a, const void *b)
 	return 0;
 }
 
-static void build_devices(struct builder *b)
+/* The devices of the dump, one per normalized name in order of first
+ * appearance (real dumps name some twice); owner[i] is the device of
+ * dev_stats[i]. */
+static void collect_devices(struct run_builder *b, const Tensorflow__StepStats *ss, size_t n_dev,
+			    uint32_t *owner)
 {
 	tl_run *run = b->run;
-	const Tensorflow__StepStats *ss = run->meta->step_stats;
-	size_t n_dev = ss != NULL ? ss->n_dev_stats : 0;
-	size_t n_exec = 0;
-	for (size_t i = 0; i < n_dev; i++)
-		n_exec += ss->dev_stats[i]->n_node_stats;
-	run->devices = tl_arena_zalloc(run->arena, (n_dev ? n_dev : 1) * sizeof *run->devices);
-	run->execs = tl_arena_zalloc(run->arena, (n_exec ? n_exec : 1) * sizeof *run->execs);
-
-	/* Devices named twice (real dumps have this) become one device: pass
-	 * one groups dev_stats by name, pass two copies their records. */
-	uint32_t *owner = g_new(uint32_t, n_dev ? n_dev : 1);
 	for (size_t i = 0; i < n_dev; i++) {
 		const char *name = tl_device_normalize(run->arena, ss->dev_stats[i]->device);
 		gpointer hit = g_hash_table_lookup(b->device_index, name);
@@ -395,65 +385,81 @@ static void build_devices(struct builder *b)
 				    GUINT_TO_POINTER(run->n_devices + 1));
 		run->n_devices++;
 	}
-	/* dev_stats entries grouped by their device, in dump order (a
-	 * counting sort: a million devices must not cost a million squared). */
-	uint32_t *group_first = g_new0(uint32_t, run->n_devices + 1);
+}
+
+/* dev_stats entries grouped by their device, in dump order (a counting
+ * sort: a million devices must not cost a million squared): device d's
+ * are grouped[group_first[d] .. group_first[d + 1]). The caller frees
+ * both arrays. */
+static void group_dev_stats(size_t n_devices, size_t n_dev, const uint32_t *owner,
+			    uint32_t **group_first_out, uint32_t **grouped_out)
+{
+	uint32_t *group_first = g_new0(uint32_t, n_devices + 1);
 	uint32_t *grouped = g_new(uint32_t, n_dev ? n_dev : 1);
 	for (size_t i = 0; i < n_dev; i++)
 		group_first[owner[i] + 1]++;
-	for (size_t d = 0; d < run->n_devices; d++)
+	for (size_t d = 0; d < n_devices; d++)
 		group_first[d + 1] += group_first[d];
 	for (size_t i = 0; i < n_dev; i++)
 		grouped[group_first[owner[i]]++] = (uint32_t)i;
-	for (size_t d = run->n_devices; d > 0; d--)
+	for (size_t d = n_devices; d > 0; d--)
 		group_first[d] = group_first[d - 1];
 	group_first[0] = 0;
-	size_t pos = 0;
-	for (size_t d = 0; d < run->n_devices; d++) {
-		tl_device *dev = &run->devices[d];
-		dev->first_exec = (uint32_t)pos;
-		for (uint32_t g = group_first[d]; g < group_first[d + 1]; g++) {
-			const Tensorflow__DeviceStepStats *ds = ss->dev_stats[grouped[g]];
-			for (size_t j = 0; j < ds->n_node_stats; j++) {
-				Tensorflow__NodeExecStats *ns = ds->node_stats[j];
-				bool nanos = false;
-				if (!exec_times_usable(ns, dev->kind, &nanos))
-					continue;
-				tl_exec *e = &run->execs[pos++];
-				if (nanos)
-					run->has_nanos = true;
-				e->ns = ns;
-				e->start = ns_time(ns->all_start_micros, ns->all_start_nanos, nanos);
-				e->end = e->start + ns_time(ns->all_end_rel_micros,
-							    ns->all_end_rel_nanos, nanos);
-				e->op_start = e->start + ns_time(ns->op_start_rel_micros,
-								 ns->op_start_rel_nanos, nanos);
-				e->op_end = e->start + ns_time(ns->op_end_rel_micros,
-							       ns->op_end_rel_nanos, nanos);
-				if (e->end < e->start) {
-					tl_warn("negative-duration",
-						"execution with a negative duration treated as zero");
-					e->end = e->start;
-				}
-				e->device = (uint32_t)d;
-				e->thread = ns->thread_id;
-				e->gnode = -1;
-				e->launcher = -1;
-			}
-		}
-		dev->n_exec = (uint32_t)(pos - dev->first_exec);
-		qsort(run->execs + dev->first_exec, dev->n_exec, sizeof(tl_exec), cmp_exec_start);
-	}
-	run->n_execs = pos;
-	g_free(grouped);
-	g_free(group_first);
-	g_free(owner);
+	*group_first_out = group_first;
+	*grouped_out = grouped;
+}
 
-	/* Tracer devices belong to the executor whose name ends with their
-	 * device part: /device:GPU:0/stream:7 -> .../device:GPU:0. */
-	/* Every suffix of an executor's name that starts at a '/' names it (the
-	 * first executor with it wins), so a tracer whose part starts with '/'
-	 * finds its executor by one lookup, not by a scan of all devices. */
+/* Execution e of device d from its record, times in ns (from the *_nanos
+ * fields when `nanos`). */
+static void fill_exec(tl_exec *e, Tensorflow__NodeExecStats *ns, bool nanos, uint32_t d)
+{
+	e->ns = ns;
+	e->start = ns_time(ns->all_start_micros, ns->all_start_nanos, nanos);
+	e->end = e->start + ns_time(ns->all_end_rel_micros, ns->all_end_rel_nanos, nanos);
+	e->op_start = e->start + ns_time(ns->op_start_rel_micros, ns->op_start_rel_nanos, nanos);
+	e->op_end = e->start + ns_time(ns->op_end_rel_micros, ns->op_end_rel_nanos, nanos);
+	if (e->end < e->start) {
+		tl_warn("negative-duration", "execution with a negative duration treated as zero");
+		e->end = e->start;
+	}
+	e->device = d;
+	e->thread = ns->thread_id;
+	e->gnode = -1;
+	e->launcher = -1;
+}
+
+/* The executions of device d, from its dev_stats entries grouped[first ..
+ * last), placed from run->execs[pos] on and sorted by start; returns the
+ * position after them. */
+static size_t fill_device_execs(tl_run *run, uint32_t d, const uint32_t *grouped, uint32_t first,
+				uint32_t last, size_t pos)
+{
+	const Tensorflow__StepStats *ss = run->meta->step_stats;
+	tl_device *dev = &run->devices[d];
+	dev->first_exec = (uint32_t)pos;
+	for (uint32_t g = first; g < last; g++) {
+		const Tensorflow__DeviceStepStats *ds = ss->dev_stats[grouped[g]];
+		for (size_t j = 0; j < ds->n_node_stats; j++) {
+			Tensorflow__NodeExecStats *ns = ds->node_stats[j];
+			bool nanos = false;
+			if (!exec_times_usable(ns, dev->kind, &nanos))
+				continue;
+			if (nanos)
+				run->has_nanos = true;
+			fill_exec(&run->execs[pos++], ns, nanos, d);
+		}
+	}
+	dev->n_exec = (uint32_t)(pos - dev->first_exec);
+	qsort(run->execs + dev->first_exec, dev->n_exec, sizeof(tl_exec), cmp_exec_start);
+	return pos;
+}
+
+/* Every suffix of an executor's name that starts at a '/' names it (the
+ * first executor with it wins), so a tracer whose part starts with '/'
+ * finds its executor by one lookup, not by a scan of all devices. Suffix
+ * -> device index + 1; the keys point into the device names. */
+static GHashTable *executor_suffixes(const tl_run *run)
+{
 	GHashTable *by_suffix = g_hash_table_new(g_str_hash, g_str_equal);
 	for (size_t e = 0; e < run->n_devices; e++) {
 		const tl_device *x = &run->devices[e];
@@ -463,6 +469,14 @@ static void build_devices(struct builder *b)
 			if ((p == x->name || p[-1] != ':') && !g_hash_table_contains(by_suffix, p))
 				g_hash_table_insert(by_suffix, (gpointer)p, GSIZE_TO_POINTER(e + 1));
 	}
+	return by_suffix;
+}
+
+/* Tracer devices belong to the executor whose name ends with their
+ * device part: /device:GPU:0/stream:7 -> .../device:GPU:0. */
+static void attach_tracers(tl_run *run)
+{
+	GHashTable *by_suffix = executor_suffixes(run);
 	for (size_t d = 0; d < run->n_devices; d++) {
 		tl_device *dev = &run->devices[d];
 		if (dev->kind == TL_DEV_EXECUTOR || dev->kind == TL_DEV_OTHER)
@@ -493,233 +507,37 @@ static void build_devices(struct builder *b)
 	g_hash_table_destroy(by_suffix);
 }
 
-static const Tensorflow__AttrValue *node_attr(const Tensorflow__NodeDef *def, const char *key)
-{
-	for (size_t i = 0; i < def->n_attr; i++)
-		if (def->attr[i]->key != NULL && strcmp(def->attr[i]->key, key) == 0)
-			return def->attr[i]->value;
-	return NULL;
-}
-
-static const char *attr_string(tl_arena *arena, const Tensorflow__NodeDef *def, const char *key)
-{
-	const Tensorflow__AttrValue *v = node_attr(def, key);
-	if (v == NULL || v->value_case != TENSORFLOW__ATTR_VALUE__VALUE_S)
-		return "";
-	return tl_arena_strndup(arena, (const char *)v->s.data, v->s.len);
-}
-
-static bool client_terminated(const Tensorflow__NodeDef *def)
-{
-	const Tensorflow__AttrValue *ct = node_attr(def, "client_terminated");
-	return ct != NULL && ct->value_case == TENSORFLOW__ATTR_VALUE__VALUE_B && ct->b;
-}
-
-/* A string attribute as C code reads it: up to its first NUL. */
-static size_t attr_text(const Tensorflow__NodeDef *def, const char *key, const char **text)
-{
-	const Tensorflow__AttrValue *v = node_attr(def, key);
-	if (v == NULL || v->value_case != TENSORFLOW__ATTR_VALUE__VALUE_S || v->s.len == 0) {
-		*text = "";
-		return 0;
-	}
-	*text = (const char *)v->s.data;
-	return strnlen(*text, v->s.len);
-}
-
-/* What pairs a _Send with its _Recv: tensor_name, send_device and
- * recv_device (normalized: the two sides may spell devices differently),
- * written into `key`. */
-static const char *transfer_key(GString *key, const Tensorflow__NodeDef *def)
-{
-	const char *t;
-	size_t n = attr_text(def, "tensor_name", &t);
-	g_string_truncate(key, 0);
-	g_string_append_len(key, t, (gssize)n);
-	g_string_append_c(key, '\x1f');
-	n = attr_text(def, "send_device", &t);
-	device_normalize_append(key, t, n);
-	g_string_append_c(key, '\x1f');
-	n = attr_text(def, "recv_device", &t);
-	device_normalize_append(key, t, n);
-	return key->str;
-}
-
-static bool is_send(const char *op)
-{
-	return strcmp(op, "_Send") == 0 || strcmp(op, "_HostSend") == 0;
-}
-
-static bool is_recv(const char *op)
-{
-	return strcmp(op, "_Recv") == 0 || strcmp(op, "_HostRecv") == 0;
-}
-
-static void add_edge(GArray *edges, uint32_t src, uint32_t dst, int32_t sp, int32_t dp,
-		     tl_edge_kind kind)
-{
-	tl_edge e = {.src = src, .dst = dst, .src_port = sp, .dst_port = dp, .kind = kind};
-	g_array_append_val(edges, e);
-}
-
-static int cmp_edge(const void *a, const void *b)
-{
-	const tl_edge *x = a, *y = b;
-	if (x->dst != y->dst)
-		return x->dst < y->dst ? -1 : 1;
-	if (x->kind != y->kind)
-		return x->kind < y->kind ? -1 : 1;
-	if (x->dst_port != y->dst_port)
-		return x->dst_port < y->dst_port ? -1 : 1;
-	if (x->src != y->src)
-		return x->src < y->src ? -1 : 1;
-	return 0;
-}
-
-struct input_edges {
-	const struct builder *b;
-	GArray **parts; /* per crew part: tl_edge */
-};
-
-/* The edges into nodes lo..hi-1 that their inputs name. */
-static void input_edges_part(void *ctx, size_t part, size_t lo, size_t hi, tl_arena *arena)
-{
-	struct input_edges *ie = ctx;
-	const tl_run *run = ie->b->run;
-	GArray *edges = g_array_sized_new(FALSE, FALSE, sizeof(tl_edge), (guint)(hi - lo) * 2 + 1);
-	ie->parts[part] = edges;
-	for (size_t i = lo; i < hi; i++) {
-		const tl_gnode *n = &run->nodes[i];
-		int32_t data_pos = 0;
-		for (size_t k = 0; k < n->def->n_input; k++) {
-			const char *in = n->def->input[k];
-			bool control = in[0] == '^';
-			const char *nm = control ? in + 1 : in;
-			/* "name:port" names the node "name": looked up by its
-			 * first bytes, not copied. */
-			size_t len = strlen(nm);
-			const char *colon = memrchr(nm, ':', len);
-			int32_t port = 0;
-			if (!control && colon != NULL && colon[1] != '\0' &&
-			    strspn(colon + 1, "0123456789") == len - (size_t)(colon + 1 - nm)) {
-				port = (int32_t)strtol(colon + 1, NULL, 10);
-				len = (size_t)(colon - nm);
-			}
-			uint32_t hit = tl_nametab_get(ie->b->node_by_name, n->partition,
-						      tl_name_of(nm, len));
-			if (hit == TL_NAMETAB_NONE) {
-				tl_warn("missing-input", "input '%s' of node '%s' names no node "
-					"in its graph; edge dropped", in, n->name);
-			} else if (control) {
-				add_edge(edges, hit, (uint32_t)i, -1, -1, TL_EDGE_CONTROL);
-			} else {
-				add_edge(edges, hit, (uint32_t)i, port, data_pos, TL_EDGE_DATA);
-			}
-			if (!control)
-				data_pos++;
-		}
-	}
-}
-
-static void build_graph(struct builder *b)
+/* The devices and their executions. Devices named twice become one
+ * device: pass one groups dev_stats by name, pass two copies their
+ * records. */
+static void build_devices(struct run_builder *b)
 {
 	tl_run *run = b->run;
-	Tensorflow__RunMetadata *meta = run->meta;
-	size_t n_nodes = 0;
-	for (size_t p = 0; p < meta->n_partition_graphs; p++)
-		n_nodes += meta->partition_graphs[p]->n_node;
-	run->nodes = tl_arena_zalloc(run->arena, (n_nodes ? n_nodes : 1) * sizeof *run->nodes);
-	b->node_by_name = tl_nametab_new(n_nodes);
+	const Tensorflow__StepStats *ss = run->meta->step_stats;
+	size_t n_dev = ss != NULL ? ss->n_dev_stats : 0;
+	size_t n_exec = 0;
+	for (size_t i = 0; i < n_dev; i++)
+		n_exec += ss->dev_stats[i]->n_node_stats;
+	run->devices = tl_arena_zalloc(run->arena, (n_dev ? n_dev : 1) * sizeof *run->devices);
+	run->execs = tl_arena_zalloc(run->arena, (n_exec ? n_exec : 1) * sizeof *run->execs);
 
-	const char *last_raw = NULL, *last_norm = "";
-	for (size_t p = 0; p < meta->n_partition_graphs; p++) {
-		const Tensorflow__GraphDef *g = meta->partition_graphs[p];
-		for (size_t i = 0; i < g->n_node; i++) {
-			const Tensorflow__NodeDef *def = g->node[i];
-			tl_gnode *n = &run->nodes[run->n_nodes];
-			n->name = def->name != NULL ? def->name : "";
-			n->op = def->op != NULL ? def->op : "";
-			/* nodes of a partition share their device string */
-			if (def->device == NULL || last_raw == NULL ||
-			    strcmp(def->device, last_raw) != 0) {
-				last_raw = def->device;
-				last_norm = tl_device_normalize(run->arena, def->device);
-			}
-			n->device = last_norm;
-			n->partition = (uint32_t)p;
-			n->def = def;
-			uint32_t at = tl_nametab_put(b->node_by_name, (uint32_t)p,
-						     tl_name_of_str(n->name), (uint32_t)run->n_nodes);
-			if (at != run->n_nodes) {
-				tl_warn("duplicate-node", "node '%s' defined twice in one graph; "
-					"the first definition is used", n->name);
-				continue;
-			}
-			run->n_nodes++;
-		}
-	}
-	run->has_graphs = run->n_nodes > 0;
-
-	/* The inputs' edges, a part of the nodes per thread, joined in node
-	 * order. */
-	struct input_edges ie = {.b = b, .parts = g_new0(GArray *, tl_crew_parts(run->n_nodes))};
-	tl_crew_for(run->n_nodes, input_edges_part, &ie, run->arena);
-	GArray *edges = g_array_sized_new(FALSE, FALSE, sizeof(tl_edge), run->n_nodes * 2 + 1);
-	for (size_t p = 0; p < tl_crew_parts(run->n_nodes); p++) {
-		g_array_append_vals(edges, ie.parts[p]->data, ie.parts[p]->len);
-		g_array_free(ie.parts[p], TRUE);
-	}
-	g_free(ie.parts);
-
-	/* _Send -> _Recv by (tensor_name, send_device, recv_device). */
-	GHashTable *sends = g_hash_table_new(g_str_hash, g_str_equal);
-	GString *key = g_string_sized_new(256);
-	for (uint32_t i = 0; i < run->n_nodes; i++) {
-		const tl_gnode *n = &run->nodes[i];
-		if (!is_send(n->op))
-			continue;
-		if (client_terminated(n->def))
-			continue;
-		transfer_key(key, n->def);
-		g_hash_table_insert(sends, tl_arena_strndup(run->arena, key->str, key->len),
-				    GUINT_TO_POINTER(i + 1));
-	}
-	size_t matched = 0;
-	for (uint32_t i = 0; i < run->n_nodes; i++) {
-		const tl_gnode *n = &run->nodes[i];
-		if (!is_recv(n->op))
-			continue;
-		if (client_terminated(n->def))
-			continue;
-		gpointer hit = g_hash_table_lookup(sends, transfer_key(key, n->def));
-		if (hit == NULL) {
-			tl_warn("recv-without-send", "_Recv '%s' has no matching _Send in the "
-				"partition graphs", n->name);
-			continue;
-		}
-		add_edge(edges, GPOINTER_TO_UINT(hit) - 1, i, -1, -1, TL_EDGE_TRANSFER);
-		matched++;
-	}
-	g_string_free(key, TRUE);
-	if (matched < g_hash_table_size(sends))
-		tl_warn("send-without-recv", "%u _Send node(s) have no matching _Recv",
-			g_hash_table_size(sends) - (unsigned)matched);
-	g_hash_table_destroy(sends);
-
-	qsort(edges->data, edges->len, sizeof(tl_edge), cmp_edge);
-	run->n_edges = edges->len;
-	run->edges = tl_arena_alloc(run->arena, (edges->len ? edges->len : 1) * sizeof(tl_edge));
-	memcpy(run->edges, edges->data, edges->len * sizeof(tl_edge));
-	g_array_free(edges, TRUE);
-	run->in_first = tl_arena_zalloc(run->arena, (run->n_nodes + 1) * sizeof(uint32_t));
-	for (size_t e = 0; e < run->n_edges; e++)
-		run->in_first[run->edges[e].dst + 1]++;
-	for (size_t i = 0; i < run->n_nodes; i++)
-		run->in_first[i + 1] += run->in_first[i];
+	uint32_t *owner = g_new(uint32_t, n_dev ? n_dev : 1);
+	collect_devices(b, ss, n_dev, owner);
+	uint32_t *group_first, *grouped;
+	group_dev_stats(run->n_devices, n_dev, owner, &group_first, &grouped);
+	g_free(owner);
+	size_t pos = 0;
+	for (size_t d = 0; d < run->n_devices; d++)
+		pos = fill_device_execs(run, (uint32_t)d, grouped, group_first[d],
+					group_first[d + 1], pos);
+	run->n_execs = pos;
+	g_free(grouped);
+	g_free(group_first);
+	attach_tracers(run);
 }
 
 /* Which partition holds each executor device's nodes. */
-static void map_partitions(struct builder *b)
+static void map_partitions(struct run_builder *b)
 {
 	tl_run *run = b->run;
 	b->partition_of_dev = g_new(int32_t, run->n_devices ? run->n_devices : 1);
@@ -747,7 +565,7 @@ static void map_partitions(struct builder *b)
 /* Each execution of lo..hi-1 to its graph node, op and name. */
 static void link_execs_part(void *ctx, size_t part, size_t lo, size_t hi, tl_arena *arena)
 {
-	struct builder *b = ctx;
+	struct run_builder *b = ctx;
 	tl_run *run = b->run;
 	for (size_t i = lo; i < hi; i++) {
 		tl_exec *e = &run->execs[i];
@@ -821,7 +639,7 @@ struct node_groups {
 
 /* The group of the executions of `name` on executor device `dev`, or
  * TL_NAMETAB_NONE when it ran none there. */
-static uint32_t group_named(const struct builder *b, const struct node_groups *ng,
+static uint32_t group_named(const struct run_builder *b, const struct node_groups *ng,
 			    int32_t dev, const char *name)
 {
 	tl_name nm = tl_name_of_str(name);
@@ -836,7 +654,7 @@ static uint32_t group_named(const struct builder *b, const struct node_groups *n
 }
 
 struct launchers {
-	const struct builder *b;
+	const struct run_builder *b;
 	const struct node_groups *groups;
 	GHashTable *cands;             /* read only */
 	const uint32_t *first, *members;
@@ -880,7 +698,7 @@ static void launchers_part(void *ctx, size_t part, size_t lo_exec, size_t hi_exe
  * tracer's executor, the latest execution that started at or before the
  * kernel (a loop runs a node several times). Copies are named after the
  * transfer's tensor (edge_N_x), which names a _Send/_Recv node. */
-static void link_tracer_records(struct builder *b)
+static void link_tracer_records(struct run_builder *b)
 {
 	tl_run *run = b->run;
 	/* The executions of each group, in start order (a device's executions
@@ -939,7 +757,7 @@ static void link_tracer_records(struct builder *b)
 		bool recv = is_recv(g->op);
 		if (!recv && !is_send(g->op))
 			continue;
-		const char *tn = attr_string(run->arena, g->def, "tensor_name");
+		const char *tn = tl_node_attr_string(run, (uint32_t)n, "tensor_name");
 		if (tn[0] == '\0')
 			continue;
 		const char **c = g_hash_table_lookup(cands, tn);
@@ -970,73 +788,6 @@ static void link_tracer_records(struct builder *b)
 	g_free(members);
 }
 
-static bool is_next_iteration(const char *op)
-{
-	return strcmp(op, "NextIteration") == 0 || strcmp(op, "RefNextIteration") == 0;
-}
-
-/* TensorFlow graphs loop only through NextIteration -> Merge. Any other
- * cycle (a hostile or broken dump) leaves no producer-before-consumer order
- * for its nodes: said once, naming a node on it (Kahn's algorithm, then a
- * walk back along unfinished inputs, which must end on a cycle). */
-static void warn_cycles(const tl_run *run)
-{
-	size_t n = run->n_nodes;
-	if (n == 0)
-		return;
-	uint32_t *indeg = g_new0(uint32_t, n);
-	uint32_t *out_first = g_new0(uint32_t, n + 1);
-	uint32_t *out = g_new(uint32_t, run->n_edges ? run->n_edges : 1);
-	uint32_t *queue = g_new(uint32_t, n);
-	for (size_t e = 0; e < run->n_edges; e++) {
-		const tl_edge *ed = &run->edges[e];
-		if (is_next_iteration(run->nodes[ed->src].op))
-			continue;
-		indeg[ed->dst]++;
-		out_first[ed->src + 1]++;
-	}
-	for (size_t i = 0; i < n; i++)
-		out_first[i + 1] += out_first[i];
-	uint32_t *fill = g_memdup2(out_first, (n + 1) * sizeof *fill);
-	for (size_t e = 0; e < run->n_edges; e++) {
-		const tl_edge *ed = &run->edges[e];
-		if (!is_next_iteration(run->nodes[ed->src].op))
-			out[fill[ed->src]++] = ed->dst;
-	}
-	g_free(fill);
-	size_t head = 0, tail = 0;
-	for (size_t i = 0; i < n; i++)
-		if (indeg[i] == 0)
-			queue[tail++] = (uint32_t)i;
-	while (head < tail) {
-		uint32_t v = queue[head++];
-		for (uint32_t k = out_first[v]; k < out_first[v + 1]; k++)
-			if (--indeg[out[k]] == 0)
-				queue[tail++] = out[k];
-	}
-	if (tail < n) {
-		uint32_t v = 0;
-		while (indeg[v] == 0)
-			v++;
-		for (size_t step = 0; step < n; step++) {
-			for (uint32_t k = run->in_first[v]; k < run->in_first[v + 1]; k++) {
-				const tl_edge *ed = &run->edges[k];
-				if (indeg[ed->src] > 0 && !is_next_iteration(run->nodes[ed->src].op)) {
-					v = ed->src;
-					break;
-				}
-			}
-		}
-		tl_warn("graph-cycle", "the partition graphs have a cycle through node '%s' (not a "
-			"NextIteration loop); arrows on it follow execution order",
-			run->nodes[v].name);
-	}
-	g_free(queue);
-	g_free(out);
-	g_free(out_first);
-	g_free(indeg);
-}
-
 int tl_run_build(tl_run **out, tl_arena *arena, Tensorflow__RunMetadata *meta, const char *label,
 		 tl_error *err)
 {
@@ -1052,17 +803,17 @@ int tl_run_build(tl_run **out, tl_arena *arena, Tensorflow__RunMetadata *meta, c
 	if (total > INT32_MAX)
 		return tl_error_set(err, "too many node_stats (%zu) to index", total);
 
-	struct builder b = {.run = run};
+	struct run_builder b = {.run = run};
 	b.device_index = g_hash_table_new(g_str_hash, g_str_equal);
 	build_devices(&b);
-	build_graph(&b);
+	tl_run_graph_build(&b);
 	map_partitions(&b);
 	b.exec_names = g_new(tl_name, run->n_execs ? run->n_execs : 1);
 	tl_crew_for(run->n_execs, link_execs_part, &b, run->arena);
 	index_node_execs(run);
 	link_tracer_records(&b);
 	g_free(b.exec_names);
-	warn_cycles(run);
+	tl_run_graph_warn_cycles(run);
 	tl_nametab_free(b.node_by_name);
 	g_hash_table_destroy(b.device_index);
 	g_free(b.partition_of_dev);
@@ -1085,11 +836,6 @@ void tl_run_free(tl_run *run)
 {
 	if (run != NULL)
 		tl_arena_free(run->arena);
-}
-
-const char *tl_node_attr_string(const tl_run *run, uint32_t node, const char *key)
-{
-	return attr_string(run->arena, run->nodes[node].def, key);
 }
 
 int32_t tl_run_find_node(const tl_run *run, const char *device, const char *name)

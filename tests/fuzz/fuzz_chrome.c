@@ -32,13 +32,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if ((size_t)spans[i]->off + spans[i]->len > ev.raw_len)
 				abort();
 			double v;
-			tl_chrome_span_text(&ev, *spans[i], buf);
-			tl_chrome_span_number(&ev, *spans[i], &v);
+			tl_chrome_reader_span_text(&ev, *spans[i], buf);
+			tl_chrome_reader_span_number(&ev, *spans[i], &v);
 		}
 		if (n++ > 0)
 			tl_out_char(o, ',');
 		tl_chrome_rewrite rw = {.pid = "7", .tid = "\"t\"", .ts = "1.5", .id = "\"0x1\""};
-		tl_chrome_event_rewrite(o, &ev, &rw);
+		tl_chrome_reader_rewrite(o, &ev, &rw);
 	}
 	tl_out_char(o, ']');
 	if (rc == 0) {

@@ -284,7 +284,7 @@ static bool parse_ts(const char *s, bool as_double, int64_t *ns)
 static bool span_int(const tl_chrome_in_event *ev, tl_span s, int64_t *out)
 {
 	double d;
-	if (s.len == 0 || !tl_chrome_span_number(ev, s, &d))
+	if (s.len == 0 || !tl_chrome_reader_span_number(ev, s, &d))
 		return false;
 	*out = (int64_t)d;
 	return true;
@@ -331,7 +331,7 @@ static int read_trace(const char *path, bool as_double, struct trace *t)
 		span_int(&ev, ev.pid, &pid);
 		span_int(&ev, ev.tid, &tid);
 		if (ev.ph == 'M') {
-			const char *nm = tl_chrome_span_text(&ev, ev.name, buf);
+			const char *nm = tl_chrome_reader_span_text(&ev, ev.name, buf);
 			if (strcmp(nm, "process_name") != 0)
 				continue;
 			char *pn = args_name(&ev);
@@ -342,10 +342,11 @@ static int read_trace(const char *path, bool as_double, struct trace *t)
 			g_hash_table_insert(t->process, k, pn);
 		} else if (ev.ph == 'X') {
 			int64_t ts, dur = 0;
-			if (!parse_ts(tl_chrome_span_text(&ev, ev.ts, buf), as_double, &ts))
+			if (!parse_ts(tl_chrome_reader_span_text(&ev, ev.ts, buf), as_double, &ts))
 				continue;
 			if (ev.dur.len > 0)
-				parse_ts(tl_chrome_span_text(&ev, ev.dur, buf), as_double, &dur);
+				parse_ts(tl_chrome_reader_span_text(&ev, ev.dur, buf), as_double,
+					 &dur);
 			char *node = args_name(&ev);
 			struct slice s = {
 			    pid,
@@ -358,13 +359,14 @@ static int read_trace(const char *path, bool as_double, struct trace *t)
 			g_free(node);
 			g_array_append_val(t->slices, s);
 		} else if (ev.ph == 's' || ev.ph == 'f') {
-			const char *cat = tl_chrome_span_text(&ev, ev.cat, buf);
+			const char *cat = tl_chrome_reader_span_text(&ev, ev.cat, buf);
 			if (strcmp(cat, "dataflow") != 0 && strcmp(cat, "transfer") != 0)
 				continue;
 			struct flowev f = {0, pid, tid, 0, ev.ph};
 			int64_t id = 0;
 			if (!span_int(&ev, ev.id, &id) ||
-			    !parse_ts(tl_chrome_span_text(&ev, ev.ts, buf), as_double, &f.ts))
+			    !parse_ts(tl_chrome_reader_span_text(&ev, ev.ts, buf), as_double,
+				      &f.ts))
 				continue;
 			f.id = (uint64_t)id;
 			g_array_append_val(t->flows, f);

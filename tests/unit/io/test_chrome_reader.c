@@ -200,12 +200,12 @@ static void check_event(const tl_chrome_in_event *ev, json_t *obj, GString *buf)
 	for (size_t i = 0; i < 4; i++) {
 		json_t *v = json_object_get(obj, strs[i]);
 		if (json_is_string(v)) {
-			tl_chrome_span_text(ev, spans[i], buf);
+			tl_chrome_reader_span_text(ev, spans[i], buf);
 			assert_int_equal(buf->len, json_string_length(v));
 			assert_memory_equal(buf->str, json_string_value(v), buf->len);
 		} else if (json_is_number(v)) {
 			double d = 0;
-			assert_true(tl_chrome_span_number(ev, spans[i], &d));
+			assert_true(tl_chrome_reader_span_number(ev, spans[i], &d));
 			assert_true(d == json_number_value(v));
 		}
 	}
@@ -555,7 +555,7 @@ static void test_event_fields(void **state)
 static const char *text_of(const char *value, GString *buf)
 {
 	tl_chrome_in_event ev = {.raw = value, .raw_len = strlen(value)};
-	return tl_chrome_span_text(&ev, (tl_span){0, (uint32_t)strlen(value)}, buf);
+	return tl_chrome_reader_span_text(&ev, (tl_span){0, (uint32_t)strlen(value)}, buf);
 }
 
 /* Proves: span text decodes every JSON escape, joins surrogate pairs,
@@ -582,14 +582,14 @@ static void test_span_text(void **state)
 	assert_string_equal(text_of("-12.5e3", buf), "-12.5e3");
 	assert_string_equal(text_of("{\"a\": 1}", buf), "{\"a\": 1}");
 	tl_chrome_in_event ev = {.raw = "{}", .raw_len = 2};
-	assert_string_equal(tl_chrome_span_text(&ev, (tl_span){0, 0}, buf), "");
+	assert_string_equal(tl_chrome_reader_span_text(&ev, (tl_span){0, 0}, buf), "");
 	g_string_free(buf, TRUE);
 }
 
 static bool number_of(const char *value, double *out)
 {
 	tl_chrome_in_event ev = {.raw = value, .raw_len = strlen(value)};
-	return tl_chrome_span_number(&ev, (tl_span){0, (uint32_t)strlen(value)}, out);
+	return tl_chrome_reader_span_number(&ev, (tl_span){0, (uint32_t)strlen(value)}, out);
 }
 
 /* Proves: numbers and numeric strings parse to the doubles strtod gives
@@ -635,7 +635,7 @@ static void test_span_number(void **state)
 	}
 	tl_chrome_in_event ev = {.raw = "{}", .raw_len = 2};
 	double d;
-	assert_false(tl_chrome_span_number(&ev, (tl_span){0, 0}, &d));
+	assert_false(tl_chrome_reader_span_number(&ev, (tl_span){0, 0}, &d));
 }
 
 /* Proves: malformed JSON inside events and around them is an error naming
@@ -1055,7 +1055,7 @@ static char *rewrite_doc(const uint8_t *data, size_t len, const tl_chrome_rewrit
 	while ((rc = tl_chrome_reader_next(r, &ev, &err)) == 1) {
 		if (n++ > 0)
 			tl_out_char(out, ',');
-		tl_chrome_event_rewrite(out, &ev, rw);
+		tl_chrome_reader_rewrite(out, &ev, rw);
 	}
 	assert_int_equal(rc, 0);
 	tl_out_str(out, "]\n");
@@ -1219,7 +1219,7 @@ static void test_rewrite_bytes(void **state)
 				 0);
 		tl_chrome_in_event ev;
 		while (tl_chrome_reader_next(r, &ev, &err) == 1) {
-			tl_chrome_event_rewrite(out, &ev, rw);
+			tl_chrome_reader_rewrite(out, &ev, rw);
 			n++;
 		}
 		tl_chrome_reader_close(r);

@@ -1,0 +1,278 @@
+/*
+ * memory_recv: the buffers of _Recv nodes that ran but left no stats (old
+ * TensorFlow, or just missing): their size from the tensor their _Send
+ * read, their death from their consumers, their birth left to
+ * memory_birth.c.
+ */
+#include "analysis/memory_impl.h"
+
+#include <glib.h>
+#include <string.h>
+
+static bool is_recv_op(const char *op)
+{
+	return strcmp(op, "_Recv") == 0 || strcmp(op, "_HostRecv") == 0;
+}
+
+/* The buffer a node's output `port` had in its last execution, or -1. */
+static int32_t last_buffer_of(struct memory_builder *b, uint32_t node, int32_t port)
+{
+	const tl_gnode *g = &b->run->nodes[node];
+	for (uint32_t i = g->n_exec; i-- > 0;) {
+		int32_t r = find_ref(b, (int32_t)b->run->node_execs[g->first_exec + i], port);
+		if (r >= 0)
+			return (int32_t)g_array_index(b->refs, struct ref, r).buffer;
+	}
+	return -1;
+}
+
+/* Edges by source node: out_edges[out_first[n] .. out_first[n + 1]) are
+ * the indices of the edges leaving node n (run->edges is sorted by
+ * destination). */
+static void index_out_edges(const tl_run *run, uint32_t **first_out, uint32_t **edges_out)
+{
+	uint32_t *first = g_new0(uint32_t, run->n_nodes + 2);
+	uint32_t *edges = g_new(uint32_t, run->n_edges ? run->n_edges : 1);
+	for (size_t k = 0; k < run->n_edges; k++)
+		first[run->edges[k].src + 2]++;
+	for (size_t n = 0; n < run->n_nodes; n++)
+		first[n + 2] += first[n + 1];
+	for (size_t k = 0; k < run->n_edges; k++)
+		edges[first[run->edges[k].src + 1]++] = (uint32_t)k;
+	*first_out = first;
+	*edges_out = edges;
+}
+
+/* Per device, the allocator most of its outputs went to (ties: the first
+ * name) and the first allocator name with "host" in it. */
+struct dev_alloc {
+	const char *best;
+	guint best_n;
+	const char *hostly;
+	GHashTable *count; /* allocator -> outputs */
+};
+
+static void dev_alloc_free(gpointer p)
+{
+	struct dev_alloc *d = p;
+	g_hash_table_destroy(d->count);
+	g_free(d);
+}
+
+static GHashTable *device_allocators(struct memory_builder *b)
+{
+	GHashTable *devs = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, dev_alloc_free);
+	for (guint i = 0; i < b->buffers->len; i++) {
+		const tl_buffer *buf = buffer_at(b, i);
+		if (buf->kind != TL_BUF_OUTPUT || buf->producer < 0)
+			continue;
+		const char *device = b->run->devices[b->run->execs[buf->producer].device].name;
+		struct dev_alloc *d = g_hash_table_lookup(devs, device);
+		if (d == NULL) {
+			d = g_new0(struct dev_alloc, 1);
+			d->count = g_hash_table_new(g_str_hash, g_str_equal);
+			g_hash_table_insert(devs, (gpointer)device, d);
+		}
+		guint n = GPOINTER_TO_UINT(g_hash_table_lookup(d->count, buf->allocator)) + 1;
+		g_hash_table_insert(d->count, (gpointer)buf->allocator, GUINT_TO_POINTER(n));
+		if (n > d->best_n || (n == d->best_n && strcmp(buf->allocator, d->best) < 0)) {
+			d->best = buf->allocator;
+			d->best_n = n;
+		}
+		if (strstr(buf->allocator, "host") != NULL &&
+		    (d->hostly == NULL || strcmp(buf->allocator, d->hostly) < 0))
+			d->hostly = buf->allocator;
+	}
+	return devs;
+}
+
+/* Where a receive's buffer went: the allocator most outputs of its device
+ * went to; host memory (an allocator whose name says "host", when the
+ * device has one) for a _HostRecv, and for an int32 tensor received on a
+ * GPU, which TensorFlow keeps in host memory. */
+static const char *recv_allocator(GHashTable *devs, const tl_gnode *recv, const tl_buffer *like)
+{
+	const struct dev_alloc *d = g_hash_table_lookup(devs, recv->device);
+	if (d == NULL)
+		return NULL;
+	bool host = strcmp(recv->op, "_HostRecv") == 0 ||
+		    (like->desc != NULL && like->desc->dtype == TENSORFLOW__DATA_TYPE__DT_INT32 &&
+		     strstr(recv->device, "GPU") != NULL);
+	return host && d->hostly != NULL ? d->hostly : d->best;
+}
+
+/* When a receive's data was sent: the earliest start of its _Send's
+ * executions, or `sent` if earlier or the _Send left none. */
+static int64_t sent_at(const tl_run *run, uint32_t send, int64_t sent)
+{
+	const tl_gnode *g = &run->nodes[send];
+	for (uint32_t i = 0; i < g->n_exec; i++) {
+		int64_t t = exec_start_us(&run->execs[run->node_execs[g->first_exec + i]]);
+		if (t < sent)
+			sent = t;
+	}
+	return sent;
+}
+
+/* What the consumers of an unrecorded receive, and its _Send, say about
+ * its buffer. */
+struct recv_info {
+	int64_t free_us;   /* the end of its last consumer */
+	int64_t first_use; /* the start of its first consumer */
+	int32_t last;      /* the last consumer's execution, -1: none ran */
+	int32_t adopt;     /* the buffer a forwarding consumer made its own, or -1 */
+	bool fetched;      /* a consumer is a fetch */
+	int64_t lo;        /* the earliest birth: just after the step start */
+	int64_t sent;      /* its _Send's start (INT64_MAX: unknown) */
+};
+
+/* Execution x consumes the receive's output through its input `port`. */
+static void recv_consumer(struct memory_builder *b, int32_t x, int32_t port, struct recv_info *u)
+{
+	const tl_exec *e = &b->run->execs[x];
+	if (exec_end_us(e) > u->free_us) {
+		u->free_us = exec_end_us(e);
+		u->last = x;
+	}
+	if (exec_start_us(e) < u->first_use)
+		u->first_use = exec_start_us(e);
+	/* a forwarding consumer described the buffer as its own */
+	int32_t r = port == 0 && tl_memory_is_forwarding_op(e->op) ? find_ref(b, x, 0) : -1;
+	if (r >= 0) {
+		uint32_t bi = g_array_index(b->refs, struct ref, r).buffer;
+		if (buffer_at(b, bi)->producer == x)
+			u->adopt = (int32_t)bi;
+	}
+}
+
+/* The consumers of receive node n, over its data edges. */
+static void recv_uses(struct memory_builder *b, const uint32_t *out_first,
+		      const uint32_t *out_edges, uint32_t n, struct recv_info *u)
+{
+	const tl_run *run = b->run;
+	*u = (struct recv_info){
+	    .free_us = INT64_MIN, .first_use = INT64_MAX, .last = -1, .adopt = -1};
+	for (uint32_t k = out_first[n]; k < out_first[n + 1]; k++) {
+		const tl_edge *edge = &run->edges[out_edges[k]];
+		if (edge->kind != TL_EDGE_DATA)
+			continue;
+		if (tl_memory_is_fetch_node(run, edge->dst))
+			u->fetched = true;
+		const tl_gnode *cons = &run->nodes[edge->dst];
+		for (uint32_t i = 0; i < cons->n_exec; i++)
+			recv_consumer(b, (int32_t)run->node_execs[cons->first_exec + i],
+				      edge->dst_port, u);
+	}
+}
+
+/* When receive node n's data was sent: the earliest start of the _Send
+ * executions of its transfers, INT64_MAX when none ran. */
+static int64_t recv_sent(const tl_run *run, uint32_t n)
+{
+	int64_t sent = INT64_MAX;
+	for (uint32_t k = run->in_first[n]; k < run->in_first[n + 1]; k++)
+		if (run->edges[k].kind == TL_EDGE_TRANSFER)
+			sent = sent_at(run, run->edges[k].src, sent);
+	return sent;
+}
+
+/* The buffer a forwarding consumer described is the receive's own. */
+static void adopt_recv(struct memory_builder *b, const tl_gnode *recv, const struct recv_info *u)
+{
+	tl_buffer *buf = buffer_at(b, (uint32_t)u->adopt);
+	buf->producer = -1;
+	buf->slot = 0;
+	buf->name = tl_arena_strdup(b->arena, recv->name);
+	buf->estimated = true;
+	if (buf->free_us < u->free_us)
+		buf->free_us = u->free_us;
+	buf->birth_lo = u->lo;
+	buf->birth_hi = u->first_use < buf->free_us ? u->first_use : buf->free_us;
+	buf->sent_us = u->sent;
+}
+
+/* The buffer the _Send of receive node n read (its size and type), or -1. */
+static int32_t recv_source(struct memory_builder *b, uint32_t n)
+{
+	const tl_run *run = b->run;
+	int32_t src_buf = -1;
+	for (uint32_t k = run->in_first[n]; k < run->in_first[n + 1] && src_buf < 0; k++) {
+		const tl_edge *t = &run->edges[k];
+		if (t->kind != TL_EDGE_TRANSFER)
+			continue;
+		for (uint32_t j = run->in_first[t->src]; j < run->in_first[t->src + 1]; j++)
+			if (run->edges[j].kind == TL_EDGE_DATA)
+				src_buf =
+				    last_buffer_of(b, run->edges[j].src, run->edges[j].src_port);
+	}
+	return src_buf;
+}
+
+/* A new buffer for the receive in `alloc`, the size and type of `like`. */
+static void add_recv_buffer(struct memory_builder *b, tl_memory *mem, const tl_gnode *recv,
+			    const tl_buffer *like, const char *alloc, const struct recv_info *u)
+{
+	int64_t free_us = u->fetched ? mem->step_end_us : u->free_us;
+	char *name = g_strdup_printf("%s:0", recv->name);
+	tl_buffer nb = {.allocator = alloc,
+			.allocation_id = --b->next_temp_id,
+			.requested = like->requested,
+			.allocated = like->allocated,
+			.alloc_us = free_us,
+			.free_us = free_us,
+			.kind = TL_BUF_OUTPUT,
+			.cause = u->fetched ? TL_FREE_FETCHED : TL_FREE_LAST_USE,
+			.fetched = u->fetched,
+			.producer = -1,
+			.slot = 0,
+			.last_user = u->last,
+			.desc = like->desc,
+			.name = tl_arena_strdup(b->arena, name),
+			.estimated = true,
+			.sent_us = u->sent,
+			.birth_lo = u->lo,
+			.birth_hi = u->first_use < free_us ? u->first_use : free_us};
+	g_free(name);
+	tl_memory_new_buffer(b, &nb, NULL);
+}
+
+/* Buffers of _Recv nodes that ran (their consumers did) but left no stats.
+ * Their birth is unknown: it lies between the step start and the start of
+ * their first consumer ([birth_lo, birth_hi]); tl_memory_birth_place()
+ * chooses it once the other buffers give a curve to compare with the
+ * samples. */
+void tl_memory_recv_add(struct memory_builder *b, tl_memory *mem)
+{
+	const tl_run *run = b->run;
+	if (!run->has_graphs)
+		return;
+	uint32_t *out_first, *out_edges;
+	index_out_edges(run, &out_first, &out_edges);
+	GHashTable *devs = device_allocators(b);
+	for (uint32_t n = 0; n < run->n_nodes; n++) {
+		const tl_gnode *recv = &run->nodes[n];
+		if (recv->n_exec > 0 || !is_recv_op(recv->op))
+			continue;
+		struct recv_info u;
+		recv_uses(b, out_first, out_edges, n, &u);
+		if (u.last < 0)
+			continue;
+		u.lo = mem->step_start_us + 1;
+		u.sent = recv_sent(run, n);
+		if (u.adopt >= 0) {
+			adopt_recv(b, recv, &u);
+			continue;
+		}
+		int32_t src_buf = recv_source(b, n);
+		if (src_buf < 0)
+			continue;
+		const tl_buffer *like = buffer_at(b, (uint32_t)src_buf);
+		const char *alloc = recv_allocator(devs, recv, like);
+		if (alloc == NULL)
+			continue;
+		add_recv_buffer(b, mem, recv, like, alloc, &u);
+	}
+	g_hash_table_destroy(devs);
+	g_free(out_first);
+	g_free(out_edges);
+}
