@@ -359,94 +359,98 @@ static void describe_char(const struct tl_pbtext_parser *ps, const char *at, cha
 		g_snprintf(buf, size, "byte 0x%02x", c);
 }
 
+/* The escapes of one character, each followed by the byte it stands for. */
+static const char simple_escapes[] = "n\nt\tr\ra\ab\bf\fv\v\\\\''\"\"??";
+
+static bool simple_escape(char c, uint8_t *byte)
+{
+	for (const char *e = simple_escapes; *e != '\0'; e += 2) {
+		if (*e == c) {
+			*byte = (uint8_t)e[1];
+			return true;
+		}
+	}
+	return false;
+}
+
+/* \NNN at `at`: up to three octal digits, at most \377. */
+static int octal_escape(struct tl_pbtext_parser *ps, const char *at, uint8_t *byte)
+{
+	const char *p = at + 1;
+	uint32_t v = 0;
+	for (size_t n = 0; n < 3 && p < ps->end && *p >= '0' && *p <= '7'; n++)
+		v = v * 8 + (uint32_t)(*p++ - '0');
+	if (v > 0xff) {
+		char found[64];
+		g_snprintf(found, sizeof found, "'\\%.*s'", (int)(p - at - 1), at + 1);
+		return tl_pbtext_fail_found(ps, at, found, "an octal escape \\000 to \\377");
+	}
+	ps->p = p;
+	*byte = (uint8_t)v;
+	return 0;
+}
+
+/* \xH or \xHH at `at`. */
+static int hex_escape(struct tl_pbtext_parser *ps, const char *at, uint8_t *byte)
+{
+	const char *p = at + 2;
+	uint32_t v;
+	size_t n = read_hex(p, ps->end, 2, &v);
+	if (n == 0) {
+		char found[64];
+		describe_char(ps, p, found, sizeof found);
+		return tl_pbtext_fail_found(ps, p, found, "hex digits after '\\x'");
+	}
+	ps->p = p + n;
+	*byte = (uint8_t)v;
+	return 0;
+}
+
+/* \uXXXX or \UXXXXXXXX at `at`, appended as UTF-8. */
+static int unicode_escape(struct tl_pbtext_parser *ps, const char *at)
+{
+	char c = at[1];
+	const char *p = at + 2;
+	size_t n = c == 'u' ? 4 : 8;
+	uint32_t v;
+	size_t got = read_hex(p, ps->end, n, &v);
+	char found[64];
+	if (got != n) {
+		char expected[64];
+		g_snprintf(found, sizeof found, "%zu", got);
+		g_snprintf(expected, sizeof expected, "%zu hex digits after '\\%c'", n, c);
+		return tl_pbtext_fail_found(ps, at, found, expected);
+	}
+	if (v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff)) {
+		g_snprintf(found, sizeof found, "U+%04" PRIX32, v);
+		return tl_pbtext_fail_found(ps, at, found, "a Unicode scalar value");
+	}
+	ps->p = p + n;
+	append_utf8(ps->out, v);
+	return 0;
+}
+
 /* Decodes the escape sequence at ps->p (a backslash) and appends its bytes. */
 static int decode_escape(struct tl_pbtext_parser *ps)
 {
 	const char *at = ps->p;
-	const char *p = at + 1;
 	char found[64];
-	if (p >= ps->end) {
-		describe_char(ps, p, found, sizeof found);
-		return tl_pbtext_fail_found(ps, p, found, "an escape sequence after '\\'");
+	if (at + 1 >= ps->end) {
+		describe_char(ps, at + 1, found, sizeof found);
+		return tl_pbtext_fail_found(ps, at + 1, found, "an escape sequence after '\\'");
 	}
-	char c = *p++;
+	char c = at[1];
 	uint8_t byte;
-	uint32_t v;
-	size_t n;
-	switch (c) {
-	case 'n':
-		byte = '\n';
-		break;
-	case 't':
-		byte = '\t';
-		break;
-	case 'r':
-		byte = '\r';
-		break;
-	case 'a':
-		byte = '\a';
-		break;
-	case 'b':
-		byte = '\b';
-		break;
-	case 'f':
-		byte = '\f';
-		break;
-	case 'v':
-		byte = '\v';
-		break;
-	case '\\':
-	case '\'':
-	case '"':
-	case '?':
-		byte = (uint8_t)c;
-		break;
-	case '0':
-	case '1':
-	case '2':
-	case '3':
-	case '4':
-	case '5':
-	case '6':
-	case '7':
-		v = (uint32_t)(c - '0');
-		for (n = 1; n < 3 && p < ps->end && *p >= '0' && *p <= '7'; n++)
-			v = v * 8 + (uint32_t)(*p++ - '0');
-		if (v > 0xff) {
-			g_snprintf(found, sizeof found, "'\\%.*s'", (int)(p - at - 1), at + 1);
-			return tl_pbtext_fail_found(ps, at, found,
-						    "an octal escape \\000 to \\377");
-		}
-		byte = (uint8_t)v;
-		break;
-	case 'x':
-	case 'X':
-		n = read_hex(p, ps->end, 2, &v);
-		if (n == 0) {
-			describe_char(ps, p, found, sizeof found);
-			return tl_pbtext_fail_found(ps, p, found, "hex digits after '\\x'");
-		}
-		p += n;
-		byte = (uint8_t)v;
-		break;
-	case 'u':
-	case 'U':
-		n = c == 'u' ? 4 : 8;
-		size_t got = read_hex(p, ps->end, n, &v);
-		if (got != n) {
-			char expected[64];
-			g_snprintf(found, sizeof found, "%zu", got);
-			g_snprintf(expected, sizeof expected, "%zu hex digits after '\\%c'", n, c);
-			return tl_pbtext_fail_found(ps, at, found, expected);
-		}
-		if (v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff)) {
-			g_snprintf(found, sizeof found, "U+%04" PRIX32, v);
-			return tl_pbtext_fail_found(ps, at, found, "a Unicode scalar value");
-		}
-		ps->p = p + n;
-		append_utf8(ps->out, v);
-		return 0;
-	default:
+	int rc = 0;
+	if (simple_escape(c, &byte)) {
+		ps->p = at + 2;
+	} else if (c >= '0' && c <= '7') {
+		rc = octal_escape(ps, at, &byte);
+	} else if (c == 'x' || c == 'X') {
+		rc = hex_escape(ps, at, &byte);
+	} else if (c == 'u' || c == 'U') {
+		return unicode_escape(ps, at);
+	} else {
 		if (c >= ' ' && c < 0x7f)
 			g_snprintf(found, sizeof found, "'\\%c'", c);
 		else
@@ -455,7 +459,8 @@ static int decode_escape(struct tl_pbtext_parser *ps)
 					    "an escape (\\n \\t \\r \\a \\b \\f \\v \\\\ \\' "
 					    "\\\" \\? \\NNN \\xHH \\uXXXX \\UXXXXXXXX)");
 	}
-	ps->p = p;
+	if (rc < 0)
+		return -1;
 	g_byte_array_append(ps->out, &byte, 1);
 	return 0;
 }
