@@ -42,7 +42,9 @@ LIBDIR   ?= $(PREFIX)/lib
 INCDIR   ?= $(PREFIX)/include/tftrace
 MANDIR   ?= $(PREFIX)/share/man/man1
 COMPDIR  ?= $(PREFIX)/share/bash-completion/completions
-TESTTOOL_SRC := $(sort $(wildcard tests/tools/*.c))
+# tests/tools/pbtext_print.c is no tool: the text format printer, linked
+# into the tests that print (PBTEXT_PRINT_USERS).
+TESTTOOL_SRC := $(filter-out tests/tools/pbtext_print.c,$(sort $(wildcard tests/tools/*.c)))
 TESTTOOL_BIN := $(patsubst tests/tools/%.c,$(BUILD)/tests/%,$(TESTTOOL_SRC))
 # The fuzz harnesses, also linked without libFuzzer into fuzz-replay, which
 # the tests run on tests/fuzz/regressions/.
@@ -50,6 +52,9 @@ FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(FUZZ_SRC))
 REPLAY_OBJ := $(patsubst %,$(BUILD)/obj/fuzz/replay_%.o,$(FUZZ_NAMES))
 REPLAY_BIN := $(BUILD)/tests/fuzz-replay
+PBTEXT_PRINT_OBJ := $(BUILD)/obj/tests/pbtext_print.o
+PBTEXT_PRINT_USERS := $(BUILD)/tests/unit/io/test_pbtext $(BUILD)/tests/trace-gen \
+	$(BUILD)/fuzzers/fuzz_text $(REPLAY_BIN)
 
 .PHONY: all check check-shared test unit cli bench install uninstall clean samples deps \
 	format fuzz fuzz-build valgrind
@@ -77,6 +82,14 @@ $(BUILD)/obj/%.o: libtrace/%.c $(GEN_H) $(LIB_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -c -o $@ $<
 
+$(PBTEXT_PRINT_OBJ): tests/tools/pbtext_print.c tests/tools/pbtext_print.h $(GEN_H) $(LIB_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -c -o $@ $<
+
+$(PBTEXT_PRINT_USERS): $(PBTEXT_PRINT_OBJ) tests/tools/pbtext_print.h
+
+# The test programs link the objects among their prerequisites (the
+# printer's, where they print) before the library.
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
@@ -87,11 +100,12 @@ $(BUILD)/bin/%: tools/%.c $(LIB)
 
 $(BUILD)/tests/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Itests/unit -Wno-missing-prototypes -o $@ $< $(LIB) $(LDLIBS_ALL) $(TEST_LIBS)
+	$(CC) $(CFLAGS_ALL) -Itests/unit -Wno-missing-prototypes -o $@ $< $(filter %.o,$^) $(LIB) \
+	  $(LDLIBS_ALL) $(TEST_LIBS)
 
 $(BUILD)/tests/%: tests/tools/%.c $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB) $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(filter %.o,$^) $(LIB) $(LDLIBS_ALL)
 
 $(BUILD)/obj/fuzz/replay_%.o: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(GEN_H) $(LIB_HDR)
 	@mkdir -p $(dir $@)
@@ -99,12 +113,13 @@ $(BUILD)/obj/fuzz/replay_%.o: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(GEN_H) $(L
 
 $(REPLAY_BIN): tests/fuzz/replay.c $(REPLAY_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -o $@ $< $(REPLAY_OBJ) $(LIB) $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(filter %.o,$^) $(LIB) $(LDLIBS_ALL)
 
 # libFuzzer binaries; only meaningful with the clang flags fuzz-build passes.
 $(BUILD)/fuzzers/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Wno-missing-prototypes -fsanitize=fuzzer -o $@ $< $(LIB) $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) -Wno-missing-prototypes -fsanitize=fuzzer -o $@ $< $(filter %.o,$^) $(LIB) \
+	  $(LDLIBS_ALL)
 
 # The tests read what lives in the repository (tests/data: fixtures, real/,
 # oracle/). The shared folder also holds real dumps whose source has no

@@ -10,22 +10,22 @@
  * checked per field type (a bool takes any), repeated scalars packed or not,
  * a oneof keeps its last member, a message field given twice is merged
  * (merge_messages), unknown fields kept with their bytes.
+ *
+ * Here: the two passes over the bytes and the threads that share them. The
+ * plans are pbdecode_plan.c's; reading one field off the wire, what both
+ * passes do for every field, is inline in pbdecode_wire.h.
  */
 #include "io/pbdecode.h"
 
+#include "io/pbdecode_plan.h"
+#include "io/pbdecode_wire.h"
 #include "io/pbwire.h"
-#include "tensorflow.pb-c.h"
 
 #include <glib.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { WT_VARINT = 0, WT_64 = 1, WT_LEN = 2, WT_32 = 5, WT_ANY = 0xff };
-enum { L_SINGLE, L_ONEOF, L_REPEATED };
-
-/* Repeated fields of one message type, plus its unknown fields. */
-#define MAX_COUNTED 32
 /* protobuf-c keeps the fields of one message in slabs of 16 << i entries,
  * i < 23; one field more is an error ("too many fields"). */
 #define MAX_FIELDS ((uint64_t)16 * ((UINT64_C(1) << 23) - 1))
@@ -37,363 +37,15 @@ enum { L_SINGLE, L_ONEOF, L_REPEATED };
 #define SPLIT_DEPTH 2
 #define SPLIT_MIN (256u * 1024)
 #define MAX_THREADS 8
-/* How far ahead of a key to prefetch (a key, a string, a key, ...). */
-#define PREFETCH_AHEAD 1024
-
-struct mplan;
-
-struct fplan {
-	uint32_t offset;  /* the member */
-	uint32_t qoffset; /* its count, oneof case or has_ flag */
-	uint8_t type;	  /* ProtobufCType */
-	uint8_t label;	  /* L_* */
-	uint8_t want;	  /* wire type protobuf-c accepts for one value */
-	bool skip;	  /* checked, not stored */
-	bool packable;
-	bool has_flag; /* proto2 optional scalar: set its has_ flag */
-	uint8_t elt;   /* bytes of one value */
-	uint8_t slot;  /* repeated, not skipped: its count's place in the record */
-	uint8_t group; /* oneof member: index of its oneof's first member */
-	bool movable;  /* oneof member: merge_messages moves it to a later message */
-	const struct mplan *sub;
-};
-
-struct mplan {
-	const ProtobufCMessageDescriptor *desc;
-	void *tmpl; /* an initialized message */
-	size_t size;
-	uint32_t n_ids;
-	int16_t *by_id; /* field number -> index in fields, or -1 */
-	struct fplan *fields;
-	unsigned n_counted;
-	bool keep_unknown;
-	uint8_t unknown_slot;
-	uint8_t counted[MAX_COUNTED]; /* slot -> field index */
-};
-
-/* What TL_PBDECODE_MODEL leaves out: fields no module of the library and no
- * tool reads (a build against a header with these members renamed compiles;
- * pbtext and the RunMetadata writer of trace-merge read everything and take
- * TL_PBDECODE_ALL). None is a oneof member: a oneof's case must stay
- * truthful. */
-static const struct {
-	const ProtobufCMessageDescriptor *desc;
-	const char *field;
-} model_skips[] = {
-    {&tensorflow__run_metadata__descriptor, "cost_graph"},
-    {&tensorflow__run_metadata__descriptor, "function_graphs"},
-    {&tensorflow__run_metadata__descriptor, "session_metadata"},
-    {&tensorflow__graph_def__descriptor, "versions"},
-    {&tensorflow__graph_def__descriptor, "version"},
-    {&tensorflow__graph_def__descriptor, "library"},
-    /* a Const's value: its dtype and shape are read, not its contents */
-    {&tensorflow__tensor_proto__descriptor, "version_number"},
-    {&tensorflow__tensor_proto__descriptor, "tensor_content"},
-    {&tensorflow__tensor_proto__descriptor, "half_val"},
-    {&tensorflow__tensor_proto__descriptor, "float_val"},
-    {&tensorflow__tensor_proto__descriptor, "double_val"},
-    {&tensorflow__tensor_proto__descriptor, "int_val"},
-    {&tensorflow__tensor_proto__descriptor, "string_val"},
-    {&tensorflow__tensor_proto__descriptor, "scomplex_val"},
-    {&tensorflow__tensor_proto__descriptor, "int64_val"},
-    {&tensorflow__tensor_proto__descriptor, "bool_val"},
-    {&tensorflow__tensor_proto__descriptor, "dcomplex_val"},
-    {&tensorflow__tensor_proto__descriptor, "resource_handle_val"},
-    {&tensorflow__tensor_proto__descriptor, "uint32_val"},
-    {&tensorflow__tensor_proto__descriptor, "uint64_val"},
-    /* list attributes: only _output_shapes' shapes are read */
-    {&tensorflow__attr_value__list_value__descriptor, "s"},
-    {&tensorflow__attr_value__list_value__descriptor, "i"},
-    {&tensorflow__attr_value__list_value__descriptor, "f"},
-    {&tensorflow__attr_value__list_value__descriptor, "b"},
-    {&tensorflow__attr_value__list_value__descriptor, "type"},
-    {&tensorflow__attr_value__list_value__descriptor, "tensor"},
-    {&tensorflow__attr_value__list_value__descriptor, "func"},
-};
-
-/* Plans, built on first use per (descriptor, fields) and kept for the life
- * of the process; the lock makes the first use safe from any thread. */
-static GMutex plans_lock;
-static GHashTable *plans[2];
-
-static uint8_t wire_type_wanted(ProtobufCType type)
-{
-	switch (type) {
-	case PROTOBUF_C_TYPE_BOOL:
-		return WT_ANY; /* parse_boolean looks at the bytes, whatever they are */
-	case PROTOBUF_C_TYPE_STRING:
-	case PROTOBUF_C_TYPE_BYTES:
-	case PROTOBUF_C_TYPE_MESSAGE:
-		return WT_LEN;
-	case PROTOBUF_C_TYPE_SFIXED32:
-	case PROTOBUF_C_TYPE_FIXED32:
-	case PROTOBUF_C_TYPE_FLOAT:
-		return WT_32;
-	case PROTOBUF_C_TYPE_SFIXED64:
-	case PROTOBUF_C_TYPE_FIXED64:
-	case PROTOBUF_C_TYPE_DOUBLE:
-		return WT_64;
-	default:
-		return WT_VARINT;
-	}
-}
-
-static bool is_skipped(const ProtobufCMessageDescriptor *d, const ProtobufCFieldDescriptor *fd)
-{
-	for (size_t i = 0; i < G_N_ELEMENTS(model_skips); i++)
-		if (model_skips[i].desc == d && strcmp(model_skips[i].field, fd->name) == 0)
-			return true;
-	return false;
-}
-
-static const struct mplan *plan_build(GHashTable *table, const ProtobufCMessageDescriptor *d,
-				      tl_pbdecode_fields fields)
-{
-	struct mplan *m = g_hash_table_lookup(table, d);
-	if (m != NULL)
-		return m;
-	m = g_new0(struct mplan, 1);
-	g_hash_table_insert(table, (gpointer)d,
-			    m); /* before the fields: types refer to themselves */
-	m->desc = d;
-	m->size = (d->sizeof_message + 7) & ~(size_t)7;
-	m->tmpl = g_malloc0(m->size);
-	protobuf_c_message_init(d, m->tmpl);
-	uint32_t max_id = 0;
-	for (unsigned i = 0; i < d->n_fields; i++)
-		if (d->fields[i].id > max_id)
-			max_id = d->fields[i].id;
-	g_assert(max_id < 4096);
-	m->n_ids = max_id + 1;
-	m->by_id = g_new(int16_t, m->n_ids);
-	for (uint32_t i = 0; i < m->n_ids; i++)
-		m->by_id[i] = -1;
-	m->fields = g_new0(struct fplan, d->n_fields ? d->n_fields : 1);
-	for (unsigned i = 0; i < d->n_fields; i++) {
-		const ProtobufCFieldDescriptor *fd = &d->fields[i];
-		struct fplan *f = &m->fields[i];
-		g_assert(fd->label != PROTOBUF_C_LABEL_REQUIRED); /* proto3 schema */
-		m->by_id[fd->id] = (int16_t)i;
-		f->offset = fd->offset;
-		f->qoffset = fd->quantifier_offset;
-		f->type = (uint8_t)fd->type;
-		if (fd->label == PROTOBUF_C_LABEL_REPEATED)
-			f->label = L_REPEATED;
-		else if (fd->flags & PROTOBUF_C_FIELD_FLAG_ONEOF)
-			f->label = L_ONEOF;
-		else
-			f->label = L_SINGLE;
-		f->has_flag = f->label == L_SINGLE && fd->label == PROTOBUF_C_LABEL_OPTIONAL &&
-			      fd->quantifier_offset != 0;
-		f->want = wire_type_wanted(fd->type);
-		f->packable = fd->type != PROTOBUF_C_TYPE_STRING &&
-			      fd->type != PROTOBUF_C_TYPE_BYTES &&
-			      fd->type != PROTOBUF_C_TYPE_MESSAGE;
-		f->elt = (uint8_t)tl_pbwire_elt_size(fd->type);
-		f->skip = fields == TL_PBDECODE_MODEL && is_skipped(d, fd);
-		g_assert(!(f->skip && f->label == L_ONEOF));
-		if (f->label == L_REPEATED && !f->skip) {
-			g_assert(m->n_counted < MAX_COUNTED);
-			f->slot = (uint8_t)m->n_counted;
-			m->counted[m->n_counted++] = (uint8_t)i;
-		}
-		if (f->label == L_ONEOF) {
-			unsigned g = 0;
-			while (d->fields[g].quantifier_offset != fd->quantifier_offset)
-				g++;
-			f->group = (uint8_t)g;
-			/* Empty bytes and strings whose default is not NULL stay
-			 * behind (see merge_messages). */
-			f->movable =
-			    fd->type != PROTOBUF_C_TYPE_STRING || fd->default_value == NULL;
-		}
-		if (fd->type == PROTOBUF_C_TYPE_MESSAGE)
-			f->sub = plan_build(table, fd->descriptor, fields);
-	}
-	g_assert(d->n_fields <= 64); /* the merge check's bit set */
-	m->keep_unknown = fields == TL_PBDECODE_ALL;
-	if (m->keep_unknown) {
-		g_assert(m->n_counted < MAX_COUNTED);
-		m->unknown_slot = (uint8_t)m->n_counted++;
-	}
-	/* Every skipped field was found: a renamed field must not be kept
-	 * silently. */
-	return m;
-}
-
-static void plans_check_skips(void)
-{
-	for (size_t i = 0; i < G_N_ELEMENTS(model_skips); i++)
-		g_assert(protobuf_c_message_descriptor_get_field_by_name(model_skips[i].desc,
-									 model_skips[i].field));
-}
-
-static const struct mplan *plan_get(const ProtobufCMessageDescriptor *d, tl_pbdecode_fields fields)
-{
-	g_mutex_lock(&plans_lock);
-	if (plans[fields] == NULL) {
-		plans_check_skips();
-		plans[fields] = g_hash_table_new(g_direct_hash, g_direct_equal);
-	}
-	const struct mplan *m = plan_build(plans[fields], d, fields);
-	g_mutex_unlock(&plans_lock);
-	return m;
-}
-
-static inline const struct fplan *field_of(const struct mplan *m, uint32_t tag)
-{
-	if (tag >= m->n_ids || m->by_id[tag] < 0)
-		return NULL;
-	return &m->fields[m->by_id[tag]];
-}
-
-/* One field as protobuf-c's scan reads it. */
-struct wf {
-	uint32_t tag;
-	unsigned wt;
-	uint8_t *at;  /* after the key */
-	size_t span;  /* bytes after the key (a length's prefix included) */
-	uint8_t *val; /* the value (after a length's prefix) */
-	size_t vlen;
-};
-
-/* Reads the field at p[*pos] (pos < len) and moves past it; false where
- * protobuf-c's scan fails. */
-static inline bool field_read(uint8_t *p, size_t len, size_t *pos, struct wf *f)
-{
-	uint8_t *q = p + *pos;
-	size_t rem = len - *pos;
-	unsigned used;
-	uint8_t b0 = q[0];
-	/* Keys are scattered between strings that are passed over: fetch the
-	 * bytes a few keys ahead before they are needed. */
-	__builtin_prefetch(q + PREFETCH_AHEAD);
-	/* protobuf-c refuses a first key byte whose number bits are all 0
-	 * (though not field 0 in a longer key). */
-	if ((b0 & 0xf8) == 0)
-		return false;
-	f->wt = b0 & 7u;
-	if (G_LIKELY((b0 & 0x80) == 0)) {
-		f->tag = (uint32_t)b0 >> 3;
-		used = 1;
-	} else {
-		uint32_t tag = (uint32_t)(b0 & 0x7f) >> 3;
-		unsigned shift = 4;
-		unsigned max = rem > 5 ? 5 : (unsigned)rem;
-		for (used = 1; used < max; used++) {
-			if ((q[used] & 0x80) == 0) {
-				tag |= (uint32_t)q[used] << shift;
-				break;
-			}
-			tag |= (uint32_t)(q[used] & 0x7f) << shift;
-			shift += 7;
-		}
-		if (used == max)
-			return false;
-		used++;
-		f->tag = tag;
-	}
-	q += used;
-	rem -= used;
-	f->at = q;
-	f->val = q;
-	switch (f->wt) {
-	case WT_VARINT: {
-		if (G_LIKELY(rem > 0 && (q[0] & 0x80) == 0)) {
-			f->span = f->vlen = 1;
-			break;
-		}
-		unsigned max = rem < 10 ? (unsigned)rem : 10;
-		unsigned i = 0;
-		while (i < max && (q[i] & 0x80) != 0)
-			i++;
-		if (i == max)
-			return false;
-		f->span = f->vlen = i + 1;
-		break;
-	}
-	case WT_64:
-		if (rem < 8)
-			return false;
-		f->span = f->vlen = 8;
-		break;
-	case WT_32:
-		if (rem < 4)
-			return false;
-		f->span = f->vlen = 4;
-		break;
-	case WT_LEN: {
-		uint32_t v = 0, head;
-		if (G_LIKELY(rem > 0 && (q[0] & 0x80) == 0)) {
-			v = q[0];
-			head = 1;
-		} else {
-			unsigned max = rem < 5 ? (unsigned)rem : 5;
-			unsigned i = 0, shift = 0;
-			for (; i < max; i++) {
-				v |= (uint32_t)(q[i] & 0x7f) << shift; /* bits past 32 are lost */
-				shift += 7;
-				if ((q[i] & 0x80) == 0)
-					break;
-			}
-			if (i == max)
-				return false;
-			head = i + 1;
-		}
-		/* protobuf-c adds these in 32 bits; where the sum wraps, it goes
-		 * on reading inside the prefix, where no key can follow (the
-		 * prefix's bytes then give wire types 3, 4, 6 or 7), so such a
-		 * length is refused either way. */
-		uint32_t total = head + v;
-		if (total > rem || total < head)
-			return false;
-		f->span = total;
-		f->val = q + head;
-		f->vlen = v;
-		break;
-	}
-	default:
-		return false;
-	}
-	*pos += used + f->span;
-	return true;
-}
-
-static inline uint64_t varint_value(const uint8_t *v, size_t n)
-{
-	uint64_t r = 0;
-	for (size_t i = 0; i < n; i++)
-		r |= (uint64_t)(v[i] & 0x7f) << (7 * i);
-	return r;
-}
-
-static inline int32_t unzigzag32(uint32_t v)
-{
-	return (v & 1) ? -(int32_t)(v >> 1) - 1 : (int32_t)(v >> 1);
-}
-
-static inline int64_t unzigzag64(uint64_t v)
-{
-	return (v & 1) ? -(int64_t)(v >> 1) - 1 : (int64_t)(v >> 1);
-}
-
-/* protobuf-c's parse_boolean: any byte with a value bit set. */
-static inline protobuf_c_boolean bytes_bool(const uint8_t *v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (v[i] & 0x7f)
-			return 1;
-	return 0;
-}
 
 /* A packed run of `type`: how many values, false where protobuf-c refuses
  * it (a fixed size that does not divide, a varint over 10 bytes or cut;
  * bools are varints too). */
 static bool packed_count(uint8_t type, const uint8_t *v, size_t n, size_t *count)
 {
-	uint8_t want = wire_type_wanted(type);
-	if (want == WT_32 || want == WT_64) {
-		size_t size = want == WT_32 ? 4 : 8;
+	uint8_t want = tl_pbdecode_wire_type(type);
+	if (want == TL_WT_32 || want == TL_WT_64) {
+		size_t size = want == TL_WT_32 ? 4 : 8;
 		*count = n / size;
 		return n % size == 0;
 	}
@@ -414,10 +66,10 @@ static bool packed_count(uint8_t type, const uint8_t *v, size_t n, size_t *count
 /* Unpacks a checked packed run into out; returns how many values. */
 static size_t packed_unpack(uint8_t type, const uint8_t *v, size_t n, uint8_t *out)
 {
-	uint8_t want = wire_type_wanted(type);
-	if (want == WT_32 || want == WT_64) {
+	uint8_t want = tl_pbdecode_wire_type(type);
+	if (want == TL_WT_32 || want == TL_WT_64) {
 		memcpy(out, v, n);
-		return n / (want == WT_32 ? 4 : 8);
+		return n / (want == TL_WT_32 ? 4 : 8);
 	}
 	size_t count = 0;
 	size_t i = 0;
@@ -425,20 +77,20 @@ static size_t packed_unpack(uint8_t type, const uint8_t *v, size_t n, uint8_t *o
 		size_t s = 1;
 		while (v[i + s - 1] & 0x80)
 			s++;
-		uint64_t x = varint_value(v + i, s);
+		uint64_t x = tl_pbdecode_wire_varint(v + i, s);
 		switch (type) {
 		case PROTOBUF_C_TYPE_BOOL: {
-			protobuf_c_boolean y = bytes_bool(v + i, s);
+			protobuf_c_boolean y = tl_pbdecode_wire_bool(v + i, s);
 			memcpy(out + count * sizeof y, &y, sizeof y);
 			break;
 		}
 		case PROTOBUF_C_TYPE_SINT32: {
-			int32_t y = unzigzag32((uint32_t)x);
+			int32_t y = tl_pbdecode_wire_unzigzag32((uint32_t)x);
 			memcpy(out + count * 4, &y, 4);
 			break;
 		}
 		case PROTOBUF_C_TYPE_SINT64: {
-			int64_t y = unzigzag64(x);
+			int64_t y = tl_pbdecode_wire_unzigzag64(x);
 			memcpy(out + count * 8, &y, 8);
 			break;
 		}
@@ -486,7 +138,7 @@ struct elem {
 
 /* A batch of elements (of one field of one parent) decoded by one thread. */
 struct item {
-	const struct mplan *plan;
+	const tl_pbdecode_plan *plan;
 	unsigned depth;	   /* of the elements */
 	GArray *elems;	   /* struct elem */
 	size_t payload;	   /* their bytes */
@@ -499,8 +151,8 @@ struct item {
 
 /* The open batches of one parent message, one per repeated field. */
 struct batches {
-	int32_t item[MAX_COUNTED];
-	size_t bytes[MAX_COUNTED];
+	int32_t item[TL_PBDECODE_MAX_COUNTED];
+	size_t bytes[TL_PBDECODE_MAX_COUNTED];
 };
 
 /* Pass 1: checks, counts, sizes. */
@@ -513,13 +165,14 @@ struct scan {
 
 static void batches_init(struct batches *b)
 {
-	for (unsigned i = 0; i < MAX_COUNTED; i++)
+	for (unsigned i = 0; i < TL_PBDECODE_MAX_COUNTED; i++)
 		b->item[i] = -1;
 }
 
 /* The batch the next element of fp goes to: the open one, or a new one
  * (numbered in the order both passes meet them). */
-static int32_t batch_take(struct batches *b, const struct fplan *fp, size_t vlen, int32_t *next)
+static int32_t batch_take(struct batches *b, const tl_pbdecode_plan_field *fp, size_t vlen,
+			  int32_t *next)
 {
 	int32_t *it = &b->item[fp->slot];
 	if (*it < 0) {
@@ -545,11 +198,11 @@ struct sketch {
 	struct sketch *subs[64]; /* message fields (not oneof members) */
 };
 
-static bool sketch_merge(struct sketch *e, struct sketch *l, const struct mplan *m)
+static bool sketch_merge(struct sketch *e, struct sketch *l, const tl_pbdecode_plan *m)
 {
 	for (unsigned i = 0; i < m->desc->n_fields; i++) {
-		const struct fplan *fp = &m->fields[i];
-		if (fp->label == L_ONEOF) {
+		const tl_pbdecode_plan_field *fp = &m->fields[i];
+		if (fp->label == TL_LABEL_ONEOF) {
 			unsigned g = fp->group;
 			if (l->cases[g] != 0)
 				continue;
@@ -562,7 +215,7 @@ static bool sketch_merge(struct sketch *e, struct sketch *l, const struct mplan 
 			}
 			continue;
 		}
-		if (fp->label != L_SINGLE || fp->type != PROTOBUF_C_TYPE_MESSAGE)
+		if (fp->label != TL_LABEL_SINGLE || fp->type != PROTOBUF_C_TYPE_MESSAGE)
 			continue;
 		if (e->subs[i] != NULL && l->subs[i] != NULL) {
 			if (!sketch_merge(e->subs[i], l->subs[i], fp->sub))
@@ -577,23 +230,23 @@ static bool sketch_merge(struct sketch *e, struct sketch *l, const struct mplan 
 
 /* The sketch of the (checked) message in p[0..len), its own merges
  * replayed; NULL where one of them fails. */
-static struct sketch *sketch_of(tl_arena *tmp, const struct mplan *m, uint8_t *p, size_t len)
+static struct sketch *sketch_of(tl_arena *tmp, const tl_pbdecode_plan *m, uint8_t *p, size_t len)
 {
 	struct sketch *sk = tl_arena_zalloc(tmp, sizeof *sk);
 	size_t pos = 0;
 	while (pos < len) {
-		struct wf w;
-		field_read(p, len, &pos, &w);
-		const struct fplan *fp = field_of(m, w.tag);
+		tl_pbdecode_wire_field w;
+		tl_pbdecode_wire_read(p, len, &pos, &w);
+		const tl_pbdecode_plan_field *fp = tl_pbdecode_plan_find(m, w.tag);
 		if (fp == NULL)
 			continue;
-		if (fp->label == L_ONEOF) {
+		if (fp->label == TL_LABEL_ONEOF) {
 			sk->cases[fp->group] = w.tag;
 			sk->movable[fp->group] =
 			    fp->movable && (fp->type != PROTOBUF_C_TYPE_BYTES || w.vlen > 0);
 			continue;
 		}
-		if (fp->label != L_SINGLE || fp->type != PROTOBUF_C_TYPE_MESSAGE)
+		if (fp->label != TL_LABEL_SINGLE || fp->type != PROTOBUF_C_TYPE_MESSAGE)
 			continue;
 		unsigned i = (unsigned)(fp - m->fields);
 		struct sketch *sub = sketch_of(tmp, fp->sub, w.val, w.vlen);
@@ -606,7 +259,7 @@ static struct sketch *sketch_of(tl_arena *tmp, const struct mplan *m, uint8_t *p
 	return sk;
 }
 
-static bool merges_succeed(const struct mplan *m, uint8_t *p, size_t len)
+static bool merges_succeed(const tl_pbdecode_plan *m, uint8_t *p, size_t len)
 {
 	tl_arena *tmp = tl_arena_new();
 	bool ok = sketch_of(tmp, m, p, len) != NULL;
@@ -614,10 +267,10 @@ static bool merges_succeed(const struct mplan *m, uint8_t *p, size_t len)
 	return ok;
 }
 
-static bool scan_message(struct scan *s, const struct mplan *m, uint8_t *p, size_t len,
+static bool scan_message(struct scan *s, const tl_pbdecode_plan *m, uint8_t *p, size_t len,
 			 unsigned depth, bool store)
 {
-	uint32_t cnt[MAX_COUNTED];
+	uint32_t cnt[TL_PBDECODE_MAX_COUNTED];
 	size_t rec_at = 0;
 	if (store) {
 		/* only what is used: a rep stos of the whole array costs more
@@ -637,17 +290,17 @@ static bool scan_message(struct scan *s, const struct mplan *m, uint8_t *p, size
 	while (pos < len) {
 		if (++n_fields > MAX_FIELDS)
 			return false;
-		struct wf w;
-		if (!field_read(p, len, &pos, &w))
+		tl_pbdecode_wire_field w;
+		if (!tl_pbdecode_wire_read(p, len, &pos, &w))
 			return false;
-		const struct fplan *fp = field_of(m, w.tag);
+		const tl_pbdecode_plan_field *fp = tl_pbdecode_plan_find(m, w.tag);
 		if (fp == NULL) {
 			if (store && m->keep_unknown)
 				cnt[m->unknown_slot]++;
 			continue;
 		}
 		bool st = store && !fp->skip;
-		if (fp->label == L_REPEATED && w.wt == WT_LEN && fp->packable) {
+		if (fp->label == TL_LABEL_REPEATED && w.wt == TL_WT_LEN && fp->packable) {
 			size_t n;
 			if (!packed_count(fp->type, w.val, w.vlen, &n))
 				return false;
@@ -655,9 +308,9 @@ static bool scan_message(struct scan *s, const struct mplan *m, uint8_t *p, size
 				cnt[fp->slot] += (uint32_t)n;
 			continue;
 		}
-		if (fp->want != WT_ANY && w.wt != fp->want)
+		if (fp->want != TL_WT_ANY && w.wt != fp->want)
 			return false;
-		if (st && fp->label == L_REPEATED)
+		if (st && fp->label == TL_LABEL_REPEATED)
 			cnt[fp->slot]++;
 		if (fp->type != PROTOBUF_C_TYPE_MESSAGE)
 			continue;
@@ -665,14 +318,14 @@ static bool scan_message(struct scan *s, const struct mplan *m, uint8_t *p, size
 			s->deep = true;
 			return false;
 		}
-		if (fp->label == L_SINGLE) {
+		if (fp->label == TL_LABEL_SINGLE) {
 			uint64_t bit = UINT64_C(1) << (fp - m->fields);
 			merged |= (given & bit) != 0;
 			given |= bit;
 		}
 		if (st)
 			s->bytes += fp->sub->size;
-		if (split && st && fp->label == L_REPEATED) {
+		if (split && st && fp->label == TL_LABEL_REPEATED) {
 			int32_t next = (int32_t)s->items->len;
 			int32_t at = batch_take(&bs, fp, w.vlen, &next);
 			if (at == (int32_t)s->items->len) {
@@ -727,7 +380,7 @@ static inline void *carve(struct fill *f, size_t n)
 	return tl_arena_alloc(f->overflow, n);
 }
 
-static inline ProtobufCMessage *new_message(struct fill *f, const struct mplan *m)
+static inline ProtobufCMessage *new_message(struct fill *f, const tl_pbdecode_plan *m)
 {
 	ProtobufCMessage *msg = carve(f, m->size);
 	memcpy(msg, m->tmpl, m->size);
@@ -831,32 +484,33 @@ static void merge_messages(struct fill *f, ProtobufCMessage *earlier, ProtobufCM
 	}
 }
 
-static void fill_message(struct fill *f, const struct mplan *m, uint8_t *p, size_t len,
+static void fill_message(struct fill *f, const tl_pbdecode_plan *m, uint8_t *p, size_t len,
 			 unsigned depth, ProtobufCMessage *msg);
 
 /* One value of a singular field, a oneof member or a repeated element. */
-static void set_value(struct fill *f, const struct fplan *fp, uint8_t *mem, const struct wf *w,
-		      unsigned depth)
+static void set_value(struct fill *f, const tl_pbdecode_plan_field *fp, uint8_t *mem,
+		      const tl_pbdecode_wire_field *w, unsigned depth)
 {
 	switch (fp->type) {
 	case PROTOBUF_C_TYPE_INT32:
 	case PROTOBUF_C_TYPE_UINT32:
 	case PROTOBUF_C_TYPE_ENUM:
-		write_u32(mem, (uint32_t)varint_value(w->val, w->vlen));
+		write_u32(mem, (uint32_t)tl_pbdecode_wire_varint(w->val, w->vlen));
 		break;
 	case PROTOBUF_C_TYPE_SINT32: {
-		int32_t v = unzigzag32((uint32_t)varint_value(w->val, w->vlen));
+		int32_t v =
+		    tl_pbdecode_wire_unzigzag32((uint32_t)tl_pbdecode_wire_varint(w->val, w->vlen));
 		memcpy(mem, &v, 4);
 		break;
 	}
 	case PROTOBUF_C_TYPE_INT64:
 	case PROTOBUF_C_TYPE_UINT64: {
-		uint64_t v = varint_value(w->val, w->vlen);
+		uint64_t v = tl_pbdecode_wire_varint(w->val, w->vlen);
 		memcpy(mem, &v, 8);
 		break;
 	}
 	case PROTOBUF_C_TYPE_SINT64: {
-		int64_t v = unzigzag64(varint_value(w->val, w->vlen));
+		int64_t v = tl_pbdecode_wire_unzigzag64(tl_pbdecode_wire_varint(w->val, w->vlen));
 		memcpy(mem, &v, 8);
 		break;
 	}
@@ -872,7 +526,7 @@ static void set_value(struct fill *f, const struct fplan *fp, uint8_t *mem, cons
 		break;
 	case PROTOBUF_C_TYPE_BOOL: {
 		/* the key's whole value, a length's prefix included */
-		protobuf_c_boolean b = bytes_bool(w->at, w->span);
+		protobuf_c_boolean b = tl_pbdecode_wire_bool(w->at, w->span);
 		memcpy(mem, &b, sizeof b);
 		break;
 	}
@@ -898,7 +552,7 @@ static void set_value(struct fill *f, const struct fplan *fp, uint8_t *mem, cons
 	}
 }
 
-static void fill_message(struct fill *f, const struct mplan *m, uint8_t *p, size_t len,
+static void fill_message(struct fill *f, const tl_pbdecode_plan *m, uint8_t *p, size_t len,
 			 unsigned depth, ProtobufCMessage *msg)
 {
 	uint8_t *base = (uint8_t *)msg;
@@ -913,7 +567,7 @@ static void fill_message(struct fill *f, const struct mplan *m, uint8_t *p, size
 			    carve(f, (size_t)cnt[r] * sizeof(ProtobufCMessageUnknownField));
 			continue;
 		}
-		const struct fplan *fp = &m->fields[m->counted[r]];
+		const tl_pbdecode_plan_field *fp = &m->fields[m->counted[r]];
 		*(void **)(base + fp->offset) = carve(f, (size_t)cnt[r] * fp->elt);
 	}
 	struct batches bs;
@@ -922,13 +576,13 @@ static void fill_message(struct fill *f, const struct mplan *m, uint8_t *p, size
 		batches_init(&bs);
 	size_t pos = 0;
 	while (pos < len) {
-		struct wf w;
-		field_read(p, len, &pos, &w);
+		tl_pbdecode_wire_field w;
+		tl_pbdecode_wire_read(p, len, &pos, &w);
 		if (f->nul != NULL) {
 			*f->nul = '\0';
 			f->nul = NULL;
 		}
-		const struct fplan *fp = field_of(m, w.tag);
+		const tl_pbdecode_plan_field *fp = tl_pbdecode_plan_find(m, w.tag);
 		if (fp == NULL) {
 			if (m->keep_unknown) {
 				ProtobufCMessageUnknownField *u =
@@ -943,10 +597,10 @@ static void fill_message(struct fill *f, const struct mplan *m, uint8_t *p, size
 		if (fp->skip)
 			continue;
 		uint8_t *mem = base + fp->offset;
-		if (fp->label == L_REPEATED) {
+		if (fp->label == TL_LABEL_REPEATED) {
 			size_t *n = (size_t *)(base + fp->qoffset);
 			uint8_t *arr = *(uint8_t **)mem;
-			if (w.wt == WT_LEN && fp->packable) {
+			if (w.wt == TL_WT_LEN && fp->packable) {
 				if (w.vlen > 0) /* else no values, maybe no array */
 					*n += packed_unpack(fp->type, w.val, w.vlen,
 							    arr + *n * fp->elt);
@@ -968,12 +622,12 @@ static void fill_message(struct fill *f, const struct mplan *m, uint8_t *p, size
 			fill_message(f, fp->sub, w.val, w.vlen, depth + 1, sub);
 			continue;
 		}
-		if (fp->label == L_ONEOF) {
+		if (fp->label == TL_LABEL_ONEOF) {
 			/* The member before is cleared (its size of the union),
 			 * as parse_oneof_member does. */
 			uint32_t was = read_u32(base + fp->qoffset);
 			if (was != 0)
-				memset(mem, 0, field_of(m, was)->elt);
+				memset(mem, 0, tl_pbdecode_plan_find(m, was)->elt);
 			set_value(f, fp, mem, &w, depth);
 			write_u32(base + fp->qoffset, w.tag);
 			continue;
@@ -1125,7 +779,7 @@ int tl_pbdecode(const ProtobufCMessageDescriptor *desc, uint8_t *data, size_t le
 		tl_pbdecode_fields fields, unsigned threads, tl_arena *arena,
 		ProtobufCMessage **out, tl_error *err)
 {
-	const struct mplan *root = plan_get(desc, fields);
+	const tl_pbdecode_plan *root = tl_pbdecode_plan_get(desc, fields);
 	struct u32vec rec = {0};
 	struct scan s = {.rec = &rec};
 	if (len >= PARALLEL_MIN)
@@ -1180,22 +834,22 @@ int tl_pbdecode(const ProtobufCMessageDescriptor *desc, uint8_t *data, size_t le
 
 bool tl_pbdecode_check(const ProtobufCMessageDescriptor *desc, const uint8_t *data, size_t len)
 {
-	const struct mplan *root = plan_get(desc, TL_PBDECODE_ALL);
+	const tl_pbdecode_plan *root = tl_pbdecode_plan_get(desc, TL_PBDECODE_ALL);
 	struct scan s = {0};
 	/* Pass 1 without storing reads the bytes and writes nothing. */
 	return scan_message(&s, root, (uint8_t *)(uintptr_t)data, len, 0, false);
 }
 
-static void clear_message(const struct mplan *m, ProtobufCMessage *msg)
+static void clear_message(const tl_pbdecode_plan *m, ProtobufCMessage *msg)
 {
 	uint8_t *base = (uint8_t *)msg;
 	msg->n_unknown_fields = 0;
 	msg->unknown_fields = NULL;
 	for (unsigned i = 0; i < m->desc->n_fields; i++) {
-		const struct fplan *fp = &m->fields[i];
+		const tl_pbdecode_plan_field *fp = &m->fields[i];
 		uint8_t *mem = base + fp->offset;
 		if (fp->skip) {
-			if (fp->label == L_REPEATED) {
+			if (fp->label == TL_LABEL_REPEATED) {
 				*(size_t *)(base + fp->qoffset) = 0;
 				*(void **)mem = NULL;
 			} else {
@@ -1207,13 +861,14 @@ static void clear_message(const struct mplan *m, ProtobufCMessage *msg)
 		}
 		if (fp->type != PROTOBUF_C_TYPE_MESSAGE)
 			continue;
-		if (fp->label == L_REPEATED) {
+		if (fp->label == TL_LABEL_REPEATED) {
 			size_t n = *(size_t *)(base + fp->qoffset);
 			for (size_t k = 0; k < n; k++)
 				clear_message(fp->sub, (*(ProtobufCMessage ***)mem)[k]);
 			continue;
 		}
-		if (fp->label == L_ONEOF && read_u32(base + fp->qoffset) != m->desc->fields[i].id)
+		if (fp->label == TL_LABEL_ONEOF &&
+		    read_u32(base + fp->qoffset) != m->desc->fields[i].id)
 			continue;
 		if (*(ProtobufCMessage **)mem != NULL)
 			clear_message(fp->sub, *(ProtobufCMessage **)mem);
@@ -1222,5 +877,5 @@ static void clear_message(const struct mplan *m, ProtobufCMessage *msg)
 
 void tl_pbdecode_clear_skipped(ProtobufCMessage *msg)
 {
-	clear_message(plan_get(msg->descriptor, TL_PBDECODE_MODEL), msg);
+	clear_message(tl_pbdecode_plan_get(msg->descriptor, TL_PBDECODE_MODEL), msg);
 }

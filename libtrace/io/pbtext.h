@@ -2,7 +2,8 @@
  * pbtext: protobuf text format (what str(message) and
  * text_format.MessageToString write) read through protobuf-c's descriptors
  * and re-encoded as binary wire format, so one decoder (protobuf-c) builds
- * every message whatever its source.
+ * every message whatever its source. (Writing text format is for the tests
+ * alone: tests/tools/pbtext_print.h.)
  *
  * Accepts: a leading UTF-8 byte-order mark; '#' comments; fields by name (and legacy TensorFlow
  * names mapped to their current ones, e.g. MemoryStats.host_persistent_memory_size); optional
@@ -23,7 +24,9 @@
 
 #include "base/diag.h"
 
+#include <float.h>
 #include <glib.h>
+#include <math.h>
 #include <protobuf-c/protobuf-c.h>
 #include <stddef.h>
 
@@ -42,11 +45,19 @@ int tl_pbtext_to_wire(const ProtobufCMessageDescriptor *desc, const char *text, 
  * GraphDef. NULL if none. */
 const ProtobufCMessageDescriptor *tl_pbtext_guess(const char *text, size_t len);
 
-/* Appends `msg` as text the way Python's str(message) writes it: fields in
- * number order, 2-space indent, `name: value` and `name {` ... `}`, enums by
- * name, strings C-escaped with octal for bytes outside printable ASCII,
- * floats as Python's repr, proto3 zero scalars left out, map entries sorted
- * by key. The caller owns `out`. */
-void tl_pbtext_print(const ProtobufCMessage *msg, GString *out);
+/* The float a text float literal reads as (`d` its value as a double):
+ * values within half an ulp above FLT_MAX are FLT_MAX (so the
+ * "3.4028235e+38" Python prints for it reads back), beyond that infinity.
+ * Inline: the reader and the tests' printer (tests/tools/pbtext_print.c),
+ * which checks that the digits it writes read back, round alike. */
+static inline float tl_pbtext_round_float(double d)
+{
+	static const double limit = 0x1.ffffffp127; /* FLT_MAX + half an ulp */
+	if (fabs(d) <= FLT_MAX)
+		return (float)d;
+	if (fabs(d) < limit)
+		return d < 0 ? -FLT_MAX : FLT_MAX;
+	return d < 0 ? -INFINITY : INFINITY;
+}
 
 #endif

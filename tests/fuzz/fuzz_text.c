@@ -9,6 +9,8 @@
 #include "io/pbtext.h"
 #include "io/source.h"
 
+#include "../tools/pbtext_print.h"
+
 static void round_trip(const ProtobufCMessageDescriptor *d, const uint8_t *wire, size_t len)
 {
 	ProtobufCMessage *msg = protobuf_c_message_unpack(d, NULL, len, wire);

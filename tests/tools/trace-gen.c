@@ -50,9 +50,10 @@
 #include "base/arena.h"
 #include "cli/cli.h"
 #include "base/output.h"
-#include "io/pbtext.h"
 #include "io/tfrecord.h"
 #include "tensorflow.pb-c.h"
+
+#include "pbtext_print.h"
 
 #include <errno.h>
 #include <glib.h>

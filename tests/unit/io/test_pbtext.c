@@ -3,6 +3,7 @@
  * text the way Python's str(message) does.
  */
 #include "io/pbtext.h"
+#include "../../tools/pbtext_print.h"
 #include "tensorflow.pb-c.h"
 
 #include <stdarg.h>
