@@ -8,6 +8,7 @@
 #include "analysis/summary.h"
 #include "emit/summary.h"
 #include "emit/summary_diff.h"
+#include "analysis/summary_inputs.h"
 #include "emit/svgplot.h"
 #include "analysis/advise.h"
 #include "analysis/critical_path.h"
@@ -129,6 +130,7 @@ struct job {
 	bool advise;
 	bool plot;
 	const char *overlay;
+	tl_summary *s, *b;      /* the inputs' summary; B of --diff */
 };
 
 static GRegex *regex_arg(struct job *job, const char *opt, const char *value)
@@ -296,186 +298,91 @@ static void parse_args(struct job *job, int argc, char **argv)
 	g_array_free(opts, TRUE);
 }
 
-/* One input into the summary: runs one at a time, a Chrome trace, or a
- * partial. */
-/* Runs and bytes read so far, over every input (workers add to it). */
-static tl_progress progress;
-
-static int add_input(const struct job *job, tl_summary *s, const char *path, tl_error *err)
+/* The inputs into summaries: all of them, or A then B for --diff. */
+static int read_inputs(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_error *err)
 {
-	tl_source *src = NULL;
-	if (tl_source_open(&src, path, job->combine ? TL_FORMAT_CHROME : job->cli.format, err) < 0)
-		return -1;
-	int rc = 0;
-	if (job->combine || tl_source_format(src) == TL_FORMAT_CHROME) {
-		const uint8_t *data;
-		size_t len;
-		rc = tl_source_map(src, &data, &len, err);
-		if (rc == 0 && job->combine)
-			rc = tl_summary_read_partial(s, data, len, err);
-		else if (rc == 0)
-			rc = tl_summary_add_chrome(s, data, len, path, err);
-		if (rc == 0)
-			tl_progress_add(&progress, 1, len);
-	} else {
-		tl_run *run = NULL;
-		uint64_t done = 0;
-		while ((rc = tl_source_next_run(src, &run, err)) > 0) {
-			tl_summary_add_run(s, run);
-			tl_run_free(run);
-			uint64_t at = tl_source_offset(src);
-			tl_progress_add(&progress, 1, at - done);
-			done = at;
-		}
-	}
-	tl_source_close(src);
-	return rc < 0 ? -1 : 0;
-}
-
-/* Several inputs are summarized on every core, each into its own summary,
- * then appended in input order: the table is the same as one by one. At
- * most one run per core is in memory. */
-struct task {
-	const struct job *job;
-	const char *path;
-	tl_summary *s;
-	tl_error err;
-	int rc;
-};
-
-static void run_task(gpointer data, gpointer user)
-{
-	struct task *t = data;
-	(void)user;
-	t->rc = add_input(t->job, t->s, t->path, &t->err);
-}
-
-static int add_inputs(struct job *job, tl_summary *s, const tl_cli_inputs *in)
-{
-	struct task *tasks = g_new0(struct task, in->n);
-	guint cores = g_get_num_processors();
-	bool parallel = in->n > 1 && cores > 1 && !job->combine;
+	struct job *job = ctx;
+	tl_progress progress;
 	tl_progress_begin(&progress, job->cli.prog, job->cli.quiet);
-	GThreadPool *pool =
-		parallel ? g_thread_pool_new(run_task, NULL, (gint)MIN(cores, 8u), TRUE, NULL) : NULL;
-	for (size_t i = 0; i < in->n; i++) {
-		tasks[i] = (struct task){.job = job, .path = in->paths[i],
-					 .s = parallel ? tl_summary_new(s->view) : s};
-		if (pool != NULL) {
-			g_thread_pool_push(pool, &tasks[i], NULL);
-			continue;
-		}
-		run_task(&tasks[i], NULL);
-		if (tasks[i].rc < 0)
-			break;
+	tl_summary_inputs_opts o = {job->cli.format, job->combine, &progress};
+	job->s = tl_summary_new(job->view);
+	job->b = job->diff ? tl_summary_new(job->view) : NULL;
+	size_t bad = 0;
+	int rc = tl_summary_add_inputs(job->s, in->paths, job->diff ? 1 : in->n, &o, &bad, err);
+	if (rc == 0 && job->diff) {
+		rc = tl_summary_add_inputs(job->b, in->paths + 1, 1, &o, &bad, err);
+		bad++;
 	}
-	if (pool != NULL)
-		g_thread_pool_free(pool, FALSE, TRUE);
 	tl_progress_end(&progress);
-	int status = TL_EXIT_OK;
-	for (size_t i = 0; i < in->n; i++) {
-		if (status == TL_EXIT_OK && tasks[i].rc < 0) {
-			tl_cli_input_error(&job->cli, tasks[i].path, &tasks[i].err);
-			status = TL_EXIT_INPUT;
-		}
-		if (parallel) {
-			if (status == TL_EXIT_OK)
-				tl_summary_absorb(s, tasks[i].s);
-			tl_summary_free(tasks[i].s);
-		}
+	if (rc < 0) {
+		tl_cli_input_error(&job->cli, in->paths[bad], err);
+		err->msg[0] = '\0';
+		return -1;
 	}
-	g_free(tasks);
-	return status;
+	return 0;
 }
 
-/* Columns a Chrome trace cannot fill: said once, and dropped. */
-static void drop_missing_columns(struct job *job, const tl_summary *s)
+static int write_tables(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_output *out,
+			tl_error *err)
 {
-	int kept = 0;
-	for (int k = 0; k < job->topts.n_select; k++) {
-		int c = job->topts.select[k];
-		bool needs_memory = c == TL_COL_REQUESTED || c == TL_COL_PEAK ||
-				    c == TL_COL_RESIDUAL || c == TL_COL_OUTPUT;
-		bool needs_graph = c == TL_COL_PARAMS || c == TL_COL_FLOPS;
-		bool needs_kernels = c == TL_COL_ACCEL;
-		if (s->from_chrome && (needs_memory || needs_graph || needs_kernels)) {
-			tl_warn("chrome-missing", "Chrome trace input has no %s data: column %s "
-				"left out", needs_memory ? "memory" : needs_graph ? "graph"
-							: "kernel-to-op",
-				tl_col_name(c));
-			continue;
-		}
-		job->topts.select[kept++] = c;
+	struct job *job = ctx;
+	if (job->partial) {
+		tl_summary_write_partial(job->s, out);
+		return 0;
 	}
-	if (kept == 0)
-		job->topts.select[kept++] = TL_COL_TOTAL;
-	job->topts.n_select = kept;
+	tl_summary_opts_fit(&job->topts, job->s);
+	if (job->plot) {
+		tl_plot_summary(job->s, &job->topts, 20, out);
+	} else if (job->diff) {
+		tl_summary_diff *d = tl_summary_diff_new(job->s, job->b, &job->topts);
+		tl_summary_diff_write(d, job->sink, out);
+		tl_summary_diff_free(d);
+	} else {
+		tl_summary_write(job->s, &job->topts, job->sink, out);
+	}
+	return 0;
 }
 
-static void write_diff(const struct job *job, const tl_summary *a, const tl_summary *b,
-		       tl_output *out)
+/* --idle, --critical-path and --advise: per run, straight from the model. */
+static void analyse_run(const struct job *job, const tl_run *run, tl_output *out, tl_chrome *w)
 {
-	tl_summary_diff *d = tl_summary_diff_new(a, b, &job->topts);
-	tl_summary_diff_write(d, job->sink, out);
-	tl_summary_diff_free(d);
+	if (job->advise) {
+		tl_advice *a = tl_advise_new(run);
+		tl_advise_write(run, a, job->sink, out);
+		tl_advise_free(a);
+	}
+	if (job->idle) {
+		tl_idle *idle = tl_idle_new(run, 3);
+		tl_idle_write(run, idle, job->sink, out);
+		tl_idle_free(idle);
+	}
+	if (job->critical_path) {
+		tl_path_step *steps = NULL;
+		size_t n = tl_critical_path(run, &steps);
+		tl_critical_path_write(run, steps, n, job->sink, out);
+		if (w != NULL)
+			tl_critical_path_trace(w, run, steps, n);
+		g_free(steps);
+	}
 }
 
-/* --idle and --critical-path: per run, straight from the model. */
-static int analyse_runs(struct job *job, const tl_cli_inputs *in)
+static int write_analyses(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_output *out,
+			  tl_error *err)
 {
-	const tl_table_sink *sink = job->sink;
-	GPtrArray *runs = g_ptr_array_new();
-	int status = tl_cli_read_runs(&job->cli, in, job->cli.format, runs);
-	tl_output *out = NULL, *ov = NULL;
-	tl_error err = {{0}};
-	if (status == TL_EXIT_OK &&
-	    (tl_output_open(&out, job->cli.out_path, job->cli.gzip, in->paths, in->n, &err) < 0 ||
-	     (job->overlay != NULL &&
-	      tl_output_open(&ov, job->overlay, false, in->paths, in->n, &err) < 0))) {
-		tl_cli_error(&job->cli, "%s", err.msg);
-		if (out != NULL)
-			tl_output_abort(out);
-		status = TL_EXIT_INPUT;
+	struct job *job = ctx;
+	tl_output *ov = NULL;
+	tl_chrome w;
+	if (job->overlay != NULL) {
+		if (tl_output_open(&ov, job->overlay, false, in->paths, in->n, err) < 0)
+			return -1;
+		tl_chrome_begin(&w, ov);
 	}
-	if (status == TL_EXIT_OK) {
-		tl_chrome w;
-		if (ov != NULL)
-			tl_chrome_begin(&w, ov);
-		for (guint r = 0; r < runs->len; r++) {
-			const tl_run *run = g_ptr_array_index(runs, r);
-			if (job->advise) {
-				tl_advice *a = tl_advise_new(run);
-				tl_advise_write(run, a, sink, out);
-				tl_advise_free(a);
-			}
-			if (job->idle) {
-				tl_idle *idle = tl_idle_new(run, 3);
-				tl_idle_write(run, idle, sink, out);
-				tl_idle_free(idle);
-			}
-			if (job->critical_path) {
-				tl_path_step *steps = NULL;
-				size_t n = tl_critical_path(run, &steps);
-				tl_critical_path_write(run, steps, n, sink, out);
-				if (ov != NULL && r == 0)
-					tl_critical_path_trace(&w, run, steps, n);
-				g_free(steps);
-			}
-		}
-		if (ov != NULL) {
-			tl_chrome_end(&w, "{\"tool\":\"trace-summarize " TL_VERSION "\"}");
-			if (tl_output_close(ov, &err) < 0) {
-				tl_cli_error(&job->cli, "%s", err.msg);
-				status = TL_EXIT_INPUT;
-			}
-		}
-		if (tl_output_close(out, &err) < 0) {
-			tl_cli_error(&job->cli, "%s", err.msg);
-			status = TL_EXIT_INPUT;
-		}
-	}
-	tl_cli_free_runs(runs);
-	return status;
+	for (guint r = 0; r < runs->len; r++)
+		analyse_run(job, g_ptr_array_index(runs, r), out, ov != NULL && r == 0 ? &w : NULL);
+	if (ov == NULL)
+		return 0;
+	tl_chrome_end(&w, "{\"tool\":\"trace-summarize " TL_VERSION "\"}");
+	return tl_output_close(ov, err);
 }
 
 int main(int argc, char **argv)
@@ -484,61 +391,22 @@ int main(int argc, char **argv)
 			  .sink = tl_table_sink_find("text")};
 	tl_summary_opts_init(&job.topts);
 	parse_args(&job, argc, argv);
-	tl_cli_inputs in = tl_cli_inputs_of(argc, argv, optind);
-	if (job.diff && in.n != 2)
+	if (job.diff && argc - optind != 2)
 		tl_cli_usage_error(&job.cli, "--diff takes exactly two inputs, A and B");
 	job.topts.occurrence_defined = job.defined;
-
 	if (job.overlay != NULL && !job.critical_path)
 		tl_cli_usage_error(&job.cli, "--overlay goes with --critical-path");
-	if (job.idle || job.critical_path || job.advise) {
-		int st = analyse_runs(&job, &in);
-		tl_cli_finish(&job.cli);
-		return st;
-	}
-	tl_summary *s = tl_summary_new(job.view);
-	tl_summary *b = job.diff ? tl_summary_new(job.view) : NULL;
-	int status;
-	if (job.diff) {
-		tl_cli_inputs a_in = {.paths = in.paths, .n = 1};
-		tl_cli_inputs b_in = {.paths = in.paths + 1, .n = 1};
-		status = add_inputs(&job, s, &a_in);
-		if (status == TL_EXIT_OK)
-			status = add_inputs(&job, b, &b_in);
-	} else {
-		status = add_inputs(&job, s, &in);
-	}
-	tl_output *out = NULL;
-	tl_error err = {{0}};
-	if (status == TL_EXIT_OK &&
-	    tl_output_open(&out, job.cli.out_path, job.cli.gzip, in.paths, in.n, &err) < 0) {
-		tl_cli_error(&job.cli, "%s", err.msg);
-		status = TL_EXIT_INPUT;
-	}
-	if (status == TL_EXIT_OK) {
-		if (job.partial) {
-			tl_summary_write_partial(s, out);
-		} else {
-			drop_missing_columns(&job, s);
-			if (job.plot)
-				tl_plot_summary(s, &job.topts, 20, out);
-			else if (job.diff)
-				write_diff(&job, s, b, out);
-			else
-				tl_summary_write(s, &job.topts, job.sink, out);
-		}
-		if (tl_output_close(out, &err) < 0) {
-			tl_cli_error(&job.cli, "%s", err.msg);
-			status = TL_EXIT_INPUT;
-		}
-	}
-	tl_summary_free(s);
-	tl_summary_free(b);
+	static const tl_cli_tool tables = {.stream = true, .prepare = read_inputs,
+					   .write = write_tables};
+	static const tl_cli_tool analyses = {.write = write_analyses};
+	bool per_run = job.idle || job.critical_path || job.advise;
+	int status = tl_cli_run(&job.cli, argc, argv, per_run ? &analyses : &tables, &job);
+	tl_summary_free(job.s);
+	tl_summary_free(job.b);
 	GRegex *res[] = {job.topts.account_type, job.topts.show, job.topts.hide, job.topts.start,
 			 job.topts.trim};
 	for (size_t i = 0; i < G_N_ELEMENTS(res); i++)
 		if (res[i] != NULL)
 			g_regex_unref(res[i]);
-	tl_cli_finish(&job.cli);
 	return status;
 }

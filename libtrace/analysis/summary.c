@@ -1,6 +1,7 @@
 #include "analysis/summary.h"
 
 #include "analysis/opcost.h"
+#include "base/diag.h"
 #include "analysis/summary_impl.h"
 #include "io/chrome_reader.h"
 
@@ -638,4 +639,27 @@ void tl_summary_absorb(tl_summary *dst, tl_summary *src)
 		for (guint i = 0; i < r->runs->len; i++)
 			*tl_summary_row_run(d, base + r->first_run + i) = g_array_index(r->runs, tl_summary_vals, i);
 	}
+}
+
+void tl_summary_opts_fit(tl_summary_opts *o, const tl_summary *s)
+{
+	int kept = 0;
+	for (int k = 0; k < o->n_select; k++) {
+		int c = o->select[k];
+		bool needs_memory = c == TL_COL_REQUESTED || c == TL_COL_PEAK ||
+				    c == TL_COL_RESIDUAL || c == TL_COL_OUTPUT;
+		bool needs_graph = c == TL_COL_PARAMS || c == TL_COL_FLOPS;
+		bool needs_kernels = c == TL_COL_ACCEL;
+		if (s->from_chrome && (needs_memory || needs_graph || needs_kernels)) {
+			tl_warn("chrome-missing", "Chrome trace input has no %s data: column %s "
+				"left out", needs_memory ? "memory" : needs_graph ? "graph"
+							: "kernel-to-op",
+				tl_col_name(c));
+			continue;
+		}
+		o->select[kept++] = c;
+	}
+	if (kept == 0)
+		o->select[kept++] = TL_COL_TOTAL;
+	o->n_select = kept;
 }

@@ -131,6 +131,10 @@ typedef struct tl_summary_opts {
 } tl_summary_opts;
 
 void tl_summary_opts_init(tl_summary_opts *o);
+/* Drops the selected columns the summary's inputs cannot fill (a Chrome
+ * trace has no memory, graph or kernel-to-op data), with one warning each;
+ * total_micros when none is left. */
+void tl_summary_opts_fit(tl_summary_opts *o, const tl_summary *s);
 /* One column of a row as the options' statistic over the runs. */
 double tl_summary_row_stat(const tl_summary *s, const tl_row *r, int col, const tl_summary_opts *o);
 /* Whether a row's name passes --show, --hide and --account-type, and its
