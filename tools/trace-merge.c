@@ -4,8 +4,7 @@
 #include "cli/cli.h"
 #include "emit/merge.h"
 #include "base/output.h"
-#include "io/source.h"
-#include "io/tfrecord.h"
+#include "cli/merge_inputs.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -77,14 +76,14 @@ static const struct option long_opts[] = {
 	{NULL, 0, NULL, 0},
 };
 
-enum sort_order { SORT_GIVEN, SORT_NAME, SORT_TIME };
-
 struct job {
 	tl_cli cli;
 	tl_merge_opts mopts;
-	enum sort_order sort;
+	tl_merge_order sort;
 	bool runmeta;
 	GHashTable *offsets; /* input path -> offset ns (boxed) */
+	tl_merge_inputs_opts o;
+	const char **paths;  /* in the order asked for */
 };
 
 static void parse_args(struct job *job, int argc, char **argv)
@@ -115,12 +114,10 @@ static void parse_args(struct job *job, int argc, char **argv)
 					     ns);
 			break;
 		}
-		case OPT_SORT: {
-			static const char *const names[] = {"given", "name", "time", NULL};
-			static const enum sort_order values[] = {SORT_GIVEN, SORT_NAME, SORT_TIME};
-			job->sort = values[tl_cli_choice(&job->cli, "--sort", optarg, names)];
+		case OPT_SORT:
+			job->sort = (tl_merge_order)tl_cli_choice(&job->cli, "--sort", optarg,
+								  tl_merge_order_names);
 			break;
-		}
 		case OPT_FLOWS:
 			job->mopts.flows = true;
 			break;
@@ -137,121 +134,34 @@ static void parse_args(struct job *job, int argc, char **argv)
 	}
 }
 
-struct input {
-	const char *path;
-	double start_us;
-	size_t given;
-};
-
-static int cmp_name(const void *a, const void *b)
+/* The inputs in the order asked for, before anything is written. */
+static int order_inputs(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_error *err)
 {
-	const struct input *x = a, *y = b;
-	int c = strcmp(x->path, y->path);
-	return c != 0 ? c : (x->given < y->given ? -1 : 1);
+	struct job *job = ctx;
+	job->paths = g_memdup2(in->paths, in->n * sizeof *in->paths);
+	const char *bad = NULL;
+	if (tl_merge_inputs_order(job->paths, in->n, &job->o, &bad, err) == 0)
+		return 0;
+	tl_cli_input_error(&job->cli, bad, err);
+	err->msg[0] = '\0';
+	return -1;
 }
 
-static int cmp_time(const void *a, const void *b)
+static int merge(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_output *out,
+		 tl_error *err)
 {
-	const struct input *x = a, *y = b;
-	if (x->start_us != y->start_us)
-		return x->start_us < y->start_us ? -1 : 1;
-	return x->given < y->given ? -1 : 1;
-}
-
-/* When an input starts: its first run, or its earliest event. */
-static int input_start(struct job *job, struct input *in)
-{
-	tl_error err = {{0}};
-	tl_source *src = NULL;
-	if (tl_source_open(&src, in->path, job->cli.format, &err) < 0) {
-		tl_cli_input_error(&job->cli, in->path, &err);
-		return -1;
-	}
-	int rc = 0;
-	in->start_us = 0;
-	if (tl_source_format(src) == TL_FORMAT_CHROME) {
-		const uint8_t *data;
-		size_t len;
-		rc = tl_source_map(src, &data, &len, &err);
-		if (rc == 0)
-			tl_merge_first_ts(data, len, &in->start_us);
-	} else {
-		tl_run *run = NULL;
-		rc = tl_source_next_run(src, &run, &err);
-		if (rc > 0) {
-			in->start_us = (double)run->t_begin / 1000.0;
-			tl_run_free(run);
-		}
-	}
-	tl_source_close(src);
+	struct job *job = ctx;
+	tl_progress progress;
+	tl_progress_begin(&progress, job->cli.prog, job->cli.quiet);
+	job->o.progress = &progress;
+	const char *bad = NULL;
+	int rc = tl_merge_inputs_write(out, job->paths, in->n, &job->o, &bad, err);
+	tl_progress_end(&progress);
 	if (rc < 0) {
-		tl_cli_input_error(&job->cli, in->path, &err);
-		return -1;
+		tl_cli_input_error(&job->cli, bad, err);
+		err->msg[0] = '\0';
 	}
-	return 0;
-}
-
-static int64_t offset_of(struct job *job, const char *path)
-{
-	int64_t *ns = g_hash_table_lookup(job->offsets, path);
-	return ns != NULL ? *ns : 0;
-}
-
-/* One input into the merge (or the RunMetadata stream). */
-static tl_progress progress;
-
-static int merge_input(struct job *job, tl_merge *m, tl_output *out, const char *path)
-{
-	tl_error err = {{0}};
-	tl_source *src = NULL;
-	if (tl_source_open(&src, path, job->cli.format, &err) < 0) {
-		tl_cli_input_error(&job->cli, path, &err);
-		return -1;
-	}
-	int rc = 0;
-	if (tl_source_format(src) == TL_FORMAT_CHROME) {
-		if (job->runmeta) {
-			rc = tl_error_set(&err, "a Chrome trace cannot become RunMetadata "
-					  "(--format runmeta takes RunMetadata inputs)");
-		} else {
-			const uint8_t *data;
-			size_t len;
-			rc = tl_source_map(src, &data, &len, &err);
-			if (rc == 0)
-				rc = tl_merge_chrome(m, data, len, path, offset_of(job, path), &err);
-		}
-	} else if (job->runmeta) {
-		tl_arena *arena = NULL;
-		Tensorflow__RunMetadata *meta = NULL;
-		const char *label = NULL;
-		GByteArray *rec = g_byte_array_new();
-		while ((rc = tl_source_next(src, &arena, &meta, &label, &err)) > 0) {
-			size_t n = protobuf_c_message_get_packed_size(&meta->base);
-			uint8_t *buf = g_malloc(n ? n : 1);
-			protobuf_c_message_pack(&meta->base, buf);
-			g_byte_array_set_size(rec, 0);
-			tl_tfrecord_frame(rec, buf, n);
-			tl_out_bytes(out, rec->data, rec->len);
-			g_free(buf);
-			tl_arena_free(arena);
-		}
-		g_byte_array_free(rec, TRUE);
-	} else {
-		tl_run *run = NULL;
-		while ((rc = tl_source_next_run(src, &run, &err)) > 0) {
-			tl_merge_run(m, run, path, offset_of(job, path));
-			tl_run_free(run);
-			tl_progress_run(&progress, tl_source_offset(src));
-		}
-	}
-	tl_progress_input_done(&progress, tl_source_offset(src));
-	tl_source_close(src);
-	if (rc < 0) {
-		tl_progress_end(&progress);
-		tl_cli_input_error(&job->cli, path, &err);
-		return -1;
-	}
-	return 0;
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -259,58 +169,14 @@ int main(int argc, char **argv)
 	struct job job = {.cli = {.prog = "trace-merge", .usage = usage}};
 	job.offsets = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	parse_args(&job, argc, argv);
-	tl_cli_inputs in = tl_cli_inputs_of(argc, argv, optind);
-	if (job.runmeta && !job.cli.gzip && tl_cli_refuse_terminal(&job.cli, "binary RunMetadata")) {
-		g_hash_table_destroy(job.offsets);
-		return TL_EXIT_INPUT;
-	}
-
-	struct input *inputs = g_new(struct input, in.n);
-	for (size_t i = 0; i < in.n; i++)
-		inputs[i] = (struct input){.path = in.paths[i], .given = i};
-	int status = TL_EXIT_OK;
-	if (job.sort == SORT_TIME)
-		for (size_t i = 0; i < in.n && status == TL_EXIT_OK; i++)
-			if (input_start(&job, &inputs[i]) < 0)
-				status = TL_EXIT_INPUT;
-	if (job.sort == SORT_NAME)
-		qsort(inputs, in.n, sizeof *inputs, cmp_name);
-	else if (job.sort == SORT_TIME)
-		qsort(inputs, in.n, sizeof *inputs, cmp_time);
-
-	tl_output *out = NULL;
-	tl_error err = {{0}};
-	if (status == TL_EXIT_OK &&
-	    tl_output_open(&out, job.cli.out_path, job.cli.gzip, in.paths, in.n, &err) < 0) {
-		tl_cli_error(&job.cli, "%s", err.msg);
-		status = TL_EXIT_INPUT;
-	}
-	if (status == TL_EXIT_OK) {
-		tl_chrome w;
-		tl_merge *m = NULL;
-		if (!job.runmeta) {
-			tl_chrome_begin(&w, out);
-			m = tl_merge_new(&w, &job.mopts);
-		}
-		tl_progress_begin(&progress, job.cli.prog, job.cli.quiet);
-		for (size_t i = 0; i < in.n && status == TL_EXIT_OK; i++)
-			if (merge_input(&job, m, out, inputs[i].path) < 0)
-				status = TL_EXIT_INPUT;
-		tl_progress_end(&progress);
-		if (m != NULL) {
-			if (status == TL_EXIT_OK)
-				tl_merge_finish(m, "trace-merge " TL_VERSION);
-			tl_merge_free(m);
-		}
-		if (status != TL_EXIT_OK) {
-			tl_output_abort(out);
-		} else if (tl_output_close(out, &err) < 0) {
-			tl_cli_error(&job.cli, "%s", err.msg);
-			status = TL_EXIT_INPUT;
-		}
-	}
-	g_free(inputs);
+	job.o = (tl_merge_inputs_opts){.format = job.cli.format, .order = job.sort,
+				       .runmeta = job.runmeta, .offsets = job.offsets,
+				       .merge = &job.mopts, .tool = "trace-merge " TL_VERSION};
+	tl_cli_tool tool = {.stream = true, .prepare = order_inputs, .write = merge};
+	if (job.runmeta)
+		tool.binary = "binary RunMetadata";
+	int status = tl_cli_run(&job.cli, argc, argv, &tool, &job);
+	g_free(job.paths);
 	g_hash_table_destroy(job.offsets);
-	tl_cli_finish(&job.cli);
 	return status;
 }
