@@ -7,6 +7,8 @@
 #include "base/output.h"
 
 #include <getopt.h>
+#include <stdint.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,107 +68,54 @@ static const char usage[] =
 	"\n"
 	"Exit status: 0 ok, 1 bad input, render or write error, 2 usage.\n";
 
-enum {
-	OPT_COLOR_BY = 256,
-	OPT_NO_EDGE_LABELS,
-	OPT_EDGE_LABELS,
-	OPT_MAX_DEPTH,
-	OPT_FOLD,
-	OPT_FOCUS,
-	OPT_TOP,
-	OPT_HOPS,
-	OPT_MAX_NODES,
-};
-
-static const struct option long_opts[] = {
-	{"format", required_argument, NULL, 'T'},
-	{"engine", required_argument, NULL, 'K'},
-	{"color-by", required_argument, NULL, OPT_COLOR_BY},
-	{"no-edge-labels", no_argument, NULL, OPT_NO_EDGE_LABELS},
-	{"edge-labels", no_argument, NULL, OPT_EDGE_LABELS},
-	{"max-depth", required_argument, NULL, OPT_MAX_DEPTH},
-	{"fold", no_argument, NULL, OPT_FOLD},
-	{"focus", required_argument, NULL, OPT_FOCUS},
-	{"top", required_argument, NULL, OPT_TOP},
-	{"hops", required_argument, NULL, OPT_HOPS},
-	{"max-nodes", required_argument, NULL, OPT_MAX_NODES},
-	TL_CLI_LONG_OPTIONS,
-	{NULL, 0, NULL, 0},
-};
-
 struct job {
 	tl_cli cli;
 	tl_graphdot_opts opts;
 	tl_graphdot *gd;
-	GRegex *focus;
 	const char *render;     /* -T format, or NULL for DOT */
-	bool max_nodes_set;
 };
 
-static void parse_args(struct job *job, int argc, char **argv)
+static void parse_format(tl_cli *cli, void *ctx, const char *value)
 {
-	int c;
-	while ((c = getopt_long(argc, argv, "T:K:o:zqhV", long_opts, NULL)) != -1) {
-		switch (c) {
-		case 'T':
-			if (!tl_dot_format_known(optarg))
-				tl_cli_usage_error(&job->cli, "unknown format '%s' (svg, png, pdf, ps, "
-						   "eps, svgz, jpg, gif, webp, bmp, tiff, json, "
-						   "plain, dot or xdot)", optarg);
-			job->render = optarg;
-			break;
-		case 'K':
-			if (!tl_dot_engine_known(optarg))
-				tl_cli_usage_error(&job->cli, "unknown engine '%s' (dot, neato, fdp, "
-						   "sfdp, twopi, circo, osage or patchwork)", optarg);
-			job->opts.engine = optarg;
-			break;
-		case OPT_COLOR_BY:
-			job->opts.color_by = (tl_color_by)tl_cli_choice(&job->cli, "--color-by", optarg,
-									tl_color_by_names);
-			break;
-		case OPT_NO_EDGE_LABELS:
-			job->opts.edge_labels = 0;
-			break;
-		case OPT_EDGE_LABELS:
-			job->opts.edge_labels = 1;
-			break;
-		case OPT_MAX_DEPTH:
-			job->opts.max_depth = (int)tl_cli_count(&job->cli, "--max-depth", optarg, 1);
-			break;
-		case OPT_FOLD:
-			job->opts.fold = true;
-			break;
-		case OPT_FOCUS: {
-			GError *gerr = NULL;
-			if (job->focus != NULL)
-				g_regex_unref(job->focus);
-			job->focus = g_regex_new(optarg, G_REGEX_OPTIMIZE, 0, &gerr);
-			if (job->focus == NULL) {
-				char *msg = g_strdup(gerr->message);
-				g_error_free(gerr);
-				tl_cli_usage_error(&job->cli, "bad --focus regex: %s", msg);
-			}
-			break;
-		}
-		case OPT_TOP:
-			job->opts.top = (size_t)tl_cli_count(&job->cli, "--top", optarg, 1);
-			break;
-		case OPT_HOPS:
-			job->opts.hops = (int)tl_cli_count(&job->cli, "--hops", optarg, 0);
-			break;
-		case OPT_MAX_NODES:
-			job->opts.max_nodes = (size_t)tl_cli_count(&job->cli, "--max-nodes", optarg, 0);
-			job->max_nodes_set = true;
-			break;
-		default:
-			tl_cli_option(&job->cli, c, optarg);
-		}
-	}
-	job->opts.focus = job->focus;
-	if (!job->max_nodes_set)
-		job->opts.max_nodes = tl_graphdot_default_max_nodes(job->opts.engine);
+	if (!tl_dot_format_known(value))
+		tl_cli_usage_error(cli, "option '--format' wants svg, png, pdf, ps, eps, svgz, jpg, "
+				   "gif, webp, bmp, tiff, json, plain, dot or xdot, not '%s'", value);
+	((struct job *)ctx)->render = value;
 }
+
+static void parse_engine(tl_cli *cli, void *ctx, const char *value)
+{
+	if (!tl_dot_engine_known(value))
+		tl_cli_usage_error(cli, "option '--engine' wants dot, neato, fdp, sfdp, twopi, "
+				   "circo, osage or patchwork, not '%s'", value);
+	((struct job *)ctx)->opts.engine = value;
+}
+
+static void no_edge_labels(tl_cli *cli, void *ctx, const char *value)
+{
+	((struct job *)ctx)->opts.edge_labels = 0;
+}
+
+static void edge_labels(tl_cli *cli, void *ctx, const char *value)
+{
+	((struct job *)ctx)->opts.edge_labels = 1;
+}
+
+#define JOB(field) offsetof(struct job, field)
+static const tl_cli_opt options[] = {
+	TL_OPT_CALL("format", 'T', parse_format),
+	TL_OPT_CALL("engine", 'K', parse_engine),
+	TL_OPT_CHOICE("color-by", 0, JOB(opts.color_by), tl_color_by_names),
+	TL_OPT_CALL("no-edge-labels", 0, no_edge_labels),
+	TL_OPT_CALL("edge-labels", 0, edge_labels),
+	TL_OPT_MIN("max-depth", 0, TL_ARG_COUNT, JOB(opts.max_depth), 1),
+	TL_OPT("fold", 0, TL_ARG_FLAG, JOB(opts.fold)),
+	TL_OPT("focus", 0, TL_ARG_REGEX, JOB(opts.focus)),
+	TL_OPT_MIN("top", 0, TL_ARG_SIZE, JOB(opts.top), 1),
+	TL_OPT("hops", 0, TL_ARG_COUNT, JOB(opts.hops)),
+	TL_OPT("max-nodes", 0, TL_ARG_SIZE, JOB(opts.max_nodes)),
+	TL_OPT_END,
+};
 
 static int build(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_error *err)
 {
@@ -193,13 +142,16 @@ int main(int argc, char **argv)
 {
 	struct job job = {.cli = {.prog = "graph-render", .usage = usage}};
 	tl_graphdot_opts_init(&job.opts);
-	parse_args(&job, argc, argv);
+	job.opts.max_nodes = SIZE_MAX; /* not given */
+	tl_cli_parse(&job.cli, argc, argv, options, &job);
+	if (job.opts.max_nodes == SIZE_MAX)
+		job.opts.max_nodes = tl_graphdot_default_max_nodes(job.opts.engine);
 	tl_cli_tool tool = {.prepare = build, .write = draw};
 	if (job.render != NULL && tl_dot_format_binary(job.render))
 		tool.binary = job.render;
 	int status = tl_cli_run(&job.cli, argc, argv, &tool, &job);
 	tl_graphdot_free(job.gd);
-	if (job.focus != NULL)
-		g_regex_unref(job.focus);
+	if (job.opts.focus != NULL)
+		g_regex_unref((GRegex *)job.opts.focus);
 	return status;
 }

@@ -7,6 +7,9 @@
 #include "io/source.h"
 
 #include <getopt.h>
+#include <math.h>
+#include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,100 +58,39 @@ static const char usage[] =
 	"Several runs (several inputs, or a stream of runs) each get their own processes,\n"
 	"named \"RUN: DEVICE\". Exit status: 0 ok, 1 bad input or write error, 2 usage.\n";
 
-enum {
-	OPT_OP_TIME = 256,
-	OPT_CONTROL,
-	OPT_NO_FLOWS,
-	OPT_NO_LAUNCH,
-	OPT_NO_STREAM_ALL,
-	OPT_NO_KERNELS,
-	OPT_DEVICE,
-	OPT_MIN_DUR,
-	OPT_WINDOW,
-};
-
-static const struct option long_opts[] = {
-	TL_CLI_LONG_OPTIONS,
-	{"op-time", required_argument, NULL, OPT_OP_TIME},
-	{"control", no_argument, NULL, OPT_CONTROL},
-	{"no-flows", no_argument, NULL, OPT_NO_FLOWS},
-	{"no-launch-flows", no_argument, NULL, OPT_NO_LAUNCH},
-	{"no-stream-all", no_argument, NULL, OPT_NO_STREAM_ALL},
-	{"no-kernels", no_argument, NULL, OPT_NO_KERNELS},
-	{"device", required_argument, NULL, OPT_DEVICE},
-	{"min-dur", required_argument, NULL, OPT_MIN_DUR},
-	{"window", required_argument, NULL, OPT_WINDOW},
-	{NULL, 0, NULL, 0},
-};
-
 struct job {
 	tl_cli cli;
 	tl_optrace_opts opts;
 };
 
-static void parse_window(struct job *job, const char *value)
+static void parse_window(tl_cli *cli, void *ctx, const char *value)
 {
+	struct job *job = ctx;
 	const char *comma = strchr(value, ',');
 	if (comma == NULL)
-		tl_cli_usage_error(&job->cli, "option '--window' wants BEGIN,END, not '%s'", value);
+		tl_cli_usage_error(cli, "option '--window' wants BEGIN,END, not '%s'", value);
 	char *begin = g_strndup(value, (gsize)(comma - value));
-	job->opts.win_begin_ns = tl_cli_micros(&job->cli, "--window", begin);
-	job->opts.win_end_ns = tl_cli_micros(&job->cli, "--window", comma + 1);
+	job->opts.win_begin_ns = tl_cli_micros(cli, "--window", begin, -INFINITY);
+	job->opts.win_end_ns = tl_cli_micros(cli, "--window", comma + 1, -INFINITY);
 	g_free(begin);
 	if (job->opts.win_end_ns < job->opts.win_begin_ns)
-		tl_cli_usage_error(&job->cli, "option '--window': END is before BEGIN");
+		tl_cli_usage_error(cli, "option '--window': END is before BEGIN");
 	job->opts.window = true;
 }
 
-static void parse_args(struct job *job, int argc, char **argv)
-{
-	int c;
-	while ((c = getopt_long(argc, argv, "o:zqhV", long_opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_OP_TIME:
-			job->opts.op_time = (tl_op_time)tl_cli_choice(&job->cli, "--op-time", optarg,
-								      tl_op_time_names);
-			break;
-		case OPT_CONTROL:
-			job->opts.control = true;
-			break;
-		case OPT_NO_FLOWS:
-			job->opts.flows = false;
-			break;
-		case OPT_NO_LAUNCH:
-			job->opts.launches = false;
-			break;
-		case OPT_NO_STREAM_ALL:
-			job->opts.stream_all = false;
-			break;
-		case OPT_NO_KERNELS:
-			job->opts.kernels = false;
-			break;
-		case OPT_DEVICE: {
-			GError *gerr = NULL;
-			if (job->opts.device_re != NULL)
-				g_regex_unref(job->opts.device_re);
-			job->opts.device_re = g_regex_new(optarg, G_REGEX_OPTIMIZE, 0, &gerr);
-			if (job->opts.device_re == NULL) {
-				char *msg = g_strdup(gerr->message);
-				g_error_free(gerr);
-				tl_cli_usage_error(&job->cli, "bad --device regex: %s", msg);
-			}
-			break;
-		}
-		case OPT_MIN_DUR:
-			job->opts.min_dur_ns = tl_cli_micros(&job->cli, "--min-dur", optarg);
-			break;
-		case OPT_WINDOW:
-			parse_window(job, optarg);
-			break;
-		default:
-			tl_cli_option(&job->cli, c, optarg);
-		}
-	}
-	if (job->cli.format == TL_FORMAT_CHROME)
-		tl_cli_usage_error(&job->cli, "trace-dataflow reads RunMetadata, not Chrome trace JSON");
-}
+#define JOB(field) offsetof(struct job, field)
+static const tl_cli_opt options[] = {
+	TL_OPT_CHOICE("op-time", 0, JOB(opts.op_time), tl_op_time_names),
+	TL_OPT("control", 0, TL_ARG_FLAG, JOB(opts.control)),
+	TL_OPT("no-flows", 0, TL_ARG_CLEAR, JOB(opts.flows)),
+	TL_OPT("no-launch-flows", 0, TL_ARG_CLEAR, JOB(opts.launches)),
+	TL_OPT("no-stream-all", 0, TL_ARG_CLEAR, JOB(opts.stream_all)),
+	TL_OPT("no-kernels", 0, TL_ARG_CLEAR, JOB(opts.kernels)),
+	TL_OPT("device", 0, TL_ARG_REGEX, JOB(opts.device_re)),
+	TL_OPT_MIN("min-dur", 0, TL_ARG_MICROS, JOB(opts.min_dur_ns), LONG_MIN),
+	TL_OPT_CALL("window", 0, parse_window),
+	TL_OPT_END,
+};
 
 /* Decodes every run of every input before writing, so a bad input leaves
  * no output behind; runs are then written one after the other. A run's
@@ -178,7 +120,9 @@ int main(int argc, char **argv)
 {
 	struct job job = {.cli = {.prog = "trace-dataflow", .usage = usage}};
 	tl_optrace_opts_init(&job.opts);
-	parse_args(&job, argc, argv);
+	tl_cli_parse(&job.cli, argc, argv, options, &job);
+	if (job.cli.format == TL_FORMAT_CHROME)
+		tl_cli_usage_error(&job.cli, "trace-dataflow reads RunMetadata, not Chrome trace JSON");
 	static const tl_cli_tool tool = {.write = write_trace};
 	int status = tl_cli_run(&job.cli, argc, argv, &tool, &job);
 	if (job.opts.device_re != NULL)

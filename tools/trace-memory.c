@@ -11,6 +11,7 @@
 #include "emit/svgplot.h"
 
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,78 +65,38 @@ static const char usage[] =
 	"samples contradict, is listed. The JSON format is in the README.\n"
 	"Exit status: 0 ok, 1 bad input or write error, 2 usage.\n";
 
-enum {
-	OPT_FORMAT = 256,
-	OPT_TOP,
-	OPT_BUFFERS,
-	OPT_OBJECTS,
-	OPT_NO_OPS,
-	OPT_NO_FLOWS,
-	OPT_PLOT,
-};
-
-static const struct option long_opts[] = {
-	{"report", no_argument, NULL, 'r'},
-	{"plot", required_argument, NULL, OPT_PLOT},
-	{"format", required_argument, NULL, OPT_FORMAT},
-	{"top", required_argument, NULL, OPT_TOP},
-	{"buffers", no_argument, NULL, OPT_BUFFERS},
-	{"objects", no_argument, NULL, OPT_OBJECTS},
-	{"no-ops", no_argument, NULL, OPT_NO_OPS},
-	{"no-flows", no_argument, NULL, OPT_NO_FLOWS},
-	TL_CLI_LONG_OPTIONS,
-	{NULL, 0, NULL, 0},
-};
-
 struct job {
 	tl_cli cli;
 	bool report;
-	bool plot;
+	int plot;               /* --plot: 0 for svg, -1 for none */
+	int format;             /* --format: an index in tl_memreport_formats, -1 for none */
+	int top;                /* --top: 0 for all */
 	tl_memreport_opts ropts;
 	tl_memtrace_opts topts;
 	bool ops;
 	bool flows;
 };
 
+#define JOB(field) offsetof(struct job, field)
+static const tl_cli_opt options[] = {
+	TL_OPT("report", 'r', TL_ARG_FLAG, JOB(report)),
+	TL_OPT_CHOICE("plot", 0, JOB(plot), ((const char *const[]){"svg", NULL})),
+	TL_OPT_CHOICE("format", 0, JOB(format), tl_memreport_formats),
+	TL_OPT("top", 0, TL_ARG_COUNT, JOB(top)),
+	TL_OPT("buffers", 0, TL_ARG_FLAG, JOB(ropts.buffers)),
+	TL_OPT("objects", 0, TL_ARG_FLAG, JOB(topts.objects)),
+	TL_OPT("no-ops", 0, TL_ARG_CLEAR, JOB(ops)),
+	TL_OPT("no-flows", 0, TL_ARG_CLEAR, JOB(flows)),
+	TL_OPT_END,
+};
+
 static void parse_args(struct job *job, int argc, char **argv)
 {
-	int c;
-	while ((c = getopt_long(argc, argv, "ro:zqhV", long_opts, NULL)) != -1) {
-		switch (c) {
-		case 'r':
-			job->report = true;
-			break;
-		case OPT_FORMAT:
-			job->ropts.format = tl_memreport_formats[tl_cli_choice(
-				&job->cli, "--format", optarg, tl_memreport_formats)];
-			break;
-		case OPT_TOP: {
-			long v = tl_cli_count(&job->cli, "--top", optarg, 0);
-			job->ropts.top = v == 0 ? SIZE_MAX : (size_t)v;
-			break;
-		}
-		case OPT_PLOT:
-			tl_cli_choice(&job->cli, "--plot", optarg, (const char *const[]){"svg", NULL});
-			job->plot = true;
-			break;
-		case OPT_BUFFERS:
-			job->ropts.buffers = true;
-			break;
-		case OPT_OBJECTS:
-			job->topts.objects = true;
-			break;
-		case OPT_NO_OPS:
-			job->ops = false;
-			break;
-		case OPT_NO_FLOWS:
-			job->flows = false;
-			break;
-		default:
-			tl_cli_option(&job->cli, c, optarg);
-		}
-	}
-	if (!job->report && (job->ropts.format != NULL || job->ropts.buffers))
+	tl_cli_parse(&job->cli, argc, argv, options, job);
+	if (!job->report && (job->format >= 0 || job->ropts.buffers))
 		tl_cli_usage_error(&job->cli, "--format and --buffers go with --report");
+	job->ropts.format = job->format >= 0 ? tl_memreport_formats[job->format] : NULL;
+	job->ropts.top = job->top == 0 ? SIZE_MAX : (size_t)job->top;
 }
 
 static void write_trace(struct job *job, tl_output *out, GPtrArray *runs)
@@ -194,7 +155,7 @@ static int write_memory(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_
 			tl_error *err)
 {
 	struct job *job = ctx;
-	if (job->plot)
+	if (job->plot >= 0)
 		write_plot(out, runs);
 	else if (job->report)
 		write_report(job, out, runs);
@@ -205,8 +166,8 @@ static int write_memory(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_
 
 int main(int argc, char **argv)
 {
-	struct job job = {.cli = {.prog = "trace-memory", .usage = usage}, .ops = true, .flows = true};
-	job.ropts.top = 10;
+	struct job job = {.cli = {.prog = "trace-memory", .usage = usage}, .ops = true, .flows = true,
+			  .plot = -1, .format = -1, .top = 10};
 	parse_args(&job, argc, argv);
 	static const tl_cli_tool tool = {.write = write_memory};
 	return tl_cli_run(&job.cli, argc, argv, &tool, &job);

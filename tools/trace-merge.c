@@ -7,6 +7,8 @@
 #include "cli/merge_inputs.h"
 
 #include <getopt.h>
+#include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,85 +56,38 @@ static const char usage[] =
 	"the device keeps one row through time. Exit status: 0 ok, 1 bad input or write\n"
 	"error, 2 usage.\n";
 
-enum {
-	OPT_ALIGN = 256,
-	OPT_GAP,
-	OPT_OFFSET,
-	OPT_SORT,
-	OPT_FLOWS,
-	OPT_MEMORY,
-	OPT_FORMAT,
-};
-
-static const struct option long_opts[] = {
-	{"align", required_argument, NULL, OPT_ALIGN},
-	{"gap", required_argument, NULL, OPT_GAP},
-	{"offset", required_argument, NULL, OPT_OFFSET},
-	{"sort", required_argument, NULL, OPT_SORT},
-	{"flows", no_argument, NULL, OPT_FLOWS},
-	{"memory", no_argument, NULL, OPT_MEMORY},
-	{"format", required_argument, NULL, OPT_FORMAT},
-	TL_CLI_LONG_OPTIONS,
-	{NULL, 0, NULL, 0},
-};
-
 struct job {
 	tl_cli cli;
 	tl_merge_opts mopts;
 	tl_merge_order sort;
-	bool runmeta;
+	int format;          /* 0 chrome, 1 runmeta */
 	GHashTable *offsets; /* input path -> offset ns (boxed) */
 	tl_merge_inputs_opts o;
 	const char **paths;  /* in the order asked for */
 };
 
-static void parse_args(struct job *job, int argc, char **argv)
+static void parse_offset(tl_cli *cli, void *ctx, const char *value)
 {
-	int c;
-	while ((c = getopt_long(argc, argv, "o:zqhV", long_opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_ALIGN: {
-			static const char *const names[] = {"wall", "pack", "overlay", NULL};
-			static const tl_align values[] = {TL_ALIGN_WALL, TL_ALIGN_PACK,
-							  TL_ALIGN_OVERLAY};
-			job->mopts.align = values[tl_cli_choice(&job->cli, "--align", optarg, names)];
-			break;
-		}
-		case OPT_GAP:
-			job->mopts.gap_ns = tl_cli_micros(&job->cli, "--gap", optarg);
-			if (job->mopts.gap_ns < 0)
-				tl_cli_usage_error(&job->cli, "option '--gap' must not be negative");
-			break;
-		case OPT_OFFSET: {
-			const char *eq = strrchr(optarg, '=');
-			if (eq == NULL || eq == optarg)
-				tl_cli_usage_error(&job->cli, "option '--offset' wants INPUT=MICROS, "
-						   "not '%s'", optarg);
-			int64_t *ns = g_new(int64_t, 1);
-			*ns = tl_cli_micros(&job->cli, "--offset", eq + 1);
-			g_hash_table_replace(job->offsets, g_strndup(optarg, (gsize)(eq - optarg)),
-					     ns);
-			break;
-		}
-		case OPT_SORT:
-			job->sort = (tl_merge_order)tl_cli_choice(&job->cli, "--sort", optarg,
-								  tl_merge_order_names);
-			break;
-		case OPT_FLOWS:
-			job->mopts.flows = true;
-			break;
-		case OPT_MEMORY:
-			job->mopts.memory = true;
-			break;
-		case OPT_FORMAT:
-			job->runmeta = tl_cli_choice(&job->cli, "--format", optarg,
-						     (const char *const[]){"chrome", "runmeta", NULL}) == 1;
-			break;
-		default:
-			tl_cli_option(&job->cli, c, optarg);
-		}
-	}
+	struct job *job = ctx;
+	const char *eq = strrchr(value, '=');
+	if (eq == NULL || eq == value)
+		tl_cli_usage_error(cli, "option '--offset' wants INPUT=MICROS, not '%s'", value);
+	int64_t *ns = g_new(int64_t, 1);
+	*ns = tl_cli_micros(cli, "--offset", eq + 1, -INFINITY);
+	g_hash_table_replace(job->offsets, g_strndup(value, (gsize)(eq - value)), ns);
 }
+
+#define JOB(field) offsetof(struct job, field)
+static const tl_cli_opt options[] = {
+	TL_OPT_CHOICE("align", 0, JOB(mopts.align), tl_align_names),
+	TL_OPT_MIN("gap", 0, TL_ARG_MICROS, JOB(mopts.gap_ns), 0),
+	TL_OPT_CALL("offset", 0, parse_offset),
+	TL_OPT_CHOICE("sort", 0, JOB(sort), tl_merge_order_names),
+	TL_OPT("flows", 0, TL_ARG_FLAG, JOB(mopts.flows)),
+	TL_OPT("memory", 0, TL_ARG_FLAG, JOB(mopts.memory)),
+	TL_OPT_CHOICE("format", 0, JOB(format), ((const char *const[]){"chrome", "runmeta", NULL})),
+	TL_OPT_END,
+};
 
 /* The inputs in the order asked for, before anything is written. */
 static int order_inputs(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_error *err)
@@ -168,12 +123,12 @@ int main(int argc, char **argv)
 {
 	struct job job = {.cli = {.prog = "trace-merge", .usage = usage}};
 	job.offsets = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-	parse_args(&job, argc, argv);
+	tl_cli_parse(&job.cli, argc, argv, options, &job);
 	job.o = (tl_merge_inputs_opts){.format = job.cli.format, .order = job.sort,
-				       .runmeta = job.runmeta, .offsets = job.offsets,
+				       .runmeta = job.format == 1, .offsets = job.offsets,
 				       .merge = &job.mopts, .tool = "trace-merge " TL_VERSION};
 	tl_cli_tool tool = {.stream = true, .prepare = order_inputs, .write = merge};
-	if (job.runmeta)
+	if (job.format == 1)
 		tool.binary = "binary RunMetadata";
 	int status = tl_cli_run(&job.cli, argc, argv, &tool, &job);
 	g_free(job.paths);

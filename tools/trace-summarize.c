@@ -18,6 +18,7 @@
 #include "emit/idle.h"
 
 #include <getopt.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,211 +92,91 @@ static const char usage[] =
 	"\n"
 	"Exit status: 0 ok, 1 bad input or write error, 2 usage.\n";
 
-enum {
-	OPT_VIEW = 256,
-	OPT_SELECT,
-	OPT_STAT,
-	OPT_STEP,
-	OPT_OCCURRENCE,
-	OPT_ORDER_BY,
-	OPT_ACCOUNT_TYPE,
-	OPT_SHOW,
-	OPT_HIDE,
-	OPT_START,
-	OPT_TRIM,
-	OPT_MAX_DEPTH,
-	OPT_DISPLAYED_ONLY,
-	OPT_FORMAT,
-	OPT_COMBINE,
-	OPT_DIFF,
-	OPT_IDLE,
-	OPT_CRITICAL_PATH,
-	OPT_OVERLAY,
-	OPT_ADVISE,
-	OPT_PLOT,
-	OPT_MIN_BASE = 512, /* + column */
-};
-
 struct job {
 	tl_cli cli;
-	tl_view_kind view;
+	int view;
 	tl_summary_opts topts;
+	int format;             /* text, csv, json, partial */
 	const tl_table_sink *sink;
-	bool partial;
-	bool combine;
-	bool diff;
-	bool defined;
-	bool idle;
-	bool critical_path;
-	bool advise;
-	bool plot;
+	bool partial, combine, diff, idle, critical_path, advise;
+	int defined;            /* --occurrence: 0 run, 1 defined */
+	int plot;               /* --plot: 0 svg, -1 none */
 	const char *overlay;
 	tl_summary *s, *b;      /* the inputs' summary; B of --diff */
 };
 
-static GRegex *regex_arg(struct job *job, const char *opt, const char *value)
+static void parse_select(tl_cli *cli, void *ctx, const char *value)
 {
-	GError *gerr = NULL;
-	GRegex *re = g_regex_new(value, G_REGEX_OPTIMIZE, 0, &gerr);
-	if (re == NULL) {
-		char *msg = g_strdup(gerr->message);
-		g_error_free(gerr);
-		tl_cli_usage_error(&job->cli, "bad %s regex: %s", opt, msg);
-	}
-	return re;
-}
-
-static void parse_select(struct job *job, const char *value)
-{
+	tl_summary_opts *o = &((struct job *)ctx)->topts;
 	char **parts = g_strsplit(value, ",", -1);
-	job->topts.n_select = 0;
+	o->n_select = 0;
 	for (char **p = parts; *p != NULL; p++) {
 		int c = tl_col_parse(g_strstrip(*p));
-		if (c < 0) {
-			char *bad = g_strdup(*p);
-			g_strfreev(parts);
-			tl_cli_usage_error(&job->cli, "unknown column '%s' in --select", bad);
-		}
-		if (job->topts.n_select < TL_N_COLS)
-			job->topts.select[job->topts.n_select++] = c;
+		if (c < 0)
+			tl_cli_usage_error(cli, "option '--select' wants columns of --help, not '%s'", *p);
+		if (o->n_select < TL_N_COLS)
+			o->select[o->n_select++] = c;
 	}
 	g_strfreev(parts);
-	if (job->topts.n_select == 0)
-		tl_cli_usage_error(&job->cli, "--select names no column");
+	if (o->n_select == 0)
+		tl_cli_usage_error(cli, "option '--select' wants columns of --help, not '%s'", value);
 }
 
+static void parse_order_by(tl_cli *cli, void *ctx, const char *value)
+{
+	tl_summary_opts *o = &((struct job *)ctx)->topts;
+	if (strcmp(value, "name") == 0)
+		o->order_by = -1;
+	else if ((o->order_by = tl_col_parse(value)) < 0)
+		tl_cli_usage_error(cli, "option '--order-by' wants a column of --help or name, not "
+				   "'%s'", value);
+}
+
+#define JOB(field) offsetof(struct job, field)
+static const tl_cli_opt fixed[] = {
+	TL_OPT_CHOICE("view", 0, JOB(view), tl_view_names),
+	TL_OPT_CALL("select", 0, parse_select),
+	TL_OPT_CHOICE("stat", 0, JOB(topts.stat), tl_stat_names),
+	TL_OPT("step", 0, TL_ARG_COUNT, JOB(topts.step)),
+	TL_OPT_CHOICE("occurrence", 0, JOB(defined), ((const char *const[]){"run", "defined", NULL})),
+	TL_OPT_CALL("order-by", 0, parse_order_by),
+	TL_OPT("account-type", 0, TL_ARG_REGEX, JOB(topts.account_type)),
+	TL_OPT("show", 0, TL_ARG_REGEX, JOB(topts.show)),
+	TL_OPT("hide", 0, TL_ARG_REGEX, JOB(topts.hide)),
+	TL_OPT("start", 0, TL_ARG_REGEX, JOB(topts.start)),
+	TL_OPT("trim", 0, TL_ARG_REGEX, JOB(topts.trim)),
+	TL_OPT("max-depth", 0, TL_ARG_COUNT, JOB(topts.max_depth)),
+	TL_OPT("account-displayed-only", 0, TL_ARG_FLAG, JOB(topts.displayed_only)),
+	TL_OPT_CHOICE("format", 0, JOB(format), ((const char *const[]){"text", "csv", "json", "partial", NULL})),
+	TL_OPT("combine", 0, TL_ARG_FLAG, JOB(combine)),
+	TL_OPT("diff", 0, TL_ARG_FLAG, JOB(diff)),
+	TL_OPT("idle", 0, TL_ARG_FLAG, JOB(idle)),
+	TL_OPT("critical-path", 0, TL_ARG_FLAG, JOB(critical_path)),
+	TL_OPT("overlay", 0, TL_ARG_STRING, JOB(overlay)),
+	TL_OPT("advise", 0, TL_ARG_FLAG, JOB(advise)),
+	TL_OPT_CHOICE("plot", 0, JOB(plot), ((const char *const[]){"svg", NULL})),
+};
+
+/* The fixed options, then --min-<column> for every column. */
 static void parse_args(struct job *job, int argc, char **argv)
 {
-	GArray *opts = g_array_new(TRUE, TRUE, sizeof(struct option));
-	static const struct option fixed[] = {
-		{"view", required_argument, NULL, OPT_VIEW},
-		{"select", required_argument, NULL, OPT_SELECT},
-		{"stat", required_argument, NULL, OPT_STAT},
-		{"step", required_argument, NULL, OPT_STEP},
-		{"occurrence", required_argument, NULL, OPT_OCCURRENCE},
-		{"order-by", required_argument, NULL, OPT_ORDER_BY},
-		{"account-type", required_argument, NULL, OPT_ACCOUNT_TYPE},
-		{"show", required_argument, NULL, OPT_SHOW},
-		{"hide", required_argument, NULL, OPT_HIDE},
-		{"start", required_argument, NULL, OPT_START},
-		{"trim", required_argument, NULL, OPT_TRIM},
-		{"max-depth", required_argument, NULL, OPT_MAX_DEPTH},
-		{"account-displayed-only", no_argument, NULL, OPT_DISPLAYED_ONLY},
-		{"format", required_argument, NULL, OPT_FORMAT},
-		{"combine", no_argument, NULL, OPT_COMBINE},
-		{"diff", no_argument, NULL, OPT_DIFF},
-		{"idle", no_argument, NULL, OPT_IDLE},
-		{"critical-path", no_argument, NULL, OPT_CRITICAL_PATH},
-		{"overlay", required_argument, NULL, OPT_OVERLAY},
-		{"advise", no_argument, NULL, OPT_ADVISE},
-		{"plot", required_argument, NULL, OPT_PLOT},
-		TL_CLI_LONG_OPTIONS,
-	};
-	g_array_append_vals(opts, fixed, G_N_ELEMENTS(fixed));
+	size_t n = G_N_ELEMENTS(fixed);
+	tl_cli_opt *opts = g_new0(tl_cli_opt, n + TL_N_COLS + 1);
+	memcpy(opts, fixed, sizeof fixed);
 	char *names[TL_N_COLS];
-	char *min_opt[TL_N_COLS]; /* "--min-COLUMN", for messages */
 	for (int c = 0; c < TL_N_COLS; c++) {
 		names[c] = g_strdup_printf("min-%s", tl_col_name(c));
-		min_opt[c] = g_strdup_printf("--%s", names[c]);
-		struct option o = {names[c], required_argument, NULL, OPT_MIN_BASE + c};
-		g_array_append_val(opts, o);
+		opts[n + (size_t)c] = (tl_cli_opt)TL_OPT(names[c], 0, TL_ARG_NUMBER,
+							  JOB(topts.min) + (size_t)c * sizeof(double));
 	}
-	int c;
-	const struct option *lo = (const struct option *)(void *)opts->data;
-	while ((c = getopt_long(argc, argv, "o:zqhV", lo, NULL)) != -1) {
-		if (c >= OPT_MIN_BASE && c < OPT_MIN_BASE + TL_N_COLS) {
-			job->topts.min[c - OPT_MIN_BASE] =
-				tl_cli_number(&job->cli, min_opt[c - OPT_MIN_BASE], optarg);
-			continue;
-		}
-		switch (c) {
-		case OPT_VIEW:
-			job->view = (tl_view_kind)tl_cli_choice(&job->cli, "--view", optarg,
-								tl_view_names);
-			break;
-		case OPT_SELECT:
-			parse_select(job, optarg);
-			break;
-		case OPT_STAT:
-			job->topts.stat = (tl_stat)tl_cli_choice(&job->cli, "--stat", optarg,
-								 tl_stat_names);
-			break;
-		case OPT_STEP:
-			job->topts.step = (int)tl_cli_number(&job->cli, "--step", optarg);
-			if (job->topts.step < 0)
-				tl_cli_usage_error(&job->cli, "option '--step' must not be negative");
-			break;
-		case OPT_OCCURRENCE:
-			job->defined = tl_cli_choice(&job->cli, "--occurrence", optarg,
-						     (const char *const[]){"run", "defined", NULL}) == 1;
-			break;
-		case OPT_ORDER_BY:
-			if (strcmp(optarg, "name") == 0)
-				job->topts.order_by = -1;
-			else if ((job->topts.order_by = tl_col_parse(optarg)) < 0)
-				tl_cli_usage_error(&job->cli, "unknown column '%s' in --order-by",
-						   optarg);
-			break;
-		case OPT_ACCOUNT_TYPE:
-			job->topts.account_type = regex_arg(job, "--account-type", optarg);
-			break;
-		case OPT_SHOW:
-			job->topts.show = regex_arg(job, "--show", optarg);
-			break;
-		case OPT_HIDE:
-			job->topts.hide = regex_arg(job, "--hide", optarg);
-			break;
-		case OPT_START:
-			job->topts.start = regex_arg(job, "--start", optarg);
-			break;
-		case OPT_TRIM:
-			job->topts.trim = regex_arg(job, "--trim", optarg);
-			break;
-		case OPT_MAX_DEPTH:
-			job->topts.max_depth = (int)tl_cli_number(&job->cli, "--max-depth", optarg);
-			break;
-		case OPT_DISPLAYED_ONLY:
-			job->topts.displayed_only = true;
-			break;
-		case OPT_FORMAT: {
-			static const char *const formats[] = {"text", "csv", "json", "partial", NULL};
-			int k = tl_cli_choice(&job->cli, "--format", optarg, formats);
-			job->partial = k == 3;
-			if (!job->partial)
-				job->sink = tl_table_sink_find(formats[k]);
-			break;
-		}
-		case OPT_COMBINE:
-			job->combine = true;
-			break;
-		case OPT_DIFF:
-			job->diff = true;
-			break;
-		case OPT_IDLE:
-			job->idle = true;
-			break;
-		case OPT_CRITICAL_PATH:
-			job->critical_path = true;
-			break;
-		case OPT_OVERLAY:
-			job->overlay = optarg;
-			break;
-		case OPT_ADVISE:
-			job->advise = true;
-			break;
-		case OPT_PLOT:
-			tl_cli_choice(&job->cli, "--plot", optarg, (const char *const[]){"svg", NULL});
-			job->plot = true;
-			break;
-		default:
-			tl_cli_option(&job->cli, c, optarg);
-		}
-	}
-	for (int k = 0; k < TL_N_COLS; k++) {
-		g_free(names[k]);
-		g_free(min_opt[k]);
-	}
-	g_array_free(opts, TRUE);
+	tl_cli_parse(&job->cli, argc, argv, opts, job);
+	for (int c = 0; c < TL_N_COLS; c++)
+		g_free(names[c]);
+	g_free(opts);
+	static const char *const sinks[] = {"text", "csv", "json", "text"};
+	job->sink = tl_table_sink_find(sinks[job->format]);
+	job->partial = job->format == 3;
+	job->topts.occurrence_defined = job->defined == 1;
 }
 
 /* The inputs into summaries: all of them, or A then B for --diff. */
@@ -305,8 +186,8 @@ static int read_inputs(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_e
 	tl_progress progress;
 	tl_progress_begin(&progress, job->cli.prog, job->cli.quiet);
 	tl_summary_inputs_opts o = {job->cli.format, job->combine, &progress};
-	job->s = tl_summary_new(job->view);
-	job->b = job->diff ? tl_summary_new(job->view) : NULL;
+	job->s = tl_summary_new((tl_view_kind)job->view);
+	job->b = job->diff ? tl_summary_new((tl_view_kind)job->view) : NULL;
 	size_t bad = 0;
 	int rc = tl_summary_add_inputs(job->s, in->paths, job->diff ? 1 : in->n, &o, &bad, err);
 	if (rc == 0 && job->diff) {
@@ -331,7 +212,7 @@ static int write_tables(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_
 		return 0;
 	}
 	tl_summary_opts_fit(&job->topts, job->s);
-	if (job->plot) {
+	if (job->plot >= 0) {
 		tl_plot_summary(job->s, &job->topts, 20, out);
 	} else if (job->diff) {
 		tl_summary_diff *d = tl_summary_diff_new(job->s, job->b, &job->topts);
@@ -387,13 +268,11 @@ static int write_analyses(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, t
 
 int main(int argc, char **argv)
 {
-	struct job job = {.cli = {.prog = "trace-summarize", .usage = usage},
-			  .sink = tl_table_sink_find("text")};
+	struct job job = {.cli = {.prog = "trace-summarize", .usage = usage}, .plot = -1};
 	tl_summary_opts_init(&job.topts);
 	parse_args(&job, argc, argv);
 	if (job.diff && argc - optind != 2)
 		tl_cli_usage_error(&job.cli, "--diff takes exactly two inputs, A and B");
-	job.topts.occurrence_defined = job.defined;
 	if (job.overlay != NULL && !job.critical_path)
 		tl_cli_usage_error(&job.cli, "--overlay goes with --critical-path");
 	static const tl_cli_tool tables = {.stream = true, .prepare = read_inputs,

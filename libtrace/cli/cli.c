@@ -3,6 +3,7 @@
 #include "io/source.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -102,25 +103,28 @@ int tl_cli_choice(const tl_cli *cli, const char *opt, const char *value,
 		g_string_append(list, names[i]);
 	}
 	/* tl_cli_usage_error exits; the list lives until then. */
-	tl_cli_usage_error(cli, "unknown %s '%s' (%s)", opt, value, list->str);
+	tl_cli_usage_error(cli, "option '%s' wants %s, not '%s'", opt, list->str, value);
 }
 
 tl_format tl_cli_format(const tl_cli *cli, const char *value)
 {
 	tl_format f;
 	if (tl_format_parse(value, &f) < 0)
-		tl_cli_usage_error(cli, "unknown input format '%s' (one of: %s)", value,
-				   tl_format_names());
+		tl_cli_usage_error(cli, "option '--input-format' wants one of %s, not '%s'",
+				   tl_format_names(), value);
 	return f;
 }
 
-int64_t tl_cli_micros(const tl_cli *cli, const char *opt, const char *value)
+int64_t tl_cli_micros(const tl_cli *cli, const char *opt, const char *value, double min_us)
 {
 	char *end = NULL;
 	errno = 0;
 	double v = strtod(value, &end);
 	if (end == value || *end != '\0' || errno != 0 || !isfinite(v) || v < -9e12 || v > 9e12)
 		tl_cli_usage_error(cli, "option '%s' wants microseconds, not '%s'", opt, value);
+	if (v < min_us)
+		tl_cli_usage_error(cli, "option '%s' wants microseconds of at least %g, not '%s'",
+				   opt, min_us, value);
 	return (int64_t)llround(v * 1000.0);
 }
 
@@ -147,6 +151,96 @@ double tl_cli_number(const tl_cli *cli, const char *opt, const char *value)
 	if (end == value || *end != '\0' || !isfinite(v))
 		tl_cli_usage_error(cli, "option '%s' wants a number, not '%s'", opt, value);
 	return v;
+}
+
+GRegex *tl_cli_regex(const tl_cli *cli, const char *opt, const char *value)
+{
+	GError *gerr = NULL;
+	GRegex *re = g_regex_new(value, G_REGEX_OPTIMIZE, 0, &gerr);
+	if (re == NULL) {
+		/* tl_cli_usage_error exits; the message lives until then */
+		tl_cli_usage_error(cli, "option '%s' wants a regular expression, not '%s': %s", opt,
+				   value, gerr->message);
+	}
+	return re;
+}
+
+/* One option's value into the job. */
+static void take(tl_cli *cli, const tl_cli_opt *o, void *job, const char *arg)
+{
+	char *at = (char *)job + o->offset;
+	char opt[64];
+	snprintf(opt, sizeof opt, "--%s", o->name);
+	switch (o->kind) {
+	case TL_ARG_FLAG:
+	case TL_ARG_CLEAR:
+		*(bool *)(void *)at = o->kind == TL_ARG_FLAG;
+		break;
+	case TL_ARG_COUNT:
+		*(int *)(void *)at = (int)tl_cli_count(cli, opt, arg, o->min);
+		break;
+	case TL_ARG_SIZE:
+		*(size_t *)(void *)at = (size_t)tl_cli_count(cli, opt, arg, o->min);
+		break;
+	case TL_ARG_NUMBER:
+		*(double *)(void *)at = tl_cli_number(cli, opt, arg);
+		break;
+	case TL_ARG_MICROS:
+		*(int64_t *)(void *)at = tl_cli_micros(cli, opt, arg, (double)o->min);
+		break;
+	case TL_ARG_REGEX: {
+		GRegex **re = (GRegex **)(void *)at;
+		if (*re != NULL)
+			g_regex_unref(*re);
+		*re = tl_cli_regex(cli, opt, arg);
+		break;
+	}
+	case TL_ARG_CHOICE:
+		*(int *)(void *)at = tl_cli_choice(cli, opt, arg, o->choices);
+		break;
+	case TL_ARG_STRING:
+		*(const char **)(void *)at = arg;
+		break;
+	case TL_ARG_CALL:
+		o->call(cli, job, arg);
+		break;
+	}
+}
+
+#define TL_OPT_BASE 0x100
+
+void tl_cli_parse(tl_cli *cli, int argc, char **argv, const tl_cli_opt *opts, void *job)
+{
+	static const struct option common[] = {TL_CLI_LONG_OPTIONS};
+	size_t n = 0;
+	while (opts[n].name != NULL)
+		n++;
+	struct option *lo = g_new0(struct option, n + G_N_ELEMENTS(common) + 1);
+	GString *shorts = g_string_new("o:zqhV");
+	for (size_t i = 0; i < n; i++) {
+		bool has_arg = opts[i].kind != TL_ARG_FLAG && opts[i].kind != TL_ARG_CLEAR;
+		lo[i] = (struct option){opts[i].name, has_arg ? required_argument : no_argument, NULL,
+					(int)(TL_OPT_BASE + i)};
+		if (opts[i].short_name != 0) {
+			g_string_append_c(shorts, (char)opts[i].short_name);
+			if (has_arg)
+				g_string_append_c(shorts, ':');
+		}
+	}
+	memcpy(lo + n, common, sizeof common);
+	int c;
+	while ((c = getopt_long(argc, argv, shorts->str, lo, NULL)) != -1) {
+		const tl_cli_opt *o = NULL;
+		for (size_t i = 0; i < n && o == NULL; i++)
+			if (c == (int)(TL_OPT_BASE + i) || (opts[i].short_name != 0 && c == opts[i].short_name))
+				o = &opts[i];
+		if (o != NULL)
+			take(cli, o, job, optarg);
+		else
+			tl_cli_option(cli, c, optarg);
+	}
+	g_string_free(shorts, TRUE);
+	g_free(lo);
 }
 
 void tl_cli_finish(const tl_cli *cli)

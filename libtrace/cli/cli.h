@@ -78,18 +78,58 @@ bool tl_cli_to_terminal(const tl_cli *cli);
  * as for compressed output (tl_output_open); else returns false. */
 bool tl_cli_refuse_terminal(const tl_cli *cli, const char *what);
 
-/* Parsers for option values; on failure they call tl_cli_usage_error. */
-/* The index of `value` in the NULL-terminated `names`; otherwise
- * "unknown OPT 'value' (a, b or c)". */
+/* One parser per kind of option value, one message shape for them all:
+ * "option 'OPT' wants WHAT, not 'VALUE'" and exit 2 (tl_cli_usage_error). */
+/* The index of `value` in the NULL-terminated `names` (WHAT: "a, b or c"). */
 int tl_cli_choice(const tl_cli *cli, const char *opt, const char *value,
 		  const char *const *names);
 tl_format tl_cli_format(const tl_cli *cli, const char *value);
-int64_t tl_cli_micros(const tl_cli *cli, const char *opt, const char *value);
-/* A whole number in [min, 100,000,000]; else "option 'OPT' wants a count,
- * not 'x'" (with " of at least MIN" where MIN > 0). */
+/* Microseconds (a finite number, at least min_us) as nanoseconds. */
+int64_t tl_cli_micros(const tl_cli *cli, const char *opt, const char *value, double min_us);
+/* A whole number in [min, 100,000,000] ("a count", "a count of at least MIN"). */
 long tl_cli_count(const tl_cli *cli, const char *opt, const char *value, long min);
-/* A finite number: "option 'OPT' wants a number, not 'x'". */
+/* A finite number. */
 double tl_cli_number(const tl_cli *cli, const char *opt, const char *value);
+/* A regular expression (GLib's syntax), compiled; the caller unrefs it. */
+GRegex *tl_cli_regex(const tl_cli *cli, const char *opt, const char *value);
+
+/* A tool's options as data, parsed and checked in one place
+ * (tl_cli_parse): each is stored at `offset` in the tool's job struct, in
+ * the type its kind names. */
+typedef enum tl_cli_opt_kind {
+	TL_ARG_FLAG,            /* bool, set to true */
+	TL_ARG_CLEAR,           /* bool, set to false (--no-...) */
+	TL_ARG_COUNT,           /* int, at least min */
+	TL_ARG_SIZE,            /* size_t, at least min */
+	TL_ARG_NUMBER,          /* double */
+	TL_ARG_MICROS,          /* int64_t nanoseconds, at least min microseconds */
+	TL_ARG_REGEX,           /* GRegex * (a repeated option replaces the last) */
+	TL_ARG_CHOICE,          /* int: the index in choices */
+	TL_ARG_STRING,          /* const char * */
+	TL_ARG_CALL,            /* call(cli, job, value): the tool's own rule */
+} tl_cli_opt_kind;
+
+typedef struct tl_cli_opt {
+	const char *name;       /* long name, without "--" */
+	int short_name;         /* or 0 */
+	tl_cli_opt_kind kind;
+	size_t offset;
+	long min;
+	const char *const *choices;
+	void (*call)(tl_cli *cli, void *job, const char *value);
+} tl_cli_opt;
+
+/* Table entries: TL_OPT(name, short, kind, offset), and for the kinds
+ * that need more, their min, choices or call. */
+#define TL_OPT(name, s, kind, off) {(name), (s), (kind), (off), 0, NULL, NULL}
+#define TL_OPT_MIN(name, s, kind, off, min) {(name), (s), (kind), (off), (min), NULL, NULL}
+#define TL_OPT_CHOICE(name, s, off, names) {(name), (s), TL_ARG_CHOICE, (off), 0, (names), NULL}
+#define TL_OPT_CALL(name, s, fn) {(name), (s), TL_ARG_CALL, 0, 0, NULL, (fn)}
+#define TL_OPT_END {NULL, 0, TL_ARG_FLAG, 0, 0, NULL, NULL}
+
+/* Parses argv: the tool's options (`opts`, ended by a NULL name) and the
+ * shared ones (tl_cli_option); leaves optind at the first input. */
+void tl_cli_parse(tl_cli *cli, int argc, char **argv, const tl_cli_opt *opts, void *job);
 
 /* The inputs of a command line: argv[first..argc), or stdin alone. */
 typedef struct tl_cli_inputs {

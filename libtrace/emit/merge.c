@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *const tl_align_names[] = {"wall", "pack", "overlay", NULL};
+
 struct span_rec {
 	char *label;
 	char *input;

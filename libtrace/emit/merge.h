@@ -26,6 +26,9 @@ typedef enum tl_align {
 	TL_ALIGN_OVERLAY,
 } tl_align;
 
+/* The --align names, indexed by tl_align, NULL-terminated. */
+extern const char *const tl_align_names[];
+
 typedef struct tl_merge_opts {
 	tl_align align;
 	int64_t gap_ns;         /* pack: between runs */
