@@ -3,25 +3,14 @@
  * partial aggregates. */
 #include "emit/chrome.h"
 #include "cli/cli.h"
-#include "base/output.h"
-#include "io/source.h"
-#include "analysis/summary.h"
 #include "emit/summary.h"
 #include "emit/summary_diff.h"
 #include "analysis/summary_inputs.h"
 #include "emit/svgplot.h"
-#include "analysis/advise.h"
-#include "analysis/critical_path.h"
-#include "analysis/idle.h"
-#include "emit/advise.h"
-#include "emit/critical_path.h"
-#include "emit/idle.h"
+#include "emit/run_report.h"
 
 #include <getopt.h>
 #include <stddef.h>
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 static const char usage[] =
@@ -107,27 +96,13 @@ struct job {
 
 static void parse_select(tl_cli *cli, void *ctx, const char *value)
 {
-	tl_summary_opts *o = &((struct job *)ctx)->topts;
-	char **parts = g_strsplit(value, ",", -1);
-	o->n_select = 0;
-	for (char **p = parts; *p != NULL; p++) {
-		int c = tl_col_parse(g_strstrip(*p));
-		if (c < 0)
-			tl_cli_usage_error(cli, "option '--select' wants columns of --help, not '%s'", *p);
-		if (o->n_select < TL_N_COLS)
-			o->select[o->n_select++] = c;
-	}
-	g_strfreev(parts);
-	if (o->n_select == 0)
+	if (tl_summary_opts_select(&((struct job *)ctx)->topts, value) < 0)
 		tl_cli_usage_error(cli, "option '--select' wants columns of --help, not '%s'", value);
 }
 
 static void parse_order_by(tl_cli *cli, void *ctx, const char *value)
 {
-	tl_summary_opts *o = &((struct job *)ctx)->topts;
-	if (strcmp(value, "name") == 0)
-		o->order_by = -1;
-	else if ((o->order_by = tl_col_parse(value)) < 0)
+	if (tl_summary_opts_order(&((struct job *)ctx)->topts, value) < 0)
 		tl_cli_usage_error(cli, "option '--order-by' wants a column of --help or name, not "
 				   "'%s'", value);
 }
@@ -224,29 +199,6 @@ static int write_tables(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_
 	return 0;
 }
 
-/* --idle, --critical-path and --advise: per run, straight from the model. */
-static void analyse_run(const struct job *job, const tl_run *run, tl_output *out, tl_chrome *w)
-{
-	if (job->advise) {
-		tl_advice *a = tl_advise_new(run);
-		tl_advise_write(run, a, job->sink, out);
-		tl_advise_free(a);
-	}
-	if (job->idle) {
-		tl_idle *idle = tl_idle_new(run, 3);
-		tl_idle_write(run, idle, job->sink, out);
-		tl_idle_free(idle);
-	}
-	if (job->critical_path) {
-		tl_path_step *steps = NULL;
-		size_t n = tl_critical_path(run, &steps);
-		tl_critical_path_write(run, steps, n, job->sink, out);
-		if (w != NULL)
-			tl_critical_path_trace(w, run, steps, n);
-		g_free(steps);
-	}
-}
-
 static int write_analyses(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_output *out,
 			  tl_error *err)
 {
@@ -258,8 +210,11 @@ static int write_analyses(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, t
 			return -1;
 		tl_chrome_begin(&w, ov);
 	}
+	tl_run_report what = {.advise = job->advise, .idle = job->idle, .top_gaps = 3,
+			      .critical_path = job->critical_path};
 	for (guint r = 0; r < runs->len; r++)
-		analyse_run(job, g_ptr_array_index(runs, r), out, ov != NULL && r == 0 ? &w : NULL);
+		tl_run_report_write(g_ptr_array_index(runs, r), &what, job->sink, out,
+				    ov != NULL && r == 0 ? &w : NULL);
 	if (ov == NULL)
 		return 0;
 	tl_chrome_end(&w, "{\"tool\":\"trace-summarize " TL_VERSION "\"}");

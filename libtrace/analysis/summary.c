@@ -663,3 +663,30 @@ void tl_summary_opts_fit(tl_summary_opts *o, const tl_summary *s)
 		o->select[kept++] = TL_COL_TOTAL;
 	o->n_select = kept;
 }
+
+int tl_summary_opts_select(tl_summary_opts *o, const char *list)
+{
+	char **parts = g_strsplit(list, ",", -1);
+	int n = 0, rc = 0;
+	for (char **p = parts; *p != NULL && rc == 0; p++) {
+		int c = tl_col_parse(g_strstrip(*p));
+		if (c < 0)
+			rc = -1;
+		else if (n < TL_N_COLS)
+			o->select[n++] = c;
+	}
+	g_strfreev(parts);
+	if (rc < 0 || n == 0)
+		return -1;
+	o->n_select = n;
+	return 0;
+}
+
+int tl_summary_opts_order(tl_summary_opts *o, const char *col)
+{
+	int c = strcmp(col, "name") == 0 ? -1 : tl_col_parse(col);
+	if (c < 0 && strcmp(col, "name") != 0)
+		return -1;
+	o->order_by = c;
+	return 0;
+}

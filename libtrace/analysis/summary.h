@@ -131,6 +131,10 @@ typedef struct tl_summary_opts {
 } tl_summary_opts;
 
 void tl_summary_opts_init(tl_summary_opts *o);
+/* --select "a,b": the columns, in order; -1 when one is unknown or none given. */
+int tl_summary_opts_select(tl_summary_opts *o, const char *list);
+/* --order-by: a column, or "name"; -1 when unknown. */
+int tl_summary_opts_order(tl_summary_opts *o, const char *col);
 /* Drops the selected columns the summary's inputs cannot fill (a Chrome
  * trace has no memory, graph or kernel-to-op data), with one warning each;
  * total_micros when none is left. */
