@@ -26,7 +26,7 @@ static int add_input(tl_summary *s, const char *path, const tl_summary_inputs_op
 	} else {
 		tl_run *run = NULL;
 		uint64_t done = 0;
-		while ((rc = tl_source_next_run(src, &run, err)) > 0) {
+		while ((rc = tl_run_next(src, &run, err)) > 0) {
 			tl_summary_add_run(s, run);
 			tl_run_free(run);
 			uint64_t at = tl_source_offset(src);

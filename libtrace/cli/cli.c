@@ -1,6 +1,7 @@
 #include "cli/cli.h"
 
 #include "io/source.h"
+#include "model/run.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -291,7 +292,7 @@ int tl_cli_read_runs(const tl_cli *cli, const tl_cli_inputs *in, tl_format forma
 			rc = chrome_refusal(src, &err);
 		} else {
 			tl_run *run = NULL;
-			while ((rc = tl_source_next_run(src, &run, &err)) > 0) {
+			while ((rc = tl_run_next(src, &run, &err)) > 0) {
 				g_ptr_array_add(runs, run);
 				tl_progress_run(&prog, tl_source_offset(src));
 			}

@@ -45,7 +45,7 @@ static int input_start(struct input *in, tl_format format, tl_error *err)
 			tl_merge_first_ts(data, len, &in->start_us);
 	} else {
 		tl_run *run = NULL;
-		rc = tl_source_next_run(src, &run, err);
+		rc = tl_run_next(src, &run, err);
 		if (rc > 0) {
 			in->start_us = (double)run->t_begin / 1000.0;
 			tl_run_free(run);
@@ -119,7 +119,7 @@ static int merge_input(const tl_merge_inputs_opts *o, tl_merge *m, tl_output *ou
 		}
 	} else {
 		tl_run *run = NULL;
-		while ((rc = tl_source_next_run(src, &run, err)) > 0) {
+		while ((rc = tl_run_next(src, &run, err)) > 0) {
 			tl_merge_run(m, run, path, offset_of(o, path));
 			tl_run_free(run);
 			progress_run(o, tl_source_offset(src));

@@ -565,18 +565,8 @@ int tl_source_next(tl_source *src, tl_arena **arena, Tensorflow__RunMetadata **m
 	return source_next(src, TL_PBDECODE_ALL, arena, meta, label, err);
 }
 
-int tl_source_next_run(tl_source *src, tl_run **run, tl_error *err)
+int tl_source_next_model(tl_source *src, tl_arena **arena, Tensorflow__RunMetadata **meta,
+			 const char **label, tl_error *err)
 {
-	tl_arena *arena = NULL;
-	Tensorflow__RunMetadata *meta = NULL;
-	const char *label = NULL;
-	/* The model reads a part of the RunMetadata: the rest is not stored. */
-	int rc = source_next(src, TL_PBDECODE_MODEL, &arena, &meta, &label, err);
-	if (rc <= 0)
-		return rc;
-	if (tl_run_build(run, arena, meta, label, err) < 0) {
-		tl_arena_free(arena);
-		return -1;
-	}
-	return 1;
+	return source_next(src, TL_PBDECODE_MODEL, arena, meta, label, err);
 }

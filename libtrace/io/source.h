@@ -35,7 +35,6 @@
 #include "base/diag.h"
 #include "io/format.h"
 #include "io/input.h"
-#include "model/run.h"
 #include "tensorflow.pb-c.h"
 
 typedef struct tl_source tl_source;
@@ -63,9 +62,10 @@ int tl_source_next(tl_source *src, tl_arena **arena, Tensorflow__RunMetadata **m
 		   const char **label, tl_error *err);
 
 /* tl_source_next, but only the fields the model and the analyses read are
- * decoded (TL_PBDECODE_MODEL: no tensor contents, cost graphs, ...), then
- * tl_run_build. */
-int tl_source_next_run(tl_source *src, tl_run **run, tl_error *err);
+ * decoded (TL_PBDECODE_MODEL: no tensor contents, cost graphs, ...); see
+ * tl_run_next (model/run.h). */
+int tl_source_next_model(tl_source *src, tl_arena **arena, Tensorflow__RunMetadata **meta,
+			 const char **label, tl_error *err);
 
 /* Decodes one complete message (binary or text, StepStats and GraphDef
  * wrapped) into a RunMetadata in `arena`, every field; the bytes are

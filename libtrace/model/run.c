@@ -846,3 +846,19 @@ int32_t tl_run_find_node(const tl_run *run, const char *device, const char *name
 			return (int32_t)i;
 	return -1;
 }
+
+int tl_run_next(tl_source *src, tl_run **run, tl_error *err)
+{
+	tl_arena *arena = NULL;
+	Tensorflow__RunMetadata *meta = NULL;
+	const char *label = NULL;
+	/* The model reads a part of the RunMetadata: the rest is not stored. */
+	int rc = tl_source_next_model(src, &arena, &meta, &label, err);
+	if (rc <= 0)
+		return rc;
+	if (tl_run_build(run, arena, meta, label, err) < 0) {
+		tl_arena_free(arena);
+		return -1;
+	}
+	return 1;
+}

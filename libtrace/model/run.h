@@ -21,6 +21,7 @@
 #define TL_MODEL_RUN_H
 
 #include "base/arena.h"
+#include "io/source.h"
 #include "base/diag.h"
 #include "tensorflow.pb-c.h"
 
@@ -143,6 +144,10 @@ typedef struct tl_run {
 int tl_run_build(tl_run **out, tl_arena *arena, Tensorflow__RunMetadata *meta, const char *label,
 		 tl_error *err);
 void tl_run_free(tl_run *run);
+
+/* The next run of a source, modelled (tl_source_next_model, then
+ * tl_run_build): 1 with *run the caller's, 0 at the end, -1 on error. */
+int tl_run_next(tl_source *src, tl_run **run, tl_error *err);
 
 /* Normalizes a device name into the arena; NULL/empty gives "". */
 const char *tl_device_normalize(tl_arena *arena, const char *raw);

@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t next_flow = 1;
 	tl_run *run = NULL;
 	int runs = 0;
-	while (tl_source_next_run(src, &run, &err) > 0) {
+	while (tl_run_next(src, &run, &err) > 0) {
 		opts.prefix = runs++ > 0 ? "next: " : NULL;
 		tl_optrace_write(&w, run, &opts, &next_pid, &next_flow, NULL);
 		tl_run_free(run);

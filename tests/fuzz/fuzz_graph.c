@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	tl_error err;
 	GPtrArray *runs = g_ptr_array_new_with_free_func((GDestroyNotify)tl_run_free);
 	tl_run *run = NULL;
-	while (tl_source_next_run(src, &run, &err) > 0)
+	while (tl_run_next(src, &run, &err) > 0)
 		g_ptr_array_add(runs, run);
 	tl_source_close(src);
 

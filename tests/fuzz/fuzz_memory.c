@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	GPtrArray *runs = g_ptr_array_new();
 	GPtrArray *mems = g_ptr_array_new();
 	tl_run *run = NULL;
-	while (runs->len < 8 && tl_source_next_run(src, &run, &err) > 0) {
+	while (runs->len < 8 && tl_run_next(src, &run, &err) > 0) {
 		g_ptr_array_add(runs, run);
 		g_ptr_array_add(mems, tl_memory_build(run));
 	}

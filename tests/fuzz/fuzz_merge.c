@@ -24,7 +24,7 @@ static int add(tl_merge *m, const char *path, int64_t offset_ns)
 			rc = tl_merge_chrome(m, data, len, path, offset_ns, &err);
 	} else {
 		tl_run *run = NULL;
-		while ((rc = tl_source_next_run(src, &run, &err)) > 0) {
+		while ((rc = tl_run_next(src, &run, &err)) > 0) {
 			tl_merge_run(m, run, path, offset_ns);
 			tl_run_free(run);
 		}

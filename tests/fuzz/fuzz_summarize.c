@@ -106,7 +106,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			rc = tl_summary_add_chrome(s, map, len, "fuzz", &err);
 	} else {
 		tl_run *run = NULL;
-		while ((rc = tl_source_next_run(src, &run, &err)) > 0) {
+		while ((rc = tl_run_next(src, &run, &err)) > 0) {
 			tl_summary_add_run(s, run);
 			analyses(run);
 			tl_run_free(run);

@@ -5,6 +5,7 @@
 #include "fuzz.h"
 
 #include "io/source.h"
+#include "model/run.h"
 #include "io/tfrecord.h"
 
 #include <stdlib.h>
@@ -24,7 +25,7 @@ static long count_runs(const char *path, int pass)
 	tl_run *run = NULL;
 	long n = 0;
 	int rc;
-	while ((rc = tl_source_next_run(src, &run, &err)) > 0) {
+	while ((rc = tl_run_next(src, &run, &err)) > 0) {
 		tl_run_free(run);
 		n++;
 	}

@@ -376,7 +376,7 @@ static void test_buffers_only(void **state)
 		tl_error err = {{0}};
 		tl_run *run = NULL;
 		if (tl_source_open(&src, path, TL_FORMAT_AUTO, &err) < 0 ||
-		    tl_source_next_run(src, &run, &err) != 1)
+		    tl_run_next(src, &run, &err) != 1)
 			fail_msg("%s: %s", path, err.msg);
 		tl_source_close(src);
 		tl_memory *full = tl_memory_build(run);

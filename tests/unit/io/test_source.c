@@ -100,7 +100,7 @@ static char *read_all(const char *path, tl_format fmt, int *rc_out, tl_error *er
 		return g_string_free(s, FALSE);
 	tl_run *run = NULL;
 	int rc;
-	while ((rc = tl_source_next_run(src, &run, err)) > 0) {
+	while ((rc = tl_run_next(src, &run, err)) > 0) {
 		g_string_append_printf(s, "%s%s:%s", s->len ? " " : "", run->label,
 				       run->n_execs ? run->execs[0].node : "-");
 		tl_run_free(run);
@@ -204,12 +204,12 @@ static void test_wrapped(void **state)
 	tl_source *src = NULL;
 	assert_int_equal(tl_source_open(&src, path, TL_FORMAT_AUTO, &err), 0);
 	tl_run *r = NULL;
-	assert_int_equal(tl_source_next_run(src, &r, &err), 1);
+	assert_int_equal(tl_run_next(src, &r, &err), 1);
 	assert_int_equal(r->n_nodes, 2);
 	assert_int_equal(r->n_edges, 1);
 	assert_false(r->has_steps);
 	tl_run_free(r);
-	assert_int_equal(tl_source_next_run(src, &r, &err), 0);
+	assert_int_equal(tl_run_next(src, &r, &err), 0);
 	tl_source_close(src);
 	g_free(path);
 }

@@ -22,7 +22,7 @@ static tl_run *load_path(char *path)
 	tl_run *run = NULL;
 	if (tl_source_open(&src, path, TL_FORMAT_AUTO, &err) < 0)
 		fail_msg("open %s: %s", path, err.msg);
-	if (tl_source_next_run(src, &run, &err) != 1)
+	if (tl_run_next(src, &run, &err) != 1)
 		fail_msg("read %s: %s", path, err.msg);
 	tl_source_close(src);
 	g_free(path);

@@ -1,0 +1,25 @@
+#!/bin/sh
+# Checks that libtrace's layers include only themselves and the layers
+# before them (base < io < model < analysis < emit < cli), as DESIGN.md and
+# the README draw them; prints each include that runs back up and exits 1
+# if there is one.
+cd "$(dirname "$0")/.." || exit 2
+rank() {
+	case $1 in
+	base) echo 0 ;; io) echo 1 ;; model) echo 2 ;; analysis) echo 3 ;; emit) echo 4 ;;
+	cli) echo 5 ;; *) echo 9 ;;
+	esac
+}
+bad=0
+for f in libtrace/*/*.c libtrace/*/*.h; do
+	layer=$(basename "$(dirname "$f")")
+	[ "$layer" = proto ] && continue
+	mine=$(rank "$layer")
+	for inc in $(sed -n 's/^#include "\([a-z]*\)\/.*/\1/p' "$f" | sort -u); do
+		if [ "$(rank "$inc")" -gt "$mine" ]; then
+			echo "$f: includes $inc/ (a later layer than $layer/)"
+			bad=1
+		fi
+	done
+done
+exit $bad
