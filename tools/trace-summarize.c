@@ -53,7 +53,7 @@ static const char usage[] =
 	"                           change from A to B, by impact\n"
 	"\n"
 	"Analyses (per run, RunMetadata inputs):\n"
-	"      --idle               per device busy %%, idle gaps, the longest gaps with the\n"
+	"      --idle               per device busy %, idle gaps, the longest gaps with the\n"
 	"                           ops around them\n"
 	"      --critical-path      the chain of executions that gated the step's end (data,\n"
 	"                           control, Send/Recv, launches, same-stream order), with\n"

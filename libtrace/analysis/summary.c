@@ -261,6 +261,36 @@ static void add_step_rows(tl_summary *s, const tl_run *run, size_t ri)
 	row_add(s, run->label, ri, &v);
 }
 
+/* Graph nodes per row (occurrence "defined"): the most any one run
+ * defines, so a stream, its inputs summarized apart and absorbed, and
+ * their partials combined all count the same. */
+static void count_defined(tl_summary *s, const tl_run *run)
+{
+	if (s->view == TL_VIEW_KERNEL)
+		return;
+	GHashTable *counts = g_hash_table_new(g_direct_hash, g_direct_equal);
+	for (uint32_t n = 0; n < run->n_nodes; n++) {
+		const tl_gnode *g = &run->nodes[n];
+		const char *key = s->view == TL_VIEW_OP       ? g->op
+				  : s->view == TL_VIEW_DEVICE ? g->device
+							      : g->name;
+		tl_row *r = row_find(s, key, false);
+		if (r != NULL)
+			g_hash_table_insert(counts, r,
+					    GSIZE_TO_POINTER(GPOINTER_TO_SIZE(
+								     g_hash_table_lookup(counts, r)) +
+							     1));
+	}
+	GHashTableIter it;
+	gpointer k, v;
+	g_hash_table_iter_init(&it, counts);
+	while (g_hash_table_iter_next(&it, &k, &v)) {
+		tl_row *r = k;
+		r->defined = MAX(r->defined, (int64_t)GPOINTER_TO_SIZE(v));
+	}
+	g_hash_table_destroy(counts);
+}
+
 void tl_summary_add_run(tl_summary *s, const tl_run *run)
 {
 	size_t ri = s->n_runs++;
@@ -321,17 +351,7 @@ void tl_summary_add_run(tl_summary *s, const tl_run *run)
 		if (r->extra == NULL && (s->view == TL_VIEW_NODE || s->view == TL_VIEW_SCOPE))
 			r->extra = g_strdup(g->op);
 	}
-	/* nodes defined per row (occurrence "defined") */
-	if (ri == 0)
-		for (uint32_t n = 0; n < run->n_nodes; n++) {
-			const tl_gnode *g = &run->nodes[n];
-			const char *key = s->view == TL_VIEW_OP       ? g->op
-					  : s->view == TL_VIEW_DEVICE ? g->device
-								      : g->name;
-			tl_row *r = s->view != TL_VIEW_KERNEL ? row_find(s, key, false) : NULL;
-			if (r != NULL)
-				r->defined++;
-		}
+	count_defined(s, run);
 	g_free(accel);
 }
 

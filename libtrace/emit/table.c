@@ -112,8 +112,10 @@ static void csv_end(tl_table *t)
 
 /* ---- json ---------------------------------------------------------------- */
 
-static void json_fields(tl_table *t, const tl_table_spec *spec, const tl_cell *cells)
+/* The fields of a row (or the meta) with a JSON key; returns how many. */
+static size_t json_fields(tl_table *t, const tl_table_spec *spec, const tl_cell *cells)
 {
+	size_t n = 0;
 	bool first = true;
 	for (size_t i = 0; i < spec->n_cols; i++) {
 		const tl_table_col *col = &spec->cols[i];
@@ -128,7 +130,9 @@ static void json_fields(tl_table *t, const tl_table_spec *spec, const tl_cell *c
 		else
 			write_number(t->out, col, &cells[i]);
 		first = false;
+		n++;
 	}
+	return n;
 }
 
 /* The last row stays open for its sub-rows until the next row or the end. */
@@ -144,10 +148,8 @@ static void json_close_row(tl_table *t)
 static void json_begin(tl_table *t, const tl_cell *meta)
 {
 	tl_out_char(t->out, '{');
-	if (t->meta != NULL && t->meta->n_cols > 0) {
-		json_fields(t, t->meta, meta);
+	if (t->meta != NULL && json_fields(t, t->meta, meta) > 0)
 		tl_out_char(t->out, ',');
-	}
 	tl_json_string(t->out, t->spec->json_rows != NULL ? t->spec->json_rows : "rows");
 	tl_out_str(t->out, ":[");
 }
@@ -156,9 +158,10 @@ static void json_row(tl_table *t, const tl_cell *cells)
 {
 	json_close_row(t);
 	tl_out_str(t->out, t->rows > 0 ? ",\n{" : "\n{");
-	json_fields(t, t->spec, cells);
+	size_t n = json_fields(t, t->spec, cells);
 	if (t->sub != NULL) {
-		tl_out_char(t->out, ',');
+		if (n > 0)
+			tl_out_char(t->out, ',');
 		tl_json_string(t->out, t->sub->json_rows != NULL ? t->sub->json_rows : "rows");
 		tl_out_str(t->out, ":[");
 	}

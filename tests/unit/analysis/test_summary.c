@@ -658,6 +658,28 @@ static void test_absorb(void **state)
 	}
 }
 
+/* The defined counts do not depend on how the runs are split: b defines
+ * two nodes, a eight (MatMul, 3 Const, Relu, 2 VariableV2, Conv2D); with b
+ * first, the stream b, a and the summaries of b and of a absorbed count
+ * each row's nodes as the run that defines the most (Const 3, not 0). */
+static void test_defined_split(void **state)
+{
+	(void)state;
+	static const char *const ba[] = {text_b, "b", text_a, "a"};
+	for (int v = TL_VIEW_OP; v <= TL_VIEW_NODE; v++) {
+		tl_summary *direct = summary_of((tl_view_kind)v, ba, 2);
+		tl_summary *dst = summary_of((tl_view_kind)v, ba, 1);
+		tl_summary *src = summary_of((tl_view_kind)v, ba + 2, 1);
+		tl_summary_absorb(dst, src);
+		assert_same(direct, dst);
+		if (v == TL_VIEW_OP)
+			assert_int_equal(row_named(direct, "Const")->defined, 3);
+		tl_summary_free(direct);
+		tl_summary_free(dst);
+		tl_summary_free(src);
+	}
+}
+
 /* Writes partials of `parts` into one file, reads it into a summary of
  * `view`; returns tl_summary_read_partial's result. */
 static int partial_trip(tl_summary *const *parts, size_t n, tl_summary *into, tl_error *err)
@@ -796,6 +818,7 @@ int main(void)
 	    cmocka_unit_test(test_tree),
 	    cmocka_unit_test(test_tree_hide),
 	    cmocka_unit_test(test_absorb),
+	    cmocka_unit_test(test_defined_split),
 	    cmocka_unit_test(test_partial),
 	    cmocka_unit_test(test_partial_refused),
 	    cmocka_unit_test(test_chrome),

@@ -185,6 +185,35 @@ static void test_empty(void **state)
 	g_free(data);
 }
 
+/* JSON stays valid where a meta or a row has no field with a JSON key:
+ * no comma is written before the rows or before the sub-rows. */
+static const tl_table_col csv_only[] = {{"n", NULL, TL_CELL_STR, NULL, "%s"}};
+static const tl_table_spec csv_only_spec = {csv_only, 1, "rows"};
+
+static void write_keyless(tl_output *out, const tl_table_sink *sink)
+{
+	static const tl_cell meta[] = {{"hidden", 0}};
+	static const tl_table_spec meta_only_csv = {csv_only, 1, NULL};
+	static const tl_cell row[] = {{"r", 0}};
+	static const tl_cell gap[] = {{NULL, 7}, {"z", 0}};
+	tl_table t;
+	tl_table_begin(&t, sink, out, &csv_only_spec, &sub_spec, &meta_only_csv, meta, NULL);
+	tl_table_row(&t, row);
+	tl_table_sub_row(&t, gap);
+	tl_table_end(&t);
+}
+
+static void test_json_keyless(void **state)
+{
+	(void)state;
+	char *data = written("json", write_keyless);
+	assert_string_equal(data, "{\"rows\":[\n{\"gaps\":[{\"begin\":7,\"after\":\"z\"}]}]}\n");
+	json_t *doc = json_loads(data, 0, NULL);
+	assert_non_null(doc);
+	json_decref(doc);
+	g_free(data);
+}
+
 /* The backends by name, in --format order; another name is none. */
 static void test_names(void **state)
 {
@@ -205,6 +234,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_text),  cmocka_unit_test(test_csv),	cmocka_unit_test(test_json),
 	    cmocka_unit_test(test_empty), cmocka_unit_test(test_names),
+	    cmocka_unit_test(test_json_keyless),
 	};
 	return cmocka_run_group_tests_name("table", tests, tmpdir_setup, tmpdir_teardown);
 }
