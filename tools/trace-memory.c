@@ -47,15 +47,8 @@ static const char usage[] =
 	"  -q, --quiet              no warnings\n"
 	"      --input-format FMT   auto (default), runmeta, runmeta-text, stepstats,\n"
 	"                           stepstats-text, tfrecord\n"
-	"      --strict             damage is an error (a stream record cut short or\n"
-	"                           corrupt, a gzip stream cut short): exit 1, nothing\n"
-	"                           written\n"
-	"  -h, --help               this help\n"
-	"  -V, --version            version\n"
-	"\n"
-	"Damaged input is read past: a record of a TFRecord stream or events file that is\n"
-	"cut short, fails its crc or does not decode is skipped, a gzip stream cut short\n"
-	"gives what came before the cut, each with a warning naming record and byte.\n"
+	TL_CLI_HELP_STRICT
+	TL_CLI_HELP_END
 	"\n"
 	"Every report line \"check\" compares the rebuilt curve with allocator_bytes_in_use\n"
 	"where the dump records it. A _Recv the dump holds no stats for still held a buffer:\n"

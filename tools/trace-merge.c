@@ -45,12 +45,7 @@ static const char usage[] =
 	"      --strict             damage is an error (a stream record cut short or\n"
 	"                           corrupt, a gzip stream cut short): exit 1, no -o file\n"
 	"                           (stdout keeps what was written before the damage)\n"
-	"  -h, --help               this help\n"
-	"  -V, --version            version\n"
-	"\n"
-	"Damaged input is read past: a record of a TFRecord stream or events file that is\n"
-	"cut short, fails its crc or does not decode is skipped, a gzip stream cut short\n"
-	"gives what came before the cut, each with a warning naming record and byte.\n"
+	TL_CLI_HELP_END
 	"\n"
 	"Every run gets a labelled span on the \"Runs\" track; where runs share a device,\n"
 	"the device keeps one row through time. Exit status: 0 ok, 1 bad input or write\n"

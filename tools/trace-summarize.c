@@ -69,15 +69,8 @@ static const char usage[] =
 	"  -z, --gzip               compress the output with gzip\n"
 	"  -q, --quiet              no warnings\n"
 	"      --input-format FMT   force the kind of every input (default: sniffed)\n"
-	"      --strict             damage is an error (a stream record cut short or\n"
-	"                           corrupt, a gzip stream cut short): exit 1, nothing\n"
-	"                           written\n"
-	"  -h, --help               this help\n"
-	"  -V, --version            version\n"
-	"\n"
-	"Damaged input is read past: a record of a TFRecord stream or events file that is\n"
-	"cut short, fails its crc or does not decode is skipped, a gzip stream cut short\n"
-	"gives what came before the cut, each with a warning naming record and byte.\n"
+	TL_CLI_HELP_STRICT
+	TL_CLI_HELP_END
 	"\n"
 	"Exit status: 0 ok, 1 bad input or write error, 2 usage.\n";
 

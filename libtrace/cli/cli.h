@@ -54,6 +54,20 @@ enum { TL_OPT_INPUT_FORMAT = 0x7000, TL_OPT_STRICT };
 	{"input-format", required_argument, NULL, TL_OPT_INPUT_FORMAT}, \
 	{"strict", no_argument, NULL, TL_OPT_STRICT}
 
+/* What every tool's --help says of --strict (a tool that writes as it
+ * reads says its own), and its end: -h, -V and what damaged input does. */
+#define TL_CLI_HELP_STRICT \
+	"      --strict             damage is an error (a stream record cut short or\n" \
+	"                           corrupt, a gzip stream cut short): exit 1, nothing\n" \
+	"                           written\n"
+#define TL_CLI_HELP_END \
+	"  -h, --help               this help\n" \
+	"  -V, --version            version\n" \
+	"\n" \
+	"Damaged input is read past: a record of a TFRecord stream or events file that is\n" \
+	"cut short, fails its crc or does not decode is skipped, a gzip stream cut short\n" \
+	"gives what came before the cut, each with a warning naming record and byte.\n"
+
 /* Takes one option getopt_long returned that is not the tool's own: the
  * shared ones above (-h and -V print and exit 0), anything else (getopt's
  * '?' or ':') "Try 'prog --help'" and exit 2. */
