@@ -6,6 +6,7 @@
 #include "emit/dot.h"
 
 #include "analysis/graphdot_picture.h"
+#include "base/text.h"
 
 #include <cgraph.h>
 #include <gvc.h>
@@ -56,13 +57,17 @@ bool tl_dot_format_binary(const char *format)
 
 static const char replacement[] = "\xEF\xBF\xBD"; /* U+FFFD */
 
-/* Length of the valid UTF-8 sequence at p (p[0] >= 0x80), or 0. */
-static size_t utf8_len(const char *p, const char *end)
+/* Copies the character at p (p[0] >= 0x80), or U+FFFD for a byte that
+ * starts none; returns the byte after what it read. */
+static const char *append_utf8(GString *s, const char *p, const char *end)
 {
-	gunichar u = g_utf8_get_char_validated(p, (gssize)(end - p));
-	if (u == (gunichar)-1 || u == (gunichar)-2)
-		return 0;
-	return (size_t)(g_utf8_next_char(p) - p);
+	int32_t cp;
+	const char *next = tl_utf8_next(p, end, &cp);
+	if (cp < 0)
+		g_string_append(s, replacement);
+	else
+		g_string_append_len(s, p, next - p);
+	return next;
 }
 
 void tl_dot_quote(GString *s, const char *text, size_t len, bool label)
@@ -74,14 +79,7 @@ void tl_dot_quote(GString *s, const char *text, size_t len, bool label)
 		unsigned char c = (unsigned char)*p;
 		last_backslash = false;
 		if (c >= 0x80) {
-			size_t n = utf8_len(p, end);
-			if (n == 0) {
-				g_string_append(s, replacement);
-				p++;
-			} else {
-				g_string_append_len(s, p, (gssize)n);
-				p += n;
-			}
+			p = append_utf8(s, p, end);
 			continue;
 		}
 		p++;
@@ -122,14 +120,7 @@ void tl_dot_html(GString *s, const char *text)
 	while (p < end) {
 		unsigned char c = (unsigned char)*p;
 		if (c >= 0x80) {
-			size_t n = utf8_len(p, end);
-			if (n == 0) {
-				g_string_append(s, replacement);
-				p++;
-			} else {
-				g_string_append_len(s, p, (gssize)n);
-				p += n;
-			}
+			p = append_utf8(s, p, end);
 			continue;
 		}
 		p++;

@@ -1,42 +1,11 @@
 #include "emit/json.h"
 
+#include "base/text.h"
+
 #include <stdio.h>
 #include <string.h>
 
 static const char hexdigits[] = "0123456789abcdef";
-
-/* Length of a valid UTF-8 sequence at s (n bytes left), or 0. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-	unsigned char c = s[0];
-	size_t len;
-	uint32_t cp;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2;
-		cp = c & 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		cp = c & 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		cp = c & 0x07;
-	} else {
-		return 0;
-	}
-	if (n < len)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return len;
-}
 
 /* Bytes that go out as they are: printable ASCII but the quote and the
  * backslash. */
@@ -63,9 +32,10 @@ void tl_json_string_len(tl_output *o, const char *str, size_t n)
 			break;
 		unsigned char c = s[i];
 		if (c >= 0x80) {
-			size_t len = utf8_seq(s + i, n - i);
-			if (len > 0) {
-				i += len;
+			int32_t cp;
+			const char *next = tl_utf8_next(str + i, str + n, &cp);
+			if (cp >= 0) {
+				i = (size_t)(next - str);
 				continue;
 			}
 		}

@@ -1,5 +1,6 @@
 #include "emit/svgplot.h"
 
+#include "base/text.h"
 #include "emit/chrome.h"
 #include "emit/memreport.h"
 
@@ -16,9 +17,21 @@
  * replaced so the document stays well-formed. */
 static void xml_text(tl_output *o, const char *s)
 {
-	char *valid = g_utf8_make_valid(s, -1);
-	for (const unsigned char *p = (const unsigned char *)valid; *p; p++) {
-		switch (*p) {
+	const char *end = s + strlen(s);
+	for (const char *p = s; p < end;) {
+		unsigned char c = (unsigned char)*p;
+		if (c >= 0x80) {
+			int32_t cp;
+			const char *next = tl_utf8_next(p, end, &cp);
+			if (cp < 0)
+				tl_out_str(o, "\xef\xbf\xbd"); /* U+FFFD */
+			else
+				tl_out_bytes(o, p, (size_t)(next - p));
+			p = next;
+			continue;
+		}
+		p++;
+		switch (c) {
 		case '<':
 			tl_out_str(o, "&lt;");
 			break;
@@ -33,10 +46,9 @@ static void xml_text(tl_output *o, const char *s)
 			break;
 		default:
 			/* XML 1.0 allows no control characters but tab, CR, LF */
-			tl_out_char(o, *p < 0x20 ? ' ' : (char)*p);
+			tl_out_char(o, c < 0x20 ? ' ' : (char)c);
 		}
 	}
-	g_free(valid);
 }
 
 static void human_bytes(double v, char *buf, size_t size)

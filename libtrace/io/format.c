@@ -5,6 +5,8 @@
  */
 #include "io/format.h"
 
+#include "base/text.h"
+
 #include "io/chrome_reader.h"
 #include "io/pbwire.h"
 #include "tensorflow.pb-c.h"
@@ -82,24 +84,9 @@ static bool is_ident_start(uint8_t c)
  * by the end of the window) is fine. */
 static bool is_printable(const uint8_t *s, size_t n)
 {
-	size_t end = n > TEXT_SNIFF_MAX ? TEXT_SNIFF_MAX : n;
-	size_t i = 0;
-	while (i < end) {
-		uint8_t c = s[i];
-		if (c < 0x80) {
-			if ((c < 0x20 && !is_space(c)) || c == 0x7f)
-				return false;
-			i++;
-			continue;
-		}
-		gunichar u = g_utf8_get_char_validated((const char *)s + i, (gssize)(end - i));
-		if (u == (gunichar)-2) /* a partial character, or a NUL inside one */
-			return (size_t)g_utf8_skip[c] > end - i;
-		if (u == (gunichar)-1)
-			return false;
-		i = (size_t)(g_utf8_next_char((const char *)s + i) - (const char *)s);
-	}
-	return true;
+	static const uint32_t spaces = TL_UTF8_TAB_LF_CR | (1u << '\f') | (1u << '\v');
+	return tl_utf8_is_text((const char *)s, n > TEXT_SNIFF_MAX ? TEXT_SNIFF_MAX : n, spaces,
+			       true);
 }
 
 int tl_format_sniff(const uint8_t *data, size_t len, tl_format *out, tl_error *err)

@@ -6,6 +6,8 @@
  */
 #include "io/json_scan.h"
 
+#include "base/text.h"
+
 #include <glib.h>
 #include <string.h>
 
@@ -53,43 +55,6 @@ const uint8_t *tl_json_scan_fail(tl_json_scan *s, const uint8_t *at, const char 
 const uint8_t *tl_json_scan_fail_eof(tl_json_scan *s)
 {
 	return tl_json_scan_fail(s, s->end, "unexpected end of input");
-}
-
-/* Length of the UTF-8 sequence at p (lead byte >= 0x80), 0 when invalid:
- * overlong forms, surrogates and code points past U+10FFFF are refused.
- * -1 when the input ends inside an otherwise valid start. */
-static int utf8_len(const uint8_t *p, const uint8_t *end)
-{
-	uint8_t c = p[0];
-	int n;
-	uint8_t lo = 0x80, hi = 0xbf; /* allowed range of the second byte */
-	if (c < 0xc2)
-		return 0;
-	if (c < 0xe0) {
-		n = 2;
-	} else if (c < 0xf0) {
-		n = 3;
-		if (c == 0xe0)
-			lo = 0xa0;
-		else if (c == 0xed)
-			hi = 0x9f;
-	} else if (c < 0xf5) {
-		n = 4;
-		if (c == 0xf0)
-			lo = 0x90;
-		else if (c == 0xf4)
-			hi = 0x8f;
-	} else {
-		return 0;
-	}
-	for (int i = 1; i < n; i++) {
-		if (p + i >= end)
-			return -1;
-		uint8_t b = p[i];
-		if (i == 1 ? (b < lo || b > hi) : (b & 0xc0) != 0x80)
-			return 0;
-	}
-	return n;
 }
 
 /* p: just after the backslash. */
@@ -160,12 +125,13 @@ static const uint8_t *skip_string(tl_json_scan *s, const uint8_t *p)
 		case C_CONTROL:
 			return tl_json_scan_fail(s, p, "control character in a string");
 		default: {
-			int n = utf8_len(p, end);
-			if (n < 0)
+			int32_t cp;
+			const char *next = tl_utf8_next((const char *)p, (const char *)end, &cp);
+			if (cp == TL_UTF8_TRUNCATED)
 				return tl_json_scan_fail_eof(s);
-			if (n == 0)
+			if (cp < 0)
 				return tl_json_scan_fail(s, p, "invalid UTF-8 in a string");
-			p += n;
+			p = (const uint8_t *)next;
 			break;
 		}
 		}

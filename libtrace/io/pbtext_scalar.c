@@ -5,6 +5,7 @@
  */
 #include "io/pbtext_parser.h"
 
+#include "base/text.h"
 #include "io/pbwire.h"
 
 #include <float.h>
@@ -309,32 +310,6 @@ static size_t encode_varint(uint8_t *buf, uint64_t v)
 	return n;
 }
 
-static void append_utf8(GByteArray *out, uint32_t cp)
-{
-	uint8_t b[4];
-	guint n;
-	if (cp < 0x80) {
-		b[0] = (uint8_t)cp;
-		n = 1;
-	} else if (cp < 0x800) {
-		b[0] = (uint8_t)(0xc0 | (cp >> 6));
-		b[1] = (uint8_t)(0x80 | (cp & 0x3f));
-		n = 2;
-	} else if (cp < 0x10000) {
-		b[0] = (uint8_t)(0xe0 | (cp >> 12));
-		b[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f));
-		b[2] = (uint8_t)(0x80 | (cp & 0x3f));
-		n = 3;
-	} else {
-		b[0] = (uint8_t)(0xf0 | (cp >> 18));
-		b[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3f));
-		b[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f));
-		b[3] = (uint8_t)(0x80 | (cp & 0x3f));
-		n = 4;
-	}
-	g_byte_array_append(out, b, n);
-}
-
 /* Reads up to `count` hex digits at `p`; returns how many it read. */
 static size_t read_hex(const char *p, const char *end, size_t count, uint32_t *v)
 {
@@ -426,7 +401,8 @@ static int unicode_escape(struct tl_pbtext_parser *ps, const char *at)
 		return tl_pbtext_fail_found(ps, at, found, "a Unicode scalar value");
 	}
 	ps->p = p + n;
-	append_utf8(ps->out, v);
+	char utf8[4];
+	g_byte_array_append(ps->out, (const guint8 *)utf8, (guint)tl_utf8_encode(utf8, v));
 	return 0;
 }
 

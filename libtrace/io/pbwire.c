@@ -5,6 +5,8 @@
  */
 #include "io/pbwire.h"
 
+#include "base/text.h"
+
 #include "tensorflow.pb-c.h"
 
 #include <stdarg.h>
@@ -116,26 +118,7 @@ static bool packed_fits(const ProtobufCFieldDescriptor *f, const uint8_t *v, siz
 static bool looks_like_text(const uint8_t *s, size_t n)
 {
 	bool cut = n > TEXT_CHECK_MAX;
-	size_t end = cut ? TEXT_CHECK_MAX : n;
-	size_t i = 0;
-	while (i < end) {
-		uint8_t c = s[i];
-		if (c < 0x80) {
-			if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
-				return false;
-			if (c == 0x7f)
-				return false;
-			i++;
-			continue;
-		}
-		gunichar u = g_utf8_get_char_validated((const char *)s + i, (gssize)(end - i));
-		if (u == (gunichar)-2) /* a partial character, or a NUL inside one */
-			return cut && (size_t)g_utf8_skip[c] > end - i;
-		if (u == (gunichar)-1)
-			return false;
-		i = (size_t)(g_utf8_next_char((const char *)s + i) - (const char *)s);
-	}
-	return true;
+	return tl_utf8_is_text((const char *)s, cut ? TEXT_CHECK_MAX : n, TL_UTF8_TAB_LF_CR, cut);
 }
 
 static bool walk_message(struct walk *w, const ProtobufCMessageDescriptor *desc, const uint8_t *p,
