@@ -172,21 +172,11 @@ static void fmt_time(GString *s, int64_t ns)
 		sig3(s, (double)ns / 1e9, "s");
 }
 
-/* Binary units, as trace-memory prints them. */
+/* tfprof's decimal units, as the memory report and plots print them. */
 static void fmt_bytes(GString *s, int64_t b)
 {
-	static const char *const unit[] = {"KB", "MB", "GB", "TB"};
-	if (b < 1024) {
-		g_string_append_printf(s, "%" PRId64 " B", b);
-		return;
-	}
-	double v = (double)b / 1024.0;
-	int u = 0;
-	while (v >= 1023.5 && u < 3) {
-		v /= 1024.0;
-		u++;
-	}
-	sig3(s, v, unit[u]);
+	char buf[TL_BYTES_FORMAT_MAX];
+	g_string_append_len(s, buf, (gssize)tl_bytes_format(buf, sizeof buf, (double)b));
 }
 
 /* "float [32x56x56x256]", "int32 scalar" */

@@ -1,5 +1,7 @@
 #include "emit/memreport_impl.h"
 
+#include "base/text.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -92,22 +94,6 @@ const char *tl_memreport_unplaced_why(const tl_buffer *b)
 	return b->birth == TL_BIRTH_CONTRADICTED
 		   ? "next to a sample the births could not meet; born at the start of its window"
 		   : "no sample constrains it; born at its first consumer's start";
-}
-
-/* "12.3 MB", "512 B" */
-void tl_memreport_bytes(int64_t v, char *buf, size_t size)
-{
-	double a = (double)(v < 0 ? -v : v);
-	const char *unit[] = {"B", "KB", "MB", "GB", "TB"};
-	int u = 0;
-	while (a >= 1024.0 && u < 4) {
-		a /= 1024.0;
-		u++;
-	}
-	if (u == 0)
-		snprintf(buf, size, "%" PRId64 " B", v);
-	else
-		snprintf(buf, size, "%s%.1f %s", v < 0 ? "-" : "", a, unit[u]);
 }
 
 static void note_max(tl_memreport *r, const tl_memory *mem, const tl_allocator *a)
@@ -215,8 +201,8 @@ static void live_row(tl_table *t, const tl_memory *mem, const tl_allocator *a, c
 	snprintf(x->requested, sizeof x->requested, "%" PRId64, b->requested);
 	us_text(x->alloc_us, sizeof x->alloc_us, b->alloc_us);
 	us_text(x->free_us, sizeof x->free_us, b->free_us);
-	tl_memreport_bytes(b->allocated, x->allocated_h, sizeof x->allocated_h);
-	tl_memreport_bytes(b->requested, x->requested_h, sizeof x->requested_h);
+	tl_bytes_format(x->allocated_h, sizeof x->allocated_h, (double)b->allocated);
+	tl_bytes_format(x->requested_h, sizeof x->requested_h, (double)b->requested);
 	life_text(mem, b, x);
 	const char *lc = tl_memreport_last_consumer(mem, b);
 	g_string_assign(x->last, lc != NULL ? " -> " : "");
@@ -320,7 +306,7 @@ static void text_births(tl_output *o, const tl_memory *mem, const tl_allocator *
 		const tl_buffer *b = &mem->buffers[a->buffers[k]];
 		if (!tl_memreport_unplaced(b))
 			continue;
-		tl_memreport_bytes(b->allocated, b1, sizeof b1);
+		tl_bytes_format(b1, sizeof b1, (double)b->allocated);
 		tl_out_printf(o, "    %s (%s): %s, %+.3f ms\n", tl_memreport_tensor(mem, b), b1,
 			      tl_memreport_unplaced_why(b), (double)(b->alloc_us - mem->step_start_us) / 1000.0);
 	}
@@ -330,8 +316,8 @@ static void text_allocator(tl_memreport *r, const tl_memory *mem, const tl_alloc
 {
 	tl_output *o = r->out;
 	char b1[32], b2[32], b3[32];
-	tl_memreport_bytes(a->peak_bytes, b1, sizeof b1);
-	tl_memreport_bytes(a->persistent_bytes, b2, sizeof b2);
+	tl_bytes_format(b1, sizeof b1, (double)a->peak_bytes);
+	tl_bytes_format(b2, sizeof b2, (double)a->persistent_bytes);
 	const char *op = tl_memory_peak_op(mem, a);
 	tl_out_printf(o, "\nallocator %s: peak %s (%" PRId64 " bytes; %" PRId64
 			 " requested) at %+.3f ms%s%s\n",
@@ -340,7 +326,7 @@ static void text_allocator(tl_memreport *r, const tl_memory *mem, const tl_alloc
 		      op ? op : "");
 	tl_out_printf(o, "  persistent %s; %zu buffers live at the peak\n", b2, a->n_live);
 	if (a->check_samples > 0) {
-		tl_memreport_bytes(a->check_max_abs, b3, sizeof b3);
+		tl_bytes_format(b3, sizeof b3, (double)a->check_max_abs);
 		tl_out_printf(o, "  check against allocator_bytes_in_use: %zu samples, max "
 				 "error %s, mean %.1f bytes\n",
 			      a->check_samples, b3, a->check_mean_abs);
@@ -383,7 +369,7 @@ static void text_end(tl_memreport *r)
 	char b1[32];
 	for (guint i = 0; i < r->max->len; i++) {
 		const struct tl_memreport_max *m = g_ptr_array_index(r->max, i);
-		tl_memreport_bytes(m->peak, b1, sizeof b1);
+		tl_bytes_format(b1, sizeof b1, (double)m->peak);
 		tl_out_printf(r->out, "  %-20s %10s  (%" PRId64 " bytes) in %s\n", m->allocator, b1,
 			      m->peak, m->run);
 	}

@@ -39,7 +39,5 @@ const char *tl_memreport_last_consumer(const tl_memory *mem, const tl_buffer *b)
 /* An estimated birth the samples could not place, and why. */
 bool tl_memreport_unplaced(const tl_buffer *b);
 const char *tl_memreport_unplaced_why(const tl_buffer *b);
-/* "12.3 MB", "512 B" */
-void tl_memreport_bytes(int64_t v, char *buf, size_t size);
 
 #endif

@@ -1,6 +1,7 @@
 #include "emit/summary.h"
 
 #include "analysis/summary_impl.h"
+#include "base/text.h"
 #include "emit/json.h"
 
 #include <jansson.h>
@@ -30,14 +31,7 @@ void tl_summary_human(int c, double v, char *buf, size_t size)
 		else
 			snprintf(buf, size, "%.0fus", v);
 	} else if (col_is_bytes(c)) {
-		if (v >= 1e9)
-			snprintf(buf, size, "%.2fGB", v / 1e9);
-		else if (v >= 1e6)
-			snprintf(buf, size, "%.2fMB", v / 1e6);
-		else if (v >= 1e3)
-			snprintf(buf, size, "%.2fKB", v / 1e3);
-		else
-			snprintf(buf, size, "%.0fB", v);
+		tl_bytes_format(buf, size, v);
 	} else if (c == TL_COL_OCCURRENCE) {
 		snprintf(buf, size, "%.4g", v);
 	} else {

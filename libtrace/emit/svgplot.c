@@ -51,17 +51,6 @@ static void xml_text(tl_output *o, const char *s)
 	}
 }
 
-static void human_bytes(double v, char *buf, size_t size)
-{
-	const char *unit[] = {"B", "KB", "MB", "GB", "TB"};
-	int u = 0;
-	while (v >= 1024.0 && u < 4) {
-		v /= 1024.0;
-		u++;
-	}
-	snprintf(buf, size, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
-}
-
 static void svg_begin(tl_output *o, int height, const char *title)
 {
 	tl_out_printf(o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -106,7 +95,7 @@ void tl_plot_memory(const tl_memory *const *mems, size_t n, tl_output *o)
 				t1 = t0 + 1;
 			double ymax = al->peak_bytes > 0 ? (double)al->peak_bytes * 1.1 : 1;
 			int px = left, py = y0 + top_pad;
-			human_bytes((double)al->peak_bytes, b1, sizeof b1);
+			tl_bytes_format(b1, sizeof b1, (double)al->peak_bytes);
 			tl_out_printf(o, "<g>\n<text x=\"%d\" y=\"%d\" font-size=\"14\" "
 					 "font-weight=\"bold\">",
 				      left, y0 + 22);
@@ -121,7 +110,7 @@ void tl_plot_memory(const tl_memory *const *mems, size_t n, tl_output *o)
 			double ystep = nice_step(ymax, 4);
 			for (double v = 0; v <= ymax; v += ystep) {
 				int yy = py + plot_h - (int)(v / ymax * plot_h);
-				human_bytes(v, b2, sizeof b2);
+				tl_bytes_format(b2, sizeof b2, v);
 				tl_out_printf(o, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
 						 "stroke=\"#eee\"/><text x=\"%d\" y=\"%d\" "
 						 "text-anchor=\"end\" fill=\"#555\">%s</text>\n",
@@ -171,7 +160,7 @@ void tl_plot_memory(const tl_memory *const *mems, size_t n, tl_output *o)
 				      tx, py + 10);
 			for (size_t k = 0; k < al->n_live && k < 8; k++) {
 				const tl_buffer *b = &mem->buffers[al->live_at_peak[k]];
-				human_bytes((double)b->allocated, b2, sizeof b2);
+				tl_bytes_format(b2, sizeof b2, (double)b->allocated);
 				const char *name = b->name != NULL && b->n_refs == 0
 							   ? b->name
 						   : b->n_refs > 0 ? tl_tensor_ref_name(mem, &mem->refs[b->first_ref])
@@ -300,7 +289,7 @@ void tl_plot_summary(const tl_summary *s, const tl_summary_opts *o, size_t top, 
 			snprintf(label, sizeof label, "%.3f ms", x / 1000.0);
 		else if (col == TL_COL_REQUESTED || col == TL_COL_PEAK || col == TL_COL_RESIDUAL ||
 			 col == TL_COL_OUTPUT)
-			human_bytes(x, label, sizeof label);
+			tl_bytes_format(label, sizeof label, x);
 		else
 			snprintf(label, sizeof label, "%.6g", x);
 		tl_out_printf(out, "<text x=\"%.1f\" y=\"%d\">%s</text>\n", left + w + 6, y + 13, label);

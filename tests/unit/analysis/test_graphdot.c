@@ -72,7 +72,7 @@ static void test_two_devices(void **state)
 	check_dot(gd);
 	GString *dot = tl_dot_string(gd);
 	assert_non_null(strstr(dot->str, "\"model/dense/MatMul\" [label=\"MatMul\\nMatMul\\n30.0 us, "
-					 "8.00 KB\"]"));
+					 "8.19KB\"]"));
 	assert_non_null(strstr(dot->str, "\"input/x\" -> \"model/dense/MatMul\" [label=\"float "
 					 "[32x128]\", penwidth=2.5, style=bold"));
 	assert_non_null(strstr(dot->str, "\"model/dense/Relu\" -> \"train/step\" [style=dashed"));
@@ -103,7 +103,7 @@ static void test_collapse(void **state)
 	assert_non_null(strstr(dot->str, "\"model/\" [label=\"model/\\n2 ops: Identity 1, "
 					 "VariableV2 1\\n3.00 us\", shape=box3d]"));
 	assert_non_null(strstr(dot->str, "\"model/#2\" [label=\"model/\\n5 ops: Mul 2, MatMul 1, "
-					 "NoOp 1, +1 types\\n38.0 us, 16.0 KB\", shape=box3d]"));
+					 "NoOp 1, +1 types\\n38.0 us, 16.38KB\", shape=box3d]"));
 	assert_non_null(strstr(dot->str, "\"model/#2\" -> \"train/\" [label=\"2 control\", "
 					 "style=dashed"));
 	g_string_free(dot, TRUE);
@@ -183,7 +183,7 @@ static void test_colors(void **state)
 	tl_graphdot *gd = build(run, &o);
 	GString *dot = tl_dot_string(gd);
 	/* the slowest node gets the darkest colour, the fastest the lightest */
-	assert_non_null(strstr(dot->str, "30.0 us, 8.00 KB\", fillcolor=\"#800026\""));
+	assert_non_null(strstr(dot->str, "30.0 us, 8.19KB\", fillcolor=\"#800026\""));
 	assert_non_null(strstr(dot->str, "\"train/step\" [label=\"train/step\\nNoOp\\n1.00 us\", "
 					 "fillcolor=\"#ffffcc\"]"));
 	assert_non_null(strstr(dot->str, "colspan=\"2\">time</td>"));

@@ -1,4 +1,5 @@
-/* Unit tests of text.c (the UTF-8 walker and encoder, the text check) and of output.c's CSV quoter. */
+/* Unit tests of text.c (the UTF-8 walker and encoder, the text check, byte
+ * sizes) and of output.c's CSV quoter. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -152,6 +153,46 @@ static void test_is_text(void **state)
 	assert_false(tl_utf8_is_text("a\0b", 3, 0, true)); /* NUL is a control character */
 }
 
+static void bytes_is(double v, const char *want)
+{
+	char buf[TL_BYTES_FORMAT_MAX];
+	size_t n = tl_bytes_format(buf, sizeof buf, v);
+	assert_string_equal(buf, want);
+	assert_int_equal(n, strlen(want));
+}
+
+/* tfprof's units on each side of each boundary, the sign kept, and a small
+ * buffer cut like snprintf cuts. */
+static void test_bytes(void **state)
+{
+	(void)state;
+	bytes_is(0, "0B");
+	bytes_is(512, "512B");
+	bytes_is(999, "999B");
+	bytes_is(1000, "1.00KB");
+	bytes_is(1200, "1.20KB");
+	bytes_is(1024, "1.02KB");
+	bytes_is(999994, "999.99KB");
+	bytes_is(999999, "1000.00KB"); /* as tfprof: the unit is chosen before rounding */
+	bytes_is(1e6, "1.00MB");
+	bytes_is(12345678, "12.35MB");
+	bytes_is(999999999, "1000.00MB");
+	bytes_is(1e9, "1.00GB");
+	bytes_is(3e12, "3000.00GB");
+	bytes_is((double)INT64_MAX, "9223372036.85GB");
+	bytes_is(-512, "-512B");
+	bytes_is(-999, "-999B");
+	bytes_is(-1000, "-1.00KB");
+	bytes_is(-1200, "-1.20KB");
+	bytes_is(-12345678, "-12.35MB");
+	bytes_is(-1e9, "-1.00GB");
+	bytes_is((double)INT64_MIN, "-9223372036.85GB");
+	char small[4];
+	assert_int_equal(tl_bytes_format(small, sizeof small, 1200), 3);
+	assert_string_equal(small, "1.2");
+	assert_int_equal(tl_bytes_format(small, 0, 1200), 0);
+}
+
 static char *csv_of(const char *const *fields, size_t n)
 {
 	char *path = g_build_filename(tmpdir, "out.csv", NULL);
@@ -195,7 +236,7 @@ int main(void)
 	    cmocka_unit_test(test_walk_loop),
 	    cmocka_unit_test(test_encode_round_trip),
 	    cmocka_unit_test(test_is_text),
-	    
+	    cmocka_unit_test(test_bytes),
 	    cmocka_unit_test(test_csv),
 	};
 	return cmocka_run_group_tests_name("text", tests, tmpdir_setup, tmpdir_teardown);
