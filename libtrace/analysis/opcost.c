@@ -1,7 +1,8 @@
 #include "analysis/opcost.h"
 
+#include "model/shape.h"
+
 #include <glib.h>
-#include <inttypes.h>
 #include <string.h>
 
 double tl_opcost_elements(const Tensorflow__TensorShapeProto *sh)
@@ -20,8 +21,7 @@ char *tl_opcost_shape_string(const Tensorflow__TensorShapeProto *sh)
 	if (sh == NULL)
 		return NULL;
 	GString *s = g_string_new(NULL);
-	for (size_t i = 0; i < sh->n_dim; i++)
-		g_string_append_printf(s, "%s%" PRId64, i ? "x" : "", sh->dim[i]->size);
+	tl_shape_append(s, sh, 0);
 	return g_string_free(s, FALSE);
 }
 

@@ -7,6 +7,7 @@
 
 #include "analysis/graphdot_picture.h"
 #include "base/text.h"
+#include "model/shape.h"
 
 #include <cgraph.h>
 #include <gvc.h>
@@ -191,25 +192,12 @@ static void fmt_tensor(GString *s, const tl_graphdot_tensor *t)
 		return;
 	if (dt != NULL)
 		g_string_append_c(s, ' ');
-	if (t->shape->unknown_rank) {
-		g_string_append(s, "?");
-		return;
-	}
-	if (t->shape->n_dim == 0) {
-		g_string_append(s, "scalar");
-		return;
-	}
-	g_string_append_c(s, '[');
-	for (size_t d = 0; d < t->shape->n_dim; d++) {
-		if (d > 0)
-			g_string_append_c(s, 'x');
-		int64_t size = t->shape->dim[d]->size;
-		if (size < 0)
-			g_string_append_c(s, '?');
-		else
-			g_string_append_printf(s, "%" PRId64, size);
-	}
-	g_string_append_c(s, ']');
+	bool dims = !t->shape->unknown_rank && t->shape->n_dim > 0;
+	if (dims)
+		g_string_append_c(s, '[');
+	tl_shape_append(s, t->shape, TL_SHAPE_SCALAR | TL_SHAPE_QUERY);
+	if (dims)
+		g_string_append_c(s, ']');
 }
 
 /* ------------------------------------------------------------------ */

@@ -1,6 +1,7 @@
 #include "emit/memreport_impl.h"
 
 #include "base/text.h"
+#include "model/shape.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -37,15 +38,8 @@ const char *tl_memreport_dtype(const tl_buffer *b)
 void tl_memreport_shape(const tl_buffer *b, GString *s)
 {
 	g_string_truncate(s, 0);
-	if (b->desc == NULL || b->desc->shape == NULL)
-		return;
-	const Tensorflow__TensorShapeProto *sh = b->desc->shape;
-	if (sh->n_dim == 0) {
-		g_string_append(s, "scalar");
-		return;
-	}
-	for (size_t i = 0; i < sh->n_dim; i++)
-		g_string_append_printf(s, "%s%" PRId64, i ? "x" : "", sh->dim[i]->size);
+	if (b->desc != NULL)
+		tl_shape_append(s, b->desc->shape, TL_SHAPE_SCALAR);
 }
 
 const char *tl_memreport_tensor(const tl_memory *mem, const tl_buffer *b)
