@@ -150,6 +150,25 @@ static bool at_hex4(const char *p, const char *end)
 	return true;
 }
 
+/* The character of the \u escape whose four hex digits (checked) are at h,
+ * joined with the \u escape of its low half when it is a high surrogate;
+ * *after is the byte after what it read. -1 for a lone surrogate. */
+static int32_t unicode_escape(const char *h, const char *end, const char **after)
+{
+	unsigned u = hex4(h);
+	const char *p = h + 4;
+	*after = p;
+	if (u >= 0xd800 && u <= 0xdbff && end - p >= 6 && p[0] == '\\' && p[1] == 'u' &&
+	    at_hex4(p + 2, end)) {
+		unsigned lo = hex4(p + 2);
+		if (lo >= 0xdc00 && lo <= 0xdfff) {
+			*after = p + 6;
+			return (int32_t)(0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00));
+		}
+	}
+	return u >= 0xd800 && u <= 0xdfff ? -1 : (int32_t)u;
+}
+
 /* Decodes the escape after a backslash at p (p[-1] == '\\'); returns the
  * byte after it. A lone surrogate becomes U+FFFD. */
 static const char *decode_escape(const char *p, const char *end, GString *buf)
@@ -181,20 +200,8 @@ static const char *decode_escape(const char *p, const char *end, GString *buf)
 		g_string_append_unichar(buf, 0xfffd);
 		return p;
 	}
-	gunichar u = hex4(p);
-	p += 4;
-	if (u >= 0xd800 && u <= 0xdbff && end - p >= 6 && p[0] == '\\' && p[1] == 'u' &&
-	    at_hex4(p + 2, end)) {
-		gunichar lo = hex4(p + 2);
-		if (lo >= 0xdc00 && lo <= 0xdfff) {
-			g_string_append_unichar(buf,
-						0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00));
-			return p + 6;
-		}
-	}
-	if (u >= 0xd800 && u <= 0xdfff)
-		u = 0xfffd;
-	g_string_append_unichar(buf, u);
+	int32_t u = unicode_escape(p, end, &p);
+	g_string_append_unichar(buf, u < 0 ? 0xfffd : (gunichar)u);
 	return p;
 }
 
@@ -626,18 +633,13 @@ static void copy_json(tl_output *out, const char *s, size_t n)
 			p += 2;
 			continue;
 		}
-		unsigned u = hex4(p + 2);
-		if (u >= 0xd800 && u <= 0xdbff && end - p >= 12 && p[6] == '\\' && p[7] == 'u' &&
-		    at_hex4(p + 8, end) && hex4(p + 8) >= 0xdc00 && hex4(p + 8) <= 0xdfff) {
-			p += 12;
-			continue;
-		}
-		if (u >= 0xd800 && u <= 0xdfff) {
+		const char *after;
+		if (unicode_escape(p + 2, end, &after) < 0) {
 			tl_out_bytes(out, from, (size_t)(p - from));
 			tl_out_str(out, "\\ufffd");
-			from = p + 6;
+			from = after;
 		}
-		p += 6;
+		p = after;
 	}
 	tl_out_bytes(out, from, (size_t)(end - from));
 }

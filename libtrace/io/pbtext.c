@@ -204,7 +204,23 @@ static int skip_scalar(struct tl_pbtext_parser *ps)
 	return 0;
 }
 
-static int skip_list(struct tl_pbtext_parser *ps, int depth)
+static int parse_message_value(struct tl_pbtext_parser *ps, const ProtobufCFieldDescriptor *f,
+			       int depth);
+
+/* One item of a list: a value of field f, or, where f is NULL (a field we
+ * do not know), a value skipped. */
+static int list_item(struct tl_pbtext_parser *ps, const ProtobufCFieldDescriptor *f, int depth)
+{
+	if (f == NULL)
+		return tl_pbtext_at_char(ps, '{') || tl_pbtext_at_char(ps, '<')
+			   ? skip_message(ps, depth)
+			   : skip_scalar(ps);
+	return f->type == PROTOBUF_C_TYPE_MESSAGE ? parse_message_value(ps, f, depth)
+						  : tl_pbtext_scalar_parse(ps, f);
+}
+
+/* The list at ps->p (its '['), each item by list_item. */
+static int read_list(struct tl_pbtext_parser *ps, const ProtobufCFieldDescriptor *f, int depth)
 {
 	ps->p++;
 	tl_pbtext_skip_space(ps);
@@ -213,10 +229,7 @@ static int skip_list(struct tl_pbtext_parser *ps, int depth)
 		return 0;
 	}
 	for (;;) {
-		int rc = tl_pbtext_at_char(ps, '{') || tl_pbtext_at_char(ps, '<')
-			     ? skip_message(ps, depth)
-			     : skip_scalar(ps);
-		if (rc < 0)
+		if (list_item(ps, f, depth) < 0)
 			return -1;
 		tl_pbtext_skip_space(ps);
 		if (tl_pbtext_at_char(ps, ',')) {
@@ -241,7 +254,7 @@ static int skip_value(struct tl_pbtext_parser *ps, int depth)
 		tl_pbtext_skip_space(ps);
 	}
 	if (tl_pbtext_at_char(ps, '['))
-		return skip_list(ps, depth);
+		return read_list(ps, NULL, depth);
 	if (tl_pbtext_at_char(ps, '{') || tl_pbtext_at_char(ps, '<'))
 		return skip_message(ps, depth);
 	if (!colon)
@@ -293,32 +306,6 @@ static int parse_message_value(struct tl_pbtext_parser *ps, const ProtobufCField
 	return 0;
 }
 
-static int parse_list(struct tl_pbtext_parser *ps, const ProtobufCFieldDescriptor *f, int depth)
-{
-	ps->p++;
-	tl_pbtext_skip_space(ps);
-	if (tl_pbtext_at_char(ps, ']')) {
-		ps->p++;
-		return 0;
-	}
-	for (;;) {
-		int rc = f->type == PROTOBUF_C_TYPE_MESSAGE ? parse_message_value(ps, f, depth)
-							    : tl_pbtext_scalar_parse(ps, f);
-		if (rc < 0)
-			return -1;
-		tl_pbtext_skip_space(ps);
-		if (tl_pbtext_at_char(ps, ',')) {
-			ps->p++;
-			tl_pbtext_skip_space(ps);
-		} else if (tl_pbtext_at_char(ps, ']')) {
-			ps->p++;
-			return 0;
-		} else {
-			return tl_pbtext_fail(ps, ps->p, "',' or ']'");
-		}
-	}
-}
-
 /* One field at ps->p (a name start or '['). */
 static int parse_field(struct tl_pbtext_parser *ps, const ProtobufCMessageDescriptor *desc,
 		       int depth)
@@ -348,7 +335,7 @@ static int parse_field(struct tl_pbtext_parser *ps, const ProtobufCMessageDescri
 	if (list && f->label != PROTOBUF_C_LABEL_REPEATED)
 		return tl_pbtext_failf(ps, ps->p, "one value for non-repeated field '%s'", f->name);
 	if (list)
-		return parse_list(ps, f, depth);
+		return read_list(ps, f, depth);
 	if (f->type == PROTOBUF_C_TYPE_MESSAGE)
 		return parse_message_value(ps, f, depth);
 	if (!colon)
