@@ -72,6 +72,44 @@ static double nice_step(double range, int ticks)
 	return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
 }
 
+/* A name of at most max - 1 bytes, cut with "..." where longer. */
+static void xml_text_short(tl_output *o, const char *name, size_t max)
+{
+	char shortn[64];
+	if (max > sizeof shortn)
+		max = sizeof shortn;
+	snprintf(shortn, max, "%s", name);
+	if (strlen(name) >= max)
+		memcpy(shortn + max - 4, "...", 4);
+	xml_text(o, shortn);
+}
+
+/* What the plot calls a buffer: its tensor, else its producer. */
+static const char *buffer_name(const tl_memory *mem, const tl_buffer *b)
+{
+	if (b->name != NULL && b->n_refs == 0)
+		return b->name;
+	if (b->n_refs > 0)
+		return tl_tensor_ref_name(mem, &mem->refs[b->first_ref]);
+	return b->producer >= 0 ? mem->run->execs[b->producer].node : "?";
+}
+
+/* Beside a memory panel: the largest buffers live at the peak. */
+static void plot_live(tl_output *o, const tl_memory *mem, const tl_allocator *al, int tx, int py)
+{
+	char size[TL_BYTES_FORMAT_MAX];
+	tl_out_printf(o, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">live at the "
+			 "peak</text>\n",
+		      tx, py + 10);
+	for (size_t k = 0; k < al->n_live && k < 8; k++) {
+		const tl_buffer *b = &mem->buffers[al->live_at_peak[k]];
+		tl_bytes_format(size, sizeof size, (double)b->allocated);
+		tl_out_printf(o, "<text x=\"%d\" y=\"%d\">%s ", tx, py + 28 + (int)k * 18, size);
+		xml_text_short(o, buffer_name(mem, b), 48);
+		tl_out_printf(o, " (%s)</text>\n", tl_buffer_kind_name(b->kind));
+	}
+}
+
 void tl_plot_memory(const tl_memory *const *mems, size_t n, tl_output *o)
 {
 	const int panel_h = 300, left = 80, top_pad = 40, plot_w = 600, plot_h = 200;
@@ -153,28 +191,7 @@ void tl_plot_memory(const tl_memory *const *mems, size_t n, tl_output *o)
 				xml_text(o, op);
 			}
 			tl_out_str(o, "</text>\n");
-			/* the largest buffers live at the peak */
-			int tx = px + plot_w + 16;
-			tl_out_printf(o, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">live at the "
-					 "peak</text>\n",
-				      tx, py + 10);
-			for (size_t k = 0; k < al->n_live && k < 8; k++) {
-				const tl_buffer *b = &mem->buffers[al->live_at_peak[k]];
-				tl_bytes_format(b2, sizeof b2, (double)b->allocated);
-				const char *name = b->name != NULL && b->n_refs == 0
-							   ? b->name
-						   : b->n_refs > 0 ? tl_tensor_ref_name(mem, &mem->refs[b->first_ref])
-						   : b->producer >= 0 ? mem->run->execs[b->producer].node
-								      : "?";
-				tl_out_printf(o, "<text x=\"%d\" y=\"%d\">%s ", tx,
-					      py + 28 + (int)k * 18, b2);
-				char shortn[48];
-				snprintf(shortn, sizeof shortn, "%s", name);
-				if (strlen(name) >= sizeof shortn)
-					memcpy(shortn + sizeof shortn - 4, "...", 4);
-				xml_text(o, shortn);
-				tl_out_printf(o, " (%s)</text>\n", tl_buffer_kind_name(b->kind));
-			}
+			plot_live(o, mem, al, px + plot_w + 16, py);
 			tl_out_str(o, "</g>\n");
 		}
 	}
@@ -257,11 +274,7 @@ void tl_plot_summary(const tl_summary *s, const tl_summary_opts *o, size_t top, 
 		double x = g_array_index(vals, double, i);
 		int y = 60 + (steps ? 20 : 0) + (int)i * bar_h;
 		tl_out_printf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", left - 8, y + 14);
-		char shortn[56];
-		snprintf(shortn, sizeof shortn, "%s", r->name);
-		if (strlen(r->name) >= sizeof shortn)
-			memcpy(shortn + sizeof shortn - 4, "...", 4);
-		xml_text(out, shortn);
+		xml_text_short(out, r->name, 56);
 		tl_out_str(out, "</text>\n");
 		if (steps) {
 			double wall = tl_summary_row_stat(s, r, TL_COL_TOTAL, o);
