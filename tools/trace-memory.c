@@ -123,7 +123,7 @@ static void write_plot(tl_output *out, GPtrArray *runs)
 	tl_memory **mems = g_new0(tl_memory *, runs->len ? runs->len : 1);
 	for (guint r = 0; r < runs->len; r++)
 		mems[r] = tl_memory_build(g_ptr_array_index(runs, r));
-	tl_plot_memory((const tl_memory *const *)mems, runs->len, out);
+	tl_svgplot_memory((const tl_memory *const *)mems, runs->len, out);
 	for (guint r = 0; r < runs->len; r++)
 		tl_memory_free(mems[r]);
 	g_free(mems);

@@ -100,11 +100,13 @@ static void parse_order_by(tl_cli *cli, void *ctx, const char *value)
 				   "'%s'", value);
 }
 
+static const char *const formats[] = {"text", "csv", "json", "partial", NULL};
+
 #define JOB(field) offsetof(struct job, field)
 static const tl_cli_opt fixed[] = {
-	TL_OPT_CHOICE("view", 0, JOB(view), tl_view_names),
+	TL_OPT_CHOICE("view", 0, JOB(view), tl_summary_view_names),
 	TL_OPT_CALL("select", 0, parse_select),
-	TL_OPT_CHOICE("stat", 0, JOB(topts.stat), tl_stat_names),
+	TL_OPT_CHOICE("stat", 0, JOB(topts.stat), tl_summary_stat_names),
 	TL_OPT("step", 0, TL_ARG_COUNT, JOB(topts.step)),
 	TL_OPT_CHOICE("occurrence", 0, JOB(defined), ((const char *const[]){"run", "defined", NULL})),
 	TL_OPT_CALL("order-by", 0, parse_order_by),
@@ -115,7 +117,7 @@ static const tl_cli_opt fixed[] = {
 	TL_OPT("trim", 0, TL_ARG_REGEX, JOB(topts.trim)),
 	TL_OPT("max-depth", 0, TL_ARG_COUNT, JOB(topts.max_depth)),
 	TL_OPT("account-displayed-only", 0, TL_ARG_FLAG, JOB(topts.displayed_only)),
-	TL_OPT_CHOICE("format", 0, JOB(format), ((const char *const[]){"text", "csv", "json", "partial", NULL})),
+	TL_OPT_CHOICE("format", 0, JOB(format), formats),
 	TL_OPT("combine", 0, TL_ARG_FLAG, JOB(combine)),
 	TL_OPT("diff", 0, TL_ARG_FLAG, JOB(diff)),
 	TL_OPT("idle", 0, TL_ARG_FLAG, JOB(idle)),
@@ -133,7 +135,7 @@ static void parse_args(struct job *job, int argc, char **argv)
 	memcpy(opts, fixed, sizeof fixed);
 	char *names[TL_N_COLS];
 	for (int c = 0; c < TL_N_COLS; c++) {
-		names[c] = g_strdup_printf("min-%s", tl_col_name(c));
+		names[c] = g_strdup_printf("min-%s", tl_summary_col_name(c));
 		opts[n + (size_t)c] = (tl_cli_opt)TL_OPT(names[c], 0, TL_ARG_NUMBER,
 							  JOB(topts.min) + (size_t)c * sizeof(double));
 	}
@@ -154,8 +156,8 @@ static int read_inputs(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_e
 	tl_progress progress;
 	tl_progress_begin(&progress, job->cli.prog, job->cli.quiet);
 	tl_summary_inputs_opts o = {job->cli.format, job->combine, &progress};
-	job->s = tl_summary_new((tl_view_kind)job->view);
-	job->b = job->diff ? tl_summary_new((tl_view_kind)job->view) : NULL;
+	job->s = tl_summary_new((tl_summary_view)job->view);
+	job->b = job->diff ? tl_summary_new((tl_summary_view)job->view) : NULL;
 	size_t bad = 0;
 	int rc = tl_summary_add_inputs(job->s, in->paths, job->diff ? 1 : in->n, &o, &bad, err);
 	if (rc == 0 && job->diff) {
@@ -181,7 +183,7 @@ static int write_tables(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_
 	}
 	tl_summary_opts_fit(&job->topts, job->s);
 	if (job->plot >= 0) {
-		tl_plot_summary(job->s, &job->topts, 20, out);
+		tl_svgplot_summary(job->s, &job->topts, 20, out);
 	} else if (job->diff) {
 		tl_summary_diff *d = tl_summary_diff_new(job->s, job->b, &job->topts);
 		tl_summary_diff_write(d, job->sink, out);

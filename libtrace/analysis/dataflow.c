@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-const char *tl_link_kind_name(tl_link_kind k)
+const char *tl_dataflow_link_kind_name(tl_link_kind k)
 {
 	switch (k) {
 	case TL_LINK_DATA:
@@ -668,7 +668,7 @@ static void label_links(const tl_run *run, const tl_dataflow_opts *opts, GArray 
 			continue;
 		const char **inputs = NULL;
 		size_t n_in = 0;
-		if (!tl_op_label_parse(run->arena, e->ns->timeline_label, NULL, NULL, &inputs,
+		if (!tl_run_op_label_parse(run->arena, e->ns->timeline_label, NULL, NULL, &inputs,
 				       &n_in))
 			continue;
 		int32_t data_pos = 0;

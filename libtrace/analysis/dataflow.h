@@ -50,7 +50,7 @@ typedef struct tl_link {
 	int32_t via_send;
 } tl_link;
 
-const char *tl_link_kind_name(tl_link_kind k);
+const char *tl_dataflow_link_kind_name(tl_link_kind k);
 
 typedef struct tl_dataflow_opts {
 	bool control;           /* include control edges */

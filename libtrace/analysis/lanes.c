@@ -66,7 +66,7 @@ struct busy_row {
 	uint32_t sub;
 };
 
-struct tl_rowfit {
+struct tl_lanes_fit {
 	GArray *busy;           /* struct busy_row */
 	GArray *idle;           /* uint32_t */
 	uint32_t n_rows;
@@ -75,7 +75,7 @@ struct tl_rowfit {
 struct thread_rows {
 	uint32_t thread;
 	uint32_t offset;        /* first lane of this thread, once known */
-	tl_rowfit *rows;
+	tl_lanes_fit *rows;
 };
 
 static bool busy_less(const struct busy_row *a, const struct busy_row *b)
@@ -157,15 +157,15 @@ static uint32_t idle_pop(GArray *h)
 	return top;
 }
 
-tl_rowfit *tl_rowfit_new(void)
+tl_lanes_fit *tl_lanes_fit_new(void)
 {
-	tl_rowfit *f = g_new0(tl_rowfit, 1);
+	tl_lanes_fit *f = g_new0(tl_lanes_fit, 1);
 	f->busy = g_array_new(FALSE, FALSE, sizeof(struct busy_row));
 	f->idle = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	return f;
 }
 
-uint32_t tl_rowfit_place(tl_rowfit *f, int64_t start, int64_t end)
+uint32_t tl_lanes_fit_place(tl_lanes_fit *f, int64_t start, int64_t end)
 {
 	while (f->busy->len > 0 && ((struct busy_row *)(void *)f->busy->data)[0].end <= start)
 		idle_push(f->idle, busy_pop(f->busy).sub);
@@ -174,12 +174,12 @@ uint32_t tl_rowfit_place(tl_rowfit *f, int64_t start, int64_t end)
 	return sub;
 }
 
-uint32_t tl_rowfit_rows(const tl_rowfit *f)
+uint32_t tl_lanes_fit_rows(const tl_lanes_fit *f)
 {
 	return f->n_rows;
 }
 
-void tl_rowfit_free(tl_rowfit *f)
+void tl_lanes_fit_free(tl_lanes_fit *f)
 {
 	if (f == NULL)
 		return;
@@ -213,7 +213,7 @@ static void assign_device(tl_lanes *v, const tl_run *run, size_t d, uint32_t *or
 		gpointer hit = g_hash_table_lookup(by_id, GUINT_TO_POINTER(thread + 1u));
 		guint g;
 		if (hit == NULL) {
-			struct thread_rows t = {.thread = thread, .rows = tl_rowfit_new()};
+			struct thread_rows t = {.thread = thread, .rows = tl_lanes_fit_new()};
 			g_array_append_val(threads, t);
 			g = threads->len - 1;
 			g_hash_table_insert(by_id, GUINT_TO_POINTER(thread + 1u),
@@ -223,13 +223,13 @@ static void assign_device(tl_lanes *v, const tl_run *run, size_t d, uint32_t *or
 		}
 		struct thread_rows *t = &g_array_index(threads, struct thread_rows, g);
 		group[i] = g;
-		v->lane[x] = tl_rowfit_place(t->rows, v->start[x], v->end[x]);
+		v->lane[x] = tl_lanes_fit_place(t->rows, v->start[x], v->end[x]);
 	}
 	uint32_t nr = 0;
 	for (guint g = 0; g < threads->len; g++) {
 		struct thread_rows *t = &g_array_index(threads, struct thread_rows, g);
 		t->offset = nr;
-		nr += tl_rowfit_rows(t->rows);
+		nr += tl_lanes_fit_rows(t->rows);
 	}
 	for (uint32_t i = 0; i < n; i++)
 		v->lane[order[i]] += g_array_index(threads, struct thread_rows, group[i]).offset;
@@ -237,9 +237,9 @@ static void assign_device(tl_lanes *v, const tl_run *run, size_t d, uint32_t *or
 	v->lanes[d] = g_new(tl_lane, nr ? nr : 1);
 	for (guint g = 0; g < threads->len; g++) {
 		struct thread_rows *t = &g_array_index(threads, struct thread_rows, g);
-		for (uint32_t s = 0; s < tl_rowfit_rows(t->rows); s++)
+		for (uint32_t s = 0; s < tl_lanes_fit_rows(t->rows); s++)
 			v->lanes[d][t->offset + s] = (tl_lane){.thread = t->thread, .sub = s};
-		tl_rowfit_free(t->rows);
+		tl_lanes_fit_free(t->rows);
 	}
 	g_array_free(threads, TRUE);
 	g_hash_table_destroy(by_id);

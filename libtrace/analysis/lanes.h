@@ -46,13 +46,13 @@ void tl_lanes_free(tl_lanes *v);
 /* First-fit rows: intervals given in order of start each take the lowest
  * row free at their start (a row is free once its last interval ended;
  * touching intervals share a row), in O(log rows) each. */
-typedef struct tl_rowfit tl_rowfit;
+typedef struct tl_lanes_fit tl_lanes_fit;
 
-tl_rowfit *tl_rowfit_new(void);
+tl_lanes_fit *tl_lanes_fit_new(void);
 /* The row of [start, end); rows are numbered from 0 in order of use. */
-uint32_t tl_rowfit_place(tl_rowfit *f, int64_t start, int64_t end);
+uint32_t tl_lanes_fit_place(tl_lanes_fit *f, int64_t start, int64_t end);
 /* Rows used so far. */
-uint32_t tl_rowfit_rows(const tl_rowfit *f);
-void tl_rowfit_free(tl_rowfit *f);
+uint32_t tl_lanes_fit_rows(const tl_lanes_fit *f);
+void tl_lanes_fit_free(tl_lanes_fit *f);
 
 #endif

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *tl_buffer_kind_name(tl_buffer_kind k)
+const char *tl_memory_kind_name(tl_buffer_kind k)
 {
 	switch (k) {
 	case TL_BUF_OUTPUT:
@@ -25,7 +25,7 @@ const char *tl_buffer_kind_name(tl_buffer_kind k)
 	return "output";
 }
 
-const char *tl_birth_name(tl_birth b)
+const char *tl_memory_birth_name(tl_birth b)
 {
 	switch (b) {
 	case TL_BIRTH_RECORDED:
@@ -40,7 +40,7 @@ const char *tl_birth_name(tl_birth b)
 	return "recorded";
 }
 
-const char *tl_free_cause_name(tl_free_cause c)
+const char *tl_memory_cause_name(tl_free_cause c)
 {
 	switch (c) {
 	case TL_FREE_LAST_USE:
@@ -716,11 +716,21 @@ void tl_memory_free(tl_memory *mem)
 	g_free(mem);
 }
 
-const char *tl_tensor_ref_name(const tl_memory *mem, const tl_tensor_ref *r)
+const char *tl_memory_ref_name(const tl_memory *mem, const tl_tensor_ref *r)
 {
 	const tl_exec *e = &mem->run->execs[r->exec];
 	char *s = g_strdup_printf("%s:%d", e->node, r->slot);
 	const char *out = tl_arena_strdup(mem->run->arena, s);
 	g_free(s);
 	return out;
+}
+
+const char *tl_memory_peak_op(const tl_memory *mem, const tl_allocator *a)
+{
+	for (size_t i = 0; i < a->n_live; i++) {
+		const tl_buffer *b = &mem->buffers[a->live_at_peak[i]];
+		if (b->kind != TL_BUF_PERSISTENT && b->alloc_us == a->peak_us && b->producer >= 0)
+			return mem->run->execs[b->producer].node;
+	}
+	return NULL;
 }

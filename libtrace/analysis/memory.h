@@ -53,7 +53,7 @@ typedef enum tl_buffer_kind {
 	TL_BUF_PERSISTENT,
 } tl_buffer_kind;
 
-const char *tl_buffer_kind_name(tl_buffer_kind k);
+const char *tl_memory_kind_name(tl_buffer_kind k);
 
 typedef enum tl_free_cause {
 	TL_FREE_LAST_USE = 0,   /* end of its last consumer */
@@ -64,7 +64,7 @@ typedef enum tl_free_cause {
 	TL_FREE_NEVER,          /* persistent */
 } tl_free_cause;
 
-const char *tl_free_cause_name(tl_free_cause c);
+const char *tl_memory_cause_name(tl_free_cause c);
 
 /* How a buffer's birth is known. */
 typedef enum tl_birth {
@@ -75,7 +75,7 @@ typedef enum tl_birth {
 } tl_birth;
 
 /* "recorded", "pinned", "unconstrained", "contradicted" */
-const char *tl_birth_name(tl_birth b);
+const char *tl_memory_birth_name(tl_birth b);
 
 typedef struct tl_tensor_ref {
 	int32_t exec;           /* producing execution */
@@ -160,13 +160,17 @@ void tl_memory_free(tl_memory *mem);
 tl_memory *tl_memory_build_buffers(const tl_run *run);
 
 /* In-use bytes of an allocator after every event at `us`. */
-int64_t tl_allocator_in_use(const tl_allocator *a, int64_t us);
+int64_t tl_memory_in_use(const tl_allocator *a, int64_t us);
 
 /* The same, for many instants in about time order: *hint (0 at first) is
  * where the last query fell, and the search walks on from there. */
-int64_t tl_allocator_in_use_near(const tl_allocator *a, int64_t us, size_t *hint);
+int64_t tl_memory_in_use_near(const tl_allocator *a, int64_t us, size_t *hint);
 
 /* "node:slot" of a reference, in the run's arena. */
-const char *tl_tensor_ref_name(const tl_memory *mem, const tl_tensor_ref *r);
+const char *tl_memory_ref_name(const tl_memory *mem, const tl_tensor_ref *r);
+
+/* The op running at an allocator's peak: the producer of the allocation
+ * that made it, else NULL. */
+const char *tl_memory_peak_op(const tl_memory *mem, const tl_allocator *a);
 
 #endif

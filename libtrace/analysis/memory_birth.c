@@ -635,7 +635,7 @@ static void collect_sample(tl_memory *mem, tl_allocator *a, int64_t us, int64_t 
 	size_t k = (size_t)(a - mem->allocators);
 	if (c->samples[k] == NULL)
 		return;
-	int64_t ours = tl_allocator_in_use_near(a, us, &c->hint[k]);
+	int64_t ours = tl_memory_in_use_near(a, us, &c->hint[k]);
 	struct sample s = {us, add_sat(in_use, ours == INT64_MIN ? INT64_MAX : -ours)};
 	g_array_append_val(c->samples[k], s);
 }

@@ -169,17 +169,17 @@ static size_t curve_point(const tl_allocator *a, int64_t us, size_t *hint)
 	return lo;
 }
 
-int64_t tl_allocator_in_use_near(const tl_allocator *a, int64_t us, size_t *hint)
+int64_t tl_memory_in_use_near(const tl_allocator *a, int64_t us, size_t *hint)
 {
 	if (a->n_curve == 0)
 		return 0;
 	return a->curve[curve_point(a, us, hint)].bytes;
 }
 
-int64_t tl_allocator_in_use(const tl_allocator *a, int64_t us)
+int64_t tl_memory_in_use(const tl_allocator *a, int64_t us)
 {
 	size_t hint = 0;
-	return tl_allocator_in_use_near(a, us, &hint);
+	return tl_memory_in_use_near(a, us, &hint);
 }
 
 static int cmp_allocator(const void *a, const void *b)
@@ -300,7 +300,7 @@ static void check_one(tl_memory *mem, tl_allocator *a, int64_t us, int64_t in_us
 {
 	struct check_sum *c = ctx;
 	size_t ai = (size_t)(a - mem->allocators);
-	int64_t diff = add_sat(tl_allocator_in_use_near(a, us, &c->hint[ai]), -in_use);
+	int64_t diff = add_sat(tl_memory_in_use_near(a, us, &c->hint[ai]), -in_use);
 	if (diff < 0)
 		diff = diff == INT64_MIN ? INT64_MAX : -diff;
 	if (diff > a->check_max_abs)

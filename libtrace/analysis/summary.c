@@ -17,12 +17,12 @@ static const char *const col_names[TL_N_COLS] = {
 	"params",         "float_ops",
 };
 
-const char *tl_col_name(int col)
+const char *tl_summary_col_name(int col)
 {
 	return col >= 0 && col < TL_N_COLS ? col_names[col] : "";
 }
 
-int tl_col_parse(const char *s)
+int tl_summary_col_parse(const char *s)
 {
 	for (int i = 0; i < TL_N_COLS; i++)
 		if (strcmp(s, col_names[i]) == 0)
@@ -37,14 +37,16 @@ int tl_col_parse(const char *s)
 	return -1;
 }
 
-const char *const tl_view_names[] = {"op", "scope", "node", "device", "kernel", "step", NULL};
+const char *const tl_summary_view_names[] = {"op",     "scope", "node", "device",
+					     "kernel", "step",  NULL};
 
-const char *tl_view_name(tl_view_kind v)
+const char *tl_summary_view_name(tl_summary_view v)
 {
-	return tl_view_names[v];
+	return tl_summary_view_names[v];
 }
 
-const char *const tl_stat_names[] = {"avg", "first", "min", "max", "p50", "p90", "stddev", NULL};
+const char *const tl_summary_stat_names[] = {"avg", "first", "min",    "max",
+					     "p50", "p90",   "stddev", NULL};
 
 static void row_free(gpointer p)
 {
@@ -56,7 +58,7 @@ static void row_free(gpointer p)
 	g_free(r);
 }
 
-tl_summary *tl_summary_new(tl_view_kind view)
+tl_summary *tl_summary_new(tl_summary_view view)
 {
 	tl_summary *s = g_new0(tl_summary, 1);
 	s->view = view;
@@ -674,7 +676,7 @@ void tl_summary_opts_fit(tl_summary_opts *o, const tl_summary *s)
 			tl_warn("chrome-missing", "Chrome trace input has no %s data: column %s "
 				"left out", needs_memory ? "memory" : needs_graph ? "graph"
 							: "kernel-to-op",
-				tl_col_name(c));
+				tl_summary_col_name(c));
 			continue;
 		}
 		o->select[kept++] = c;
@@ -689,7 +691,7 @@ int tl_summary_opts_select(tl_summary_opts *o, const char *list)
 	char **parts = g_strsplit(list, ",", -1);
 	int n = 0, rc = 0;
 	for (char **p = parts; *p != NULL && rc == 0; p++) {
-		int c = tl_col_parse(g_strstrip(*p));
+		int c = tl_summary_col_parse(g_strstrip(*p));
 		if (c < 0)
 			rc = -1;
 		else if (n < TL_N_COLS)
@@ -704,7 +706,7 @@ int tl_summary_opts_select(tl_summary_opts *o, const char *list)
 
 int tl_summary_opts_order(tl_summary_opts *o, const char *col)
 {
-	int c = strcmp(col, "name") == 0 ? -1 : tl_col_parse(col);
+	int c = strcmp(col, "name") == 0 ? -1 : tl_summary_col_parse(col);
 	if (c < 0 && strcmp(col, "name") != 0)
 		return -1;
 	o->order_by = c;

@@ -40,11 +40,11 @@ typedef enum tl_summary_view {
 	TL_VIEW_DEVICE,
 	TL_VIEW_KERNEL,
 	TL_VIEW_STEP,
-} tl_view_kind;
+} tl_summary_view;
 
-/* The view names, indexed by tl_view_kind, NULL-terminated. */
-extern const char *const tl_view_names[];
-const char *tl_view_name(tl_view_kind v);
+/* The view names, indexed by tl_summary_view, NULL-terminated. */
+extern const char *const tl_summary_view_names[];
+const char *tl_summary_view_name(tl_summary_view v);
 
 enum {
 	TL_COL_TOTAL = 0,
@@ -61,8 +61,8 @@ enum {
 };
 
 /* Column names as --select, --order-by and --min-<name> spell them. */
-const char *tl_col_name(int col);
-int tl_col_parse(const char *s);
+const char *tl_summary_col_name(int col);
+int tl_summary_col_parse(const char *s);
 
 typedef enum tl_stat {
 	TL_STAT_AVG = 0,
@@ -75,7 +75,7 @@ typedef enum tl_stat {
 } tl_stat;
 
 /* The --stat names, indexed by tl_stat, NULL-terminated. */
-extern const char *const tl_stat_names[];
+extern const char *const tl_summary_stat_names[];
 
 typedef struct tl_row {
 	char *name;
@@ -88,7 +88,7 @@ typedef struct tl_row {
 } tl_row;
 
 typedef struct tl_summary {
-	tl_view_kind view;
+	tl_summary_view view;
 	GHashTable *rows;       /* name -> tl_row * */
 	size_t n_runs;
 	GPtrArray *run_labels;  /* char * */
@@ -97,7 +97,7 @@ typedef struct tl_summary {
 	bool from_chrome;       /* some input was a Chrome trace */
 } tl_summary;
 
-tl_summary *tl_summary_new(tl_view_kind view);
+tl_summary *tl_summary_new(tl_summary_view view);
 void tl_summary_free(tl_summary *s);
 
 /* Adds one RunMetadata run. */

@@ -34,11 +34,11 @@ int tl_summary_read_partial(tl_summary *s, const uint8_t *data, size_t len, tl_e
 				return tl_error_set(err, "line %zu: not a trace-summarize partial",
 						    line);
 			}
-			if (strcmp(view, tl_view_name(s->view)) != 0) {
+			if (strcmp(view, tl_summary_view_name(s->view)) != 0) {
 				char *msg = g_strdup(view);
 				json_decref(o);
 				tl_error_set(err, "partial of --view=%s, not %s", msg,
-					     tl_view_name(s->view));
+					     tl_summary_view_name(s->view));
 				g_free(msg);
 				return -1;
 			}

@@ -6,7 +6,8 @@
 #include "emit/dot.h"
 
 #include "analysis/graphdot_picture.h"
-#include "base/text.h"
+#include "base/utf8.h"
+#include "base/bytes.h"
 #include "model/shape.h"
 
 #include <cgraph.h>

@@ -1,6 +1,6 @@
 #include "emit/json.h"
 
-#include "base/text.h"
+#include "base/utf8.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 #include "emit/memreport_impl.h"
 
-#include "base/text.h"
+#include "base/bytes.h"
 #include "model/shape.h"
 
 #include <inttypes.h>
@@ -13,16 +13,6 @@ static void max_free(gpointer p)
 	g_free(m->allocator);
 	g_free(m->run);
 	g_free(m);
-}
-
-const char *tl_memory_peak_op(const tl_memory *mem, const tl_allocator *a)
-{
-	for (size_t i = 0; i < a->n_live; i++) {
-		const tl_buffer *b = &mem->buffers[a->live_at_peak[i]];
-		if (b->kind != TL_BUF_PERSISTENT && b->alloc_us == a->peak_us && b->producer >= 0)
-			return mem->run->execs[b->producer].node;
-	}
-	return NULL;
 }
 
 const char *tl_memreport_dtype(const tl_buffer *b)
@@ -47,7 +37,7 @@ const char *tl_memreport_tensor(const tl_memory *mem, const tl_buffer *b)
 	if (b->name != NULL && b->n_refs == 0)
 		return b->name;
 	if (b->n_refs > 0)
-		return tl_tensor_ref_name(mem, &mem->refs[b->first_ref]);
+		return tl_memory_ref_name(mem, &mem->refs[b->first_ref]);
 	if (b->producer >= 0) {
 		char *s = g_strdup_printf("%s (temp)", mem->run->execs[b->producer].node);
 		const char *out = tl_arena_strdup(mem->run->arena, s);
@@ -214,7 +204,7 @@ static void live_row(tl_table *t, const tl_memory *mem, const tl_allocator *a, c
 		[L_TENSOR] = {.s = tensor},
 		[L_PRODUCER] = {.s = tl_memreport_producer(mem, b)},
 		[L_OP] = {.s = op},
-		[L_KIND] = {.s = tl_buffer_kind_name(b->kind)},
+		[L_KIND] = {.s = tl_memory_kind_name(b->kind)},
 		[L_DTYPE] = {.s = dtype},
 		[L_DTYPE_T] = {.s = dtype[0] ? dtype + 3 : "-"},
 		[L_SHAPE] = {.s = x->shape->str},
@@ -224,7 +214,7 @@ static void live_row(tl_table *t, const tl_memory *mem, const tl_allocator *a, c
 		[L_ALLOC_US] = {.s = x->alloc_us},
 		[L_FREE_US] = {.s = x->free_us},
 		[L_LAST] = {.s = lc != NULL ? lc : ""},
-		[L_BIRTH] = {.s = tl_birth_name(b->birth)},
+		[L_BIRTH] = {.s = tl_memory_birth_name(b->birth)},
 		[L_BORN_T] = {.s = x->born},
 		[L_DIES_T] = {.s = x->dies},
 		[L_TENSOR_T] = {.s = tensor},

@@ -66,8 +66,4 @@ void tl_memreport_begin(tl_memreport *r, tl_output *out, const tl_memreport_opts
 void tl_memreport_run(tl_memreport *r, const tl_memory *mem);
 void tl_memreport_end(tl_memreport *r);
 
-/* The op running at an allocator's peak: the producer of the allocation
- * that made it, else NULL. */
-const char *tl_memory_peak_op(const tl_memory *mem, const tl_allocator *a);
-
 #endif

@@ -20,14 +20,14 @@ static void json_buffer(tl_output *o, const tl_memory *mem, const tl_buffer *b)
 	for (uint32_t k = 0; k < b->n_refs; k++) {
 		if (k)
 			tl_out_char(o, ',');
-		tl_json_string(o, tl_tensor_ref_name(mem, &mem->refs[b->first_ref + k]));
+		tl_json_string(o, tl_memory_ref_name(mem, &mem->refs[b->first_ref + k]));
 	}
 	tl_out_str(o, "],\"allocator\":");
 	tl_json_string(o, b->allocator);
 	tl_out_str(o, ",\"allocation_id\":");
 	tl_out_int(o, b->allocation_id);
 	tl_out_str(o, ",\"kind\":\"");
-	tl_out_str(o, tl_buffer_kind_name(b->kind));
+	tl_out_str(o, tl_memory_kind_name(b->kind));
 	tl_out_str(o, "\",\"producer\":");
 	tl_json_string(o, tl_memreport_producer(mem, b));
 	tl_out_str(o, ",\"op\":");
@@ -58,12 +58,12 @@ static void json_buffer(tl_output *o, const tl_memory *mem, const tl_buffer *b)
 	else
 		tl_out_str(o, "null");
 	tl_out_str(o, ",\"free_cause\":\"");
-	tl_out_str(o, tl_free_cause_name(b->cause));
+	tl_out_str(o, tl_memory_cause_name(b->cause));
 	tl_out_str(o, "\",\"fetched\":");
 	tl_out_str(o, b->fetched ? "true" : "false");
 	if (b->estimated) {
 		tl_out_str(o, ",\"estimated\":true,\"birth\":\"");
-		tl_out_str(o, tl_birth_name(b->birth));
+		tl_out_str(o, tl_memory_birth_name(b->birth));
 		tl_out_str(o, "\",\"birth_window_us\":[");
 		tl_out_int(o, b->birth_lo);
 		tl_out_char(o, ',');

@@ -37,11 +37,11 @@ void tl_memtrace_write(tl_chrome *w, const tl_memory *mem, const tl_memtrace_opt
 				tl_chrome_event(w, 'N', name, "tensor", pid, 0, born * 1000 + o->shift_ns, id);
 				json_t *snap = json_pack(
 					"{s:s,s:I,s:I,s:s,s:s,s:s,s:s,s:s}", "kind",
-					tl_buffer_kind_name(b->kind), "allocated_bytes",
+					tl_memory_kind_name(b->kind), "allocated_bytes",
 					(json_int_t)b->allocated, "requested_bytes",
 					(json_int_t)b->requested, "dtype", tl_memreport_dtype(b), "shape",
 					shape->str, "producer", tl_memreport_producer(mem, b), "last_consumer",
-					lc ? lc : "", "free_cause", tl_free_cause_name(b->cause));
+					lc ? lc : "", "free_cause", tl_memory_cause_name(b->cause));
 				char *text = json_dumps(snap, JSON_COMPACT | JSON_ENSURE_ASCII);
 				tl_chrome_event(w, 'O', name, "tensor", pid, 0, born * 1000 + o->shift_ns, id);
 				tl_chrome_arg_raw(w, "snapshot", text != NULL ? text : "{}");
@@ -49,16 +49,16 @@ void tl_memtrace_write(tl_chrome *w, const tl_memory *mem, const tl_memtrace_opt
 				json_decref(snap);
 			} else {
 				tl_chrome_event(w, 'b', name, "tensor", pid, 0, born * 1000 + o->shift_ns, id);
-				tl_chrome_arg_str(w, "kind", tl_buffer_kind_name(b->kind));
+				tl_chrome_arg_str(w, "kind", tl_memory_kind_name(b->kind));
 				tl_chrome_arg_int(w, "allocated_bytes", b->allocated);
 				tl_chrome_arg_int(w, "requested_bytes", b->requested);
 				tl_chrome_arg_str(w, "dtype", tl_memreport_dtype(b));
 				tl_chrome_arg_str(w, "shape", shape->str);
 				tl_chrome_arg_str(w, "producer", tl_memreport_producer(mem, b));
 				tl_chrome_arg_str(w, "last_consumer", lc ? lc : "");
-				tl_chrome_arg_str(w, "free_cause", tl_free_cause_name(b->cause));
+				tl_chrome_arg_str(w, "free_cause", tl_memory_cause_name(b->cause));
 				if (b->estimated)
-					tl_chrome_arg_str(w, "birth", tl_birth_name(b->birth));
+					tl_chrome_arg_str(w, "birth", tl_memory_birth_name(b->birth));
 			}
 			tl_chrome_event(w, o->objects ? 'D' : 'e', name, "tensor", pid, 0, dies * 1000 + o->shift_ns,
 					id);

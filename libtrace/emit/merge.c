@@ -570,11 +570,11 @@ static void write_runs_track(tl_merge *m)
 	for (guint i = 0; i < m->spans->len; i++)
 		g_ptr_array_add(sorted, g_ptr_array_index(m->spans, i));
 	g_ptr_array_sort(sorted, cmp_span);
-	tl_rowfit *rows = tl_rowfit_new();
+	tl_lanes_fit *rows = tl_lanes_fit_new();
 	for (guint i = 0; i < sorted->len; i++) {
 		struct span_rec *s = g_ptr_array_index(sorted, i);
-		uint32_t had = tl_rowfit_rows(rows);
-		uint32_t row = tl_rowfit_place(rows, s->begin_ns, s->end_ns);
+		uint32_t had = tl_lanes_fit_rows(rows);
+		uint32_t row = tl_lanes_fit_place(rows, s->begin_ns, s->end_ns);
 		if (row == had) {
 			char name[32];
 			snprintf(name, sizeof name, row == 0 ? "runs" : "runs (%u)", row + 1);
@@ -584,7 +584,7 @@ static void write_runs_track(tl_merge *m)
 		tl_chrome_arg_str(w, "input", s->input);
 		tl_chrome_arg_micros(w, "shift_us", s->shift_ns);
 	}
-	tl_rowfit_free(rows);
+	tl_lanes_fit_free(rows);
 	g_ptr_array_free(sorted, TRUE);
 }
 

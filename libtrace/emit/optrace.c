@@ -188,7 +188,7 @@ static void write_args(tl_chrome *w, const tl_run *run, const tl_exec *e, int32_
 	} else {
 		const char **inputs = NULL;
 		size_t n = 0;
-		if (tl_op_label_parse(run->arena, e->ns->timeline_label, NULL, NULL, &inputs, &n))
+		if (tl_run_op_label_parse(run->arena, e->ns->timeline_label, NULL, NULL, &inputs, &n))
 			for (size_t k = 0; k < n; k++) {
 				snprintf(key, sizeof key, "input%zu", k);
 				tl_chrome_arg_str(w, key, inputs[k]);
@@ -216,7 +216,7 @@ static void flow_name(const tl_run *run, const tl_link *l, char *buf, size_t siz
 		int32_t g = l->via_recv >= 0   ? l->via_recv
 			    : l->via_send >= 0 ? l->via_send
 					       : src->gnode;
-		const char *tn = g >= 0 ? tl_node_attr_string(run, (uint32_t)g, "tensor_name") : "";
+		const char *tn = g >= 0 ? tl_run_node_attr_string(run, (uint32_t)g, "tensor_name") : "";
 		snprintf(buf, size, "%s", tn[0] != '\0' ? tn : src->node);
 		break;
 	}
@@ -352,7 +352,7 @@ void tl_optrace_write(tl_chrome *w, const tl_run *run, const tl_optrace_opts *o,
 				continue;
 			}
 			flow_name(run, l, buf, sizeof buf);
-			const char *cat = tl_link_kind_name(l->kind);
+			const char *cat = tl_dataflow_link_kind_name(l->kind);
 			uint64_t id = (*next_flow)++;
 			tl_chrome_flow(w, 's', buf, cat, id, pid_of[src->device],
 				       tid_of[src->device][v.lane[l->src]], s_ts + o->shift_ns);

@@ -1,7 +1,7 @@
 #include "emit/summary.h"
 
 #include "analysis/summary_impl.h"
-#include "base/text.h"
+#include "base/bytes.h"
 #include "emit/json.h"
 
 #include <jansson.h>
@@ -57,7 +57,7 @@ static tl_table_col *flat_cols(const tl_summary_opts *o, size_t wname, char *nam
 	snprintf(name_fmt, 32, "%%-%zu.%zus", wname, wname);
 	cols[0] = (tl_table_col){"name", "name", TL_CELL_STR, NULL, name_fmt};
 	for (int k = 0; k < o->n_select; k++) {
-		const char *key = tl_col_name(o->select[k]);
+		const char *key = tl_summary_col_name(o->select[k]);
 		cols[1 + k] = (tl_table_col){key, key, TL_CELL_AUTO, NULL, "  %18s"};
 	}
 	cols[1 + o->n_select] = (tl_table_col){NULL, NULL, TL_CELL_NUM, NULL, "  %6.2f%%"};
@@ -71,7 +71,7 @@ static char *flat_head(const tl_summary_opts *o, size_t wname)
 	GString *h = g_string_new(NULL);
 	g_string_append_printf(h, "%-*s", (int)wname, "name");
 	for (int k = 0; k < o->n_select; k++)
-		g_string_append_printf(h, "  %18s", tl_col_name(o->select[k]));
+		g_string_append_printf(h, "  %18s", tl_summary_col_name(o->select[k]));
 	g_string_append_printf(h, "  %7s  %7s\n", "share", "cum");
 	return g_string_free(h, FALSE);
 }
@@ -93,7 +93,7 @@ static void write_flat(const tl_summary *s, const tl_summary_opts *o, const tl_t
 		{NULL, "runs", TL_CELL_NUM, "%.0f", NULL},
 	};
 	static const tl_table_spec meta = {meta_cols, 2, NULL};
-	tl_cell meta_cells[] = {{.s = tl_view_name(s->view)}, {.v = (double)s->n_runs}};
+	tl_cell meta_cells[] = {{.s = tl_summary_view_name(s->view)}, {.v = (double)s->n_runs}};
 	char *head = flat_head(o, wname);
 	tl_table t;
 	tl_table_begin(&t, sink, out, &spec, NULL, &meta, meta_cells, head);
@@ -211,7 +211,7 @@ static void json_tree(struct tree_writer *w, const tl_summary_scope *t, int dept
 	tl_json_string(w->out, root ? "_TFProfRoot" : tl_summary_tree_name(t, w->buf));
 	for (int k = 0; k < o->n_select; k++) {
 		tl_out_str(w->out, ",\"");
-		tl_out_str(w->out, tl_col_name(o->select[k]));
+		tl_out_str(w->out, tl_summary_col_name(o->select[k]));
 		tl_out_str(w->out, "\":");
 		double v = t->total[o->select[k]];
 		if (v == floor(v) && fabs(v) < 9e15)
@@ -242,7 +242,7 @@ static char *tree_head(const tl_summary_opts *o)
 		g_string_append_printf(h, " %s%s", k ? "| " : "",
 				       c == TL_COL_PARAMS  ? "# parameters"
 				       : c == TL_COL_FLOPS ? "# float_ops"
-							   : tl_col_name(c));
+							   : tl_summary_col_name(c));
 	}
 	g_string_append_c(h, '\n');
 	return g_string_free(h, FALSE);
@@ -265,7 +265,7 @@ static void write_tree(const tl_summary *s, const tl_summary_opts *o, const tl_t
 		cols[0] = (tl_table_col){"name", NULL, TL_CELL_STR, NULL, NULL};
 		cols[1] = (tl_table_col){NULL, NULL, TL_CELL_STR, NULL, "%s"};
 		for (int k = 0; k < o->n_select; k++)
-			cols[2 + k] = (tl_table_col){tl_col_name(o->select[k]), NULL, TL_CELL_AUTO,
+			cols[2 + k] = (tl_table_col){tl_summary_col_name(o->select[k]), NULL, TL_CELL_AUTO,
 						     NULL, NULL};
 		tl_table_spec spec = {cols, n_cols, NULL};
 		char *head = tree_head(o);
@@ -301,7 +301,7 @@ void tl_summary_write(const tl_summary *s, const tl_summary_opts *o, const tl_ta
 void tl_summary_write_partial(const tl_summary *s, tl_output *out)
 {
 	json_t *head = json_pack("{s:i,s:s,s:b,s:b,s:b}", "tftrace_partial", 1, "view",
-				 tl_view_name(s->view), "graph", s->have_graph, "memory",
+				 tl_summary_view_name(s->view), "graph", s->have_graph, "memory",
 				 s->have_memory, "chrome", s->from_chrome);
 	json_t *labels = json_array();
 	for (guint i = 0; i < s->run_labels->len; i++)

@@ -7,8 +7,8 @@ enum { D_NAME, D_A, D_B, D_DELTA, D_CHANGE, D_PCT, D_CALLS_A, D_CALLS_B, D_N };
 
 void tl_summary_diff_write(const tl_summary_diff *d, const tl_table_sink *sink, tl_output *out)
 {
-	char *a_key = g_strdup_printf("a_%s", tl_col_name(d->col));
-	char *b_key = g_strdup_printf("b_%s", tl_col_name(d->col));
+	char *a_key = g_strdup_printf("a_%s", tl_summary_col_name(d->col));
+	char *b_key = g_strdup_printf("b_%s", tl_summary_col_name(d->col));
 	const tl_table_col cols[D_N] = {
 		[D_NAME] = {"name", "name", TL_CELL_STR, NULL, "%-40.40s"},
 		[D_A] = {a_key, "a", TL_CELL_NUM, "%.3f", "  %14.3f"},
@@ -22,7 +22,7 @@ void tl_summary_diff_write(const tl_summary_diff *d, const tl_table_sink *sink, 
 	const tl_table_spec spec = {cols, D_N, "rows"};
 	static const tl_table_col meta_cols[] = {{NULL, "column", TL_CELL_STR, NULL, NULL}};
 	static const tl_table_spec meta = {meta_cols, 1, NULL};
-	tl_cell meta_cells[] = {{.s = tl_col_name(d->col)}};
+	tl_cell meta_cells[] = {{.s = tl_summary_col_name(d->col)}};
 	char *head = g_strdup_printf("%-40s  %14s  %14s  %14s  %8s  %9s\n", "name", "A", "B",
 				     "B - A", "change", "calls A>B");
 	tl_table t;

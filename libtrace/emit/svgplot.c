@@ -1,6 +1,7 @@
 #include "emit/svgplot.h"
 
-#include "base/text.h"
+#include "base/utf8.h"
+#include "base/bytes.h"
 #include "emit/chrome.h"
 #include "emit/memreport.h"
 
@@ -90,7 +91,7 @@ static const char *buffer_name(const tl_memory *mem, const tl_buffer *b)
 	if (b->name != NULL && b->n_refs == 0)
 		return b->name;
 	if (b->n_refs > 0)
-		return tl_tensor_ref_name(mem, &mem->refs[b->first_ref]);
+		return tl_memory_ref_name(mem, &mem->refs[b->first_ref]);
 	return b->producer >= 0 ? mem->run->execs[b->producer].node : "?";
 }
 
@@ -106,11 +107,11 @@ static void plot_live(tl_output *o, const tl_memory *mem, const tl_allocator *al
 		tl_bytes_format(size, sizeof size, (double)b->allocated);
 		tl_out_printf(o, "<text x=\"%d\" y=\"%d\">%s ", tx, py + 28 + (int)k * 18, size);
 		xml_text_short(o, buffer_name(mem, b), 48);
-		tl_out_printf(o, " (%s)</text>\n", tl_buffer_kind_name(b->kind));
+		tl_out_printf(o, " (%s)</text>\n", tl_memory_kind_name(b->kind));
 	}
 }
 
-void tl_plot_memory(const tl_memory *const *mems, size_t n, tl_output *o)
+void tl_svgplot_memory(const tl_memory *const *mems, size_t n, tl_output *o)
 {
 	const int panel_h = 300, left = 80, top_pad = 40, plot_w = 600, plot_h = 200;
 	size_t panels = 0;
@@ -215,7 +216,7 @@ static int cmp_bar(const void *a, const void *b, void *by_name)
 	return strcmp(x->row->name, y->row->name);
 }
 
-void tl_plot_summary(const tl_summary *s, const tl_summary_opts *o, size_t top, tl_output *out)
+void tl_svgplot_summary(const tl_summary *s, const tl_summary_opts *o, size_t top, tl_output *out)
 {
 	int col = o->order_by >= 0 ? o->order_by : o->select[0];
 	GPtrArray *rows = g_ptr_array_new();
@@ -245,7 +246,7 @@ void tl_plot_summary(const tl_summary *s, const tl_summary_opts *o, size_t top, 
 	int height = 60 + (int)n * bar_h + (steps ? 40 : 0);
 	char title[128];
 	snprintf(title, sizeof title, "trace-summarize: %s by %s (%s over %zu runs)",
-		 tl_view_name(s->view), tl_col_name(col),
+		 tl_summary_view_name(s->view), tl_summary_col_name(col),
 		 o->stat == TL_STAT_AVG ? "average" : "statistic", s->n_runs);
 	svg_begin(out, height, title);
 	tl_out_printf(out, "<text x=\"20\" y=\"24\" font-size=\"15\" font-weight=\"bold\">");

@@ -11,10 +11,10 @@
 #include "analysis/summary.h"
 
 /* One panel per allocator of each run. */
-void tl_plot_memory(const tl_memory *const *mems, size_t n, tl_output *out);
+void tl_svgplot_memory(const tl_memory *const *mems, size_t n, tl_output *out);
 
 /* The top rows of a summary as bars of `col` (and, for the step view,
  * each run's wall time split into executor-busy, GPU-busy and the rest). */
-void tl_plot_summary(const tl_summary *s, const tl_summary_opts *o, size_t top, tl_output *out);
+void tl_svgplot_summary(const tl_summary *s, const tl_summary_opts *o, size_t top, tl_output *out);
 
 #endif

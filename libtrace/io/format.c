@@ -5,7 +5,7 @@
  */
 #include "io/format.h"
 
-#include "base/text.h"
+#include "base/utf8.h"
 
 #include "io/chrome_reader.h"
 #include "io/pbwire.h"

@@ -6,7 +6,7 @@
  */
 #include "io/json_scan.h"
 
-#include "base/text.h"
+#include "base/utf8.h"
 
 #include <glib.h>
 #include <string.h>

@@ -5,7 +5,7 @@
  */
 #include "io/pbtext_parser.h"
 
-#include "base/text.h"
+#include "base/utf8.h"
 #include "io/pbwire.h"
 
 #include <float.h>

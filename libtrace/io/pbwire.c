@@ -5,7 +5,7 @@
  */
 #include "io/pbwire.h"
 
-#include "base/text.h"
+#include "base/utf8.h"
 
 #include "tensorflow.pb-c.h"
 

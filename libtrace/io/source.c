@@ -131,7 +131,7 @@ static int decode_whole(const uint8_t *data, uint8_t *own, size_t len, tl_format
 	return 0;
 }
 
-int tl_decode_runmeta(const uint8_t *data, size_t len, tl_format format, tl_arena *arena,
+int tl_source_decode_runmeta(const uint8_t *data, size_t len, tl_format format, tl_arena *arena,
 		      Tensorflow__RunMetadata **out, tl_error *err)
 {
 	return decode_whole(data, NULL, len, format, TL_PBDECODE_ALL, arena, out, err);

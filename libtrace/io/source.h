@@ -71,7 +71,7 @@ int tl_source_next_model(tl_source *src, tl_arena **arena, Tensorflow__RunMetada
  * wrapped) into a RunMetadata in `arena`, every field; the bytes are
  * copied into the arena first. `format` may be a sniffed family
  * (TL_FORMAT_BINARY_PROTO, TL_FORMAT_TEXT_PROTO) or a forced kind. */
-int tl_decode_runmeta(const uint8_t *data, size_t len, tl_format format, tl_arena *arena,
+int tl_source_decode_runmeta(const uint8_t *data, size_t len, tl_format format, tl_arena *arena,
 		      Tensorflow__RunMetadata **out, tl_error *err);
 
 #endif

@@ -60,7 +60,7 @@ static void store_le64(uint8_t *p, uint64_t v)
 
 /* Like zlib's crc32(): `crc` is the crc of the bytes before (0 to start), so
  * a crc can be computed piecewise. */
-uint32_t tl_crc32c(uint32_t crc, const void *data, size_t len)
+uint32_t tl_tfrecord_crc32c(uint32_t crc, const void *data, size_t len)
 {
 	const uint8_t *p = data;
 	crc_table_init();
@@ -85,9 +85,9 @@ uint32_t tl_crc32c(uint32_t crc, const void *data, size_t len)
 
 /* TensorFlow rotates and offsets the crc it stores, so that a crc of data
  * that itself holds crcs does not degenerate. */
-uint32_t tl_crc32c_masked(const void *data, size_t len)
+uint32_t tl_tfrecord_crc32c_masked(const void *data, size_t len)
 {
-	uint32_t crc = tl_crc32c(0, data, len);
+	uint32_t crc = tl_tfrecord_crc32c(0, data, len);
 	return ((crc >> 15) | (crc << 17)) + CRC_MASK_DELTA;
 }
 
@@ -95,7 +95,7 @@ bool tl_tfrecord_sniff(const uint8_t *data, size_t len)
 {
 	if (len < HEADER_SIZE)
 		return false;
-	return tl_crc32c_masked(data, 8) == load_le32(data + 8);
+	return tl_tfrecord_crc32c_masked(data, 8) == load_le32(data + 8);
 }
 
 /* A header whose length is below 4 GiB and whose crc holds. The length
@@ -104,7 +104,7 @@ static bool plausible_header(const uint8_t *h)
 {
 	if ((h[4] | h[5] | h[6] | h[7]) != 0)
 		return false;
-	return tl_crc32c_masked(h, 8) == load_le32(h + 8);
+	return tl_tfrecord_crc32c_masked(h, 8) == load_le32(h + 8);
 }
 
 bool tl_tfrecord_sniff_damaged(const uint8_t *data, size_t len)
@@ -116,7 +116,7 @@ bool tl_tfrecord_sniff_damaged(const uint8_t *data, size_t len)
 		if (n > len - p - HEADER_SIZE - FOOTER_SIZE)
 			continue;
 		const uint8_t *body = data + p + HEADER_SIZE;
-		if (tl_crc32c_masked(body, (size_t)n) == load_le32(body + n))
+		if (tl_tfrecord_crc32c_masked(body, (size_t)n) == load_le32(body + n))
 			return true;
 	}
 	return false;
@@ -238,7 +238,7 @@ static int next_record(tl_tfrecord_reader *r, GByteArray *rec, tl_error *err)
 	}
 	r->next++;
 	uint64_t n = load_le64(head);
-	if (tl_crc32c_masked(head, 8) != load_le32(head + 8)) {
+	if (tl_tfrecord_crc32c_masked(head, 8) != load_le32(head + 8)) {
 		describe(r, err, ": length crc mismatch");
 		return skip_header(r, err);
 	}
@@ -259,7 +259,7 @@ static int next_record(tl_tfrecord_reader *r, GByteArray *rec, tl_error *err)
 		return -1;
 	if (got < FOOTER_SIZE)
 		return cut_short(r, err);
-	if (tl_crc32c_masked(rec->data, rec->len) != load_le32(foot)) {
+	if (tl_tfrecord_crc32c_masked(rec->data, rec->len) != load_le32(foot)) {
 		describe(r, err, ": data crc mismatch");
 		snprintf(r->then, sizeof r->then, "record skipped");
 		return TL_TFRECORD_DAMAGED;
@@ -284,8 +284,8 @@ void tl_tfrecord_frame(GByteArray *out, const void *data, size_t len)
 	/* Records are at most TL_TFRECORD_MAX bytes, which fits a guint. */
 	g_return_if_fail(len <= TL_TFRECORD_MAX);
 	store_le64(head, len);
-	store_le32(head + 8, tl_crc32c_masked(head, 8));
-	store_le32(foot, tl_crc32c_masked(data, len));
+	store_le32(head + 8, tl_tfrecord_crc32c_masked(head, 8));
+	store_le32(foot, tl_tfrecord_crc32c_masked(data, len));
 	g_byte_array_append(out, head, sizeof head);
 	g_byte_array_append(out, data, (guint)len);
 	g_byte_array_append(out, foot, sizeof foot);

@@ -20,8 +20,8 @@
 #include <stdio.h>
 
 /* CRC-32C (Castagnoli), and TensorFlow's masked form of it. */
-uint32_t tl_crc32c(uint32_t crc, const void *data, size_t len);
-uint32_t tl_crc32c_masked(const void *data, size_t len);
+uint32_t tl_tfrecord_crc32c(uint32_t crc, const void *data, size_t len);
+uint32_t tl_tfrecord_crc32c_masked(const void *data, size_t len);
 
 /* True when the first 12 bytes are a plausible record header (the length's
  * masked crc matches). */

@@ -26,7 +26,7 @@ static uint64_t mix(uint64_t h, uint64_t w)
 	return h ^ (h >> 29);
 }
 
-tl_name tl_name_of(const char *s, size_t len)
+tl_name tl_nametab_name(const char *s, size_t len)
 {
 	if (len >= UINT32_MAX)
 		len = UINT32_MAX - 1;
@@ -46,9 +46,9 @@ tl_name tl_name_of(const char *s, size_t len)
 	return (tl_name){.s = s, .len = (uint32_t)len, .hash = (uint32_t)(h >> 32)};
 }
 
-tl_name tl_name_of_str(const char *s)
+tl_name tl_nametab_name_str(const char *s)
 {
-	return tl_name_of(s, strlen(s));
+	return tl_nametab_name(s, strlen(s));
 }
 
 static size_t slot_of(const tl_nametab *t, uint32_t scope, uint32_t hash)

@@ -29,8 +29,8 @@ typedef struct tl_name {
 } tl_name;
 
 /* s[0..len): len at most UINT32_MAX - 1 (longer names are cut there). */
-tl_name tl_name_of(const char *s, size_t len);
-tl_name tl_name_of_str(const char *s);
+tl_name tl_nametab_name(const char *s, size_t len);
+tl_name tl_nametab_name_str(const char *s);
 
 /* `expect`: how many entries to size for (the table grows past it). */
 tl_nametab *tl_nametab_new(size_t expect);

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *tl_device_kind_name(tl_device_kind k)
+const char *tl_run_device_kind_name(tl_device_kind k)
 {
 	switch (k) {
 	case TL_DEV_EXECUTOR:
@@ -52,7 +52,7 @@ static bool is_bare_device_segment(const char *seg, size_t len)
 	return true;
 }
 
-void tl_device_normalize_append(GString *s, const char *raw, size_t len)
+void tl_run_device_normalize_append(GString *s, const char *raw, size_t len)
 {
 	const char *p = raw, *end = raw + len;
 	const char *slash = memchr(p, '/', len);
@@ -79,19 +79,19 @@ void tl_device_normalize_append(GString *s, const char *raw, size_t len)
 	}
 }
 
-const char *tl_device_normalize(tl_arena *arena, const char *raw)
+const char *tl_run_device_normalize(tl_arena *arena, const char *raw)
 {
 	if (raw == NULL || raw[0] == '\0')
 		return "";
 	size_t len = strlen(raw);
 	GString *s = g_string_sized_new(len + 16);
-	tl_device_normalize_append(s, raw, len);
+	tl_run_device_normalize_append(s, raw, len);
 	const char *out = tl_arena_strndup(arena, s->str, s->len);
 	g_string_free(s, TRUE);
 	return out;
 }
 
-tl_device_kind tl_device_kind_of(const char *name)
+tl_device_kind tl_run_device_kind_of(const char *name)
 {
 	if (strstr(name, "/stream:all") != NULL)
 		return TL_DEV_STREAM_ALL;
@@ -106,7 +106,7 @@ tl_device_kind tl_device_kind_of(const char *name)
 	return TL_DEV_OTHER;
 }
 
-void tl_kernel_label_parse(tl_arena *arena, const char *label, const char *node_name,
+void tl_run_kernel_label_parse(tl_arena *arena, const char *label, const char *node_name,
 			   const char **name, const char **op)
 {
 	/* As timeline.py: the text between "@@" and the first '#' when both
@@ -136,7 +136,7 @@ void tl_kernel_label_parse(tl_arena *arena, const char *label, const char *node_
 	*op = tl_arena_strndup(arena, op_begin, (size_t)(op_stop - op_begin));
 }
 
-bool tl_op_label_parse(tl_arena *arena, const char *label, const char **name, const char **op,
+bool tl_run_op_label_parse(tl_arena *arena, const char *label, const char **name, const char **op,
 		       const char ***inputs, size_t *n_inputs)
 {
 	/* timeline.py matches r"(.*) = (.*)\((.*)\)": greedy groups, so the
@@ -368,7 +368,7 @@ static void collect_devices(struct run_builder *b, const Tensorflow__StepStats *
 {
 	tl_run *run = b->run;
 	for (size_t i = 0; i < n_dev; i++) {
-		const char *name = tl_device_normalize(run->arena, ss->dev_stats[i]->device);
+		const char *name = tl_run_device_normalize(run->arena, ss->dev_stats[i]->device);
 		gpointer hit = g_hash_table_lookup(b->device_index, name);
 		if (hit != NULL) {
 			owner[i] = GPOINTER_TO_UINT(hit) - 1;
@@ -377,7 +377,7 @@ static void collect_devices(struct run_builder *b, const Tensorflow__StepStats *
 		tl_device *d = &run->devices[run->n_devices];
 		d->name = name;
 		d->raw = ss->dev_stats[i]->device != NULL ? ss->dev_stats[i]->device : "";
-		d->kind = tl_device_kind_of(name);
+		d->kind = tl_run_device_kind_of(name);
 		d->executor = -1;
 		d->stats = ss->dev_stats[i];
 		owner[i] = (uint32_t)run->n_devices;
@@ -548,7 +548,7 @@ static void map_partitions(struct run_builder *b)
 		const Tensorflow__GraphDef *g = run->meta->partition_graphs[p];
 		const char *dev = "";
 		for (size_t i = 0; i < g->n_node && dev[0] == '\0'; i++)
-			dev = tl_device_normalize(run->arena, g->node[i]->device);
+			dev = tl_run_device_normalize(run->arena, g->node[i]->device);
 		gpointer hit = g_hash_table_lookup(b->device_index, dev);
 		if (hit != NULL) {
 			b->partition_of_dev[GPOINTER_TO_UINT(hit) - 1] = (int32_t)p;
@@ -573,7 +573,7 @@ static void link_execs_part(void *ctx, size_t part, size_t lo, size_t hi, tl_are
 		const char *raw_name = e->ns->node_name != NULL ? e->ns->node_name : "";
 		if (dev->kind == TL_DEV_EXECUTOR || dev->kind == TL_DEV_OTHER) {
 			e->node = raw_name;
-			b->exec_names[i] = tl_name_of_str(raw_name);
+			b->exec_names[i] = tl_nametab_name_str(raw_name);
 			int32_t p = b->partition_of_dev[e->device];
 			if (p >= 0) {
 				uint32_t hit =
@@ -588,12 +588,12 @@ static void link_execs_part(void *ctx, size_t part, size_t lo, size_t hi, tl_are
 				op = "RecvTensor";
 			else if (e->gnode >= 0 && run->nodes[e->gnode].op[0] != '\0')
 				op = run->nodes[e->gnode].op;
-			else if (!tl_op_label_parse(arena, e->ns->timeline_label, NULL, &op, NULL,
+			else if (!tl_run_op_label_parse(arena, e->ns->timeline_label, NULL, &op, NULL,
 						    NULL))
 				op = NULL;
 			e->op = op != NULL ? op : "unknown";
 		} else {
-			tl_kernel_label_parse(arena, e->ns->timeline_label, raw_name, &e->node,
+			tl_run_kernel_label_parse(arena, e->ns->timeline_label, raw_name, &e->node,
 					      &e->op);
 		}
 	}
@@ -642,7 +642,7 @@ struct node_groups {
 static uint32_t group_named(const struct run_builder *b, const struct node_groups *ng,
 			    int32_t dev, const char *name)
 {
-	tl_name nm = tl_name_of_str(name);
+	tl_name nm = tl_nametab_name_str(name);
 	int32_t p = b->partition_of_dev[dev];
 	if (p >= 0) {
 		uint32_t n = tl_nametab_get(b->node_by_name, (uint32_t)p, nm);
@@ -757,7 +757,7 @@ static void link_tracer_records(struct run_builder *b)
 		bool recv = is_recv(g->op);
 		if (!recv && !is_send(g->op))
 			continue;
-		const char *tn = tl_node_attr_string(run, (uint32_t)n, "tensor_name");
+		const char *tn = tl_run_node_attr_string(run, (uint32_t)n, "tensor_name");
 		if (tn[0] == '\0')
 			continue;
 		const char **c = g_hash_table_lookup(cands, tn);

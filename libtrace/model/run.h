@@ -66,7 +66,7 @@ typedef enum tl_device_kind {
 	TL_DEV_OTHER,        /* any other pseudo-device */
 } tl_device_kind;
 
-const char *tl_device_kind_name(tl_device_kind k);
+const char *tl_run_device_kind_name(tl_device_kind k);
 
 typedef struct tl_device {
 	const char *name;       /* normalized */
@@ -150,25 +150,25 @@ void tl_run_free(tl_run *run);
 int tl_run_next(tl_source *src, tl_run **run, tl_error *err);
 
 /* Normalizes a device name into the arena; NULL/empty gives "". */
-const char *tl_device_normalize(tl_arena *arena, const char *raw);
-tl_device_kind tl_device_kind_of(const char *normalized);
+const char *tl_run_device_normalize(tl_arena *arena, const char *raw);
+tl_device_kind tl_run_device_kind_of(const char *normalized);
 
 /* Graph node by normalized device and name, or -1. */
 int32_t tl_run_find_node(const tl_run *run, const char *device, const char *name);
 
 /* A string attribute of a graph node ("" when absent), copied into the
  * run's arena. */
-const char *tl_node_attr_string(const tl_run *run, uint32_t node, const char *key);
+const char *tl_run_node_attr_string(const tl_run *run, uint32_t node, const char *key);
 
 /* Parses "name:Op" or a kernel label "...@@name:Op#...#" as timeline.py
  * does; writes pointers into the arena. */
-void tl_kernel_label_parse(tl_arena *arena, const char *label, const char *node_name,
+void tl_run_kernel_label_parse(tl_arena *arena, const char *label, const char *node_name,
 			   const char **name, const char **op);
 
 /* Parses "name = Op(in0, in1)" labels (optionally prefixed by "[alloc ...] ").
  * Returns false when the label has another shape. Input names are arena
  * strings. */
-bool tl_op_label_parse(tl_arena *arena, const char *label, const char **name, const char **op,
+bool tl_run_op_label_parse(tl_arena *arena, const char *label, const char **name, const char **op,
 		       const char ***inputs, size_t *n_inputs);
 
 #endif

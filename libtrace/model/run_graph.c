@@ -57,10 +57,10 @@ static const char *transfer_key(GString *key, const Tensorflow__NodeDef *def)
 	g_string_append_len(key, t, (gssize)n);
 	g_string_append_c(key, '\x1f');
 	n = attr_text(def, "send_device", &t);
-	tl_device_normalize_append(key, t, n);
+	tl_run_device_normalize_append(key, t, n);
 	g_string_append_c(key, '\x1f');
 	n = attr_text(def, "recv_device", &t);
-	tl_device_normalize_append(key, t, n);
+	tl_run_device_normalize_append(key, t, n);
 	return key->str;
 }
 
@@ -115,7 +115,7 @@ static void input_edges_part(void *ctx, size_t part, size_t lo, size_t hi, tl_ar
 				len = (size_t)(colon - nm);
 			}
 			uint32_t hit = tl_nametab_get(ie->b->node_by_name, n->partition,
-						      tl_name_of(nm, len));
+						      tl_nametab_name(nm, len));
 			if (hit == TL_NAMETAB_NONE) {
 				tl_warn("missing-input", "input '%s' of node '%s' names no node "
 					"in its graph; edge dropped", in, n->name);
@@ -154,13 +154,13 @@ static void collect_nodes(struct run_builder *b)
 			if (def->device == NULL || last_raw == NULL ||
 			    strcmp(def->device, last_raw) != 0) {
 				last_raw = def->device;
-				last_norm = tl_device_normalize(run->arena, def->device);
+				last_norm = tl_run_device_normalize(run->arena, def->device);
 			}
 			n->device = last_norm;
 			n->partition = (uint32_t)p;
 			n->def = def;
 			uint32_t at = tl_nametab_put(b->node_by_name, (uint32_t)p,
-						     tl_name_of_str(n->name), (uint32_t)run->n_nodes);
+						     tl_nametab_name_str(n->name), (uint32_t)run->n_nodes);
 			if (at != run->n_nodes) {
 				tl_warn("duplicate-node", "node '%s' defined twice in one graph; "
 					"the first definition is used", n->name);
@@ -320,7 +320,7 @@ void tl_run_graph_warn_cycles(const tl_run *run)
 	g_free(indeg);
 }
 
-const char *tl_node_attr_string(const tl_run *run, uint32_t node, const char *key)
+const char *tl_run_node_attr_string(const tl_run *run, uint32_t node, const char *key)
 {
 	return attr_string(run->arena, run->nodes[node].def, key);
 }

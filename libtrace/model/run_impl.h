@@ -34,7 +34,7 @@ static inline bool is_recv(const char *op)
 }
 
 /* run.c: appends the normalized spelling of raw[0 .. len) to s. */
-void tl_device_normalize_append(GString *s, const char *raw, size_t len);
+void tl_run_device_normalize_append(GString *s, const char *raw, size_t len);
 
 /* run_graph.c: the nodes of the partition graphs (b->node_by_name finds
  * them) and their edges: data and control edges from the inputs,

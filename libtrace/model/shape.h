@@ -8,7 +8,7 @@
  *   memory report, trace    "scalar"   -1             "scalar"
  *   graph labels            "scalar"   ?              ?
  *
- * Here rather than in base/text.h because it reads the schema's
+ * Here rather than in base/ because it reads the schema's
  * TensorShapeProto, which the base layer sits below. The shape belongs to
  * the caller (usually the run); the text is appended to the caller's GString.
  */

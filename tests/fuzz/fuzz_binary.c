@@ -14,7 +14,7 @@ static void decode(const uint8_t *data, size_t size, tl_format f, bool build)
 	tl_arena *arena = tl_arena_new();
 	Tensorflow__RunMetadata *meta = NULL;
 	tl_error err;
-	if (tl_decode_runmeta(data, size, f, arena, &meta, &err) < 0) {
+	if (tl_source_decode_runmeta(data, size, f, arena, &meta, &err) < 0) {
 		if (err.msg[0] == '\0')
 			abort(); /* an error says what went wrong */
 		tl_arena_free(arena);

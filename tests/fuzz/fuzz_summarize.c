@@ -96,7 +96,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_end();
 		return 0;
 	}
-	tl_summary *s = tl_summary_new((tl_view_kind)(size % 6));
+	tl_summary *s = tl_summary_new((tl_summary_view)(size % 6));
 	int rc = 0;
 	if (tl_source_format(src) == TL_FORMAT_CHROME) {
 		const uint8_t *map;

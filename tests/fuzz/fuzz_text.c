@@ -60,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	tl_arena *arena = tl_arena_new();
 	Tensorflow__RunMetadata *meta = NULL;
-	tl_decode_runmeta(data, size, TL_FORMAT_TEXT_PROTO, arena, &meta, &err);
+	tl_source_decode_runmeta(data, size, TL_FORMAT_TEXT_PROTO, arena, &meta, &err);
 	tl_arena_free(arena);
 	fuzz_end();
 	return 0;

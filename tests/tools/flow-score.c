@@ -166,7 +166,7 @@ static bool truth_end(json_t *end, unsigned run, tl_arena *arena, char **key, co
 	json_t *k = json_array_get(end, 2);
 	if (d == NULL || n == NULL || !json_is_integer(k))
 		return false;
-	*dev = tl_device_normalize(arena, d);
+	*dev = tl_run_device_normalize(arena, d);
 	*key = exec_key(run, *dev, n, (int64_t)json_integer_value(k));
 	return true;
 }

@@ -120,7 +120,7 @@ static inline tl_run *td_run_of_text(const char *text, const char *label)
 	tl_arena *arena = tl_arena_new();
 	Tensorflow__RunMetadata *meta = NULL;
 	tl_error err = {{0}};
-	if (tl_decode_runmeta((const uint8_t *)text, strlen(text), TL_FORMAT_RUNMETA_TEXT, arena,
+	if (tl_source_decode_runmeta((const uint8_t *)text, strlen(text), TL_FORMAT_RUNMETA_TEXT, arena,
 			      &meta, &err) < 0)
 		fail_msg("decode: %s", err.msg);
 	tl_run *run = NULL;

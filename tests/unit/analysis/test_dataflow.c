@@ -145,7 +145,7 @@ static void test_label_links_as_scan(void **state)
 		for (uint32_t i = 0; i < run->n_execs; i++) {
 			const char **inputs = NULL;
 			size_t n_in = 0;
-			if (!tl_op_label_parse(run->arena, run->execs[i].ns->timeline_label, NULL,
+			if (!tl_run_op_label_parse(run->arena, run->execs[i].ns->timeline_label, NULL,
 					       NULL, &inputs, &n_in))
 				continue;
 			for (size_t k = 0; k < n_in; k++) {
@@ -181,7 +181,7 @@ static void test_rowfit_first_fit(void **state)
 	(void)state;
 	GRand *rng = g_rand_new_with_seed(3);
 	for (int round = 0; round < 100; round++) {
-		tl_rowfit *f = tl_rowfit_new();
+		tl_lanes_fit *f = tl_lanes_fit_new();
 		GArray *row_end = g_array_new(FALSE, FALSE, sizeof(int64_t));
 		int64_t start = 0;
 		int n = g_rand_int_range(rng, 1, 300);
@@ -198,11 +198,11 @@ static void test_rowfit_first_fit(void **state)
 				g_array_append_val(row_end, end);
 			else
 				g_array_index(row_end, int64_t, want) = end;
-			assert_int_equal(tl_rowfit_place(f, start, end), want);
+			assert_int_equal(tl_lanes_fit_place(f, start, end), want);
 		}
-		assert_int_equal(tl_rowfit_rows(f), row_end->len);
+		assert_int_equal(tl_lanes_fit_rows(f), row_end->len);
 		g_array_free(row_end, TRUE);
-		tl_rowfit_free(f);
+		tl_lanes_fit_free(f);
 	}
 	g_rand_free(rng);
 }

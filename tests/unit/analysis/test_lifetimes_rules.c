@@ -88,7 +88,7 @@ static void assert_life(const tl_memory *mem, const tl_buffer *b, int64_t alloc_
 {
 	assert_int_equal(b->alloc_us, alloc_us);
 	assert_int_equal(b->free_us, free_us);
-	assert_string_equal(tl_free_cause_name(b->cause), tl_free_cause_name(cause));
+	assert_string_equal(tl_memory_cause_name(b->cause), tl_memory_cause_name(cause));
 	if (last == NULL)
 		assert_int_equal(b->last_user, -1);
 	else
@@ -105,7 +105,7 @@ static void assert_aliases(const tl_memory *mem, const tl_buffer *b, const char 
 		bool found = false;
 		for (uint32_t k = 0; k < b->n_refs; k++)
 			found =
-			    found || strcmp(tl_tensor_ref_name(mem, &mem->refs[b->first_ref + k]),
+			    found || strcmp(tl_memory_ref_name(mem, &mem->refs[b->first_ref + k]),
 					    names[i]) == 0;
 		if (!found)
 			fail_msg("%s does not alias the buffer", names[i]);
@@ -252,7 +252,7 @@ static void test_death(void **state)
 	assert_int_equal(cpu->peak_bytes, 2048);
 	assert_int_equal(cpu->peak_us, 170);
 	assert_live(mem, cpu, (const tl_buffer *[]){y}, 1);
-	assert_int_equal(tl_allocator_in_use(cpu, 169), 1280);
+	assert_int_equal(tl_memory_in_use(cpu, 169), 1280);
 	assert_checked(cpu, 2);
 	done(mem, run);
 }

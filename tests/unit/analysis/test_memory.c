@@ -121,7 +121,7 @@ static tl_run *build(struct text *t)
 	tl_arena *arena = tl_arena_new();
 	Tensorflow__RunMetadata *meta = NULL;
 	tl_error err = {{0}};
-	if (tl_decode_runmeta((const uint8_t *)s->str, s->len, TL_FORMAT_TEXT_PROTO, arena, &meta,
+	if (tl_source_decode_runmeta((const uint8_t *)s->str, s->len, TL_FORMAT_TEXT_PROTO, arena, &meta,
 			      &err) < 0)
 		fail_msg("decode: %s\n%s", err.msg, s->str);
 	tl_run *run = NULL;
@@ -200,8 +200,8 @@ static void test_pinned(void **state)
 	assert_int_equal(a->check_max_abs, 0);
 	assert_int_equal(a->n_estimated, 1);
 	assert_int_equal(a->n_unplaced, 0);
-	assert_int_equal(tl_allocator_in_use(a, 1008), 256);
-	assert_int_equal(tl_allocator_in_use(a, 1009), 256 + 1024);
+	assert_int_equal(tl_memory_in_use(a, 1008), 256);
+	assert_int_equal(tl_memory_in_use(a, 1009), 256 + 1024);
 	tl_memory_free(mem);
 	tl_run_free(run);
 }
@@ -275,7 +275,7 @@ static void test_sums(void **state)
 	const tl_buffer *late = early == b ? c : b;
 	assert_true(early->birth_lo > 1050 && early->birth_hi == 1100);
 	assert_true(late->birth_lo > 1100 && late->birth_hi == 1150);
-	assert_int_equal(tl_allocator_in_use(g, 1150), 256 + 512);
+	assert_int_equal(tl_memory_in_use(g, 1150), 256 + 512);
 	tl_memory_free(mem);
 	tl_run_free(run);
 }
@@ -352,12 +352,12 @@ static void test_in_use_near(void **state)
 	for (int q = 0; q < 20000; q++) {
 		int64_t at = q < 10000 ? 90 + q * (us - 80) / 10000
 				       : g_rand_int_range(r, 0, (gint32)us + 50);
-		assert_int_equal(tl_allocator_in_use_near(&a, at, &hint),
-				 tl_allocator_in_use(&a, at));
+		assert_int_equal(tl_memory_in_use_near(&a, at, &hint),
+				 tl_memory_in_use(&a, at));
 	}
 	tl_allocator none = {0};
 	hint = 3;
-	assert_int_equal(tl_allocator_in_use_near(&none, 5, &hint), 0);
+	assert_int_equal(tl_memory_in_use_near(&none, 5, &hint), 0);
 	g_rand_free(r);
 	g_free(pts);
 }

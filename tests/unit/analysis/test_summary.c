@@ -110,7 +110,7 @@ static const char text_c[] =
 /* ---- helpers ------------------------------------------------------------ */
 
 /* A summary of `view` over the runs (text, label), in order. */
-static tl_summary *summary_of(tl_view_kind view, const char *const *texts, size_t n)
+static tl_summary *summary_of(tl_summary_view view, const char *const *texts, size_t n)
 {
 	tl_summary *s = tl_summary_new(view);
 	for (size_t i = 0; i < n; i++) {
@@ -122,7 +122,7 @@ static tl_summary *summary_of(tl_view_kind view, const char *const *texts, size_
 	return s;
 }
 
-static tl_summary *summary_a(tl_view_kind view)
+static tl_summary *summary_a(tl_summary_view view)
 {
 	static const char *const runs[] = {text_a, "a"};
 	return summary_of(view, runs, 1);
@@ -145,7 +145,7 @@ static void assert_row(const tl_summary *s, const char *name, const double *want
 	for (int c = 0; c < TL_N_COLS; c++) {
 		double got = tl_summary_row_stat(s, r, c, &o);
 		if (got != want[c])
-			fail_msg("%s %s: %g, expected %g", name, tl_col_name(c), got, want[c]);
+			fail_msg("%s %s: %g, expected %g", name, tl_summary_col_name(c), got, want[c]);
 	}
 }
 
@@ -192,7 +192,7 @@ static void assert_same(const tl_summary *x, const tl_summary *y)
 				if (tl_summary_row_stat(x, rx, c, &o) !=
 				    tl_summary_row_stat(y, ry, c, &o))
 					fail_msg("%s run %zu %s differs", rx->name, run,
-						 tl_col_name(c));
+						 tl_summary_col_name(c));
 		}
 		o.step = -1;
 		for (int st = TL_STAT_AVG; st <= TL_STAT_STDDEV; st++) {
@@ -202,7 +202,7 @@ static void assert_same(const tl_summary *x, const tl_summary *y)
 				double b = tl_summary_row_stat(y, ry, c, &o);
 				if (a != b)
 					fail_msg("%s %s %s: %.17g vs %.17g", rx->name,
-						 tl_stat_names[st], tl_col_name(c), a, b);
+						 tl_summary_stat_names[st], tl_summary_col_name(c), a, b);
 			}
 		}
 	}
@@ -647,9 +647,9 @@ static void test_absorb(void **state)
 	(void)state;
 	static const char *const all[] = {text_a, "a", text_a, "a2", text_b, "b", text_c, "c"};
 	for (int v = TL_VIEW_OP; v <= TL_VIEW_STEP; v++) {
-		tl_summary *direct = summary_of((tl_view_kind)v, all, 4);
-		tl_summary *dst = summary_of((tl_view_kind)v, all, 1);
-		tl_summary *src = summary_of((tl_view_kind)v, all + 2, 3);
+		tl_summary *direct = summary_of((tl_summary_view)v, all, 4);
+		tl_summary *dst = summary_of((tl_summary_view)v, all, 1);
+		tl_summary *src = summary_of((tl_summary_view)v, all + 2, 3);
 		tl_summary_absorb(dst, src);
 		assert_same(direct, dst);
 		tl_summary_free(direct);
@@ -667,9 +667,9 @@ static void test_defined_split(void **state)
 	(void)state;
 	static const char *const ba[] = {text_b, "b", text_a, "a"};
 	for (int v = TL_VIEW_OP; v <= TL_VIEW_NODE; v++) {
-		tl_summary *direct = summary_of((tl_view_kind)v, ba, 2);
-		tl_summary *dst = summary_of((tl_view_kind)v, ba, 1);
-		tl_summary *src = summary_of((tl_view_kind)v, ba + 2, 1);
+		tl_summary *direct = summary_of((tl_summary_view)v, ba, 2);
+		tl_summary *dst = summary_of((tl_summary_view)v, ba, 1);
+		tl_summary *src = summary_of((tl_summary_view)v, ba + 2, 1);
 		tl_summary_absorb(dst, src);
 		assert_same(direct, dst);
 		if (v == TL_VIEW_OP)
@@ -712,16 +712,16 @@ static void test_partial(void **state)
 	(void)state;
 	static const char *const all[] = {text_a, "a", text_a, "a2", text_b, "b", text_c, "c"};
 	for (int v = TL_VIEW_OP; v <= TL_VIEW_STEP; v++) {
-		tl_summary *direct = summary_of((tl_view_kind)v, all, 4);
-		tl_summary *back = tl_summary_new((tl_view_kind)v);
+		tl_summary *direct = summary_of((tl_summary_view)v, all, 4);
+		tl_summary *back = tl_summary_new((tl_summary_view)v);
 		tl_error err = {{0}};
 		if (partial_trip(&direct, 1, back, &err) != 0)
-			fail_msg("%s: %s", tl_view_name((tl_view_kind)v), err.msg);
+			fail_msg("%s: %s", tl_summary_view_name((tl_summary_view)v), err.msg);
 		assert_same(direct, back);
 		tl_summary_free(back);
-		tl_summary *parts[] = {summary_of((tl_view_kind)v, all, 1),
-				       summary_of((tl_view_kind)v, all + 2, 3)};
-		back = tl_summary_new((tl_view_kind)v);
+		tl_summary *parts[] = {summary_of((tl_summary_view)v, all, 1),
+				       summary_of((tl_summary_view)v, all + 2, 3)};
+		back = tl_summary_new((tl_summary_view)v);
 		assert_int_equal(partial_trip(parts, 2, back, &err), 0);
 		assert_same(direct, back);
 		tl_summary_free(back);
@@ -777,7 +777,7 @@ static void test_chrome(void **state)
 	    "{\"ph\":\"X\",\"pid\":2,\"tid\":0,\"ts\":1,\"dur\":3,\"name\":\"Add\","
 	    "\"args\":{\"name\":\"add\"}}]}";
 	static const struct {
-		tl_view_kind view;
+		tl_summary_view view;
 		const char *r1, *r2;
 	} cases[] = {
 	    {TL_VIEW_OP, "MatMul", "Add"},

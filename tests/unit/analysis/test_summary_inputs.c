@@ -17,7 +17,7 @@
 #include "testdata.h"
 
 /* The summary of `paths` read one by one, in order, run by run. */
-static tl_summary *one_by_one(tl_view_kind view, char **paths, size_t n)
+static tl_summary *one_by_one(tl_summary_view view, char **paths, size_t n)
 {
 	tl_summary *s = tl_summary_new(view);
 	for (size_t i = 0; i < n; i++) {
@@ -67,14 +67,14 @@ static void test_side_by_side(void **state)
 	char *paths[] = {td_data("gen-cpu.pbtxt"), td_data("gen-g2-loop.pb"),
 			 td_data("mnist.pbtxt"), td_data("gen-cpu.pbtxt")};
 	for (int v = TL_VIEW_OP; v <= TL_VIEW_STEP; v++) {
-		tl_summary *s = tl_summary_new((tl_view_kind)v);
+		tl_summary *s = tl_summary_new((tl_summary_view)v);
 		tl_summary_inputs_opts o = {.format = TL_FORMAT_AUTO};
 		size_t bad = 99;
 		tl_error err;
 		assert_int_equal(tl_summary_add_inputs(s, (const char *const *)paths, 4, &o, &bad, &err),
 				 0);
 		assert_int_equal(bad, 99);
-		tl_summary *want = one_by_one((tl_view_kind)v, paths, 4);
+		tl_summary *want = one_by_one((tl_summary_view)v, paths, 4);
 		assert_same(want, s);
 		tl_summary_free(want);
 		tl_summary_free(s);

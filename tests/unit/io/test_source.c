@@ -239,7 +239,7 @@ static bool try_prefix(const uint8_t *data, size_t len, tl_output *sink)
 	tl_arena *arena = tl_arena_new();
 	Tensorflow__RunMetadata *meta = NULL;
 	tl_error err = {{0}};
-	if (tl_decode_runmeta(data, len, TL_FORMAT_AUTO, arena, &meta, &err) < 0) {
+	if (tl_source_decode_runmeta(data, len, TL_FORMAT_AUTO, arena, &meta, &err) < 0) {
 		assert_true(err.msg[0] != '\0');
 		assert_null(strchr(err.msg, '\n'));
 		tl_arena_free(arena);

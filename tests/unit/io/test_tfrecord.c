@@ -127,18 +127,18 @@ static void assert_log(const GByteArray *s, const char *want)
 static void test_crc32c_vectors(void **state)
 {
 	uint8_t buf[32];
-	assert_int_equal(tl_crc32c(0, "123456789", 9), 0xe3069283u);
-	assert_int_equal(tl_crc32c(0, "", 0), 0);
+	assert_int_equal(tl_tfrecord_crc32c(0, "123456789", 9), 0xe3069283u);
+	assert_int_equal(tl_tfrecord_crc32c(0, "", 0), 0);
 	memset(buf, 0, sizeof buf);
-	assert_int_equal(tl_crc32c(0, buf, sizeof buf), 0x8a9136aau);
+	assert_int_equal(tl_tfrecord_crc32c(0, buf, sizeof buf), 0x8a9136aau);
 	memset(buf, 0xff, sizeof buf);
-	assert_int_equal(tl_crc32c(0, buf, sizeof buf), 0x62a8ab43u);
+	assert_int_equal(tl_tfrecord_crc32c(0, buf, sizeof buf), 0x62a8ab43u);
 	for (int i = 0; i < 32; i++)
 		buf[i] = (uint8_t)i;
-	assert_int_equal(tl_crc32c(0, buf, sizeof buf), 0x46dd794eu);
+	assert_int_equal(tl_tfrecord_crc32c(0, buf, sizeof buf), 0x46dd794eu);
 	for (int i = 0; i < 32; i++)
 		buf[i] = (uint8_t)(31 - i);
-	assert_int_equal(tl_crc32c(0, buf, sizeof buf), 0x113fdb5cu);
+	assert_int_equal(tl_tfrecord_crc32c(0, buf, sizeof buf), 0x113fdb5cu);
 }
 
 /* Proves: the eight-bytes-at-a-time path agrees with the bitwise definition
@@ -152,11 +152,11 @@ static void test_crc32c_slices(void **state)
 	g_rand_free(r);
 	for (size_t off = 0; off < 8; off++)
 		for (size_t n = 0; n + off <= 80; n++)
-			assert_int_equal(tl_crc32c(0, buf + off, n), crc32c_ref(buf + off, n));
+			assert_int_equal(tl_tfrecord_crc32c(0, buf + off, n), crc32c_ref(buf + off, n));
 	uint32_t whole = crc32c_ref(buf, sizeof buf);
 	for (size_t cut = 0; cut <= sizeof buf; cut++) {
-		uint32_t c = tl_crc32c(0, buf, cut);
-		assert_int_equal(tl_crc32c(c, buf + cut, sizeof buf - cut), whole);
+		uint32_t c = tl_tfrecord_crc32c(0, buf, cut);
+		assert_int_equal(tl_tfrecord_crc32c(c, buf + cut, sizeof buf - cut), whole);
 	}
 }
 
@@ -164,7 +164,7 @@ static void test_crc32c_slices(void **state)
  * computed independently, with Python, from the TFRecord spec). */
 static void test_frame_bytes(void **state)
 {
-	assert_int_equal(tl_crc32c_masked("123456789", 9), 0xc78ab0e5u);
+	assert_int_equal(tl_tfrecord_crc32c_masked("123456789", 9), 0xc78ab0e5u);
 	const uint8_t want[] = {0x05, 0,   0,	0,   0,	  0,   0,    0,	   0xea, 0xb2, 0x04,
 				0x3e, 'h', 'e', 'l', 'l', 'o', 0xbb, 0x1f, 0x1c, 0x19};
 	GByteArray *out = g_byte_array_new();
@@ -480,7 +480,7 @@ static GByteArray *header_claiming(uint64_t len, const char *tail)
 	uint8_t head[12];
 	for (int i = 0; i < 8; i++)
 		head[i] = (uint8_t)(len >> (8 * i));
-	uint32_t c = tl_crc32c_masked(head, 8);
+	uint32_t c = tl_tfrecord_crc32c_masked(head, 8);
 	for (int i = 0; i < 4; i++)
 		head[8 + i] = (uint8_t)(c >> (8 * i));
 	GByteArray *s = g_byte_array_new();

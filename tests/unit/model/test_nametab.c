@@ -19,21 +19,21 @@ static void test_nametab_basic(void **state)
 {
 	tl_nametab *t = tl_nametab_new(0);
 	const char *a = "tower_0/conv1/Conv2D";
-	assert_int_equal(tl_nametab_put(t, 0, tl_name_of_str(a), 5), 5);
-	assert_int_equal(tl_nametab_put(t, 0, tl_name_of_str("tower_0/conv1/Conv2D"), 9), 5);
-	assert_int_equal(tl_nametab_put(t, 1, tl_name_of_str(a), 6), 6);
-	assert_int_equal(tl_nametab_put(t, 0, tl_name_of_str(""), 7), 7);
+	assert_int_equal(tl_nametab_put(t, 0, tl_nametab_name_str(a), 5), 5);
+	assert_int_equal(tl_nametab_put(t, 0, tl_nametab_name_str("tower_0/conv1/Conv2D"), 9), 5);
+	assert_int_equal(tl_nametab_put(t, 1, tl_nametab_name_str(a), 6), 6);
+	assert_int_equal(tl_nametab_put(t, 0, tl_nametab_name_str(""), 7), 7);
 	assert_int_equal(tl_nametab_size(t), 3);
 	char copy[64];
 	strcpy(copy, a);
-	assert_int_equal(tl_nametab_get(t, 0, tl_name_of_str(copy)), 5);
-	assert_int_equal(tl_nametab_get(t, 1, tl_name_of_str(copy)), 6);
-	assert_int_equal(tl_nametab_get(t, 2, tl_name_of_str(copy)), TL_NAMETAB_NONE);
-	assert_int_equal(tl_nametab_get(t, 0, tl_name_of_str("")), 7);
+	assert_int_equal(tl_nametab_get(t, 0, tl_nametab_name_str(copy)), 5);
+	assert_int_equal(tl_nametab_get(t, 1, tl_nametab_name_str(copy)), 6);
+	assert_int_equal(tl_nametab_get(t, 2, tl_nametab_name_str(copy)), TL_NAMETAB_NONE);
+	assert_int_equal(tl_nametab_get(t, 0, tl_nametab_name_str("")), 7);
 	const char *port = "tower_0/conv1/Conv2D:1";
-	assert_int_equal(tl_nametab_get(t, 0, tl_name_of(port, strlen(a))), 5);
-	assert_int_equal(tl_nametab_get(t, 0, tl_name_of_str(port)), TL_NAMETAB_NONE);
-	assert_int_equal(tl_nametab_get(t, 0, tl_name_of(a, strlen(a) - 1)), TL_NAMETAB_NONE);
+	assert_int_equal(tl_nametab_get(t, 0, tl_nametab_name(port, strlen(a))), 5);
+	assert_int_equal(tl_nametab_get(t, 0, tl_nametab_name_str(port)), TL_NAMETAB_NONE);
+	assert_int_equal(tl_nametab_get(t, 0, tl_nametab_name(a, strlen(a) - 1)), TL_NAMETAB_NONE);
 	tl_nametab_free(t);
 }
 
@@ -48,12 +48,12 @@ static void test_nametab_many(void **state)
 		names[i] =
 		    g_strdup_printf("%.*s%zu", (int)(i % 30), "scope/scope/scope/scope/scope/", i);
 		assert_int_equal(
-		    tl_nametab_put(t, (uint32_t)(i % 3), tl_name_of_str(names[i]), (uint32_t)i), i);
+		    tl_nametab_put(t, (uint32_t)(i % 3), tl_nametab_name_str(names[i]), (uint32_t)i), i);
 	}
 	assert_int_equal(tl_nametab_size(t), n);
 	for (size_t i = 0; i < n; i++) {
-		assert_int_equal(tl_nametab_get(t, (uint32_t)(i % 3), tl_name_of_str(names[i])), i);
-		assert_int_equal(tl_nametab_get(t, (uint32_t)(i % 3 + 1), tl_name_of_str(names[i])),
+		assert_int_equal(tl_nametab_get(t, (uint32_t)(i % 3), tl_nametab_name_str(names[i])), i);
+		assert_int_equal(tl_nametab_get(t, (uint32_t)(i % 3 + 1), tl_nametab_name_str(names[i])),
 				 TL_NAMETAB_NONE);
 	}
 	for (size_t i = 0; i < n; i++)

@@ -40,21 +40,21 @@ static void test_normalize(void **state)
 {
 	(void)state;
 	tl_arena *a = tl_arena_new();
-	assert_string_equal(tl_device_normalize(a, "/job:localhost/replica:0/task:0/cpu:0"),
+	assert_string_equal(tl_run_device_normalize(a, "/job:localhost/replica:0/task:0/cpu:0"),
 			    "/job:localhost/replica:0/task:0/device:CPU:0");
-	assert_string_equal(tl_device_normalize(a, "/job:localhost/replica:0/task:0/device:GPU:1"),
+	assert_string_equal(tl_run_device_normalize(a, "/job:localhost/replica:0/task:0/device:GPU:1"),
 			    "/job:localhost/replica:0/task:0/device:GPU:1");
-	assert_string_equal(tl_device_normalize(a, "/gpu:0/stream:12"),
+	assert_string_equal(tl_run_device_normalize(a, "/gpu:0/stream:12"),
 			    "/device:GPU:0/stream:12");
-	assert_string_equal(tl_device_normalize(a, "/gpu:0/memcpy"), "/device:GPU:0/memcpy");
-	assert_string_equal(tl_device_normalize(a, "/job:worker/replica:0/task:3/gpu:2"),
+	assert_string_equal(tl_run_device_normalize(a, "/gpu:0/memcpy"), "/device:GPU:0/memcpy");
+	assert_string_equal(tl_run_device_normalize(a, "/job:worker/replica:0/task:3/gpu:2"),
 			    "/job:worker/replica:0/task:3/device:GPU:2");
-	assert_string_equal(tl_device_normalize(a, ""), "");
-	assert_int_equal(tl_device_kind_of("/device:GPU:0/stream:all"), TL_DEV_STREAM_ALL);
-	assert_int_equal(tl_device_kind_of("/device:GPU:0/stream:7"), TL_DEV_STREAM);
-	assert_int_equal(tl_device_kind_of("/device:GPU:0/memcpy"), TL_DEV_MEMCPY);
-	assert_int_equal(tl_device_kind_of("/device:GPU:0/sync"), TL_DEV_SYNC);
-	assert_int_equal(tl_device_kind_of("/job:localhost/replica:0/task:0/device:CPU:0"),
+	assert_string_equal(tl_run_device_normalize(a, ""), "");
+	assert_int_equal(tl_run_device_kind_of("/device:GPU:0/stream:all"), TL_DEV_STREAM_ALL);
+	assert_int_equal(tl_run_device_kind_of("/device:GPU:0/stream:7"), TL_DEV_STREAM);
+	assert_int_equal(tl_run_device_kind_of("/device:GPU:0/memcpy"), TL_DEV_MEMCPY);
+	assert_int_equal(tl_run_device_kind_of("/device:GPU:0/sync"), TL_DEV_SYNC);
+	assert_int_equal(tl_run_device_kind_of("/job:localhost/replica:0/task:0/device:CPU:0"),
 			 TL_DEV_EXECUTOR);
 	tl_arena_free(a);
 }
@@ -66,19 +66,19 @@ static void test_op_label(void **state)
 	tl_arena *a = tl_arena_new();
 	const char *name, *op, **in;
 	size_t n;
-	assert_true(tl_op_label_parse(a, "x = MatMul(a, b:1, ^c)", &name, &op, &in, &n));
+	assert_true(tl_run_op_label_parse(a, "x = MatMul(a, b:1, ^c)", &name, &op, &in, &n));
 	assert_string_equal(name, "x");
 	assert_string_equal(op, "MatMul");
 	assert_int_equal(n, 3);
 	assert_string_equal(in[1], "b:1");
 	assert_string_equal(in[2], "^c");
-	assert_true(tl_op_label_parse(a, "[cpu 49.0MB 49.0MB] v/VariableV2 = VariableV2()", &name,
+	assert_true(tl_run_op_label_parse(a, "[cpu 49.0MB 49.0MB] v/VariableV2 = VariableV2()", &name,
 				      &op, &in, &n));
 	assert_string_equal(name, "v/VariableV2");
 	assert_string_equal(op, "VariableV2");
 	assert_int_equal(n, 0);
-	assert_false(tl_op_label_parse(a, "no label here", &name, &op, &in, &n));
-	assert_false(tl_op_label_parse(a, NULL, &name, &op, &in, &n));
+	assert_false(tl_run_op_label_parse(a, "no label here", &name, &op, &in, &n));
+	assert_false(tl_run_op_label_parse(a, NULL, &name, &op, &in, &n));
 	tl_arena_free(a);
 }
 
@@ -88,14 +88,14 @@ static void test_kernel_label(void **state)
 	(void)state;
 	tl_arena *a = tl_arena_new();
 	const char *name, *op;
-	tl_kernel_label_parse(a, "void k<float>(x) regs:1@@conv/Relu:Relu#id=3#", "ignored:X",
+	tl_run_kernel_label_parse(a, "void k<float>(x) regs:1@@conv/Relu:Relu#id=3#", "ignored:X",
 			      &name, &op);
 	assert_string_equal(name, "conv/Relu");
 	assert_string_equal(op, "Relu");
-	tl_kernel_label_parse(a, "MEMCPYDtoH 400 bytes", "edge_9_x:MEMCPYDtoH", &name, &op);
+	tl_run_kernel_label_parse(a, "MEMCPYDtoH 400 bytes", "edge_9_x:MEMCPYDtoH", &name, &op);
 	assert_string_equal(name, "edge_9_x");
 	assert_string_equal(op, "MEMCPYDtoH");
-	tl_kernel_label_parse(a, "k@@a/b:Relu", "a/b:Relu", &name, &op);
+	tl_run_kernel_label_parse(a, "k@@a/b:Relu", "a/b:Relu", &name, &op);
 	assert_string_equal(name, "a/b");
 	assert_string_equal(op, "Relu");
 	tl_arena_free(a);

@@ -1,5 +1,5 @@
-/* Unit tests of text.c (the UTF-8 walker and encoder, the text check, byte
- * sizes) and of output.c's CSV quoter. */
+/* Unit tests of base/utf8.c (the UTF-8 walker and encoder, the text check),
+ * base/bytes.c (byte sizes) and output.c's CSV quoter. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,7 +7,8 @@
 #include <cmocka.h>
 
 #include "base/output.h"
-#include "base/text.h"
+#include "base/utf8.h"
+#include "base/bytes.h"
 
 #include <glib.h>
 #include <stdio.h>

@@ -1,21 +1,20 @@
 /*
- * text: the text helpers every layer shares, so that two files never hold
- * two copies of one idea.
+ * utf8: the one UTF-8 walker every layer shares, so that two files never
+ * hold two copies of one idea.
  *
  *   tl_utf8_next    the one UTF-8 walker (as jq's jv_unicode.c): every
  *                   reader that checks text and every writer that escapes
  *                   it steps through multi-byte characters with it;
  *   tl_utf8_encode  a code point as UTF-8;
- *   tl_utf8_is_text whether bytes read as text (the sniffers' question);
- *   tl_bytes_format a byte count in tfprof's decimal units, the one unit
- *                   system of every report, plot and graph label.
+ *   tl_utf8_is_text whether bytes read as text (the sniffers' question).
  *
- * The CSV quoter is tl_out_csv (base/output.h); the shape of a tensor is
- * model/shape.h (it reads the schema, which this layer sits below).
+ * The other text helpers: the byte-size formatter is base/bytes.h, the CSV
+ * quoter tl_out_csv (base/output.h), the shape of a tensor model/shape.h
+ * (it reads the schema, which this layer sits below).
  * Nothing here allocates; the caller owns every buffer.
  */
-#ifndef TL_BASE_TEXT_H
-#define TL_BASE_TEXT_H
+#ifndef TL_BASE_UTF8_H
+#define TL_BASE_UTF8_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -110,13 +109,5 @@ size_t tl_utf8_encode(char buf[4], uint32_t cp);
  * when `cut` says the bytes are the prefix of something longer. */
 #define TL_UTF8_TAB_LF_CR ((1u << '\t') | (1u << '\n') | (1u << '\r'))
 bool tl_utf8_is_text(const char *s, size_t n, uint32_t controls, bool cut);
-
-/* "512B", "1.20KB", "12.35MB", "3.00GB": tfprof's decimal units (1 KB =
- * 1000 B), two decimals, no space; below 1000 the whole number of bytes.
- * A negative count keeps its sign ("-1.20KB"). Writes at most size bytes,
- * the NUL included (TL_BYTES_FORMAT_MAX hold any int64_t count), and
- * returns the length of what it wrote. */
-#define TL_BYTES_FORMAT_MAX 32
-size_t tl_bytes_format(char *buf, size_t size, double bytes);
 
 #endif
