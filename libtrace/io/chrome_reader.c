@@ -397,45 +397,30 @@ int tl_chrome_reader_open(tl_chrome_reader **out, const uint8_t *data, size_t le
 	return 0;
 }
 
-/* Records the span of a member of the event, if its key is one we report. */
+/* Records the span of a member of the event, if its key is one we report:
+ * the length first (one compare rules out most keys), then the bytes. */
+#define MEMBER(name, field)                                                        \
+	if (key_len == sizeof(name) - 1 && memcmp(key, name, sizeof(name) - 1) == 0) { \
+		ev->field = s;                                                         \
+		return;                                                                \
+	}
+
 static void event_member(tl_chrome_in_event *ev, const uint8_t *key, size_t key_len, tl_span s)
 {
-	const char *k = (const char *)key;
-	switch (key_len) {
-	case 2:
-		if (memcmp(k, "ph", 2) == 0)
-			ev->ph_span = s;
-		else if (memcmp(k, "ts", 2) == 0)
-			ev->ts = s;
-		else if (memcmp(k, "id", 2) == 0)
-			ev->id = s;
-		break;
-	case 3:
-		if (memcmp(k, "pid", 3) == 0)
-			ev->pid = s;
-		else if (memcmp(k, "tid", 3) == 0)
-			ev->tid = s;
-		else if (memcmp(k, "dur", 3) == 0)
-			ev->dur = s;
-		else if (memcmp(k, "cat", 3) == 0)
-			ev->cat = s;
-		else if (memcmp(k, "id2", 3) == 0)
-			ev->id2 = s;
-		break;
-	case 4:
-		if (memcmp(k, "name", 4) == 0)
-			ev->name = s;
-		else if (memcmp(k, "args", 4) == 0)
-			ev->args = s;
-		break;
-	case 7:
-		if (memcmp(k, "bind_id", 7) == 0)
-			ev->bind_id = s;
-		break;
-	default:
-		break;
-	}
+	MEMBER("ph", ph_span)
+	MEMBER("ts", ts)
+	MEMBER("pid", pid)
+	MEMBER("tid", tid)
+	MEMBER("dur", dur)
+	MEMBER("name", name)
+	MEMBER("args", args)
+	MEMBER("cat", cat)
+	MEMBER("id", id)
+	MEMBER("id2", id2)
+	MEMBER("bind_id", bind_id)
 }
+
+#undef MEMBER
 
 /* Reads the event object at r->p (its '{'). Returns 1 for an event, 0 for
  * an empty {} (skipped), -1 on error. */
