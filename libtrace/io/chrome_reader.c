@@ -173,27 +173,13 @@ static int32_t unicode_escape(const char *h, const char *end, const char **after
  * byte after it. A lone surrogate becomes U+FFFD. */
 static const char *decode_escape(const char *p, const char *end, GString *buf)
 {
+	/* the one-character escapes, and what they stand for */
+	static const char from[] = "bfnrt", to[] = "\b\f\n\r\t";
 	char c = *p++;
-	switch (c) {
-	case 'b':
-		g_string_append_c(buf, '\b');
-		return p;
-	case 'f':
-		g_string_append_c(buf, '\f');
-		return p;
-	case 'n':
-		g_string_append_c(buf, '\n');
-		return p;
-	case 'r':
-		g_string_append_c(buf, '\r');
-		return p;
-	case 't':
-		g_string_append_c(buf, '\t');
-		return p;
-	case 'u':
-		break;
-	default: /* '"', '\\', '/' */
-		g_string_append_c(buf, c);
+	if (c != 'u') {
+		const char *at = strchr(from, c);
+		/* others ('"', '\\', '/') stand for themselves */
+		g_string_append_c(buf, at != NULL && c != '\0' ? to[at - from] : c);
 		return p;
 	}
 	if (!at_hex4(p, end)) {
@@ -292,6 +278,30 @@ static int finish(tl_chrome_reader *r)
 	return 0;
 }
 
+/* After a member's value, at p (whitespace skipped): '}' ends the object
+ * (p, *more false); ',' leads to the next member (its first byte, *more
+ * true); anything else, or the end, is an error (NULL). */
+static const uint8_t *after_member(tl_json_scan *s, const uint8_t *p, bool *more)
+{
+	if (p == s->end) {
+		tl_json_scan_fail_eof(s);
+		return NULL;
+	}
+	*more = *p == ',';
+	if (*p == '}')
+		return p;
+	if (*p != ',') {
+		tl_json_scan_fail(s, p, "expected ',' or '}' after a value");
+		return NULL;
+	}
+	p = tl_json_scan_ws(p + 1, s->end);
+	if (p == s->end) {
+		tl_json_scan_fail_eof(s);
+		return NULL;
+	}
+	return p;
+}
+
 /* Walks the top-level object's members from r->p: `first` when just after
  * its '{', else just after a member's value. Stops after the '[' of
  * traceEvents (1) or at the end of the document (0); -1 on error. */
@@ -307,17 +317,11 @@ static int scan_top_members(tl_chrome_reader *r, bool first)
 		if (first && *p == '}')
 			break;
 		if (!first) {
-			if (*p == '}')
+			bool more;
+			if ((p = after_member(&r->scan, p, &more)) == NULL)
+				return -1;
+			if (!more)
 				break;
-			if (*p != ',') {
-				tl_json_scan_fail(&r->scan, p, "expected ',' or '}' after a value");
-				return -1;
-			}
-			p = tl_json_scan_ws(p + 1, end);
-			if (p == end) {
-				tl_json_scan_fail_eof(&r->scan);
-				return -1;
-			}
 		}
 		first = false;
 		const uint8_t *key;
@@ -445,18 +449,11 @@ static int read_event(tl_chrome_reader *r, tl_chrome_in_event *ev)
 			return -1;
 		tl_span s = {(uint32_t)(value - start), (uint32_t)(p - value)};
 		event_member(ev, key, key_len, s);
-		p = tl_json_scan_ws(p, end);
-		if (p == end) {
-			tl_json_scan_fail_eof(&r->scan);
+		bool more;
+		if ((p = after_member(&r->scan, tl_json_scan_ws(p, end), &more)) == NULL)
 			return -1;
-		}
-		if (*p == '}')
+		if (!more)
 			break;
-		if (*p != ',') {
-			tl_json_scan_fail(&r->scan, p, "expected ',' or '}' after a value");
-			return -1;
-		}
-		p = tl_json_scan_ws(p + 1, end);
 	}
 	p++;
 	if ((size_t)(p - start) > UINT32_MAX) {
