@@ -1,4 +1,5 @@
 #include "analysis/advise.h"
+#include "base/group.h"
 
 #include <glib.h>
 #include <stdio.h>
@@ -88,23 +89,21 @@ static int64_t union_ns(int64_t *p, size_t n)
 	return busy;
 }
 
-/* Accelerator utilization: the union of each GPU's stream records. Each
- * executor's stream devices are found by a counting sort: thousands of
- * GPUs must not cost their number squared. */
+/* Accelerator utilization: the union of each GPU's stream records, its
+ * streams found by grouping the devices by executor. */
 static void gpu_utilization(const tl_run *run, tl_advice *a)
 {
 	int64_t span = run->t_end - run->t_begin;
 	size_t nd = run->n_devices;
-	uint32_t *st_first = g_new0(uint32_t, nd + 2);
-	uint32_t *st_of = g_new(uint32_t, nd + 1);
+	uint32_t *executor = g_new(uint32_t, nd ? nd : 1);
 	for (size_t s = 0; s < nd; s++)
-		if (run->devices[s].kind == TL_DEV_STREAM && run->devices[s].executor >= 0)
-			st_first[run->devices[s].executor + 2]++;
-	for (size_t d = 0; d < nd; d++)
-		st_first[d + 2] += st_first[d + 1];
-	for (size_t s = 0; s < nd; s++)
-		if (run->devices[s].kind == TL_DEV_STREAM && run->devices[s].executor >= 0)
-			st_of[st_first[run->devices[s].executor + 1]++] = (uint32_t)s;
+		executor[s] = run->devices[s].kind == TL_DEV_STREAM && run->devices[s].executor >= 0
+				      ? (uint32_t)run->devices[s].executor
+				      : TL_GROUP_NONE;
+	tl_group streams;
+	tl_group_by(&streams, executor, nd, (uint32_t)nd);
+	g_free(executor);
+	const uint32_t *st_first = streams.first, *st_of = streams.members;
 	a->gpus = g_new0(tl_advice_gpu, nd ? nd : 1);
 	for (size_t d = 0; d < nd; d++) {
 		const tl_device *gpu = &run->devices[d];
@@ -123,8 +122,7 @@ static void gpu_utilization(const tl_run *run, tl_advice *a)
 			(uint32_t)d, span > 0 ? 100.0 * (double)busy / (double)span : 0, iv->len > 0};
 		g_array_free(iv, TRUE);
 	}
-	g_free(st_first);
-	g_free(st_of);
+	tl_group_free(&streams);
 }
 
 /* Operations: NHWC convolutions on a GPU, batch norm built from pieces. */

@@ -1,4 +1,5 @@
 #include "analysis/critical_path.h"
+#include "base/group.h"
 
 #include "analysis/dataflow.h"
 #include "analysis/idle.h"
@@ -48,23 +49,16 @@ static void build_preds(const tl_run *run, const bool *used, uint32_t **first_ou
 			g_array_append_val(pred_dst, i);
 		}
 	}
-	/* CSR by destination */
-	uint32_t *first = g_new0(uint32_t, run->n_execs + 1);
+	/* by destination, then each member (a link) becomes its source */
+	tl_group g;
+	tl_group_by(&g, (const uint32_t *)(void *)pred_dst->data, pred_dst->len,
+		    (uint32_t)run->n_execs);
 	for (guint k = 0; k < pred_dst->len; k++)
-		first[g_array_index(pred_dst, uint32_t, k) + 1]++;
-	for (size_t i = 0; i < run->n_execs; i++)
-		first[i + 1] += first[i];
-	uint32_t *fill = g_memdup2(first, (run->n_execs + 1) * sizeof(uint32_t));
-	uint32_t *pred = g_new(uint32_t, pred_dst->len ? pred_dst->len : 1);
-	for (guint k = 0; k < pred_dst->len; k++)
-		pred[fill[g_array_index(pred_dst, uint32_t, k)]++] =
-			g_array_index(pred_src, uint32_t, k);
-	g_free(fill);
+		g.members[k] = g_array_index(pred_src, uint32_t, g.members[k]);
 	g_array_free(pred_src, TRUE);
 	g_array_free(pred_dst, TRUE);
-
-	*first_out = first;
-	*pred_out = pred;
+	*first_out = g.first;
+	*pred_out = g.members;
 }
 
 size_t tl_critical_path(const tl_run *run, tl_path_step **steps)

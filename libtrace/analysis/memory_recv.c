@@ -5,6 +5,7 @@
  * memory_birth.c.
  */
 #include "analysis/memory_impl.h"
+#include "base/group.h"
 
 #include <glib.h>
 #include <string.h>
@@ -31,16 +32,14 @@ static int32_t last_buffer_of(struct memory_builder *b, uint32_t node, int32_t p
  * destination). */
 static void index_out_edges(const tl_run *run, uint32_t **first_out, uint32_t **edges_out)
 {
-	uint32_t *first = g_new0(uint32_t, run->n_nodes + 2);
-	uint32_t *edges = g_new(uint32_t, run->n_edges ? run->n_edges : 1);
+	uint32_t *src = g_new(uint32_t, run->n_edges ? run->n_edges : 1);
 	for (size_t k = 0; k < run->n_edges; k++)
-		first[run->edges[k].src + 2]++;
-	for (size_t n = 0; n < run->n_nodes; n++)
-		first[n + 2] += first[n + 1];
-	for (size_t k = 0; k < run->n_edges; k++)
-		edges[first[run->edges[k].src + 1]++] = (uint32_t)k;
-	*first_out = first;
-	*edges_out = edges;
+		src[k] = run->edges[k].src;
+	tl_group g;
+	tl_group_by(&g, src, run->n_edges, (uint32_t)run->n_nodes);
+	g_free(src);
+	*first_out = g.first;
+	*edges_out = g.members;
 }
 
 /* Per device, the allocator most of its outputs went to (ties: the first

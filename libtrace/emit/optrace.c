@@ -1,4 +1,5 @@
 #include "emit/optrace.h"
+#include "base/group.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,20 +57,15 @@ static uint32_t device_order(const tl_run *run, uint32_t *order)
 	uint32_t n = 0;
 	size_t n_dev = run->n_devices;
 	bool *placed = g_new0(bool, n_dev ? n_dev : 1);
-	/* tracer devices grouped by executor, in device order (a counting
-	 * sort: a million devices must not cost a million squared) */
-	uint32_t *group_first = g_new0(uint32_t, n_dev + 1);
-	uint32_t *grouped = g_new(uint32_t, n_dev ? n_dev : 1);
+	/* tracer devices grouped by executor, in device order */
+	uint32_t *executor = g_new(uint32_t, n_dev ? n_dev : 1);
 	for (size_t t = 0; t < n_dev; t++)
-		if (run->devices[t].executor >= 0)
-			group_first[run->devices[t].executor + 1]++;
-	for (size_t d = 0; d < n_dev; d++)
-		group_first[d + 1] += group_first[d];
-	uint32_t *fill = g_memdup2(group_first, (n_dev + 1) * sizeof *fill);
-	for (size_t t = 0; t < n_dev; t++)
-		if (run->devices[t].executor >= 0)
-			grouped[fill[run->devices[t].executor]++] = (uint32_t)t;
-	g_free(fill);
+		executor[t] = run->devices[t].executor >= 0 ? (uint32_t)run->devices[t].executor
+							   : TL_GROUP_NONE;
+	tl_group tracers;
+	tl_group_by(&tracers, executor, n_dev, (uint32_t)n_dev);
+	g_free(executor);
+	const uint32_t *group_first = tracers.first, *grouped = tracers.members;
 	for (uint32_t d = 0; d < n_dev; d++) {
 		if (run->devices[d].kind != TL_DEV_EXECUTOR)
 			continue;
@@ -82,8 +78,7 @@ static uint32_t device_order(const tl_run *run, uint32_t *order)
 		}
 		qsort_r(order + first, n - first, sizeof *order, cmp_tracer, (void *)run);
 	}
-	g_free(grouped);
-	g_free(group_first);
+	tl_group_free(&tracers);
 	uint32_t first = n;
 	for (uint32_t d = 0; d < n_dev; d++)
 		if (!placed[d])

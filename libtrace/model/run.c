@@ -6,6 +6,7 @@
  * that launched it.
  */
 #include "model/run_impl.h"
+#include "base/group.h"
 
 #include "base/crew.h"
 
@@ -387,26 +388,16 @@ static void collect_devices(struct run_builder *b, const Tensorflow__StepStats *
 	}
 }
 
-/* dev_stats entries grouped by their device, in dump order (a counting
- * sort: a million devices must not cost a million squared): device d's
+/* dev_stats entries grouped by their device, in dump order: device d's
  * are grouped[group_first[d] .. group_first[d + 1]). The caller frees
  * both arrays. */
 static void group_dev_stats(size_t n_devices, size_t n_dev, const uint32_t *owner,
 			    uint32_t **group_first_out, uint32_t **grouped_out)
 {
-	uint32_t *group_first = g_new0(uint32_t, n_devices + 1);
-	uint32_t *grouped = g_new(uint32_t, n_dev ? n_dev : 1);
-	for (size_t i = 0; i < n_dev; i++)
-		group_first[owner[i] + 1]++;
-	for (size_t d = 0; d < n_devices; d++)
-		group_first[d + 1] += group_first[d];
-	for (size_t i = 0; i < n_dev; i++)
-		grouped[group_first[owner[i]]++] = (uint32_t)i;
-	for (size_t d = n_devices; d > 0; d--)
-		group_first[d] = group_first[d - 1];
-	group_first[0] = 0;
-	*group_first_out = group_first;
-	*grouped_out = grouped;
+	tl_group g;
+	tl_group_by(&g, owner, n_dev, (uint32_t)n_devices);
+	*group_first_out = g.first;
+	*grouped_out = g.members;
 }
 
 /* Execution e of device d from its record, times in ns (from the *_nanos
@@ -712,7 +703,7 @@ static void link_tracer_records(struct run_builder *b)
 	uint32_t n_groups = 0;
 	for (size_t i = 0; i < run->n_execs; i++) {
 		const tl_exec *e = &run->execs[i];
-		group[i] = UINT32_MAX;
+		group[i] = TL_GROUP_NONE;
 		if (run->devices[e->device].kind != TL_DEV_EXECUTOR)
 			continue;
 		if (e->gnode >= 0 && ng.of_node[e->gnode] == TL_NAMETAB_NONE) {
@@ -727,16 +718,9 @@ static void link_tracer_records(struct run_builder *b)
 				n_groups++;
 		}
 	}
-	uint32_t *first = g_new0(uint32_t, (size_t)n_groups + 2);
-	uint32_t *members = g_new(uint32_t, run->n_execs ? run->n_execs : 1);
-	for (size_t i = 0; i < run->n_execs; i++)
-		if (group[i] != UINT32_MAX)
-			first[group[i] + 2]++;
-	for (uint32_t g = 0; g < n_groups; g++)
-		first[g + 2] += first[g + 1];
-	for (size_t i = 0; i < run->n_execs; i++)
-		if (group[i] != UINT32_MAX)
-			members[first[group[i] + 1]++] = (uint32_t)i;
+	tl_group grouped;
+	tl_group_by(&grouped, group, run->n_execs, n_groups);
+	uint32_t *first = grouped.first, *members = grouped.members;
 	g_free(group);
 	/* Transfer tensors: a copy is named after the tensor_name of a
 	 * _Send/_Recv pair. It is tied to whichever of the pair ran on its GPU;
