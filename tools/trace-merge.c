@@ -26,8 +26,8 @@ static const char usage[] =
 	"                           right after the previous one; overlay: every run from\n"
 	"                           zero, each in its own processes, to compare steps\n"
 	"      --gap MICROS         pack: gap between runs (default 0)\n"
-	"      --offset INPUT=MICROS  shift one input (clock skew between machines);\n"
-	"                           repeatable\n"
+	"      --offset INPUT=MICROS  wall: shift one input (clock skew between\n"
+	"                           machines); repeatable\n"
 	"      --sort ORDER         given (default), name or time: the order of inputs\n"
 	"\n"
 	"Layers from RunMetadata inputs:\n"
@@ -119,6 +119,9 @@ int main(int argc, char **argv)
 	struct job job = {.cli = {.prog = "trace-merge", .usage = usage}};
 	job.offsets = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	tl_cli_parse(&job.cli, argc, argv, options, &job);
+	if (g_hash_table_size(job.offsets) > 0 && job.mopts.align != TL_ALIGN_WALL)
+		tl_cli_usage_error(&job.cli, "--offset goes with --align wall (pack and overlay "
+				   "place every run themselves)");
 	job.o = (tl_merge_inputs_opts){.format = job.cli.format, .order = job.sort,
 				       .runmeta = job.format == 1, .offsets = job.offsets,
 				       .merge = &job.mopts, .tool = "trace-merge " TL_VERSION};

@@ -8,7 +8,8 @@
  * its own processes. Chrome inputs get their pids, tids and ids renumbered so
  * inputs never collide, and their repeated metadata folded. A "Runs"
  * process carries one labelled span per run. Alignment:
- *   wall     timestamps as they are, plus --offset per input (clock skew);
+ *   wall     timestamps as they are, plus --offset per input (clock skew; the
+ *            other modes place every run themselves and take no offset);
  *   pack     each run starts after the previous one ends, plus a gap;
  *   overlay  every run starts at zero.
  * Processes are ordered by job and task (/job:worker/task:1 ...), then by
