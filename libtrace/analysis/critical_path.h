@@ -8,6 +8,8 @@
  * gated times and waits add up to its span.
  *
  * Data only: emit/critical_path.h writes it as a table or a Chrome trace.
+ *
+ * The steps are the caller's (g_free); they index the run's executions.
  */
 #ifndef TL_ANALYSIS_CRITICAL_PATH_H
 #define TL_ANALYSIS_CRITICAL_PATH_H

@@ -3,6 +3,8 @@
  * read into its own summary on a worker thread (up to 8, one per core),
  * one run at a time, then appended in input order: the table is the same
  * as one by one, and at most one run per core is in memory.
+ *
+ * The summary is the caller's; the inputs are opened, read and closed here.
  */
 #ifndef TL_ANALYSIS_SUMMARY_INPUTS_H
 #define TL_ANALYSIS_SUMMARY_INPUTS_H

@@ -1,6 +1,8 @@
 /*
  * bytes: a byte count for people, in the one unit system of every report,
  * plot and graph label: tfprof's decimal units.
+ *
+ * The caller owns the buffer; nothing is allocated.
  */
 #ifndef TL_BASE_BYTES_H
 #define TL_BASE_BYTES_H

@@ -4,6 +4,8 @@
  * The passes that group executions by node, edges by source, tracer
  * devices by executor and predecessors by execution all use it, so that a
  * million keys never cost a million squared.
+ *
+ * The two arrays are the caller's (tl_group_free); the keys stay theirs.
  */
 #ifndef TL_BASE_GROUP_H
 #define TL_BASE_GROUP_H

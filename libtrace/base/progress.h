@@ -1,6 +1,8 @@
 /*
  * progress: a line on stderr for long work: "tool: 12 runs, 340 MB,
  * 120 MB/s", shared by the threads of one tool.
+ *
+ * The caller owns the tl_progress (on its stack); only stderr is written.
  */
 #ifndef TL_BASE_PROGRESS_H
 #define TL_BASE_PROGRESS_H

@@ -2,6 +2,8 @@
  * advise (sink): tfprof's checkers on a run (analysis/advise.h) as a table
  * of findings, one row each: text prints each checker's name over its
  * findings, CSV and JSON give (checker, finding) pairs.
+ *
+ * Writes into the caller's output and keeps nothing.
  */
 #ifndef TL_EMIT_ADVISE_H
 #define TL_EMIT_ADVISE_H

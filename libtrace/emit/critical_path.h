@@ -2,6 +2,8 @@
  * critical_path (sink): the critical path of a run (analysis/critical_path.h)
  * as a table (a row per execution, with its start, duration, gated time,
  * wait and share of the step) or as a Chrome trace overlay.
+ *
+ * Writes into the caller's output (or Chrome writer) and keeps nothing.
  */
 #ifndef TL_EMIT_CRITICAL_PATH_H
 #define TL_EMIT_CRITICAL_PATH_H

@@ -2,6 +2,8 @@
  * idle (sink): a run's idle analysis (analysis/idle.h) as a table: a row per
  * device with busy and idle time, and its longest gaps under it (text: a
  * line each, in milliseconds; JSON: "longest"; CSV: the devices only).
+ *
+ * Writes into the caller's output and keeps nothing.
  */
 #ifndef TL_EMIT_IDLE_H
 #define TL_EMIT_IDLE_H

@@ -31,6 +31,9 @@
  *   CSV rows end in the buffer's birth (recorded, pinned, unconstrained,
  *   contradicted); unplaced buffers not live at the peak follow the ranked
  *   rows with an empty rank.
+ *
+ * The tl_memreport is the caller's (on its stack, from begin to end); it
+ * keeps the largest peaks over the runs, not the runs.
  */
 #ifndef TL_EMIT_MEMREPORT_H
 #define TL_EMIT_MEMREPORT_H

@@ -3,6 +3,8 @@
  * allocator (allocated and requested bytes) and every buffer's lifetime as
  * an async slice on its allocator's process, or catapult object events
  * (N/O/D) on request.
+ *
+ * Writes into the caller's Chrome writer and keeps nothing.
  */
 #ifndef TL_EMIT_MEMTRACE_H
 #define TL_EMIT_MEMTRACE_H

@@ -2,6 +2,9 @@
  * run_report: the per-run analyses of trace-summarize (--advise, --idle,
  * --critical-path) computed and written one after the other through the
  * table sink, and the critical path optionally as a Chrome overlay.
+ *
+ * Writes into the caller's output and keeps nothing; the analyses' results
+ * are freed before it returns.
  */
 #ifndef TL_EMIT_RUN_REPORT_H
 #define TL_EMIT_RUN_REPORT_H

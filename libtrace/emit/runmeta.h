@@ -2,6 +2,8 @@
  * runmeta: runs written back as RunMetadata, one TFRecord record each
  * (what TensorFlow's record writers frame), so a stream of many dumps is
  * one file every tool reads run by run.
+ *
+ * Writes into the caller's output and keeps nothing.
  */
 #ifndef TL_EMIT_RUNMETA_H
 #define TL_EMIT_RUNMETA_H

@@ -4,6 +4,8 @@
  * cumulative share; CSV and JSON: raw micros and bytes), the scope view as
  * tfprof's indented tree (text), a flat list (CSV) or nested objects
  * (JSON), and the partial aggregates --combine reads back.
+ *
+ * Writes into the caller's output and keeps nothing.
  */
 #ifndef TL_EMIT_SUMMARY_H
 #define TL_EMIT_SUMMARY_H
