@@ -15,7 +15,7 @@
  *             plots, DOT and images, RunMetadata streams.
  * Everything a run owns lives in its arena (base/arena.h) and goes with
  * tl_run_free(); functions that can fail return a negative value and fill
- * a tl_error (base/diag.h).
+ * a tl_error (base/error.h).
  *
  * Only the headers this one includes, and what they include, are
  * installed; the others (wire format, decoding, the command line's
@@ -25,7 +25,7 @@
 #define TFTRACE_H
 
 #include "base/arena.h"
-#include "base/diag.h"
+#include "base/warn.h"
 #include "base/output.h"
 #include "io/source.h"
 #include "model/run.h"

@@ -15,72 +15,73 @@
 #include <unistd.h>
 
 static const char usage[] =
-	"Usage: graph-render [OPTIONS] [INPUT...]\n"
-	"Draw the partition graphs of a TensorFlow RunMetadata (one cluster per\n"
-	"partition) or a GraphDef (binary, text or gzip), name scopes as nested\n"
-	"clusters, annotated with the step stats when present: each node's op type,\n"
-	"time and output bytes; data edges with dtype and shape, wider with bytes;\n"
-	"control edges dashed; each _Send/_Recv pair as one bold edge across\n"
-	"partitions. Writes DOT to stdout (for dot, sfdp...) or, with -T, the picture.\n"
-	"No INPUT, or '-', reads stdin.\n"
-	"A folder stands for the TensorBoard events files below it, in path order.\n"
-	"\n"
-	"Picture:\n"
-	"  -T, --format FMT         lay out and render in-process: svg, png, pdf, ps,\n"
-	"                           eps, svgz, jpg, gif, webp, bmp, tiff, json, plain,\n"
-	"                           dot or xdot (laid out DOT); default: DOT, not laid out\n"
-	"  -K, --engine NAME        dot (default), neato, fdp, sfdp, twopi, circo, osage\n"
-	"                           or patchwork; with DOT output, written as its layout\n"
-	"      --color-by WHAT      none (default), device, time, memory or op: fill\n"
-	"                           colours with a legend\n"
-	"      --no-edge-labels     no dtype and shape on the edges\n"
-	"      --edge-labels        always label edges (default: up to 2000 edges)\n"
-	"\n"
-	"What is drawn:\n"
-	"      --max-depth N        each scope at level N drawn as one node, with its\n"
-	"                           op count, op types and summed costs\n"
-	"      --fold               numbered sibling scopes (tower_0 ... tower_7) fold\n"
-	"                           into the first plus one node for the others\n"
-	"      --focus REGEX        only nodes whose name matches, and their neighbours\n"
-	"      --top N              only the N most expensive nodes (time; memory with\n"
-	"                           --color-by=memory), and their neighbours\n"
-	"      --hops K             neighbours of --focus and --top up to K edges away\n"
-	"                           (default 1)\n"
-	"      --max-nodes N        above N nodes collapse scopes by level until the\n"
-	"                           picture fits, and say so (default 1500; 6000 for\n"
-	"                           sfdp, osage, patchwork; 0: never)\n"
-	"\n"
-	"Output and input:\n"
-	"  -o, --output FILE        write FILE (atomically) instead of stdout; .gz compresses\n"
-	"  -z, --gzip               compress the output with gzip\n"
-	"  -q, --quiet              no warnings\n"
-	"      --input-format FMT   auto (default), runmeta, runmeta-text, graphdef,\n"
-	"                           graphdef-text, tfrecord\n"
-	TL_CLI_HELP_STRICT
-	TL_CLI_HELP_END
-	"\n"
-	"Exit status: 0 ok, 1 bad input, render or write error, 2 usage.\n";
+    "Usage: graph-render [OPTIONS] [INPUT...]\n"
+    "Draw the partition graphs of a TensorFlow RunMetadata (one cluster per\n"
+    "partition) or a GraphDef (binary, text or gzip), name scopes as nested\n"
+    "clusters, annotated with the step stats when present: each node's op type,\n"
+    "time and output bytes; data edges with dtype and shape, wider with bytes;\n"
+    "control edges dashed; each _Send/_Recv pair as one bold edge across\n"
+    "partitions. Writes DOT to stdout (for dot, sfdp...) or, with -T, the picture.\n"
+    "No INPUT, or '-', reads stdin.\n"
+    "A folder stands for the TensorBoard events files below it, in path order.\n"
+    "\n"
+    "Picture:\n"
+    "  -T, --format FMT         lay out and render in-process: svg, png, pdf, ps,\n"
+    "                           eps, svgz, jpg, gif, webp, bmp, tiff, json, plain,\n"
+    "                           dot or xdot (laid out DOT); default: DOT, not laid out\n"
+    "  -K, --engine NAME        dot (default), neato, fdp, sfdp, twopi, circo, osage\n"
+    "                           or patchwork; with DOT output, written as its layout\n"
+    "      --color-by WHAT      none (default), device, time, memory or op: fill\n"
+    "                           colours with a legend\n"
+    "      --no-edge-labels     no dtype and shape on the edges\n"
+    "      --edge-labels        always label edges (default: up to 2000 edges)\n"
+    "\n"
+    "What is drawn:\n"
+    "      --max-depth N        each scope at level N drawn as one node, with its\n"
+    "                           op count, op types and summed costs\n"
+    "      --fold               numbered sibling scopes (tower_0 ... tower_7) fold\n"
+    "                           into the first plus one node for the others\n"
+    "      --focus REGEX        only nodes whose name matches, and their neighbours\n"
+    "      --top N              only the N most expensive nodes (time; memory with\n"
+    "                           --color-by=memory), and their neighbours\n"
+    "      --hops K             neighbours of --focus and --top up to K edges away\n"
+    "                           (default 1)\n"
+    "      --max-nodes N        above N nodes collapse scopes by level until the\n"
+    "                           picture fits, and say so (default 1500; 6000 for\n"
+    "                           sfdp, osage, patchwork; 0: never)\n"
+    "\n"
+    "Output and input:\n"
+    "  -o, --output FILE        write FILE (atomically) instead of stdout; .gz compresses\n"
+    "  -z, --gzip               compress the output with gzip\n"
+    "  -q, --quiet              no warnings\n"
+    "      --input-format FMT   auto (default), runmeta, runmeta-text, graphdef,\n"
+    "                           graphdef-text, tfrecord\n" TL_CLI_HELP_STRICT TL_CLI_HELP_END "\n"
+    "Exit status: 0 ok, 1 bad input, render or write error, 2 usage.\n";
 
 struct job {
 	tl_cli cli;
 	tl_graphdot_opts opts;
 	tl_graphdot *gd;
-	const char *render;     /* -T format, or NULL for DOT */
+	const char *render; /* -T format, or NULL for DOT */
 };
 
 static void parse_format(tl_cli *cli, void *ctx, const char *value)
 {
 	if (!tl_dot_format_known(value))
-		tl_cli_usage_error(cli, "option '--format' wants svg, png, pdf, ps, eps, svgz, jpg, "
-				   "gif, webp, bmp, tiff, json, plain, dot or xdot, not '%s'", value);
+		tl_cli_usage_error(cli,
+				   "option '--format' wants svg, png, pdf, ps, eps, svgz, jpg, "
+				   "gif, webp, bmp, tiff, json, plain, dot or xdot, not '%s'",
+				   value);
 	((struct job *)ctx)->render = value;
 }
 
 static void parse_engine(tl_cli *cli, void *ctx, const char *value)
 {
 	if (!tl_dot_engine_known(value))
-		tl_cli_usage_error(cli, "option '--engine' wants dot, neato, fdp, sfdp, twopi, "
-				   "circo, osage or patchwork, not '%s'", value);
+		tl_cli_usage_error(cli,
+				   "option '--engine' wants dot, neato, fdp, sfdp, twopi, "
+				   "circo, osage or patchwork, not '%s'",
+				   value);
 	((struct job *)ctx)->opts.engine = value;
 }
 
@@ -96,28 +97,28 @@ static void edge_labels(tl_cli *cli, void *ctx, const char *value)
 
 #define JOB(field) offsetof(struct job, field)
 static const tl_cli_opt options[] = {
-	TL_OPT_CALL("format", 'T', parse_format),
-	TL_OPT_CALL("engine", 'K', parse_engine),
-	TL_OPT_CHOICE("color-by", 0, JOB(opts.color_by), tl_color_by_names),
-	TL_OPT_CALL("no-edge-labels", 0, no_edge_labels),
-	TL_OPT_CALL("edge-labels", 0, edge_labels),
-	TL_OPT_MIN("max-depth", 0, TL_ARG_COUNT, JOB(opts.max_depth), 1),
-	TL_OPT("fold", 0, TL_ARG_FLAG, JOB(opts.fold)),
-	TL_OPT("focus", 0, TL_ARG_REGEX, JOB(opts.focus)),
-	TL_OPT_MIN("top", 0, TL_ARG_SIZE, JOB(opts.top), 1),
-	TL_OPT("hops", 0, TL_ARG_COUNT, JOB(opts.hops)),
-	TL_OPT("max-nodes", 0, TL_ARG_SIZE, JOB(opts.max_nodes)),
-	TL_OPT_END,
+    TL_OPT_CALL("format", 'T', parse_format),
+    TL_OPT_CALL("engine", 'K', parse_engine),
+    TL_OPT_CHOICE("color-by", 0, JOB(opts.color_by), tl_color_by_names),
+    TL_OPT_CALL("no-edge-labels", 0, no_edge_labels),
+    TL_OPT_CALL("edge-labels", 0, edge_labels),
+    TL_OPT_MIN("max-depth", 0, TL_ARG_COUNT, JOB(opts.max_depth), 1),
+    TL_OPT("fold", 0, TL_ARG_FLAG, JOB(opts.fold)),
+    TL_OPT("focus", 0, TL_ARG_REGEX, JOB(opts.focus)),
+    TL_OPT_MIN("top", 0, TL_ARG_SIZE, JOB(opts.top), 1),
+    TL_OPT("hops", 0, TL_ARG_COUNT, JOB(opts.hops)),
+    TL_OPT("max-nodes", 0, TL_ARG_SIZE, JOB(opts.max_nodes)),
+    TL_OPT_END,
 };
 
 static int build(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_error *err)
 {
 	struct job *job = ctx;
-	return tl_graphdot_build(&job->gd, (tl_run *const *)runs->pdata, runs->len, &job->opts, err);
+	return tl_graphdot_build(&job->gd, (tl_run *const *)runs->pdata, runs->len, &job->opts,
+				 err);
 }
 
-static int draw(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_output *out,
-		tl_error *err)
+static int draw(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_output *out, tl_error *err)
 {
 	struct job *job = ctx;
 	if (job->render == NULL) {

@@ -15,41 +15,39 @@
 #include <string.h>
 
 static const char usage[] =
-	"Usage: trace-dataflow [OPTIONS] [INPUT...]\n"
-	"Turn TensorFlow RunMetadata (binary, text, gzip, TFRecord or TensorBoard events;\n"
-	"StepStats too) into a Chrome trace for Perfetto or chrome://tracing, with one\n"
-	"arrow per dataflow edge of the partition graphs. No INPUT, or '-', reads stdin.\n"
-	"A folder stands for the TensorBoard events files below it, in path order.\n"
-	"\n"
-	"Output:\n"
-	"  -o, --output FILE        write FILE (atomically) instead of stdout; .gz compresses\n"
-	"  -z, --gzip               compress the output with gzip\n"
-	"  -q, --quiet              no warnings\n"
-	"\n"
-	"What to show:\n"
-	"      --op-time MODE       schedule (default): the executor's record; gpu: from the\n"
-	"                           op's first kernel to its last; all: from the op's start\n"
-	"                           to its last kernel (as TensorFlow's timeline.py)\n"
-	"      --control            also draw control edges (cat \"control\")\n"
-	"      --no-flows           no arrows at all\n"
-	"      --no-launch-flows    no arrows from ops to their GPU kernels\n"
-	"      --no-stream-all      hide the /stream:all rows (they repeat every kernel)\n"
-	"      --no-kernels         hide every GPU tracer row (streams, memcpy)\n"
-	"\n"
-	"Filters (keep big traces loadable):\n"
-	"      --device REGEX       keep devices whose normalized name matches REGEX\n"
-	"      --min-dur MICROS     drop executions shorter than MICROS\n"
-	"      --window BEGIN,END   keep executions overlapping [BEGIN, END], in microseconds\n"
-	"                           from the step's first record\n"
-	"\n"
-	"Input:\n"
-	"      --input-format FMT   auto (default), runmeta, runmeta-text, stepstats,\n"
-	"                           stepstats-text, graphdef, graphdef-text, tfrecord\n"
-	TL_CLI_HELP_STRICT
-	TL_CLI_HELP_END
-	"\n"
-	"Several runs (several inputs, or a stream of runs) each get their own processes,\n"
-	"named \"RUN: DEVICE\". Exit status: 0 ok, 1 bad input or write error, 2 usage.\n";
+    "Usage: trace-dataflow [OPTIONS] [INPUT...]\n"
+    "Turn TensorFlow RunMetadata (binary, text, gzip, TFRecord or TensorBoard events;\n"
+    "StepStats too) into a Chrome trace for Perfetto or chrome://tracing, with one\n"
+    "arrow per dataflow edge of the partition graphs. No INPUT, or '-', reads stdin.\n"
+    "A folder stands for the TensorBoard events files below it, in path order.\n"
+    "\n"
+    "Output:\n"
+    "  -o, --output FILE        write FILE (atomically) instead of stdout; .gz compresses\n"
+    "  -z, --gzip               compress the output with gzip\n"
+    "  -q, --quiet              no warnings\n"
+    "\n"
+    "What to show:\n"
+    "      --op-time MODE       schedule (default): the executor's record; gpu: from the\n"
+    "                           op's first kernel to its last; all: from the op's start\n"
+    "                           to its last kernel (as TensorFlow's timeline.py)\n"
+    "      --control            also draw control edges (cat \"control\")\n"
+    "      --no-flows           no arrows at all\n"
+    "      --no-launch-flows    no arrows from ops to their GPU kernels\n"
+    "      --no-stream-all      hide the /stream:all rows (they repeat every kernel)\n"
+    "      --no-kernels         hide every GPU tracer row (streams, memcpy)\n"
+    "\n"
+    "Filters (keep big traces loadable):\n"
+    "      --device REGEX       keep devices whose normalized name matches REGEX\n"
+    "      --min-dur MICROS     drop executions shorter than MICROS\n"
+    "      --window BEGIN,END   keep executions overlapping [BEGIN, END], in microseconds\n"
+    "                           from the step's first record\n"
+    "\n"
+    "Input:\n"
+    "      --input-format FMT   auto (default), runmeta, runmeta-text, stepstats,\n"
+    "                           stepstats-text, graphdef, graphdef-text, "
+    "tfrecord\n" TL_CLI_HELP_STRICT TL_CLI_HELP_END "\n"
+    "Several runs (several inputs, or a stream of runs) each get their own processes,\n"
+    "named \"RUN: DEVICE\". Exit status: 0 ok, 1 bad input or write error, 2 usage.\n";
 
 struct job {
 	tl_cli cli;
@@ -73,16 +71,16 @@ static void parse_window(tl_cli *cli, void *ctx, const char *value)
 
 #define JOB(field) offsetof(struct job, field)
 static const tl_cli_opt options[] = {
-	TL_OPT_CHOICE("op-time", 0, JOB(opts.op_time), tl_op_time_names),
-	TL_OPT("control", 0, TL_ARG_FLAG, JOB(opts.control)),
-	TL_OPT("no-flows", 0, TL_ARG_CLEAR, JOB(opts.flows)),
-	TL_OPT("no-launch-flows", 0, TL_ARG_CLEAR, JOB(opts.launches)),
-	TL_OPT("no-stream-all", 0, TL_ARG_CLEAR, JOB(opts.stream_all)),
-	TL_OPT("no-kernels", 0, TL_ARG_CLEAR, JOB(opts.kernels)),
-	TL_OPT("device", 0, TL_ARG_REGEX, JOB(opts.device_re)),
-	TL_OPT_MIN("min-dur", 0, TL_ARG_MICROS, JOB(opts.min_dur_ns), LONG_MIN),
-	TL_OPT_CALL("window", 0, parse_window),
-	TL_OPT_END,
+    TL_OPT_CHOICE("op-time", 0, JOB(opts.op_time), tl_op_time_names),
+    TL_OPT("control", 0, TL_ARG_FLAG, JOB(opts.control)),
+    TL_OPT("no-flows", 0, TL_ARG_CLEAR, JOB(opts.flows)),
+    TL_OPT("no-launch-flows", 0, TL_ARG_CLEAR, JOB(opts.launches)),
+    TL_OPT("no-stream-all", 0, TL_ARG_CLEAR, JOB(opts.stream_all)),
+    TL_OPT("no-kernels", 0, TL_ARG_CLEAR, JOB(opts.kernels)),
+    TL_OPT("device", 0, TL_ARG_REGEX, JOB(opts.device_re)),
+    TL_OPT_MIN("min-dur", 0, TL_ARG_MICROS, JOB(opts.min_dur_ns), LONG_MIN),
+    TL_OPT_CALL("window", 0, parse_window),
+    TL_OPT_END,
 };
 
 /* Decodes every run of every input before writing, so a bad input leaves
@@ -115,7 +113,8 @@ int main(int argc, char **argv)
 	tl_optrace_opts_init(&job.opts);
 	tl_cli_parse(&job.cli, argc, argv, options, &job);
 	if (job.cli.format == TL_FORMAT_CHROME)
-		tl_cli_usage_error(&job.cli, "trace-dataflow reads RunMetadata, not Chrome trace JSON");
+		tl_cli_usage_error(&job.cli,
+				   "trace-dataflow reads RunMetadata, not Chrome trace JSON");
 	static const tl_cli_tool tool = {.write = write_trace};
 	int status = tl_cli_run(&job.cli, argc, argv, &tool, &job);
 	if (job.opts.device_re != NULL)

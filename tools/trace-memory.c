@@ -17,53 +17,50 @@
 #include <string.h>
 
 static const char usage[] =
-	"Usage: trace-memory [OPTIONS] [INPUT...]\n"
-	"Rebuild what held memory in a TensorFlow step, buffer by buffer, from RunMetadata\n"
-	"(binary, text, gzip, TFRecord or TensorBoard events) and its partition graphs.\n"
-	"Writes a Chrome trace (ops, one memory counter per allocator, every buffer's\n"
-	"lifetime) or, with --report, the peak per allocator and what was live at it.\n"
-	"No INPUT, or '-', reads stdin.\n"
-	"A folder stands for the TensorBoard events files below it, in path order.\n"
-	"\n"
-	"Report:\n"
-	"  -r, --report             print the report instead of a trace\n"
-	"      --format FMT         report as text (default), csv or json\n"
-	"      --top N              buffers listed per allocator (default 10; 0: all)\n"
-	"      --buffers            json: list every buffer of the run too\n"
-	"\n"
-	"Picture:\n"
-	"      --plot svg           an SVG of the in-use curve per allocator, the peak marked\n"
-	"                           and the largest buffers live at it named\n"
-	"\n"
-	"Trace:\n"
-	"      --objects            tensors as catapult object events (N/O/D) instead of\n"
-	"                           async slices\n"
-	"      --no-ops             memory tracks only, no op slices\n"
-	"      --no-flows           no dataflow arrows between the ops\n"
-	"\n"
-	"Output and input:\n"
-	"  -o, --output FILE        write FILE (atomically) instead of stdout; .gz compresses\n"
-	"  -z, --gzip               compress the output with gzip\n"
-	"  -q, --quiet              no warnings\n"
-	"      --input-format FMT   auto (default), runmeta, runmeta-text, stepstats,\n"
-	"                           stepstats-text, tfrecord\n"
-	TL_CLI_HELP_STRICT
-	TL_CLI_HELP_END
-	"\n"
-	"Every report line \"check\" compares the rebuilt curve with allocator_bytes_in_use\n"
-	"where the dump records it. A _Recv the dump holds no stats for still held a buffer:\n"
-	"its birth is placed so that the curve meets those samples (\"~\" in the text report;\n"
-	"JSON: \"estimated\", \"birth\" and \"birth_window_us\" per buffer, \"unplaced\" per\n"
-	"allocator; CSV: the \"birth\" column), and one no sample constrains, or that the\n"
-	"samples contradict, is listed. The JSON format is in the README.\n"
-	"Exit status: 0 ok, 1 bad input or write error, 2 usage.\n";
+    "Usage: trace-memory [OPTIONS] [INPUT...]\n"
+    "Rebuild what held memory in a TensorFlow step, buffer by buffer, from RunMetadata\n"
+    "(binary, text, gzip, TFRecord or TensorBoard events) and its partition graphs.\n"
+    "Writes a Chrome trace (ops, one memory counter per allocator, every buffer's\n"
+    "lifetime) or, with --report, the peak per allocator and what was live at it.\n"
+    "No INPUT, or '-', reads stdin.\n"
+    "A folder stands for the TensorBoard events files below it, in path order.\n"
+    "\n"
+    "Report:\n"
+    "  -r, --report             print the report instead of a trace\n"
+    "      --format FMT         report as text (default), csv or json\n"
+    "      --top N              buffers listed per allocator (default 10; 0: all)\n"
+    "      --buffers            json: list every buffer of the run too\n"
+    "\n"
+    "Picture:\n"
+    "      --plot svg           an SVG of the in-use curve per allocator, the peak marked\n"
+    "                           and the largest buffers live at it named\n"
+    "\n"
+    "Trace:\n"
+    "      --objects            tensors as catapult object events (N/O/D) instead of\n"
+    "                           async slices\n"
+    "      --no-ops             memory tracks only, no op slices\n"
+    "      --no-flows           no dataflow arrows between the ops\n"
+    "\n"
+    "Output and input:\n"
+    "  -o, --output FILE        write FILE (atomically) instead of stdout; .gz compresses\n"
+    "  -z, --gzip               compress the output with gzip\n"
+    "  -q, --quiet              no warnings\n"
+    "      --input-format FMT   auto (default), runmeta, runmeta-text, stepstats,\n"
+    "                           stepstats-text, tfrecord\n" TL_CLI_HELP_STRICT TL_CLI_HELP_END "\n"
+    "Every report line \"check\" compares the rebuilt curve with allocator_bytes_in_use\n"
+    "where the dump records it. A _Recv the dump holds no stats for still held a buffer:\n"
+    "its birth is placed so that the curve meets those samples (\"~\" in the text report;\n"
+    "JSON: \"estimated\", \"birth\" and \"birth_window_us\" per buffer, \"unplaced\" per\n"
+    "allocator; CSV: the \"birth\" column), and one no sample constrains, or that the\n"
+    "samples contradict, is listed. The JSON format is in the README.\n"
+    "Exit status: 0 ok, 1 bad input or write error, 2 usage.\n";
 
 struct job {
 	tl_cli cli;
 	bool report;
-	int plot;               /* --plot: 0 for svg, -1 for none */
-	int format;             /* --format: an index in tl_memreport_formats, -1 for none */
-	int top;                /* --top: 0 for all */
+	int plot;   /* --plot: 0 for svg, -1 for none */
+	int format; /* --format: an index in tl_memreport_formats, -1 for none */
+	int top;    /* --top: 0 for all */
 	tl_memreport_opts ropts;
 	tl_memtrace_opts topts;
 	bool ops;
@@ -72,15 +69,15 @@ struct job {
 
 #define JOB(field) offsetof(struct job, field)
 static const tl_cli_opt options[] = {
-	TL_OPT("report", 'r', TL_ARG_FLAG, JOB(report)),
-	TL_OPT_CHOICE("plot", 0, JOB(plot), ((const char *const[]){"svg", NULL})),
-	TL_OPT_CHOICE("format", 0, JOB(format), tl_memreport_formats),
-	TL_OPT("top", 0, TL_ARG_COUNT, JOB(top)),
-	TL_OPT("buffers", 0, TL_ARG_FLAG, JOB(ropts.buffers)),
-	TL_OPT("objects", 0, TL_ARG_FLAG, JOB(topts.objects)),
-	TL_OPT("no-ops", 0, TL_ARG_CLEAR, JOB(ops)),
-	TL_OPT("no-flows", 0, TL_ARG_CLEAR, JOB(flows)),
-	TL_OPT_END,
+    TL_OPT("report", 'r', TL_ARG_FLAG, JOB(report)),
+    TL_OPT_CHOICE("plot", 0, JOB(plot), ((const char *const[]){"svg", NULL})),
+    TL_OPT_CHOICE("format", 0, JOB(format), tl_memreport_formats),
+    TL_OPT("top", 0, TL_ARG_COUNT, JOB(top)),
+    TL_OPT("buffers", 0, TL_ARG_FLAG, JOB(ropts.buffers)),
+    TL_OPT("objects", 0, TL_ARG_FLAG, JOB(topts.objects)),
+    TL_OPT("no-ops", 0, TL_ARG_CLEAR, JOB(ops)),
+    TL_OPT("no-flows", 0, TL_ARG_CLEAR, JOB(flows)),
+    TL_OPT_END,
 };
 
 static void parse_args(struct job *job, int argc, char **argv)
@@ -159,8 +156,12 @@ static int write_memory(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_
 
 int main(int argc, char **argv)
 {
-	struct job job = {.cli = {.prog = "trace-memory", .usage = usage}, .ops = true, .flows = true,
-			  .plot = -1, .format = -1, .top = 10};
+	struct job job = {.cli = {.prog = "trace-memory", .usage = usage},
+			  .ops = true,
+			  .flows = true,
+			  .plot = -1,
+			  .format = -1,
+			  .top = 10};
 	parse_args(&job, argc, argv);
 	static const tl_cli_tool tool = {.write = write_memory};
 	return tl_cli_run(&job.cli, argc, argv, &tool, &job);

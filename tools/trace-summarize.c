@@ -14,117 +14,118 @@
 #include <string.h>
 
 static const char usage[] =
-	"Usage: trace-summarize [OPTIONS] [INPUT...]\n"
-	"Tables of where time and memory went, across steps, from TensorFlow RunMetadata\n"
-	"(one run, many runs, a TFRecord stream such as trace-merge --format=runmeta) or\n"
-	"Chrome trace JSON (timeline.py, TF2 profiler, Kineto). No INPUT, or '-', reads stdin.\n"
-	"A folder stands for the TensorBoard events files below it, in path order.\n"
-	"\n"
-	"View and columns:\n"
-	"      --view VIEW          op (default), scope (name-scope tree), node, device,\n"
-	"                           kernel (GPU kernels with their op), step (one row per run)\n"
-	"      --select COLS        comma list of: total_micros, accelerator_micros,\n"
-	"                           cpu_micros, occurrence, requested_bytes, peak_bytes,\n"
-	"                           residual_bytes, output_bytes, params, float_ops\n"
-	"                           (default: total_micros,accelerator_micros,cpu_micros,\n"
-	"                           occurrence)\n"
-	"      --stat STAT          across steps: avg (default), first, min, max, p50, p90,\n"
-	"                           stddev\n"
-	"      --step N             only run N (0-based)\n"
-	"      --occurrence MODE    run (executions, default) or defined (graph nodes)\n"
-	"\n"
-	"tfprof's grammar:\n"
-	"      --order-by COL       a column (default total_micros), or name\n"
-	"      --min-COL VALUE      hide rows below VALUE in column COL (any column name)\n"
-	"      --account-type RE    op view: keep op types matching RE (kernel view: their op)\n"
-	"      --show RE            keep rows whose name matches\n"
-	"      --hide RE            drop rows whose name matches\n"
-	"      --start RE           scope view: start the tree at matching scopes\n"
-	"      --trim RE            scope view: do not descend below matching scopes\n"
-	"      --max-depth N        scope view: tree depth shown (default 100)\n"
-	"      --account-displayed-only  shares count only the rows shown\n"
-	"\n"
-	"Output:\n"
-	"      --format FMT         text (default; aligned, human units; a tree for scope),\n"
-	"                           csv (raw numbers: micros and bytes), json, or partial\n"
-	"                           (mergeable aggregates for --combine)\n"
-	"      --combine            inputs are partials: merge them, then print\n"
-	"      --diff               exactly two inputs A B (files of runs): per row, the\n"
-	"                           change from A to B, by impact\n"
-	"\n"
-	"Analyses (per run, RunMetadata inputs):\n"
-	"      --idle               per device busy %, idle gaps, the longest gaps with the\n"
-	"                           ops around them\n"
-	"      --critical-path      the chain of executions that gated the step's end (data,\n"
-	"                           control, Send/Recv, launches, same-stream order), with\n"
-	"                           durations, waits and shares\n"
-	"      --advise             tfprof's checkers: most expensive op types, accelerator\n"
-	"                           utilization, NHWC convolutions on GPU, unfused batch norm\n"
-	"      --overlay FILE       with --critical-path: also write the path as a Chrome\n"
-	"                           trace overlay (load it beside trace-dataflow's trace)\n"
-	"      --plot svg           an SVG: the top 20 rows as bars of the ordering column\n"
-	"                           (--view step: each step's wall time, executor and GPU\n"
-	"                           busy time)\n"
-	"  -o, --output FILE        write FILE (atomically) instead of stdout\n"
-	"  -z, --gzip               compress the output with gzip\n"
-	"  -q, --quiet              no warnings\n"
-	"      --input-format FMT   force the kind of every input (default: sniffed)\n"
-	TL_CLI_HELP_STRICT
-	TL_CLI_HELP_END
-	"\n"
-	"Exit status: 0 ok, 1 bad input or write error, 2 usage.\n";
+    "Usage: trace-summarize [OPTIONS] [INPUT...]\n"
+    "Tables of where time and memory went, across steps, from TensorFlow RunMetadata\n"
+    "(one run, many runs, a TFRecord stream such as trace-merge --format=runmeta) or\n"
+    "Chrome trace JSON (timeline.py, TF2 profiler, Kineto). No INPUT, or '-', reads stdin.\n"
+    "A folder stands for the TensorBoard events files below it, in path order.\n"
+    "\n"
+    "View and columns:\n"
+    "      --view VIEW          op (default), scope (name-scope tree), node, device,\n"
+    "                           kernel (GPU kernels with their op), step (one row per run)\n"
+    "      --select COLS        comma list of: total_micros, accelerator_micros,\n"
+    "                           cpu_micros, occurrence, requested_bytes, peak_bytes,\n"
+    "                           residual_bytes, output_bytes, params, float_ops\n"
+    "                           (default: total_micros,accelerator_micros,cpu_micros,\n"
+    "                           occurrence)\n"
+    "      --stat STAT          across steps: avg (default), first, min, max, p50, p90,\n"
+    "                           stddev\n"
+    "      --step N             only run N (0-based)\n"
+    "      --occurrence MODE    run (executions, default) or defined (graph nodes)\n"
+    "\n"
+    "tfprof's grammar:\n"
+    "      --order-by COL       a column (default total_micros), or name\n"
+    "      --min-COL VALUE      hide rows below VALUE in column COL (any column name)\n"
+    "      --account-type RE    op view: keep op types matching RE (kernel view: their op)\n"
+    "      --show RE            keep rows whose name matches\n"
+    "      --hide RE            drop rows whose name matches\n"
+    "      --start RE           scope view: start the tree at matching scopes\n"
+    "      --trim RE            scope view: do not descend below matching scopes\n"
+    "      --max-depth N        scope view: tree depth shown (default 100)\n"
+    "      --account-displayed-only  shares count only the rows shown\n"
+    "\n"
+    "Output:\n"
+    "      --format FMT         text (default; aligned, human units; a tree for scope),\n"
+    "                           csv (raw numbers: micros and bytes), json, or partial\n"
+    "                           (mergeable aggregates for --combine)\n"
+    "      --combine            inputs are partials: merge them, then print\n"
+    "      --diff               exactly two inputs A B (files of runs): per row, the\n"
+    "                           change from A to B, by impact\n"
+    "\n"
+    "Analyses (per run, RunMetadata inputs):\n"
+    "      --idle               per device busy %, idle gaps, the longest gaps with the\n"
+    "                           ops around them\n"
+    "      --critical-path      the chain of executions that gated the step's end (data,\n"
+    "                           control, Send/Recv, launches, same-stream order), with\n"
+    "                           durations, waits and shares\n"
+    "      --advise             tfprof's checkers: most expensive op types, accelerator\n"
+    "                           utilization, NHWC convolutions on GPU, unfused batch norm\n"
+    "      --overlay FILE       with --critical-path: also write the path as a Chrome\n"
+    "                           trace overlay (load it beside trace-dataflow's trace)\n"
+    "      --plot svg           an SVG: the top 20 rows as bars of the ordering column\n"
+    "                           (--view step: each step's wall time, executor and GPU\n"
+    "                           busy time)\n"
+    "  -o, --output FILE        write FILE (atomically) instead of stdout\n"
+    "  -z, --gzip               compress the output with gzip\n"
+    "  -q, --quiet              no warnings\n"
+    "      --input-format FMT   force the kind of every input (default: "
+    "sniffed)\n" TL_CLI_HELP_STRICT TL_CLI_HELP_END "\n"
+    "Exit status: 0 ok, 1 bad input or write error, 2 usage.\n";
 
 struct job {
 	tl_cli cli;
 	int view;
 	tl_summary_opts topts;
-	int format;             /* text, csv, json, partial */
+	int format; /* text, csv, json, partial */
 	const tl_table_sink *sink;
 	bool partial, combine, diff, idle, critical_path, advise;
-	int defined;            /* --occurrence: 0 run, 1 defined */
-	int plot;               /* --plot: 0 svg, -1 none */
+	int defined; /* --occurrence: 0 run, 1 defined */
+	int plot;    /* --plot: 0 svg, -1 none */
 	const char *overlay;
-	tl_summary *s, *b;      /* the inputs' summary; B of --diff */
+	tl_summary *s, *b; /* the inputs' summary; B of --diff */
 };
 
 static void parse_select(tl_cli *cli, void *ctx, const char *value)
 {
 	if (tl_summary_opts_select(&((struct job *)ctx)->topts, value) < 0)
-		tl_cli_usage_error(cli, "option '--select' wants columns of --help, not '%s'", value);
+		tl_cli_usage_error(cli, "option '--select' wants columns of --help, not '%s'",
+				   value);
 }
 
 static void parse_order_by(tl_cli *cli, void *ctx, const char *value)
 {
 	if (tl_summary_opts_order(&((struct job *)ctx)->topts, value) < 0)
-		tl_cli_usage_error(cli, "option '--order-by' wants a column of --help or name, not "
-				   "'%s'", value);
+		tl_cli_usage_error(cli,
+				   "option '--order-by' wants a column of --help or name, not "
+				   "'%s'",
+				   value);
 }
 
 static const char *const formats[] = {"text", "csv", "json", "partial", NULL};
 
 #define JOB(field) offsetof(struct job, field)
 static const tl_cli_opt fixed[] = {
-	TL_OPT_CHOICE("view", 0, JOB(view), tl_summary_view_names),
-	TL_OPT_CALL("select", 0, parse_select),
-	TL_OPT_CHOICE("stat", 0, JOB(topts.stat), tl_summary_stat_names),
-	TL_OPT("step", 0, TL_ARG_COUNT, JOB(topts.step)),
-	TL_OPT_CHOICE("occurrence", 0, JOB(defined), ((const char *const[]){"run", "defined", NULL})),
-	TL_OPT_CALL("order-by", 0, parse_order_by),
-	TL_OPT("account-type", 0, TL_ARG_REGEX, JOB(topts.account_type)),
-	TL_OPT("show", 0, TL_ARG_REGEX, JOB(topts.show)),
-	TL_OPT("hide", 0, TL_ARG_REGEX, JOB(topts.hide)),
-	TL_OPT("start", 0, TL_ARG_REGEX, JOB(topts.start)),
-	TL_OPT("trim", 0, TL_ARG_REGEX, JOB(topts.trim)),
-	TL_OPT("max-depth", 0, TL_ARG_COUNT, JOB(topts.max_depth)),
-	TL_OPT("account-displayed-only", 0, TL_ARG_FLAG, JOB(topts.displayed_only)),
-	TL_OPT_CHOICE("format", 0, JOB(format), formats),
-	TL_OPT("combine", 0, TL_ARG_FLAG, JOB(combine)),
-	TL_OPT("diff", 0, TL_ARG_FLAG, JOB(diff)),
-	TL_OPT("idle", 0, TL_ARG_FLAG, JOB(idle)),
-	TL_OPT("critical-path", 0, TL_ARG_FLAG, JOB(critical_path)),
-	TL_OPT("overlay", 0, TL_ARG_STRING, JOB(overlay)),
-	TL_OPT("advise", 0, TL_ARG_FLAG, JOB(advise)),
-	TL_OPT_CHOICE("plot", 0, JOB(plot), ((const char *const[]){"svg", NULL})),
+    TL_OPT_CHOICE("view", 0, JOB(view), tl_summary_view_names),
+    TL_OPT_CALL("select", 0, parse_select),
+    TL_OPT_CHOICE("stat", 0, JOB(topts.stat), tl_summary_stat_names),
+    TL_OPT("step", 0, TL_ARG_COUNT, JOB(topts.step)),
+    TL_OPT_CHOICE("occurrence", 0, JOB(defined), ((const char *const[]){"run", "defined", NULL})),
+    TL_OPT_CALL("order-by", 0, parse_order_by),
+    TL_OPT("account-type", 0, TL_ARG_REGEX, JOB(topts.account_type)),
+    TL_OPT("show", 0, TL_ARG_REGEX, JOB(topts.show)),
+    TL_OPT("hide", 0, TL_ARG_REGEX, JOB(topts.hide)),
+    TL_OPT("start", 0, TL_ARG_REGEX, JOB(topts.start)),
+    TL_OPT("trim", 0, TL_ARG_REGEX, JOB(topts.trim)),
+    TL_OPT("max-depth", 0, TL_ARG_COUNT, JOB(topts.max_depth)),
+    TL_OPT("account-displayed-only", 0, TL_ARG_FLAG, JOB(topts.displayed_only)),
+    TL_OPT_CHOICE("format", 0, JOB(format), formats),
+    TL_OPT("combine", 0, TL_ARG_FLAG, JOB(combine)),
+    TL_OPT("diff", 0, TL_ARG_FLAG, JOB(diff)),
+    TL_OPT("idle", 0, TL_ARG_FLAG, JOB(idle)),
+    TL_OPT("critical-path", 0, TL_ARG_FLAG, JOB(critical_path)),
+    TL_OPT("overlay", 0, TL_ARG_STRING, JOB(overlay)),
+    TL_OPT("advise", 0, TL_ARG_FLAG, JOB(advise)),
+    TL_OPT_CHOICE("plot", 0, JOB(plot), ((const char *const[]){"svg", NULL})),
 };
 
 /* The fixed options, then --min-<column> for every column. */
@@ -136,8 +137,8 @@ static void parse_args(struct job *job, int argc, char **argv)
 	char *names[TL_N_COLS];
 	for (int c = 0; c < TL_N_COLS; c++) {
 		names[c] = g_strdup_printf("min-%s", tl_summary_col_name(c));
-		opts[n + (size_t)c] = (tl_cli_opt)TL_OPT(names[c], 0, TL_ARG_NUMBER,
-							  JOB(topts.min) + (size_t)c * sizeof(double));
+		opts[n + (size_t)c] = (tl_cli_opt)TL_OPT(
+		    names[c], 0, TL_ARG_NUMBER, JOB(topts.min) + (size_t)c * sizeof(double));
 	}
 	tl_cli_parse(&job->cli, argc, argv, opts, job);
 	for (int c = 0; c < TL_N_COLS; c++)
@@ -205,7 +206,9 @@ static int write_analyses(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, t
 			return -1;
 		tl_chrome_begin(&w, ov);
 	}
-	tl_run_report what = {.advise = job->advise, .idle = job->idle, .top_gaps = 3,
+	tl_run_report what = {.advise = job->advise,
+			      .idle = job->idle,
+			      .top_gaps = 3,
 			      .critical_path = job->critical_path};
 	for (guint r = 0; r < runs->len; r++)
 		tl_run_report_write(g_ptr_array_index(runs, r), &what, job->sink, out,
@@ -225,8 +228,8 @@ int main(int argc, char **argv)
 		tl_cli_usage_error(&job.cli, "--diff takes exactly two inputs, A and B");
 	if (job.overlay != NULL && !job.critical_path)
 		tl_cli_usage_error(&job.cli, "--overlay goes with --critical-path");
-	static const tl_cli_tool tables = {.stream = true, .prepare = read_inputs,
-					   .write = write_tables};
+	static const tl_cli_tool tables = {
+	    .stream = true, .prepare = read_inputs, .write = write_tables};
 	static const tl_cli_tool analyses = {.write = write_analyses};
 	bool per_run = job.idle || job.critical_path || job.advise;
 	int status = tl_cli_run(&job.cli, argc, argv, per_run ? &analyses : &tables, &job);

@@ -54,15 +54,16 @@ static void expensive_ops(const tl_run *run, tl_advice *a)
 			hit = GUINT_TO_POINTER(ops->len);
 			g_hash_table_insert(by_op, (gpointer)e->op, hit);
 		}
-		g_array_index(ops, struct op_time, GPOINTER_TO_UINT(hit) - 1).ns += e->end - e->start;
+		g_array_index(ops, struct op_time, GPOINTER_TO_UINT(hit) - 1).ns +=
+		    e->end - e->start;
 		all += e->end - e->start;
 	}
 	if (ops->len > 1)
 		qsort(ops->data, ops->len, sizeof(struct op_time), cmp_op_time);
 	for (guint i = 0; i < ops->len && i < 3; i++) {
 		const struct op_time *t = &g_array_index(ops, struct op_time, i);
-		a->top[a->n_top++] = (tl_advice_op){
-			t->op, t->ns, all > 0 ? 100.0 * (double)t->ns / (double)all : 0};
+		a->top[a->n_top++] =
+		    (tl_advice_op){t->op, t->ns, all > 0 ? 100.0 * (double)t->ns / (double)all : 0};
 	}
 	g_array_free(ops, TRUE);
 	g_hash_table_destroy(by_op);
@@ -98,8 +99,8 @@ static void gpu_utilization(const tl_run *run, tl_advice *a)
 	uint32_t *executor = g_new(uint32_t, nd ? nd : 1);
 	for (size_t s = 0; s < nd; s++)
 		executor[s] = run->devices[s].kind == TL_DEV_STREAM && run->devices[s].executor >= 0
-				      ? (uint32_t)run->devices[s].executor
-				      : TL_GROUP_NONE;
+				  ? (uint32_t)run->devices[s].executor
+				  : TL_GROUP_NONE;
 	tl_group streams;
 	tl_group_by(&streams, executor, nd, (uint32_t)nd);
 	g_free(executor);
@@ -119,7 +120,7 @@ static void gpu_utilization(const tl_run *run, tl_advice *a)
 		}
 		int64_t busy = union_ns((int64_t *)(void *)iv->data, iv->len);
 		a->gpus[a->n_gpus++] = (tl_advice_gpu){
-			(uint32_t)d, span > 0 ? 100.0 * (double)busy / (double)span : 0, iv->len > 0};
+		    (uint32_t)d, span > 0 ? 100.0 * (double)busy / (double)span : 0, iv->len > 0};
 		g_array_free(iv, TRUE);
 	}
 	tl_group_free(&streams);
@@ -139,7 +140,8 @@ static void operations(const tl_run *run, tl_advice *a)
 				a->nhwc_example = a->nhwc_example ? a->nhwc_example : g->name;
 			}
 		}
-		bool in_bn = strstr(g->name, "batchnorm/") != NULL || strstr(g->name, "BatchNorm/") != NULL;
+		bool in_bn =
+		    strstr(g->name, "batchnorm/") != NULL || strstr(g->name, "BatchNorm/") != NULL;
 		if (in_bn && (strcmp(g->op, "Rsqrt") == 0)) {
 			a->unfused_bn++;
 			a->bn_example = a->bn_example ? a->bn_example : g->name;

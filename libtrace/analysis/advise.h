@@ -18,24 +18,24 @@
 
 typedef struct tl_advice_op {
 	const char *op;
-	int64_t ns;             /* its executions' time on executors */
-	double pct;             /* of all executor time */
+	int64_t ns; /* its executions' time on executors */
+	double pct; /* of all executor time */
 } tl_advice_op;
 
 typedef struct tl_advice_gpu {
-	uint32_t device;        /* a GPU executor */
-	double busy_pct;        /* the union of its streams' kernels, of the step */
-	bool has_records;       /* any GPU tracer record (FULL_TRACE) */
+	uint32_t device;  /* a GPU executor */
+	double busy_pct;  /* the union of its streams' kernels, of the step */
+	bool has_records; /* any GPU tracer record (FULL_TRACE) */
 } tl_advice_gpu;
 
 typedef struct tl_advice {
-	tl_advice_op top[3];    /* the most expensive op types, most first */
+	tl_advice_op top[3]; /* the most expensive op types, most first */
 	size_t n_top;
 	tl_advice_gpu *gpus;
 	size_t n_gpus;
-	size_t nhwc;            /* Conv2D nodes on a GPU in NHWC */
+	size_t nhwc; /* Conv2D nodes on a GPU in NHWC */
 	const char *nhwc_example;
-	size_t unfused_bn;      /* batch norms built from separate ops */
+	size_t unfused_bn; /* batch norms built from separate ops */
 	const char *bn_example;
 	bool has_graphs;
 } tl_advice;

@@ -99,8 +99,8 @@ size_t tl_critical_path(const tl_run *run, tl_path_step **steps)
 		}
 		tl_path_step st = {.exec = cur,
 				   .wait_ns = best >= 0 && run->execs[best].end < start
-						      ? start - run->execs[best].end
-						      : 0};
+						  ? start - run->execs[best].end
+						  : 0};
 		g_array_append_val(path, st);
 		if (best < 0)
 			break;

@@ -21,9 +21,9 @@
 
 typedef struct tl_path_step {
 	uint32_t exec;
-	int64_t wait_ns;        /* between the predecessor's end and this start */
-	int64_t gated_ns;       /* its own share of the path: from its predecessor's
-				 * end (or its start, if later) to its end */
+	int64_t wait_ns;  /* between the predecessor's end and this start */
+	int64_t gated_ns; /* its own share of the path: from its predecessor's
+			   * end (or its start, if later) to its end */
 } tl_path_step;
 
 /* The critical path, first execution first. Returns the number of steps;

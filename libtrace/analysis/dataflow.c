@@ -69,8 +69,14 @@ int32_t tl_dataflow_pick(const tl_run *run, const int64_t *min_ends, uint32_t pr
 static void push(GArray *links, uint32_t src, uint32_t dst, int32_t sp, int32_t dp,
 		 tl_link_kind kind, bool guessed)
 {
-	tl_link l = {.src = src, .dst = dst, .src_port = sp, .dst_port = dp, .kind = kind,
-		     .guessed = guessed, .via_recv = -1, .via_send = -1};
+	tl_link l = {.src = src,
+		     .dst = dst,
+		     .src_port = sp,
+		     .dst_port = dp,
+		     .kind = kind,
+		     .guessed = guessed,
+		     .via_recv = -1,
+		     .via_send = -1};
 	g_array_append_val(links, l);
 }
 
@@ -97,7 +103,7 @@ typedef struct flow {
 	const tl_run *run;
 	uint32_t *n_iter;     /* per node: iterations, recorded or not */
 	uint32_t *slot_first; /* per node: first entry in slots */
-	int32_t *slots;       /* per node and iteration: the execution, or -1 */
+	int32_t *slots;	      /* per node and iteration: the execution, or -1 */
 	int32_t *slot_of;     /* per execution: its iteration, or -1 */
 	int32_t *send_of;     /* per _Recv node: its _Send, or -1 */
 	int32_t *recv_of;     /* per _Send node: its _Recv, or -1 */
@@ -383,8 +389,11 @@ static int32_t resolve(const flow *f, uint32_t node, int32_t j, int64_t start, t
 static void push_resolved(const flow *f, GArray *links, const tl_edge *edge, uint32_t dst,
 			  int32_t j, int64_t start, tl_link_kind kind)
 {
-	tl_link l = {.src_port = edge->src_port, .dst_port = edge->dst_port, .kind = kind,
-		     .via_recv = -1, .via_send = -1};
+	tl_link l = {.src_port = edge->src_port,
+		     .dst_port = edge->dst_port,
+		     .kind = kind,
+		     .via_recv = -1,
+		     .via_send = -1};
 	int32_t src = resolve(f, edge->src, j, start, &l);
 	if (src < 0 || (uint32_t)src == dst)
 		return;
@@ -481,7 +490,7 @@ static void graph_links(const tl_run *run, const tl_dataflow_opts *opts, GArray 
 				merged = true;
 				continue;
 			}
-			tl_link_kind kind = edge->kind == TL_EDGE_DATA      ? TL_LINK_DATA
+			tl_link_kind kind = edge->kind == TL_EDGE_DATA	    ? TL_LINK_DATA
 					    : edge->kind == TL_EDGE_CONTROL ? TL_LINK_CONTROL
 									    : TL_LINK_TRANSFER;
 			for (uint32_t k = 0; k < cons->n_exec; k++) {
@@ -498,8 +507,8 @@ static void graph_links(const tl_run *run, const tl_dataflow_opts *opts, GArray 
 				int32_t j = pick_iter(&f, edge->src, it, f.n_iter[n], d->start,
 						      edge->src_port);
 				if (edge->kind == TL_EDGE_CONTROL) {
-					int32_t src = j >= 0 ? slot_exec(&f, edge->src, (uint32_t)j)
-							     : -1;
+					int32_t src =
+					    j >= 0 ? slot_exec(&f, edge->src, (uint32_t)j) : -1;
 					if (src >= 0 && (uint32_t)src != dst)
 						push(links, (uint32_t)src, dst, -1, -1, kind,
 						     false);
@@ -524,9 +533,9 @@ static void graph_links(const tl_run *run, const tl_dataflow_opts *opts, GArray 
  * the name (a loop's consumer run K times reading a node run K times was
  * K squared). */
 struct named {
-	GArray *execs;   /* uint32_t, in execution order */
-	GArray *seg;     /* uint32_t: first position of each device's segment, and the end */
-	int64_t *tree;   /* per segment tree node: the earliest start below it */
+	GArray *execs;	 /* uint32_t, in execution order */
+	GArray *seg;	 /* uint32_t: first position of each device's segment, and the end */
+	int64_t *tree;	 /* per segment tree node: the earliest start below it */
 	size_t n_leaves; /* segments, rounded up to a power of two */
 };
 
@@ -669,7 +678,7 @@ static void label_links(const tl_run *run, const tl_dataflow_opts *opts, GArray 
 		const char **inputs = NULL;
 		size_t n_in = 0;
 		if (!tl_run_op_label_parse(run->arena, e->ns->timeline_label, NULL, NULL, &inputs,
-				       &n_in))
+					   &n_in))
 			continue;
 		int32_t data_pos = 0;
 		for (size_t k = 0; k < n_in; k++) {
@@ -702,8 +711,10 @@ static void label_links(const tl_run *run, const tl_dataflow_opts *opts, GArray 
 	}
 	g_hash_table_destroy(by_name);
 	if (run->n_execs > 0)
-		tl_warn("no-graphs", "no partition graphs in '%s': producer-consumer edges are guessed "
-			"from timeline labels", run->label);
+		tl_warn("no-graphs",
+			"no partition graphs in '%s': producer-consumer edges are guessed "
+			"from timeline labels",
+			run->label);
 }
 
 void tl_dataflow_links(const tl_run *run, const tl_dataflow_opts *opts, GArray *links)

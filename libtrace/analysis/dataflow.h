@@ -37,11 +37,11 @@ typedef enum tl_link_kind {
 } tl_link_kind;
 
 typedef struct tl_link {
-	uint32_t src, dst;      /* execs */
-	int32_t src_port;       /* data: output slot; else -1 */
-	int32_t dst_port;       /* data: input position; else -1 */
+	uint32_t src, dst; /* execs */
+	int32_t src_port;  /* data: output slot; else -1 */
+	int32_t dst_port;  /* data: input position; else -1 */
 	tl_link_kind kind;
-	bool guessed;           /* from labels, not graphs */
+	bool guessed; /* from labels, not graphs */
 	/* A tensor that crossed devices through a _Recv (or _Send) the dump has
 	 * no stats for: its graph node, else -1. The link then goes from the
 	 * _Send (or the node the _Send read) straight to the consumer, kind
@@ -53,8 +53,8 @@ typedef struct tl_link {
 const char *tl_dataflow_link_kind_name(tl_link_kind k);
 
 typedef struct tl_dataflow_opts {
-	bool control;           /* include control edges */
-	bool launches;          /* include op -> kernel links */
+	bool control;  /* include control edges */
+	bool launches; /* include op -> kernel links */
 } tl_dataflow_opts;
 
 /* Appends every link of the run to `links` (element type tl_link), in a

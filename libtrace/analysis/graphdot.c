@@ -79,8 +79,8 @@ static void node_costs(struct rview *rv)
 			continue;
 		int32_t g = run->execs[buf->producer].gnode;
 		if (g >= 0)
-			rv->bytes[g] = add_sat(rv->bytes[g],
-					       buf->allocated > 0 ? buf->allocated : buf->requested);
+			rv->bytes[g] = add_sat(rv->bytes[g], buf->allocated > 0 ? buf->allocated
+										: buf->requested);
 	}
 	tl_memory_free(mem);
 }
@@ -94,7 +94,10 @@ static uint32_t new_vertex(tl_graphdot *gd, struct rview *rv, uint32_t run_index
 			   uint32_t t, bool fold)
 {
 	const tl_gnode *nd = &rv->run->nodes[i];
-	struct vtx v = {.run = run_index, .node = -1, .target = t, .color = -1,
+	struct vtx v = {.run = run_index,
+			.node = -1,
+			.target = t,
+			.color = -1,
 			.group = scope_at(rv, rv->leaf[i])->group};
 	if (t == NONE) {
 		v.node = (int32_t)i;
@@ -260,8 +263,8 @@ static void make_edges(tl_graphdot *gd, struct rview *rv, uint32_t run_index)
 			struct ekey key = {.src = vs, .dst = vd, .kind = c->kind};
 			gpointer hit = g_hash_table_lookup(agg, &key);
 			if (hit != NULL) {
-				struct dedge *d =
-					&g_array_index(gd->edges, struct dedge, GPOINTER_TO_UINT(hit) - 1);
+				struct dedge *d = &g_array_index(gd->edges, struct dedge,
+								 GPOINTER_TO_UINT(hit) - 1);
 				d->count++;
 				d->bytes = add_sat(d->bytes, bytes);
 				continue;
@@ -270,8 +273,14 @@ static void make_edges(tl_graphdot *gd, struct rview *rv, uint32_t run_index)
 			*k = key;
 			g_hash_table_insert(agg, k, GUINT_TO_POINTER(gd->edges->len + 1));
 		}
-		struct dedge d = {.src = vs, .dst = vd, .run = run_index, .gsrc = c->src,
-				  .port = c->port, .kind = c->kind, .count = 1, .bytes = bytes};
+		struct dedge d = {.src = vs,
+				  .dst = vd,
+				  .run = run_index,
+				  .gsrc = c->src,
+				  .port = c->port,
+				  .kind = c->kind,
+				  .count = 1,
+				  .bytes = bytes};
 		g_array_append_val(gd->edges, d);
 		if (c->kind == EK_TRANSFER || c->kind == EK_TRANSFER_CONTROL)
 			gd->stats.transfers++;
@@ -374,8 +383,10 @@ static void build_view(tl_graphdot *gd, struct rview *rv, uint32_t run_index)
 {
 	tl_run *run = rv->run;
 	if (!run->has_graphs)
-		tl_warn("graph-none", "no graph in '%s' (a GraphDef or RunMetadata with "
-			"partition_graphs draws one)", run->label);
+		tl_warn("graph-none",
+			"no graph in '%s' (a GraphDef or RunMetadata with "
+			"partition_graphs draws one)",
+			run->label);
 	node_costs(rv);
 	tl_graphdot_select_contract(rv);
 	tl_graphdot_select_nodes(gd, rv);
@@ -422,7 +433,7 @@ int tl_graphdot_build(tl_graphdot **out, tl_run *const *runs, size_t n_runs,
 		tl_warn("graph-focus-empty", "--focus matches no node: nothing to draw");
 	if (opts->top > 0 && !any_steps)
 		tl_warn("graph-top-no-stats", "--top has no costs to rank by (no step stats): "
-			"nothing to draw");
+					      "nothing to draw");
 	for (guint i = 0; i < gd->vtx->len; i++) {
 		struct vtx *v = vtx_at(gd, i);
 		if (v->ops != NULL)

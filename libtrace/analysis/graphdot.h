@@ -29,7 +29,7 @@
 #ifndef TL_ANALYSIS_GRAPHDOT_H
 #define TL_ANALYSIS_GRAPHDOT_H
 
-#include "base/diag.h"
+#include "base/warn.h"
 #include "model/run.h"
 
 #include <glib.h>
@@ -50,14 +50,14 @@ extern const char *const tl_color_by_names[];
 
 typedef struct tl_graphdot_opts {
 	tl_color_by color_by;
-	int max_depth;          /* each scope at this level drawn as one node; 0: no limit */
-	bool fold;              /* fold numbered sibling scopes */
-	const GRegex *focus;    /* seeds: nodes whose name matches (NULL: none) */
-	size_t top;             /* seeds: the N most expensive nodes (0: none) */
-	int hops;               /* seeds grow by this many edges (default 1) */
-	size_t max_nodes;       /* lower the depth above this many nodes, over all runs (0: never) */
-	int edge_labels;        /* 1 on, 0 off, -1 auto (off above 2000 edges) */
-	const char *engine;     /* layout engine (NULL: dot), written as the graph's layout */
+	int max_depth;	     /* each scope at this level drawn as one node; 0: no limit */
+	bool fold;	     /* fold numbered sibling scopes */
+	const GRegex *focus; /* seeds: nodes whose name matches (NULL: none) */
+	size_t top;	     /* seeds: the N most expensive nodes (0: none) */
+	int hops;	     /* seeds grow by this many edges (default 1) */
+	size_t max_nodes;    /* lower the depth above this many nodes, over all runs (0: never) */
+	int edge_labels;     /* 1 on, 0 off, -1 auto (off above 2000 edges) */
+	const char *engine;  /* layout engine (NULL: dot), written as the graph's layout */
 } tl_graphdot_opts;
 
 void tl_graphdot_opts_init(tl_graphdot_opts *o);
@@ -68,16 +68,16 @@ size_t tl_graphdot_default_max_nodes(const char *engine);
 typedef struct tl_graphdot tl_graphdot;
 
 typedef struct tl_graphdot_stats {
-	size_t nodes;           /* graph nodes of the runs, _Send/_Recv pairs drawn as edges excluded */
-	size_t kept;            /* of which --focus and --top keep */
-	size_t vertices;        /* drawn nodes */
-	size_t collapsed;       /* of which collapsed scopes or folded siblings */
-	size_t edges;           /* drawn edges */
-	size_t transfers;       /* of which _Send/_Recv pairs */
-	size_t clusters;        /* partition and scope clusters */
-	int depth;              /* the max depth used (0: none) */
-	uint64_t layout_cost;   /* nodes + bends of long edges, what dot's time grows with */
-	bool auto_collapsed;    /* the depth was lowered to fit max_nodes */
+	size_t nodes;	  /* graph nodes of the runs, _Send/_Recv pairs drawn as edges excluded */
+	size_t kept;	  /* of which --focus and --top keep */
+	size_t vertices;  /* drawn nodes */
+	size_t collapsed; /* of which collapsed scopes or folded siblings */
+	size_t edges;	  /* drawn edges */
+	size_t transfers; /* of which _Send/_Recv pairs */
+	size_t clusters;  /* partition and scope clusters */
+	int depth;	  /* the max depth used (0: none) */
+	uint64_t layout_cost; /* nodes + bends of long edges, what dot's time grows with */
+	bool auto_collapsed;  /* the depth was lowered to fit max_nodes */
 } tl_graphdot_stats;
 
 /* Builds the picture of `runs` (one cluster per run when there are

@@ -24,8 +24,7 @@ static void legend_add(tl_graphdot *gd, const char *color, char *text)
 }
 
 /* A line for the costs from lo to hi (range), or for lo alone. */
-static void legend_add_costs(tl_graphdot *gd, const char *color, int64_t lo, int64_t hi,
-			     bool range)
+static void legend_add_costs(tl_graphdot *gd, const char *color, int64_t lo, int64_t hi, bool range)
 {
 	struct legend_entry e = {.color = color, .lo = lo, .hi = hi, .range = range};
 	g_array_append_val(gd->legend, e);
@@ -111,7 +110,8 @@ static void color_ops(tl_graphdot *gd)
 	for (guint i = 0; i < gd->vtx->len; i++) {
 		const struct vtx *v = vtx_at(gd, i);
 		gpointer c = g_hash_table_lookup(count, v->op);
-		g_hash_table_insert(count, (gpointer)v->op, GUINT_TO_POINTER(GPOINTER_TO_UINT(c) + 1));
+		g_hash_table_insert(count, (gpointer)v->op,
+				    GUINT_TO_POINTER(GPOINTER_TO_UINT(c) + 1));
 	}
 	guint m = 0;
 	struct op_count *oc = tl_graphdot_ops_ranked(count, &m);
@@ -120,14 +120,16 @@ static void color_ops(tl_graphdot *gd)
 	gd->legend_title = "op type";
 	for (guint i = 0; i < named; i++) {
 		g_hash_table_insert(slot, (gpointer)oc[i].op, GUINT_TO_POINTER(i + 1));
-		legend_add(gd, categorical[i],
-			   g_strdup_printf("%s (%u)", oc[i].op[0] ? oc[i].op : "(none)", oc[i].count));
+		legend_add(
+		    gd, categorical[i],
+		    g_strdup_printf("%s (%u)", oc[i].op[0] ? oc[i].op : "(none)", oc[i].count));
 	}
 	if (named < m) {
 		guint rest = 0;
 		for (guint i = named; i < m; i++)
 			rest += oc[i].count;
-		legend_add(gd, OTHER_COLOR, g_strdup_printf("%u other types (%u)", m - named, rest));
+		legend_add(gd, OTHER_COLOR,
+			   g_strdup_printf("%u other types (%u)", m - named, rest));
 	}
 	for (guint i = 0; i < gd->vtx->len; i++) {
 		struct vtx *v = vtx_at(gd, i);

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EDGE_LABELS_AUTO 2000   /* auto: edge labels up to this many edges */
-#define COST_PER_NODE 40        /* dot's layout budget per --max-nodes node */
-#define COST_LABELS 3000        /* edge labels as labels (else xlabels) up to this cost */
-#define COST_FAST 8000          /* from this cost on, dot iterates less */
+#define EDGE_LABELS_AUTO 2000 /* auto: edge labels up to this many edges */
+#define COST_PER_NODE 40      /* dot's layout budget per --max-nodes node */
+#define COST_LABELS 3000      /* edge labels as labels (else xlabels) up to this cost */
+#define COST_FAST 8000	      /* from this cost on, dot iterates less */
 
 /* ------------------------------------------------------------------ */
 /* Layout cost                                                         */
@@ -37,10 +37,10 @@ static uint32_t *reverse_back_edges(uint32_t nv, uint64_t *edges, size_t ne)
 		first[v + 1] += first[v];
 	for (size_t e = 0; e < ne; e++)
 		dst[e] = (uint32_t)edges[e];
-	uint8_t *state = g_new0(uint8_t, nv);     /* 0 new, 1 on the stack, 2 done */
+	uint8_t *state = g_new0(uint8_t, nv); /* 0 new, 1 on the stack, 2 done */
 	uint32_t *stack = g_new(uint32_t, nv);
 	uint32_t *next = g_new(uint32_t, nv);
-	uint32_t *order = g_new(uint32_t, nv);    /* reverse postorder, filled from the end */
+	uint32_t *order = g_new(uint32_t, nv); /* reverse postorder, filled from the end */
 	uint32_t n_order = nv;
 	for (uint32_t root = 0; root < nv; root++) {
 		if (state[root] != 0)
@@ -221,8 +221,7 @@ static bool fits(const tl_graphdot *gd, size_t nv, uint64_t cost)
 }
 
 /* The deepest level at or above `from` at which the run fits (0: none). */
-static int fitting_depth(tl_graphdot *gd, struct rview *rv, int from, size_t *count,
-			 uint64_t *cost)
+static int fitting_depth(tl_graphdot *gd, struct rview *rv, int from, size_t *count, uint64_t *cost)
 {
 	for (int d = from; d >= 1; d--) {
 		/* over the budget by its vertices alone: no need of the

@@ -34,94 +34,94 @@
 
 enum ekind { EK_DATA = 0, EK_CONTROL, EK_TRANSFER, EK_TRANSFER_CONTROL };
 
-struct cedge {                  /* an edge after _Send/_Recv pairs are contracted */
-	uint32_t src, dst;      /* graph nodes */
-	int32_t port;           /* the producer's output slot; -1 for control */
-	uint8_t kind;           /* enum ekind */
+struct cedge {		   /* an edge after _Send/_Recv pairs are contracted */
+	uint32_t src, dst; /* graph nodes */
+	int32_t port;	   /* the producer's output slot; -1 for control */
+	uint8_t kind;	   /* enum ekind */
 };
 
-struct scope {                  /* a name scope of one group of one run */
-	const char *path;       /* a prefix of a node name (len bytes) */
+struct scope {		  /* a name scope of one group of one run */
+	const char *path; /* a prefix of a node name (len bytes) */
 	uint32_t len;
-	uint32_t depth;         /* components; 0 for a group root */
+	uint32_t depth; /* components; 0 for a group root */
 	uint32_t group;
-	uint32_t parent;        /* NONE for a group root */
+	uint32_t parent; /* NONE for a group root */
 	uint32_t first_child, last_child, next_sibling;
 	uint32_t first_vtx, last_vtx;
-	uint32_t n_sub;         /* vertices drawn inside */
-	uint32_t fold_top;      /* the outermost folded scope at or above, or NONE */
-	uint32_t fold_rep;      /* folded: the first folded sibling of its family */
-	uint32_t base_len;      /* last component without its "_N" */
-	int64_t num;            /* N, 0 for a bare name */
-	uint32_t vtx;           /* the vertex collapsing it, or NONE */
+	uint32_t n_sub;	   /* vertices drawn inside */
+	uint32_t fold_top; /* the outermost folded scope at or above, or NONE */
+	uint32_t fold_rep; /* folded: the first folded sibling of its family */
+	uint32_t base_len; /* last component without its "_N" */
+	int64_t num;	   /* N, 0 for a bare name */
+	uint32_t vtx;	   /* the vertex collapsing it, or NONE */
 	bool cluster;
-	bool fold_seen;         /* counted in its fold vertex */
+	bool fold_seen; /* counted in its fold vertex */
 };
 
 struct group {
 	const char *device;
 	uint32_t partition;
-	uint32_t root;          /* scope */
+	uint32_t root; /* scope */
 	int color;
 };
 
 struct vtx {
-	const char *key;        /* what its id is made of (key_len bytes): plain, the
-				 * node's name; collapsed, the path and a '/' (folded,
-				 * the path up to the base, then "_*" and a '/') */
+	const char *key; /* what its id is made of (key_len bytes): plain, the
+			  * node's name; collapsed, the path and a '/' (folded,
+			  * the path up to the base, then "_*" and a '/') */
 	uint32_t key_len;
-	const char *name;       /* plain: the node's name; collapsed: the scope's path */
+	const char *name; /* plain: the node's name; collapsed: the scope's path */
 	uint32_t name_len;
 	uint32_t run, group;
-	uint32_t scope;         /* where it is drawn */
-	uint32_t target;        /* collapsed: the scope (or fold family) it stands for */
-	uint32_t next;          /* next vertex drawn in the same scope */
-	int32_t node;           /* plain: the graph node; -1 when collapsed */
+	uint32_t scope;	 /* where it is drawn */
+	uint32_t target; /* collapsed: the scope (or fold family) it stands for */
+	uint32_t next;	 /* next vertex drawn in the same scope */
+	int32_t node;	 /* plain: the graph node; -1 when collapsed */
 	bool folded;
-	const char *op;         /* plain: op type; collapsed: the most common */
+	const char *op; /* plain: op type; collapsed: the most common */
 	uint32_t n_ops, n_exec, n_folded;
 	int64_t fold_lo, fold_hi;
 	int64_t time, bytes;
-	GHashTable *ops;        /* collapsed: op -> count */
-	char *types;            /* collapsed: "Conv2D 4, Relu 4, +2 types" */
-	int color;              /* palette entry, -1 none */
-	const char *fill;       /* its fill colour, NULL: none */
-	bool fill_dark;         /* a dark fill: white text */
+	GHashTable *ops;  /* collapsed: op -> count */
+	char *types;	  /* collapsed: "Conv2D 4, Relu 4, +2 types" */
+	int color;	  /* palette entry, -1 none */
+	const char *fill; /* its fill colour, NULL: none */
+	bool fill_dark;	  /* a dark fill: white text */
 };
 
-struct dedge {                  /* a drawn edge */
-	uint32_t src, dst;      /* vertices */
+struct dedge {		   /* a drawn edge */
+	uint32_t src, dst; /* vertices */
 	uint32_t run;
-	uint32_t gsrc;          /* the first graph edge's producer and slot */
+	uint32_t gsrc; /* the first graph edge's producer and slot */
 	int32_t port;
 	uint8_t kind;
 	uint32_t count;
 	int64_t bytes;
 };
 
-struct rview {                  /* one run */
+struct rview { /* one run */
 	tl_run *run;
-	int64_t *time;          /* per graph node, ns */
-	int64_t *bytes;         /* per graph node, output buffers */
+	int64_t *time;	/* per graph node, ns */
+	int64_t *bytes; /* per graph node, output buffers */
 	uint32_t *n_exec;
-	bool *hidden;           /* a matched _Send or _Recv, drawn as an edge */
+	bool *hidden; /* a matched _Send or _Recv, drawn as an edge */
 	bool *kept;
-	uint32_t *leaf;         /* node -> scope */
-	uint32_t *anc;          /* node -> the scope ancestor_at last found, or NONE */
-	uint32_t *sid;          /* per scope, twice (folded or not): a vertex while
-				 * the layout numbers them, else NONE; made at its
-				 * first call (graphdot_layout.c) */
-	uint32_t *vtx;          /* node -> vertex */
+	uint32_t *leaf; /* node -> scope */
+	uint32_t *anc;	/* node -> the scope ancestor_at last found, or NONE */
+	uint32_t *sid;	/* per scope, twice (folded or not): a vertex while
+			 * the layout numbers them, else NONE; made at its
+			 * first call (graphdot_layout.c) */
+	uint32_t *vtx;	/* node -> vertex */
 	struct cedge *edges;
 	size_t n_edges;
-	GArray *scopes;         /* struct scope */
-	GArray *groups;         /* struct group */
-	GHashTable *scope_of;   /* (parent, last component) -> scope + 1 (every scope
-				 * but the roots; graphdot_scope.c) */
-	GHashTable *group_by;   /* (partition, device) -> group + 1 */
+	GArray *scopes;	      /* struct scope */
+	GArray *groups;	      /* struct group */
+	GHashTable *scope_of; /* (parent, last component) -> scope + 1 (every scope
+			       * but the roots; graphdot_scope.c) */
+	GHashTable *group_by; /* (partition, device) -> group + 1 */
 	int max_scope_depth;
 	bool draw_groups;
-	bool folded;            /* numbered siblings fold */
+	bool folded; /* numbered siblings fold */
 	size_t n_kept;
 };
 
@@ -139,15 +139,15 @@ struct tl_graphdot {
 	tl_arena *arena;
 	struct rview *views;
 	size_t n_runs;
-	GArray *vtx;            /* struct vtx */
-	GArray *edges;          /* struct dedge */
-	GArray *legend;         /* struct legend_entry */
+	GArray *vtx;	/* struct vtx */
+	GArray *edges;	/* struct dedge */
+	GArray *legend; /* struct legend_entry */
 	const char *legend_title;
 	char *title;
 	bool edge_labels;
-	bool edge_xlabels;      /* labels placed after layout: no ranks doubled */
-	bool fast;              /* a big layout: fewer dot iterations */
-	size_t run_budget;      /* max_nodes shared among the runs (0: no limit) */
+	bool edge_xlabels; /* labels placed after layout: no ranks doubled */
+	bool fast;	   /* a big layout: fewer dot iterations */
+	size_t run_budget; /* max_nodes shared among the runs (0: no limit) */
 	tl_graphdot_stats stats;
 };
 
@@ -207,9 +207,9 @@ void tl_graphdot_color(tl_graphdot *gd);
 
 /* graphdot_tensor.c */
 typedef struct tl_graphdot_tensor {
-	int dtype;                                  /* 0: unknown */
-	const Tensorflow__TensorShapeProto *shape;  /* NULL: unknown */
-	int64_t bytes;                              /* 0: unknown */
+	int dtype;				   /* 0: unknown */
+	const Tensorflow__TensorShapeProto *shape; /* NULL: unknown */
+	int64_t bytes;				   /* 0: unknown */
 } tl_graphdot_tensor;
 
 /* The tensor on output `slot` of graph node `node`: what its first

@@ -11,12 +11,12 @@
  * every scope of a name costs the name's length, not its length times its
  * depth. */
 struct skey {
-	uint32_t parent;        /* scope */
-	uint32_t len;           /* of comp */
-	const char *comp;       /* the last component of the path */
+	uint32_t parent;  /* scope */
+	uint32_t len;	  /* of comp */
+	const char *comp; /* the last component of the path */
 };
 
-struct gkey {                   /* a group: partition and device */
+struct gkey { /* a group: partition and device */
 	uint32_t partition;
 	const char *device;
 };
@@ -62,10 +62,19 @@ void tl_graphdot_scope_init(struct rview *rv)
 static uint32_t new_scope(tl_graphdot *gd, struct rview *rv, uint32_t group, uint32_t parent,
 			  const char *spath, uint32_t len, uint32_t depth)
 {
-	struct scope sc = {.path = spath, .len = len, .depth = depth, .group = group,
-			   .parent = parent, .first_child = NONE, .last_child = NONE,
-			   .next_sibling = NONE, .first_vtx = NONE, .last_vtx = NONE,
-			   .fold_top = NONE, .fold_rep = NONE, .vtx = NONE};
+	struct scope sc = {.path = spath,
+			   .len = len,
+			   .depth = depth,
+			   .group = group,
+			   .parent = parent,
+			   .first_child = NONE,
+			   .last_child = NONE,
+			   .next_sibling = NONE,
+			   .first_vtx = NONE,
+			   .last_vtx = NONE,
+			   .fold_top = NONE,
+			   .fold_rep = NONE,
+			   .vtx = NONE};
 	uint32_t idx = rv->scopes->len;
 	g_array_append_val(rv->scopes, sc);
 	if (parent != NONE) {
@@ -204,7 +213,8 @@ void tl_graphdot_scope_fold(struct rview *rv)
 		const struct scope *par = scope_at(rv, sc->parent);
 		uint32_t start = par->depth == 0 ? 0 : par->len + 1;
 		struct skey *k = &keys[s];
-		*k = (struct skey){.parent = path_id[sc->parent], .len = sc->len - start,
+		*k = (struct skey){.parent = path_id[sc->parent],
+				   .len = sc->len - start,
 				   .comp = sc->path + start};
 		gpointer hit = g_hash_table_lookup(paths, k);
 		if (hit == NULL) {
@@ -228,8 +238,8 @@ void tl_graphdot_scope_fold(struct rview *rv)
 				continue;
 			/* the family across partitions: parent path and base */
 			struct skey *key = &keys[n + s];
-			*key = (struct skey){.parent = path_id[sc->parent], .len = sc->base_len,
-					     .comp = comp};
+			*key = (struct skey){
+			    .parent = path_id[sc->parent], .len = sc->base_len, .comp = comp};
 			gpointer hit = g_hash_table_lookup(lowest, key);
 			if (pass == 0) {
 				if (hit == NULL) {
@@ -241,8 +251,8 @@ void tl_graphdot_scope_fold(struct rview *rv)
 			} else if (sc->num > low[GPOINTER_TO_UINT(hit) - 1]) {
 				/* one family per parent scope (and so per group) */
 				struct skey *fkey = &keys[2 * (size_t)n + s];
-				*fkey = (struct skey){.parent = sc->parent, .len = sc->base_len,
-						      .comp = comp};
+				*fkey = (struct skey){
+				    .parent = sc->parent, .len = sc->base_len, .comp = comp};
 				gpointer r = g_hash_table_lookup(rep, fkey);
 				if (r == NULL) {
 					g_hash_table_insert(rep, fkey, GUINT_TO_POINTER(s + 1));
@@ -325,7 +335,8 @@ void tl_graphdot_scope_clusters(tl_graphdot *gd, struct rview *rv)
 			uint32_t items = 0;
 			for (uint32_t v = sc->first_vtx; v != NONE; v = vtx_at(gd, v)->next)
 				items++;
-			for (uint32_t c = sc->first_child; c != NONE; c = scope_at(rv, c)->next_sibling)
+			for (uint32_t c = sc->first_child; c != NONE;
+			     c = scope_at(rv, c)->next_sibling)
 				if (scope_at(rv, c)->n_sub > 0)
 					items++;
 			sc->cluster = items >= 2;
@@ -334,4 +345,3 @@ void tl_graphdot_scope_clusters(tl_graphdot *gd, struct rview *rv)
 			gd->stats.clusters++;
 	}
 }
-

@@ -74,7 +74,9 @@ void tl_graphdot_select_contract(struct rview *rv)
 		const tl_edge *ed = &run->edges[e];
 		if (ed->kind == TL_EDGE_TRANSFER || rv->hidden[ed->dst])
 			continue;
-		struct cedge c = {.src = ed->src, .dst = ed->dst, .port = ed->src_port,
+		struct cedge c = {.src = ed->src,
+				  .dst = ed->dst,
+				  .port = ed->src_port,
 				  .kind = ed->kind == TL_EDGE_CONTROL ? EK_CONTROL : EK_DATA};
 		if (rv->hidden[ed->src]) {
 			if (send_of[ed->src] == NONE)

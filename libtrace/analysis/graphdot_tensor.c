@@ -8,7 +8,7 @@
 const char *tl_graphdot_tensor_dtype(int dt)
 {
 	const ProtobufCEnumValue *v =
-		protobuf_c_enum_descriptor_get_value(&tensorflow__data_type__descriptor, dt);
+	    protobuf_c_enum_descriptor_get_value(&tensorflow__data_type__descriptor, dt);
 	if (v == NULL || dt == 0)
 		return NULL;
 	return strncmp(v->name, "DT_", 3) == 0 ? v->name + 3 : v->name;
@@ -64,9 +64,9 @@ static const Tensorflow__AttrValue *node_attr(const Tensorflow__NodeDef *def, co
 
 static bool is_predicate(const char *op)
 {
-	static const char *const ops[] = {"Equal",     "NotEqual",   "Less",    "LessEqual",
-					  "Greater",   "GreaterEqual", "IsFinite", "IsNan",
-					  "IsInf",     "LogicalAnd", "LogicalOr", "LogicalNot"};
+	static const char *const ops[] = {"Equal",   "NotEqual",     "Less",	  "LessEqual",
+					  "Greater", "GreaterEqual", "IsFinite",  "IsNan",
+					  "IsInf",   "LogicalAnd",   "LogicalOr", "LogicalNot"};
 	for (size_t i = 0; i < G_N_ELEMENTS(ops); i++)
 		if (strcmp(op, ops[i]) == 0)
 			return true;
@@ -146,4 +146,3 @@ tl_graphdot_tensor tl_graphdot_tensor_of(const tl_run *run, uint32_t node, int32
 	tensor_from_def(n, slot, &t);
 	return t;
 }
-

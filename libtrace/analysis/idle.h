@@ -16,21 +16,21 @@
 #include <stdint.h>
 
 typedef struct tl_idle_gap {
-	int64_t begin, end;     /* ns */
+	int64_t begin, end;	/* ns */
 	uint32_t before, after; /* the executions that end it and start after it */
 } tl_idle_gap;
 
 typedef struct tl_idle_device {
 	uint32_t device;
 	int64_t busy_ns, idle_ns;
-	double busy_pct;        /* of the step */
-	size_t n_gaps;          /* every gap */
-	tl_idle_gap *longest;   /* the longest, at most top_gaps, longest first */
+	double busy_pct;      /* of the step */
+	size_t n_gaps;	      /* every gap */
+	tl_idle_gap *longest; /* the longest, at most top_gaps, longest first */
 	size_t n_longest;
 } tl_idle_device;
 
 typedef struct tl_idle {
-	int64_t span_ns;        /* the step: first start to last end */
+	int64_t span_ns;	 /* the step: first start to last end */
 	tl_idle_device *devices; /* in device order; devices without executions left out */
 	size_t n_devices;
 } tl_idle;

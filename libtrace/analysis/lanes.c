@@ -67,14 +67,14 @@ struct busy_row {
 };
 
 struct tl_lanes_fit {
-	GArray *busy;           /* struct busy_row */
-	GArray *idle;           /* uint32_t */
+	GArray *busy; /* struct busy_row */
+	GArray *idle; /* uint32_t */
 	uint32_t n_rows;
 };
 
 struct thread_rows {
 	uint32_t thread;
-	uint32_t offset;        /* first lane of this thread, once known */
+	uint32_t offset; /* first lane of this thread, once known */
 	tl_lanes_fit *rows;
 };
 

@@ -27,16 +27,16 @@ typedef enum tl_op_time {
 extern const char *const tl_op_time_names[];
 
 typedef struct tl_lane {
-	uint32_t thread;        /* dump thread id (0 when none) */
-	uint32_t sub;           /* 0 for the thread's first row */
+	uint32_t thread; /* dump thread id (0 when none) */
+	uint32_t sub;	 /* 0 for the thread's first row */
 } tl_lane;
 
 typedef struct tl_lanes {
-	int64_t *start, *end;   /* per exec, ns, as shown */
-	uint32_t *lane;         /* per exec: its row within its device */
-	uint32_t *n_lanes;      /* per device */
-	tl_lane **lanes;        /* per device: its rows, in display order */
-	bool *threaded;         /* per device: rows come from thread ids */
+	int64_t *start, *end; /* per exec, ns, as shown */
+	uint32_t *lane;	      /* per exec: its row within its device */
+	uint32_t *n_lanes;    /* per device */
+	tl_lane **lanes;      /* per device: its rows, in display order */
+	bool *threaded;	      /* per device: rows come from thread ids */
 	size_t n_devices;
 } tl_lanes;
 

@@ -94,7 +94,7 @@ static bool record_in_range(const Tensorflow__AllocationRecord *rec)
 	    rec->alloc_micros <= TL_TIME_LIMIT_US)
 		return true;
 	tl_warn("memory-record-range", "allocation records over 1 PiB or beyond 73 years from "
-		"1970 skipped");
+				       "1970 skipped");
 	return false;
 }
 
@@ -122,8 +122,10 @@ static void add_ref(struct memory_builder *b, uint32_t buffer, int32_t exec, int
 {
 	if (find_ref(b, exec, slot) >= 0)
 		return;
-	struct ref r = {.r = {.exec = exec, .slot = slot}, .buffer = buffer,
-			.drop_us = INT64_MIN, .dropper = -1};
+	struct ref r = {.r = {.exec = exec, .slot = slot},
+			.buffer = buffer,
+			.drop_us = INT64_MIN,
+			.dropper = -1};
 	g_array_append_val(b->refs, r);
 	g_hash_table_insert(b->by_tensor, tensor_key(exec, slot), GSIZE_TO_POINTER(b->refs->len));
 }
@@ -179,8 +181,9 @@ static bool is_variable_op(const char *op)
 
 bool tl_memory_is_forwarding_op(const char *op)
 {
-	static const char *const ops[] = {"Identity", "Reshape", "Switch", "RefSwitch",
-					  "RefIdentity", "ApplyGradientDescent", "Snapshot"};
+	static const char *const ops[] = {"Identity",  "Reshape",     "Switch",
+					  "RefSwitch", "RefIdentity", "ApplyGradientDescent",
+					  "Snapshot"};
 	for (size_t i = 0; i < G_N_ELEMENTS(ops); i++)
 		if (strcmp(op, ops[i]) == 0)
 			return true;
@@ -240,33 +243,34 @@ static void scan_outputs(struct memory_builder *b, int32_t x, GPtrArray *fresh)
 		const Tensorflow__NodeOutput *o = ns->output[k];
 		const Tensorflow__TensorDescription *td = o->tensor_description;
 		const Tensorflow__AllocationDescription *ad =
-			td != NULL ? td->allocation_description : NULL;
+		    td != NULL ? td->allocation_description : NULL;
 		if (ad == NULL)
 			continue;
 		struct buf_key key = {.allocator = ad->allocator_name ? ad->allocator_name : "",
-				      .id = ad->allocation_id, .ptr = ad->ptr};
-		gpointer hit = (key.id != 0 || key.ptr != 0) ? g_hash_table_lookup(b->by_key, &key)
-							      : NULL;
+				      .id = ad->allocation_id,
+				      .ptr = ad->ptr};
+		gpointer hit =
+		    (key.id != 0 || key.ptr != 0) ? g_hash_table_lookup(b->by_key, &key) : NULL;
 		if (hit != NULL) {
 			add_ref(b, GPOINTER_TO_UINT(hit) - 1, x, o->slot);
 			continue;
 		}
 		bool persistent = in_ids(&ids, ad->allocation_id) || is_variable_op(e->op);
 		tl_buffer nb = {
-			.allocator = key.allocator,
-			.allocation_id = ad->allocation_id,
-			.ptr = ad->ptr,
-			.requested = size_of(ad->requested_bytes),
-			.allocated = size_of(ad->allocated_bytes ? ad->allocated_bytes
-								 : ad->requested_bytes),
-			.alloc_us = persistent ? TL_US_BEFORE : exec_compute_start_us(e),
-			.free_us = persistent ? TL_US_NEVER : 0,
-			.kind = persistent ? TL_BUF_PERSISTENT : TL_BUF_OUTPUT,
-			.cause = persistent ? TL_FREE_NEVER : TL_FREE_LAST_USE,
-			.producer = x,
-			.slot = o->slot,
-			.last_user = -1,
-			.desc = td,
+		    .allocator = key.allocator,
+		    .allocation_id = ad->allocation_id,
+		    .ptr = ad->ptr,
+		    .requested = size_of(ad->requested_bytes),
+		    .allocated =
+			size_of(ad->allocated_bytes ? ad->allocated_bytes : ad->requested_bytes),
+		    .alloc_us = persistent ? TL_US_BEFORE : exec_compute_start_us(e),
+		    .free_us = persistent ? TL_US_NEVER : 0,
+		    .kind = persistent ? TL_BUF_PERSISTENT : TL_BUF_OUTPUT,
+		    .cause = persistent ? TL_FREE_NEVER : TL_FREE_LAST_USE,
+		    .producer = x,
+		    .slot = o->slot,
+		    .last_user = -1,
+		    .desc = td,
 		};
 		uint32_t idx = tl_memory_new_buffer(b, &nb, &key);
 		add_ref(b, idx, x, o->slot);
@@ -282,17 +286,24 @@ static void scan_referenced(struct memory_builder *b, const Tensorflow__NodeExec
 	for (size_t k = 0; k < ns->n_referenced_tensor; k++) {
 		const Tensorflow__AllocationDescription *ad = ns->referenced_tensor[k];
 		struct buf_key key = {.allocator = ad->allocator_name ? ad->allocator_name : "",
-				      .id = ad->allocation_id, .ptr = ad->ptr};
+				      .id = ad->allocation_id,
+				      .ptr = ad->ptr};
 		if ((key.id == 0 && key.ptr == 0) || g_hash_table_contains(b->by_key, &key))
 			continue;
 		/* A variable whose own execution is not in the dump. */
-		tl_buffer nb = {.allocator = key.allocator, .allocation_id = key.id, .ptr = key.ptr,
+		tl_buffer nb = {.allocator = key.allocator,
+				.allocation_id = key.id,
+				.ptr = key.ptr,
 				.requested = size_of(ad->requested_bytes),
 				.allocated = size_of(ad->allocated_bytes ? ad->allocated_bytes
 									 : ad->requested_bytes),
-				.alloc_us = TL_US_BEFORE, .free_us = TL_US_NEVER,
-				.kind = TL_BUF_PERSISTENT, .cause = TL_FREE_NEVER, .producer = -1,
-				.slot = -1, .last_user = -1};
+				.alloc_us = TL_US_BEFORE,
+				.free_us = TL_US_NEVER,
+				.kind = TL_BUF_PERSISTENT,
+				.cause = TL_FREE_NEVER,
+				.producer = -1,
+				.slot = -1,
+				.last_user = -1};
 		tl_memory_new_buffer(b, &nb, &key);
 	}
 }
@@ -306,7 +317,7 @@ static void scan_allocation(struct memory_builder *b, int32_t x, const char *all
 {
 	while (*next_fresh < fresh->len) {
 		tl_buffer *ob =
-			buffer_at(b, GPOINTER_TO_UINT(g_ptr_array_index(fresh, *next_fresh)) - 1);
+		    buffer_at(b, GPOINTER_TO_UINT(g_ptr_array_index(fresh, *next_fresh)) - 1);
 		if (strcmp(ob->allocator, alloc) != 0) {
 			(*next_fresh)++;
 			continue;
@@ -319,11 +330,17 @@ static void scan_allocation(struct memory_builder *b, int32_t x, const char *all
 		}
 		break;
 	}
-	tl_buffer tb = {.allocator = alloc, .allocation_id = --b->next_temp_id,
-			.requested = rec->alloc_bytes, .allocated = rec->alloc_bytes,
-			.alloc_us = rec->alloc_micros, .free_us = 0,
-			.kind = TL_BUF_TEMP, .cause = TL_FREE_OP_END, .producer = x,
-			.slot = -1, .last_user = x};
+	tl_buffer tb = {.allocator = alloc,
+			.allocation_id = --b->next_temp_id,
+			.requested = rec->alloc_bytes,
+			.allocated = rec->alloc_bytes,
+			.alloc_us = rec->alloc_micros,
+			.free_us = 0,
+			.kind = TL_BUF_TEMP,
+			.cause = TL_FREE_OP_END,
+			.producer = x,
+			.slot = -1,
+			.last_user = x};
 	uint32_t t = tl_memory_new_buffer(b, &tb, NULL);
 	if (open != NULL)
 		open_temp(b, open, t);
@@ -438,8 +455,10 @@ bool tl_memory_is_fetch_node(const tl_run *run, uint32_t n)
 	const Tensorflow__NodeDef *def = run->nodes[n].def;
 	for (size_t i = 0; i < def->n_attr; i++) {
 		const Tensorflow__AttrValue *v = def->attr[i]->value;
-		if (def->attr[i]->key != NULL && strcmp(def->attr[i]->key, "client_terminated") == 0)
-			return v != NULL && v->value_case == TENSORFLOW__ATTR_VALUE__VALUE_B && v->b;
+		if (def->attr[i]->key != NULL &&
+		    strcmp(def->attr[i]->key, "client_terminated") == 0)
+			return v != NULL && v->value_case == TENSORFLOW__ATTR_VALUE__VALUE_B &&
+			       v->b;
 	}
 	return false;
 }
@@ -488,8 +507,9 @@ static void drop_refs(struct memory_builder *b, tl_memory *mem)
 				continue;
 			const tl_gnode *src = &run->nodes[edge->src];
 			for (uint32_t i = 0; i < src->n_exec; i++) {
-				int32_t r = find_ref(b, (int32_t)run->node_execs[src->first_exec + i],
-						     edge->src_port);
+				int32_t r =
+				    find_ref(b, (int32_t)run->node_execs[src->first_exec + i],
+					     edge->src_port);
 				if (r >= 0)
 					g_array_index(b->refs, struct ref, r).fetched = true;
 			}

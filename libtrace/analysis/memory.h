@@ -44,8 +44,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define TL_US_NEVER INT64_MAX     /* free time of a buffer never freed */
-#define TL_US_BEFORE INT64_MIN    /* alloc time of a buffer made before the step */
+#define TL_US_NEVER INT64_MAX  /* free time of a buffer never freed */
+#define TL_US_BEFORE INT64_MIN /* alloc time of a buffer made before the step */
 
 typedef enum tl_buffer_kind {
 	TL_BUF_OUTPUT = 0,
@@ -56,66 +56,66 @@ typedef enum tl_buffer_kind {
 const char *tl_memory_kind_name(tl_buffer_kind k);
 
 typedef enum tl_free_cause {
-	TL_FREE_LAST_USE = 0,   /* end of its last consumer */
-	TL_FREE_UNUSED,         /* no consumer: end of its producer */
-	TL_FREE_FETCHED,        /* fetched by the client: step end */
-	TL_FREE_RECORD,         /* a deallocation record (temporaries) */
-	TL_FREE_OP_END,         /* temporary without a free record: op end */
-	TL_FREE_NEVER,          /* persistent */
+	TL_FREE_LAST_USE = 0, /* end of its last consumer */
+	TL_FREE_UNUSED,	      /* no consumer: end of its producer */
+	TL_FREE_FETCHED,      /* fetched by the client: step end */
+	TL_FREE_RECORD,	      /* a deallocation record (temporaries) */
+	TL_FREE_OP_END,	      /* temporary without a free record: op end */
+	TL_FREE_NEVER,	      /* persistent */
 } tl_free_cause;
 
 const char *tl_memory_cause_name(tl_free_cause c);
 
 /* How a buffer's birth is known. */
 typedef enum tl_birth {
-	TL_BIRTH_RECORDED = 0,  /* in the dump */
-	TL_BIRTH_PINNED,        /* estimated; the samples leave [birth_lo, birth_hi] */
+	TL_BIRTH_RECORDED = 0,	/* in the dump */
+	TL_BIRTH_PINNED,	/* estimated; the samples leave [birth_lo, birth_hi] */
 	TL_BIRTH_UNCONSTRAINED, /* estimated; no sample falls in its possible life */
-	TL_BIRTH_CONTRADICTED,  /* estimated; no birth meets the samples */
+	TL_BIRTH_CONTRADICTED,	/* estimated; no birth meets the samples */
 } tl_birth;
 
 /* "recorded", "pinned", "unconstrained", "contradicted" */
 const char *tl_memory_birth_name(tl_birth b);
 
 typedef struct tl_tensor_ref {
-	int32_t exec;           /* producing execution */
+	int32_t exec; /* producing execution */
 	int32_t slot;
 } tl_tensor_ref;
 
 typedef struct tl_buffer {
 	const char *allocator;
-	int64_t allocation_id;  /* as in the dump; temporaries get negative ids */
+	int64_t allocation_id; /* as in the dump; temporaries get negative ids */
 	uint64_t ptr;
 	int64_t requested;
 	int64_t allocated;
-	int64_t alloc_us;       /* TL_US_BEFORE for persistent buffers */
-	int64_t free_us;        /* TL_US_NEVER when never freed */
+	int64_t alloc_us; /* TL_US_BEFORE for persistent buffers */
+	int64_t free_us;  /* TL_US_NEVER when never freed */
 	tl_buffer_kind kind;
 	tl_free_cause cause;
 	bool fetched;
-	int32_t producer;       /* exec, or -1 when unknown */
-	int32_t slot;           /* output slot, -1 for temporaries */
-	int32_t last_user;      /* exec whose end freed it, or -1 */
+	int32_t producer;			   /* exec, or -1 when unknown */
+	int32_t slot;				   /* output slot, -1 for temporaries */
+	int32_t last_user;			   /* exec whose end freed it, or -1 */
 	const Tensorflow__TensorDescription *desc; /* dtype and shape, or NULL */
-	const char *name;       /* tensor name when no execution produced it */
-	bool estimated;         /* birth not in the dump (an unrecorded _Recv) */
-	int64_t sent_us;        /* estimated: its _Send's start (INT64_MAX: unknown) */
+	const char *name;			   /* tensor name when no execution produced it */
+	bool estimated;				   /* birth not in the dump (an unrecorded _Recv) */
+	int64_t sent_us; /* estimated: its _Send's start (INT64_MAX: unknown) */
 	tl_birth birth;
-	int64_t birth_lo;       /* estimated: the births the samples allow; */
-	int64_t birth_hi;       /* alloc_us is birth_lo */
-	uint32_t first_ref;     /* aliases: mem->refs[first_ref .. + n_refs] */
+	int64_t birth_lo;   /* estimated: the births the samples allow; */
+	int64_t birth_hi;   /* alloc_us is birth_lo */
+	uint32_t first_ref; /* aliases: mem->refs[first_ref .. + n_refs] */
 	uint32_t n_refs;
 } tl_buffer;
 
 typedef struct tl_point {
 	int64_t us;
-	int64_t bytes;          /* allocated */
+	int64_t bytes; /* allocated */
 	int64_t requested;
 } tl_point;
 
 typedef struct tl_allocator {
 	const char *name;
-	tl_point *curve;        /* change points; curve[0] = [step start, baseline] */
+	tl_point *curve; /* change points; curve[0] = [step start, baseline] */
 	size_t n_curve;
 	int64_t persistent_bytes;
 	int64_t persistent_requested;
@@ -124,10 +124,10 @@ typedef struct tl_allocator {
 	int64_t peak_us;
 	uint32_t *live_at_peak; /* buffers, by allocated bytes descending */
 	size_t n_live;
-	uint32_t *buffers;      /* its buffers, in index order */
+	uint32_t *buffers; /* its buffers, in index order */
 	size_t n_buffers;
-	size_t n_estimated;     /* buffers with an estimated birth */
-	size_t n_unplaced;      /* ... of which unconstrained or contradicted */
+	size_t n_estimated; /* buffers with an estimated birth */
+	size_t n_unplaced;  /* ... of which unconstrained or contradicted */
 	size_t check_samples;
 	int64_t check_max_abs;
 	double check_mean_abs;
@@ -143,7 +143,7 @@ typedef struct tl_memory {
 	size_t n_allocators;
 	int64_t step_start_us;
 	int64_t step_end_us;
-	bool from_labels;       /* consumers guessed from labels (no graphs) */
+	bool from_labels; /* consumers guessed from labels (no graphs) */
 } tl_memory;
 
 /* The run's buffers, their lifetimes and the allocators' curves. Cannot

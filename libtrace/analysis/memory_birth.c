@@ -626,7 +626,7 @@ static void place_allocator(tl_memory *mem, tl_allocator *a, GArray *samples)
 
 struct collected {
 	GArray **samples; /* per allocator with estimated buffers: struct sample */
-	size_t *hint;     /* per allocator: where its last sample fell */
+	size_t *hint;	  /* per allocator: where its last sample fell */
 };
 
 static void collect_sample(tl_memory *mem, tl_allocator *a, int64_t us, int64_t in_use, void *ctx)

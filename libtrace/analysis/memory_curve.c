@@ -81,8 +81,8 @@ static void build_curve(tl_memory *mem, tl_allocator *a, bool with_estimated)
 	if (ev->len > 1)
 		qsort(ev->data, ev->len, sizeof(struct event), cmp_event);
 	GArray *pts = g_array_new(FALSE, FALSE, sizeof(tl_point));
-	tl_point cur = {.us = start, .bytes = a->persistent_bytes,
-			.requested = a->persistent_requested};
+	tl_point cur = {
+	    .us = start, .bytes = a->persistent_bytes, .requested = a->persistent_requested};
 	g_array_append_val(pts, cur);
 	a->peak_bytes = cur.bytes;
 	a->peak_requested = cur.requested;
@@ -91,8 +91,8 @@ static void build_curve(tl_memory *mem, tl_allocator *a, bool with_estimated)
 		int64_t us = g_array_index(ev, struct event, i).us;
 		while (i < ev->len && g_array_index(ev, struct event, i).us == us) {
 			cur.bytes = add_sat(cur.bytes, g_array_index(ev, struct event, i).bytes);
-			cur.requested = add_sat(cur.requested,
-						g_array_index(ev, struct event, i).requested);
+			cur.requested =
+			    add_sat(cur.requested, g_array_index(ev, struct event, i).requested);
 			i++;
 		}
 		cur.us = us;

@@ -25,7 +25,7 @@
 struct ref {
 	tl_tensor_ref r;
 	uint32_t buffer;
-	int64_t drop_us;        /* INT64_MIN until a consumer is seen */
+	int64_t drop_us; /* INT64_MIN until a consumer is seen */
 	int32_t dropper;
 	bool fetched;
 };
@@ -34,13 +34,13 @@ struct buf_key;
 
 struct memory_builder {
 	const tl_run *run;
-	tl_arena *arena;        /* the run's arena, for names */
-	GArray *buffers;        /* tl_buffer */
-	GArray *refs;           /* struct ref */
-	GHashTable *by_key;     /* struct buf_key -> buffer + 1 */
-	GHashTable *by_tensor;  /* (exec << 20 | slot) -> ref + 1 */
+	tl_arena *arena;       /* the run's arena, for names */
+	GArray *buffers;       /* tl_buffer */
+	GArray *refs;	       /* struct ref */
+	GHashTable *by_key;    /* struct buf_key -> buffer + 1 */
+	GHashTable *by_tensor; /* (exec << 20 | slot) -> ref + 1 */
 	int64_t next_temp_id;
-	int64_t *min_ends;      /* tl_dataflow_min_ends, made when first needed */
+	int64_t *min_ends; /* tl_dataflow_min_ends, made when first needed */
 };
 
 /* One allocator_bytes_in_use sample of the dump, read once: the passes
@@ -48,9 +48,9 @@ struct memory_builder {
  * these instead of the decoded records again, which on a 100 MB dump lie
  * far beyond the caches. */
 struct dump_sample {
-	int64_t us;        /* the end of the execution that reported it */
-	int64_t in_use;    /* 0: the sample names its allocator, no more */
-	const char *name;  /* the allocator set's own copy of the name */
+	int64_t us;	    /* the end of the execution that reported it */
+	int64_t in_use;	    /* 0: the sample names its allocator, no more */
+	const char *name;   /* the allocator set's own copy of the name */
 	uint32_t allocator; /* index into mem->allocators */
 };
 

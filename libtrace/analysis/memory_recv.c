@@ -118,11 +118,11 @@ static int64_t sent_at(const tl_run *run, uint32_t send, int64_t sent)
 struct recv_info {
 	int64_t free_us;   /* the end of its last consumer */
 	int64_t first_use; /* the start of its first consumer */
-	int32_t last;      /* the last consumer's execution, -1: none ran */
-	int32_t adopt;     /* the buffer a forwarding consumer made its own, or -1 */
-	bool fetched;      /* a consumer is a fetch */
-	int64_t lo;        /* the earliest birth: just after the step start */
-	int64_t sent;      /* its _Send's start (INT64_MAX: unknown) */
+	int32_t last;	   /* the last consumer's execution, -1: none ran */
+	int32_t adopt;	   /* the buffer a forwarding consumer made its own, or -1 */
+	bool fetched;	   /* a consumer is a fetch */
+	int64_t lo;	   /* the earliest birth: just after the step start */
+	int64_t sent;	   /* its _Send's start (INT64_MAX: unknown) */
 };
 
 /* Execution x consumes the receive's output through its input `port`. */

@@ -65,9 +65,8 @@ static const Tensorflow__TensorShapeProto *input_shape(const tl_run *run, uint32
 			continue;
 		const tl_gnode *src = &run->nodes[edge->src];
 		for (uint32_t i = 0; i < src->n_exec; i++) {
-			const Tensorflow__TensorShapeProto *sh =
-				exec_shape(&run->execs[run->node_execs[src->first_exec + i]],
-					   edge->src_port);
+			const Tensorflow__TensorShapeProto *sh = exec_shape(
+			    &run->execs[run->node_execs[src->first_exec + i]], edge->src_port);
 			if (sh != NULL)
 				return sh;
 		}
@@ -79,11 +78,11 @@ static const Tensorflow__TensorShapeProto *input_shape(const tl_run *run, uint32
 
 static bool is_elementwise(const char *op)
 {
-	static const char *const ops[] = {"Add",     "AddV2",   "Sub",     "Mul",      "Div",
-					  "RealDiv", "BiasAdd", "Relu",    "Relu6",    "Tanh",
-					  "Sigmoid", "Neg",     "Square",  "Sqrt",     "Rsqrt",
-					  "Exp",     "Log",     "Maximum", "Minimum",  "ReluGrad",
-					  "TanhGrad", "SigmoidGrad", "AddN", "Softmax", "Pow"};
+	static const char *const ops[] = {
+	    "Add",	   "AddV2", "Sub",     "Mul",	  "Div",     "RealDiv",	 "BiasAdd",
+	    "Relu",	   "Relu6", "Tanh",    "Sigmoid", "Neg",     "Square",	 "Sqrt",
+	    "Rsqrt",	   "Exp",   "Log",     "Maximum", "Minimum", "ReluGrad", "TanhGrad",
+	    "SigmoidGrad", "AddN",  "Softmax", "Pow"};
 	for (size_t i = 0; i < G_N_ELEMENTS(ops); i++)
 		if (strcmp(op, ops[i]) == 0)
 			return true;
@@ -106,7 +105,8 @@ double tl_opcost_float_ops(const tl_run *run, uint32_t x)
 		for (size_t i = 0; def != NULL && i < def->n_attr; i++)
 			if (strcmp(def->attr[i]->key, "transpose_a") == 0)
 				ta = def->attr[i]->value;
-		bool trans = ta != NULL && ta->value_case == TENSORFLOW__ATTR_VALUE__VALUE_B && ta->b;
+		bool trans =
+		    ta != NULL && ta->value_case == TENSORFLOW__ATTR_VALUE__VALUE_B && ta->b;
 		double k = (double)a->dim[trans ? 0 : 1]->size;
 		return k > 0 ? 2.0 * out_n * k : 0;
 	}

@@ -1,7 +1,7 @@
 #include "analysis/summary.h"
 
 #include "analysis/opcost.h"
-#include "base/diag.h"
+#include "base/warn.h"
 #include "analysis/summary_impl.h"
 #include "io/chrome_reader.h"
 
@@ -12,9 +12,8 @@
 #include <string.h>
 
 static const char *const col_names[TL_N_COLS] = {
-	"total_micros",   "accelerator_micros", "cpu_micros",   "occurrence",
-	"requested_bytes", "peak_bytes",        "residual_bytes", "output_bytes",
-	"params",         "float_ops",
+    "total_micros", "accelerator_micros", "cpu_micros",	  "occurrence", "requested_bytes",
+    "peak_bytes",   "residual_bytes",	  "output_bytes", "params",	"float_ops",
 };
 
 const char *tl_summary_col_name(int col)
@@ -38,7 +37,7 @@ int tl_summary_col_parse(const char *s)
 }
 
 const char *const tl_summary_view_names[] = {"op",     "scope", "node", "device",
-					     "kernel", "step",  NULL};
+					     "kernel", "step",	NULL};
 
 const char *tl_summary_view_name(tl_summary_view v)
 {
@@ -273,15 +272,14 @@ static void count_defined(tl_summary *s, const tl_run *run)
 	GHashTable *counts = g_hash_table_new(g_direct_hash, g_direct_equal);
 	for (uint32_t n = 0; n < run->n_nodes; n++) {
 		const tl_gnode *g = &run->nodes[n];
-		const char *key = s->view == TL_VIEW_OP       ? g->op
+		const char *key = s->view == TL_VIEW_OP	      ? g->op
 				  : s->view == TL_VIEW_DEVICE ? g->device
 							      : g->name;
 		tl_row *r = row_find(s, key, false);
 		if (r != NULL)
-			g_hash_table_insert(counts, r,
-					    GSIZE_TO_POINTER(GPOINTER_TO_SIZE(
-								     g_hash_table_lookup(counts, r)) +
-							     1));
+			g_hash_table_insert(
+			    counts, r,
+			    GSIZE_TO_POINTER(GPOINTER_TO_SIZE(g_hash_table_lookup(counts, r)) + 1));
 	}
 	GHashTableIter it;
 	gpointer k, v;
@@ -314,7 +312,8 @@ void tl_summary_add_run(tl_summary *s, const tl_run *run)
 			const char *at = strstr(label, "@@");
 			char *kname = g_strndup(label, at ? (gsize)(at - label) : strlen(label));
 			tl_summary_vals v = {{0}};
-			v.v[TL_COL_ACCEL] = v.v[TL_COL_TOTAL] = (double)(e->end - e->start) / 1000.0;
+			v.v[TL_COL_ACCEL] = v.v[TL_COL_TOTAL] =
+			    (double)(e->end - e->start) / 1000.0;
 			v.v[TL_COL_OCCURRENCE] = 1;
 			tl_row *r = row_add(s, kname, ri, &v);
 			if (r->extra == NULL)
@@ -342,7 +341,7 @@ void tl_summary_add_run(tl_summary *s, const tl_run *run)
 		const Tensorflow__TensorShapeProto *sh = tl_opcost_variable_shape(run, n);
 		tl_summary_vals v = {{0}};
 		v.v[TL_COL_PARAMS] = tl_opcost_elements(sh);
-		const char *key = s->view == TL_VIEW_OP ? g->op
+		const char *key = s->view == TL_VIEW_OP	      ? g->op
 				  : s->view == TL_VIEW_DEVICE ? g->device
 							      : g->name;
 		if (s->view == TL_VIEW_KERNEL)
@@ -659,7 +658,8 @@ void tl_summary_absorb(tl_summary *dst, tl_summary *src)
 		if (d->extra == NULL && r->extra != NULL)
 			d->extra = g_strdup(r->extra);
 		for (guint i = 0; i < r->runs->len; i++)
-			*tl_summary_row_run(d, base + r->first_run + i) = g_array_index(r->runs, tl_summary_vals, i);
+			*tl_summary_row_run(d, base + r->first_run + i) =
+			    g_array_index(r->runs, tl_summary_vals, i);
 	}
 }
 
@@ -673,9 +673,12 @@ void tl_summary_opts_fit(tl_summary_opts *o, const tl_summary *s)
 		bool needs_graph = c == TL_COL_PARAMS || c == TL_COL_FLOPS;
 		bool needs_kernels = c == TL_COL_ACCEL;
 		if (s->from_chrome && (needs_memory || needs_graph || needs_kernels)) {
-			tl_warn("chrome-missing", "Chrome trace input has no %s data: column %s "
-				"left out", needs_memory ? "memory" : needs_graph ? "graph"
-							: "kernel-to-op",
+			tl_warn("chrome-missing",
+				"Chrome trace input has no %s data: column %s "
+				"left out",
+				needs_memory  ? "memory"
+				: needs_graph ? "graph"
+					      : "kernel-to-op",
 				tl_summary_col_name(c));
 			continue;
 		}

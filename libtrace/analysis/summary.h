@@ -79,22 +79,22 @@ extern const char *const tl_summary_stat_names[];
 
 typedef struct tl_row {
 	char *name;
-	GArray *runs;           /* double[TL_N_COLS] per run from first_run on (a row
-				 * of one late run, as in the step view, holds one) */
+	GArray *runs; /* double[TL_N_COLS] per run from first_run on (a row
+		       * of one late run, as in the step view, holds one) */
 	size_t first_run;
-	int64_t defined;        /* graph nodes in the row */
-	char *shape;            /* variables: "784x128" */
-	char *extra;            /* kernel view: the op; op view: "" */
+	int64_t defined; /* graph nodes in the row */
+	char *shape;	 /* variables: "784x128" */
+	char *extra;	 /* kernel view: the op; op view: "" */
 } tl_row;
 
 typedef struct tl_summary {
 	tl_summary_view view;
-	GHashTable *rows;       /* name -> tl_row * */
+	GHashTable *rows; /* name -> tl_row * */
 	size_t n_runs;
-	GPtrArray *run_labels;  /* char * */
-	bool have_graph;        /* some run had partition graphs */
+	GPtrArray *run_labels; /* char * */
+	bool have_graph;       /* some run had partition graphs */
 	bool have_memory;
-	bool from_chrome;       /* some input was a Chrome trace */
+	bool from_chrome; /* some input was a Chrome trace */
 } tl_summary;
 
 tl_summary *tl_summary_new(tl_summary_view view);
@@ -120,13 +120,13 @@ typedef struct tl_summary_opts {
 	int select[TL_N_COLS];
 	int n_select;
 	tl_stat stat;
-	int order_by;           /* a column, or -1 for name */
-	double min[TL_N_COLS];  /* --min-<col>; 0 = none */
-	GRegex *account_type;   /* op view: op types; device view: devices */
+	int order_by;	       /* a column, or -1 for name */
+	double min[TL_N_COLS]; /* --min-<col>; 0 = none */
+	GRegex *account_type;  /* op view: op types; device view: devices */
 	GRegex *show, *hide, *start, *trim;
-	int max_depth;          /* scope view */
-	bool displayed_only;    /* --account-displayed-only */
-	int step;               /* --step N: only that run (-1: all) */
+	int max_depth;		 /* scope view */
+	bool displayed_only;	 /* --account-displayed-only */
+	int step;		 /* --step N: only that run (-1: all) */
 	bool occurrence_defined; /* occurrence = graph nodes, not executions */
 } tl_summary_opts;
 
@@ -158,7 +158,7 @@ typedef struct tl_summary_flat {
 	size_t n;
 	double total[TL_N_COLS]; /* over the rows that pass the name filters (and the
 				  * value filters too with --account-displayed-only) */
-	int share_col;           /* the column shares are of */
+	int share_col;		 /* the column shares are of */
 } tl_summary_flat;
 
 tl_summary_flat *tl_summary_flat_new(const tl_summary *s, const tl_summary_opts *o);
@@ -171,12 +171,12 @@ void tl_summary_flat_free(tl_summary_flat *f);
 typedef struct tl_summary_scope {
 	const char *name;
 	uint32_t len;
-	uint32_t comp;          /* where its last component starts in name */
+	uint32_t comp; /* where its last component starts in name */
 	uint32_t n_kids;
 	struct tl_summary_scope *parent;
 	struct tl_summary_scope *first_kid, *last_kid, *next; /* kids in order of creation */
-	const tl_row *row;      /* a real node, or NULL for a scope */
-	double *self;           /* a real node's own values; NULL (zeros) for a scope */
+	const tl_row *row;				      /* a real node, or NULL for a scope */
+	double *self; /* a real node's own values; NULL (zeros) for a scope */
 	double total[TL_N_COLS];
 } tl_summary_scope;
 

@@ -12,12 +12,12 @@
 
 typedef struct tl_summary_diff_row {
 	const char *name;
-	double a, b;            /* the column in A and in B (0 where absent) */
+	double a, b;		 /* the column in A and in B (0 where absent) */
 	double calls_a, calls_b; /* occurrences */
 } tl_summary_diff_row;
 
 typedef struct tl_summary_diff {
-	int col;                /* --order-by, else total_micros */
+	int col; /* --order-by, else total_micros */
 	tl_summary_diff_row *rows;
 	size_t n;
 } tl_summary_diff;

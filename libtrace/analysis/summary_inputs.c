@@ -60,10 +60,10 @@ int tl_summary_add_inputs(tl_summary *s, const char *const *paths, size_t n,
 	guint cores = g_get_num_processors();
 	bool parallel = n > 1 && cores > 1 && !o->combine;
 	GThreadPool *pool =
-		parallel ? g_thread_pool_new(run_task, NULL, (gint)MIN(cores, 8u), TRUE, NULL) : NULL;
+	    parallel ? g_thread_pool_new(run_task, NULL, (gint)MIN(cores, 8u), TRUE, NULL) : NULL;
 	for (size_t i = 0; i < n; i++) {
-		tasks[i] = (struct task){.o = o, .path = paths[i],
-					 .s = parallel ? tl_summary_new(s->view) : s};
+		tasks[i] = (struct task){
+		    .o = o, .path = paths[i], .s = parallel ? tl_summary_new(s->view) : s};
 		if (pool != NULL) {
 			g_thread_pool_push(pool, &tasks[i], NULL);
 			continue;

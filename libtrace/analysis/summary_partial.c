@@ -45,8 +45,8 @@ int tl_summary_read_partial(tl_summary *s, const uint8_t *data, size_t len, tl_e
 			json_t *labels = json_object_get(o, "runs");
 			n_runs = json_array_size(labels);
 			for (size_t i = 0; i < n_runs; i++)
-				g_ptr_array_add(s->run_labels,
-						g_strdup(json_string_value(json_array_get(labels, i))));
+				g_ptr_array_add(s->run_labels, g_strdup(json_string_value(
+								   json_array_get(labels, i))));
 			s->have_graph |= json_is_true(json_object_get(o, "graph"));
 			s->have_memory |= json_is_true(json_object_get(o, "memory"));
 			s->from_chrome |= json_is_true(json_object_get(o, "chrome"));
@@ -82,4 +82,3 @@ int tl_summary_read_partial(tl_summary *s, const uint8_t *data, size_t len, tl_e
 		return tl_error_set(err, "empty input");
 	return 0;
 }
-

@@ -38,10 +38,10 @@ static void tnode_free(tl_summary_scope *t)
 /* The child of t whose path is name[0 .. len), its last component from
  * `comp` on. */
 static tl_summary_scope *child(tl_summary_scope *t, const char *name, size_t comp, size_t len,
-			   GHashTable *index)
+			       GHashTable *index)
 {
-	tl_summary_scope key = {.name = name, .len = (uint32_t)len, .comp = (uint32_t)comp,
-			    .parent = t};
+	tl_summary_scope key = {
+	    .name = name, .len = (uint32_t)len, .comp = (uint32_t)comp, .parent = t};
 	tl_summary_scope *c = g_hash_table_lookup(index, &key);
 	if (c == NULL) {
 		c = g_new0(tl_summary_scope, 1);
@@ -80,7 +80,8 @@ static void sum_tree(tl_summary_scope *t)
 /* By the ordering column, then by name as strcmp orders them. */
 static int cmp_tnode(const void *a, const void *b, void *ctx)
 {
-	const tl_summary_scope *x = *(tl_summary_scope *const *)a, *y = *(tl_summary_scope *const *)b;
+	const tl_summary_scope *x = *(tl_summary_scope *const *)a,
+			       *y = *(tl_summary_scope *const *)b;
 	int order_col = *(const int *)ctx;
 	if (order_col >= 0 && x->total[order_col] != y->total[order_col])
 		return x->total[order_col] > y->total[order_col] ? -1 : 1;

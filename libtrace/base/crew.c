@@ -1,6 +1,6 @@
 #include "base/crew.h"
 
-#include "base/diag.h"
+#include "base/warn.h"
 
 #include <glib.h>
 

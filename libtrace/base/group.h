@@ -17,8 +17,8 @@
 #define TL_GROUP_NONE UINT32_MAX
 
 typedef struct tl_group {
-	uint32_t *first;        /* n_keys + 1 entries */
-	uint32_t *members;      /* item indices */
+	uint32_t *first;   /* n_keys + 1 entries */
+	uint32_t *members; /* item indices */
 } tl_group;
 
 /* Groups items [0, n) by key[i] (< n_keys, or TL_GROUP_NONE). Free with

@@ -32,7 +32,7 @@ int tl_output_open(tl_output **out, const char *path, bool gzip, const char *con
 				return tl_error_set(err, "output '%s' is also an input", path);
 	} else if (gzip && isatty(STDOUT_FILENO)) {
 		return tl_error_set(err, "refusing to write compressed output to a terminal "
-				    "(redirect it, or use -o FILE)");
+					 "(redirect it, or use -o FILE)");
 	}
 	tl_output *o = g_new0(tl_output, 1);
 	o->fd = -1;
@@ -181,7 +181,7 @@ void tl_output_abort(tl_output *o)
 	release(o);
 }
 
-void tl_out_uint(tl_output *o, uint64_t v)
+void tl_output_uint(tl_output *o, uint64_t v)
 {
 	char tmp[24];
 	size_t i = sizeof tmp;
@@ -189,40 +189,40 @@ void tl_out_uint(tl_output *o, uint64_t v)
 		tmp[--i] = (char)('0' + v % 10);
 		v /= 10;
 	} while (v != 0);
-	tl_out_bytes(o, tmp + i, sizeof tmp - i);
+	tl_output_bytes(o, tmp + i, sizeof tmp - i);
 }
 
-void tl_out_int(tl_output *o, int64_t v)
+void tl_output_int(tl_output *o, int64_t v)
 {
 	if (v < 0) {
-		tl_out_char(o, '-');
-		tl_out_uint(o, (uint64_t)0 - (uint64_t)v);
+		tl_output_char(o, '-');
+		tl_output_uint(o, (uint64_t)0 - (uint64_t)v);
 		return;
 	}
-	tl_out_uint(o, (uint64_t)v);
+	tl_output_uint(o, (uint64_t)v);
 }
 
-void tl_out_csv(tl_output *o, const char *field)
+void tl_output_csv(tl_output *o, const char *field)
 {
 	if (strpbrk(field, ",\"\n\r") == NULL) {
-		tl_out_str(o, field);
+		tl_output_str(o, field);
 		return;
 	}
-	tl_out_char(o, '"');
+	tl_output_char(o, '"');
 	for (const char *p = field; *p != '\0'; p++) {
 		if (*p == '"')
-			tl_out_char(o, '"');
-		tl_out_char(o, *p);
+			tl_output_char(o, '"');
+		tl_output_char(o, *p);
 	}
-	tl_out_char(o, '"');
+	tl_output_char(o, '"');
 }
 
-void tl_out_printf(tl_output *o, const char *fmt, ...)
+void tl_output_printf(tl_output *o, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	char *s = g_strdup_vprintf(fmt, ap);
 	va_end(ap);
-	tl_out_str(o, s);
+	tl_output_str(o, s);
 	g_free(s);
 }

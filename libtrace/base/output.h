@@ -15,7 +15,7 @@
 #ifndef TL_BASE_OUTPUT_H
 #define TL_BASE_OUTPUT_H
 
-#include "base/diag.h"
+#include "base/warn.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -33,7 +33,7 @@ typedef struct tl_output {
 	char *tmp;
 	bool gzip;
 	void *zs;
-	int error;              /* errno of the first failure, or -1 for zlib */
+	int error; /* errno of the first failure, or -1 for zlib */
 } tl_output;
 
 int tl_output_open(tl_output **out, const char *path, bool gzip, const char *const *inputs,
@@ -45,7 +45,7 @@ void tl_output_abort(tl_output *o);
 
 void tl_output_flush(tl_output *o);
 
-static inline void tl_out_bytes(tl_output *o, const void *data, size_t n)
+static inline void tl_output_bytes(tl_output *o, const void *data, size_t n)
 {
 	if (o->len + n > TL_OUTPUT_BUF) {
 		tl_output_flush(o);
@@ -67,24 +67,24 @@ static inline void tl_out_bytes(tl_output *o, const void *data, size_t n)
 	o->len += n;
 }
 
-static inline void tl_out_str(tl_output *o, const char *s)
+static inline void tl_output_str(tl_output *o, const char *s)
 {
-	tl_out_bytes(o, s, strlen(s));
+	tl_output_bytes(o, s, strlen(s));
 }
 
-static inline void tl_out_char(tl_output *o, char c)
+static inline void tl_output_char(tl_output *o, char c)
 {
 	if (o->len + 1 > TL_OUTPUT_BUF)
 		tl_output_flush(o);
 	o->buf[o->len++] = c;
 }
 
-void tl_out_int(tl_output *o, int64_t v);
-void tl_out_uint(tl_output *o, uint64_t v);
+void tl_output_int(tl_output *o, int64_t v);
+void tl_output_uint(tl_output *o, uint64_t v);
 /* A CSV field (RFC 4180): as is, or quoted with quotes doubled when it holds
  * a comma, a quote or a line break. */
-void tl_out_csv(tl_output *o, const char *field);
+void tl_output_csv(tl_output *o, const char *field);
 /* printf into the output (slow path). */
-void tl_out_printf(tl_output *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tl_output_printf(tl_output *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

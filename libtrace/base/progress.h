@@ -19,7 +19,7 @@ typedef struct tl_progress {
 	const char *prog;
 	bool on, drawn;
 	double started, last;
-	uint64_t bytes;         /* done in earlier inputs */
+	uint64_t bytes; /* done in earlier inputs */
 	size_t runs;
 } tl_progress;
 

@@ -9,7 +9,7 @@
  *   tl_utf8_is_text whether bytes read as text (the sniffers' question).
  *
  * The other text helpers: the byte-size formatter is base/bytes.h, the CSV
- * quoter tl_out_csv (base/output.h), the shape of a tensor model/shape.h
+ * quoter tl_output_csv (base/output.h), the shape of a tensor model/shape.h
  * (it reads the schema, which this layer sits below).
  * Nothing here allocates; the caller owns every buffer.
  */

@@ -16,7 +16,7 @@ void tl_cli_input_error(const tl_cli *cli, const char *path, const tl_error *err
 {
 	const char *name = (path == NULL || strcmp(path, "-") == 0) ? "<stdin>" : path;
 	fprintf(stderr, "%s: cannot read '%s': %s\n", cli->prog, name, err->msg);
-	tl_damage_forget(name);
+	tl_warn_forget_input(name);
 }
 
 void tl_cli_error(const tl_cli *cli, const char *fmt, ...)
@@ -42,8 +42,7 @@ void tl_cli_usage_error(const tl_cli *cli, const char *fmt, ...)
 
 bool tl_cli_to_terminal(const tl_cli *cli)
 {
-	return (cli->out_path == NULL || strcmp(cli->out_path, "-") == 0) &&
-	       isatty(STDOUT_FILENO);
+	return (cli->out_path == NULL || strcmp(cli->out_path, "-") == 0) && isatty(STDOUT_FILENO);
 }
 
 bool tl_cli_refuse_terminal(const tl_cli *cli, const char *what)
@@ -76,7 +75,7 @@ void tl_cli_option(tl_cli *cli, int c, const char *arg)
 		return;
 	case TL_OPT_STRICT:
 		cli->strict = true;
-		tl_damage_set_strict(true);
+		tl_warn_set_strict(true);
 		return;
 	case 'h':
 		fputs(cli->usage, stdout);
@@ -90,8 +89,7 @@ void tl_cli_option(tl_cli *cli, int c, const char *arg)
 	}
 }
 
-int tl_cli_choice(const tl_cli *cli, const char *opt, const char *value,
-		  const char *const *names)
+int tl_cli_choice(const tl_cli *cli, const char *opt, const char *value, const char *const *names)
 {
 	int n = 0;
 	for (; names[n] != NULL; n++)
@@ -138,7 +136,8 @@ long tl_cli_count(const tl_cli *cli, const char *opt, const char *value, long mi
 	long v = strtol(value, &end, 10);
 	if (end == value || *end != '\0' || errno != 0 || v < min || v > COUNT_MAX) {
 		if (min > 0)
-			tl_cli_usage_error(cli, "option '%s' wants a count of at least %ld, not '%s'",
+			tl_cli_usage_error(cli,
+					   "option '%s' wants a count of at least %ld, not '%s'",
 					   opt, min, value);
 		tl_cli_usage_error(cli, "option '%s' wants a count, not '%s'", opt, value);
 	}
@@ -220,8 +219,8 @@ void tl_cli_parse(tl_cli *cli, int argc, char **argv, const tl_cli_opt *opts, vo
 	GString *shorts = g_string_new("o:zqhV");
 	for (size_t i = 0; i < n; i++) {
 		bool has_arg = opts[i].kind != TL_ARG_FLAG && opts[i].kind != TL_ARG_CLEAR;
-		lo[i] = (struct option){opts[i].name, has_arg ? required_argument : no_argument, NULL,
-					(int)(TL_OPT_BASE + i)};
+		lo[i] = (struct option){opts[i].name, has_arg ? required_argument : no_argument,
+					NULL, (int)(TL_OPT_BASE + i)};
 		if (opts[i].short_name != 0) {
 			g_string_append_c(shorts, (char)opts[i].short_name);
 			if (has_arg)
@@ -233,7 +232,8 @@ void tl_cli_parse(tl_cli *cli, int argc, char **argv, const tl_cli_opt *opts, vo
 	while ((c = getopt_long(argc, argv, shorts->str, lo, NULL)) != -1) {
 		const tl_cli_opt *o = NULL;
 		for (size_t i = 0; i < n && o == NULL; i++)
-			if (c == (int)(TL_OPT_BASE + i) || (opts[i].short_name != 0 && c == opts[i].short_name))
+			if (c == (int)(TL_OPT_BASE + i) ||
+			    (opts[i].short_name != 0 && c == opts[i].short_name))
 				o = &opts[i];
 		if (o != NULL)
 			take(cli, o, job, optarg);
@@ -247,9 +247,9 @@ void tl_cli_parse(tl_cli *cli, int argc, char **argv, const tl_cli_opt *opts, vo
 void tl_cli_finish(const tl_cli *cli)
 {
 	if (cli->quiet)
-		tl_warnings_clear();
+		tl_warn_clear();
 	else
-		tl_warnings_flush(cli->prog);
+		tl_warn_flush(cli->prog);
 }
 
 tl_cli_inputs tl_cli_inputs_of(int argc, char **argv, int first)
@@ -271,12 +271,13 @@ static int chrome_refusal(tl_source *src, tl_error *err)
 	const char *kind = "a Chrome trace";
 	if (tl_input_map(tl_source_input(src), &data, &len, NULL) == 0)
 		kind = tl_format_chrome_kind(data, len);
-	return tl_error_set(err, "this is %s, not a RunMetadata (trace-merge and trace-summarize "
-			    "read it)", kind);
+	return tl_error_set(err,
+			    "this is %s, not a RunMetadata (trace-merge and trace-summarize "
+			    "read it)",
+			    kind);
 }
 
-int tl_cli_read_runs(const tl_cli *cli, const tl_cli_inputs *in, tl_format format,
-		     GPtrArray *runs)
+int tl_cli_read_runs(const tl_cli *cli, const tl_cli_inputs *in, tl_format format, GPtrArray *runs)
 {
 	tl_error err = {{0}};
 	tl_progress prog;

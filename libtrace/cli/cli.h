@@ -9,7 +9,7 @@
  *     --strict);
  *   - warnings flushed once at exit.
  *
- * --strict makes damage (diag.h) an error where it is met, the same error
+ * --strict makes damage (base/warn.h) an error where it is met, the same error
  * path as any bad input: one line, exit 1, and the tool goes no further.
  * Tools that read all their input before writing (all but trace-merge)
  * write nothing; trace-merge writes as it reads, so with -o FILE it leaves
@@ -18,7 +18,7 @@
 #ifndef TL_CLI_CLI_H
 #define TL_CLI_CLI_H
 
-#include "base/diag.h"
+#include "base/warn.h"
 #include "base/progress.h"
 #include "base/output.h"
 #include "io/format.h"
@@ -35,11 +35,11 @@ enum { TL_EXIT_OK = 0, TL_EXIT_INPUT = 1, TL_EXIT_USAGE = 2 };
 typedef struct tl_cli {
 	const char *prog;
 	const char *usage;    /* --help text */
-	bool quiet;           /* -q, --quiet */
+	bool quiet;	      /* -q, --quiet */
 	const char *out_path; /* -o, --output (NULL: stdout) */
-	bool gzip;            /* -z, --gzip */
+	bool gzip;	      /* -z, --gzip */
 	tl_format format;     /* --input-format (default: sniffed) */
-	bool strict;          /* --strict: damage is an error */
+	bool strict;	      /* --strict: damage is an error */
 } tl_cli;
 
 /* getopt_long's value for --input-format; a tool's own long options take
@@ -47,25 +47,27 @@ typedef struct tl_cli {
 enum { TL_OPT_INPUT_FORMAT = 0x7000, TL_OPT_STRICT };
 /* The long options every tool takes, for the head of its table (its short
  * option string says which of -o -z -q -h -V it accepts). */
-#define TL_CLI_LONG_OPTIONS \
-	{"output", required_argument, NULL, 'o'}, {"gzip", no_argument, NULL, 'z'}, \
-	{"quiet", no_argument, NULL, 'q'}, {"help", no_argument, NULL, 'h'}, \
-	{"version", no_argument, NULL, 'V'}, \
-	{"input-format", required_argument, NULL, TL_OPT_INPUT_FORMAT}, \
-	{"strict", no_argument, NULL, TL_OPT_STRICT}
+#define TL_CLI_LONG_OPTIONS                                                                        \
+	{"output", required_argument, NULL, 'o'}, {"gzip", no_argument, NULL, 'z'},                \
+	    {"quiet", no_argument, NULL, 'q'}, {"help", no_argument, NULL, 'h'},                   \
+	    {"version", no_argument, NULL, 'V'},                                                   \
+	    {"input-format", required_argument, NULL, TL_OPT_INPUT_FORMAT},                        \
+	{                                                                                          \
+		"strict", no_argument, NULL, TL_OPT_STRICT                                         \
+	}
 
 /* What every tool's --help says of --strict (a tool that writes as it
  * reads says its own), and its end: -h, -V and what damaged input does. */
-#define TL_CLI_HELP_STRICT \
-	"      --strict             damage is an error (a stream record cut short or\n" \
-	"                           corrupt, a gzip stream cut short): exit 1, nothing\n" \
+#define TL_CLI_HELP_STRICT                                                                         \
+	"      --strict             damage is an error (a stream record cut short or\n"            \
+	"                           corrupt, a gzip stream cut short): exit 1, nothing\n"          \
 	"                           written\n"
-#define TL_CLI_HELP_END \
-	"  -h, --help               this help\n" \
-	"  -V, --version            version\n" \
-	"\n" \
-	"Damaged input is read past: a record of a TFRecord stream or events file that is\n" \
-	"cut short, fails its crc or does not decode is skipped, a gzip stream cut short\n" \
+#define TL_CLI_HELP_END                                                                            \
+	"  -h, --help               this help\n"                                                   \
+	"  -V, --version            version\n"                                                     \
+	"\n"                                                                                       \
+	"Damaged input is read past: a record of a TFRecord stream or events file that is\n"       \
+	"cut short, fails its crc or does not decode is skipped, a gzip stream cut short\n"        \
 	"gives what came before the cut, each with a warning naming record and byte.\n"
 
 /* Takes one option getopt_long returned that is not the tool's own: the
@@ -80,7 +82,7 @@ void tl_cli_input_error(const tl_cli *cli, const char *path, const tl_error *err
 void tl_cli_error(const tl_cli *cli, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints "prog: MSG\nTry 'prog --help' for more information." and exits 2. */
 _Noreturn void tl_cli_usage_error(const tl_cli *cli, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 void tl_cli_version(const tl_cli *cli);
 
 /* Whether the output is a terminal: no -o, or -o -, and standard output is
@@ -95,8 +97,7 @@ bool tl_cli_refuse_terminal(const tl_cli *cli, const char *what);
 /* One parser per kind of option value, one message shape for them all:
  * "option 'OPT' wants WHAT, not 'VALUE'" and exit 2 (tl_cli_usage_error). */
 /* The index of `value` in the NULL-terminated `names` (WHAT: "a, b or c"). */
-int tl_cli_choice(const tl_cli *cli, const char *opt, const char *value,
-		  const char *const *names);
+int tl_cli_choice(const tl_cli *cli, const char *opt, const char *value, const char *const *names);
 tl_format tl_cli_format(const tl_cli *cli, const char *value);
 /* Microseconds (a finite number, at least min_us) as nanoseconds. */
 int64_t tl_cli_micros(const tl_cli *cli, const char *opt, const char *value, double min_us);
@@ -111,21 +112,21 @@ GRegex *tl_cli_regex(const tl_cli *cli, const char *opt, const char *value);
  * (tl_cli_parse): each is stored at `offset` in the tool's job struct, in
  * the type its kind names. */
 typedef enum tl_cli_opt_kind {
-	TL_ARG_FLAG,            /* bool, set to true */
-	TL_ARG_CLEAR,           /* bool, set to false (--no-...) */
-	TL_ARG_COUNT,           /* int, at least min */
-	TL_ARG_SIZE,            /* size_t, at least min */
-	TL_ARG_NUMBER,          /* double */
-	TL_ARG_MICROS,          /* int64_t nanoseconds, at least min microseconds */
-	TL_ARG_REGEX,           /* GRegex * (a repeated option replaces the last) */
-	TL_ARG_CHOICE,          /* int: the index in choices */
-	TL_ARG_STRING,          /* const char * */
-	TL_ARG_CALL,            /* call(cli, job, value): the tool's own rule */
+	TL_ARG_FLAG,   /* bool, set to true */
+	TL_ARG_CLEAR,  /* bool, set to false (--no-...) */
+	TL_ARG_COUNT,  /* int, at least min */
+	TL_ARG_SIZE,   /* size_t, at least min */
+	TL_ARG_NUMBER, /* double */
+	TL_ARG_MICROS, /* int64_t nanoseconds, at least min microseconds */
+	TL_ARG_REGEX,  /* GRegex * (a repeated option replaces the last) */
+	TL_ARG_CHOICE, /* int: the index in choices */
+	TL_ARG_STRING, /* const char * */
+	TL_ARG_CALL,   /* call(cli, job, value): the tool's own rule */
 } tl_cli_opt_kind;
 
 typedef struct tl_cli_opt {
-	const char *name;       /* long name, without "--" */
-	int short_name;         /* or 0 */
+	const char *name; /* long name, without "--" */
+	int short_name;	  /* or 0 */
 	tl_cli_opt_kind kind;
 	size_t offset;
 	long min;
@@ -135,11 +136,26 @@ typedef struct tl_cli_opt {
 
 /* Table entries: TL_OPT(name, short, kind, offset), and for the kinds
  * that need more, their min, choices or call. */
-#define TL_OPT(name, s, kind, off) {(name), (s), (kind), (off), 0, NULL, NULL}
-#define TL_OPT_MIN(name, s, kind, off, min) {(name), (s), (kind), (off), (min), NULL, NULL}
-#define TL_OPT_CHOICE(name, s, off, names) {(name), (s), TL_ARG_CHOICE, (off), 0, (names), NULL}
-#define TL_OPT_CALL(name, s, fn) {(name), (s), TL_ARG_CALL, 0, 0, NULL, (fn)}
-#define TL_OPT_END {NULL, 0, TL_ARG_FLAG, 0, 0, NULL, NULL}
+#define TL_OPT(name, s, kind, off)                                                                 \
+	{                                                                                          \
+		(name), (s), (kind), (off), 0, NULL, NULL                                          \
+	}
+#define TL_OPT_MIN(name, s, kind, off, min)                                                        \
+	{                                                                                          \
+		(name), (s), (kind), (off), (min), NULL, NULL                                      \
+	}
+#define TL_OPT_CHOICE(name, s, off, names)                                                         \
+	{                                                                                          \
+		(name), (s), TL_ARG_CHOICE, (off), 0, (names), NULL                                \
+	}
+#define TL_OPT_CALL(name, s, fn)                                                                   \
+	{                                                                                          \
+		(name), (s), TL_ARG_CALL, 0, 0, NULL, (fn)                                         \
+	}
+#define TL_OPT_END                                                                                 \
+	{                                                                                          \
+		NULL, 0, TL_ARG_FLAG, 0, 0, NULL, NULL                                             \
+	}
 
 /* Parses argv: the tool's options (`opts`, ended by a NULL name) and the
  * shared ones (tl_cli_option); leaves optind at the first input. */
@@ -157,8 +173,7 @@ tl_cli_inputs tl_cli_inputs_of(int argc, char **argv, int first);
  * trace JSON with a pointer to `chrome_hint` tools. On the first bad input
  * prints its error line and returns TL_EXIT_INPUT (runs read so far stay in
  * `runs`); TL_EXIT_OK otherwise. */
-int tl_cli_read_runs(const tl_cli *cli, const tl_cli_inputs *in, tl_format format,
-		     GPtrArray *runs);
+int tl_cli_read_runs(const tl_cli *cli, const tl_cli_inputs *in, tl_format format, GPtrArray *runs);
 /* Frees every run in `runs` and the array. */
 void tl_cli_free_runs(GPtrArray *runs);
 
@@ -175,8 +190,8 @@ void tl_cli_free_runs(GPtrArray *runs);
  * prepare and write return 0, or -1 with err filled; an empty message
  * means the tool has said what went wrong itself (an input's error line). */
 typedef struct tl_cli_tool {
-	const char *binary;     /* the output's kind when it is binary ("png"), or NULL */
-	bool stream;            /* the tool reads its inputs in prepare or write */
+	const char *binary; /* the output's kind when it is binary ("png"), or NULL */
+	bool stream;	    /* the tool reads its inputs in prepare or write */
 	int (*prepare)(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_error *err);
 	int (*write)(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_output *out,
 		     tl_error *err);

@@ -91,8 +91,8 @@ static void progress_run(const tl_merge_inputs_opts *o, uint64_t offset)
 }
 
 /* One input into the merge (or the RunMetadata stream). */
-static int merge_input(const tl_merge_inputs_opts *o, tl_merge *m, tl_output *out,
-		       const char *path, tl_error *err)
+static int merge_input(const tl_merge_inputs_opts *o, tl_merge *m, tl_output *out, const char *path,
+		       tl_error *err)
 {
 	tl_source *src = NULL;
 	if (tl_source_open(&src, path, o->format, err) < 0)
@@ -101,7 +101,7 @@ static int merge_input(const tl_merge_inputs_opts *o, tl_merge *m, tl_output *ou
 	if (tl_source_format(src) == TL_FORMAT_CHROME) {
 		if (o->runmeta) {
 			rc = tl_error_set(err, "a Chrome trace cannot become RunMetadata "
-					  "(--format runmeta takes RunMetadata inputs)");
+					       "(--format runmeta takes RunMetadata inputs)");
 		} else {
 			const uint8_t *data;
 			size_t len;

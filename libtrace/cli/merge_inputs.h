@@ -13,22 +13,22 @@
 #include <glib.h>
 
 typedef enum tl_merge_order {
-	TL_MERGE_GIVEN = 0,     /* as on the command line */
-	TL_MERGE_NAME,          /* by path */
-	TL_MERGE_TIME,          /* by when each starts (its first run, its earliest event) */
+	TL_MERGE_GIVEN = 0, /* as on the command line */
+	TL_MERGE_NAME,	    /* by path */
+	TL_MERGE_TIME,	    /* by when each starts (its first run, its earliest event) */
 } tl_merge_order;
 
 /* The --sort names, indexed by tl_merge_order, NULL-terminated. */
 extern const char *const tl_merge_order_names[];
 
 typedef struct tl_merge_inputs_opts {
-	tl_format format;       /* --input-format */
+	tl_format format; /* --input-format */
 	tl_merge_order order;
-	bool runmeta;           /* a RunMetadata stream instead of a Chrome trace */
-	GHashTable *offsets;    /* path -> int64_t ns added to its times, or NULL */
+	bool runmeta;	     /* a RunMetadata stream instead of a Chrome trace */
+	GHashTable *offsets; /* path -> int64_t ns added to its times, or NULL */
 	const tl_merge_opts *merge;
-	tl_progress *progress;  /* or NULL */
-	const char *tool;       /* "trace-merge 0.1.0", for the trace's metadata */
+	tl_progress *progress; /* or NULL */
+	const char *tool;      /* "trace-merge 0.1.0", for the trace's metadata */
 } tl_merge_inputs_opts;
 
 /* Puts paths[0..n) in the order asked for (reading each input's start for

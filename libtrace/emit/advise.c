@@ -4,9 +4,9 @@
 
 enum { A_HEAD, A_CHECKER, A_FINDING, A_N };
 static const tl_table_col cols[A_N] = {
-	[A_HEAD] = {NULL, NULL, TL_CELL_STR, NULL, "%s"},
-	[A_CHECKER] = {"checker", "checker", TL_CELL_STR, NULL, NULL},
-	[A_FINDING] = {"finding", "finding", TL_CELL_STR, NULL, "%s"},
+    [A_HEAD] = {NULL, NULL, TL_CELL_STR, NULL, "%s"},
+    [A_CHECKER] = {"checker", "checker", TL_CELL_STR, NULL, NULL},
+    [A_FINDING] = {"finding", "finding", TL_CELL_STR, NULL, "%s"},
 };
 static const tl_table_spec spec = {cols, A_N, "findings"};
 
@@ -45,8 +45,9 @@ static void expensive(tl_table *t, const tl_advice *a)
 {
 	struct checker c = {t, "ExpensiveOperationChecker", 0};
 	for (size_t i = 0; i < a->n_top; i++)
-		finding(&c, g_strdup_printf("top %zu op type %s: %.3f ms, %.1f%% of op time", i + 1,
-					    a->top[i].op, (double)a->top[i].ns / 1e6, a->top[i].pct));
+		finding(&c,
+			g_strdup_printf("top %zu op type %s: %.3f ms, %.1f%% of op time", i + 1,
+					a->top[i].op, (double)a->top[i].ns / 1e6, a->top[i].pct));
 	nothing_found(&c);
 }
 
@@ -55,12 +56,14 @@ static void utilization(tl_table *t, const tl_run *run, const tl_advice *a)
 	struct checker c = {t, "AcceleratorUtilizationChecker", 0};
 	for (size_t i = 0; i < a->n_gpus; i++) {
 		const tl_advice_gpu *g = &a->gpus[i];
-		finding(&c, g_strdup_printf(
-				    "%s: kernels busy %.1f%% of the step%s",
-				    run->devices[g->device].name, g->busy_pct,
-				    !g->has_records ? " (no GPU tracer records: capture with FULL_TRACE)"
-				    : g->busy_pct < 50 ? "; the GPU waits: look at --idle and --critical-path"
-						       : ""));
+		finding(&c,
+			g_strdup_printf("%s: kernels busy %.1f%% of the step%s",
+					run->devices[g->device].name, g->busy_pct,
+					!g->has_records
+					    ? " (no GPU tracer records: capture with FULL_TRACE)"
+					: g->busy_pct < 50
+					    ? "; the GPU waits: look at --idle and --critical-path"
+					    : ""));
 	}
 	if (a->n_gpus == 0)
 		finding(&c, g_strdup("no GPU in this run"));
@@ -70,16 +73,18 @@ static void operations(tl_table *t, const tl_advice *a)
 {
 	struct checker c = {t, "OperationChecker", 0};
 	if (a->nhwc > 0)
-		finding(&c, g_strdup_printf("%zu Conv2D node(s) on a GPU use NHWC (e.g. %s): NCHW is "
-					    "faster with cuDNN",
-					    a->nhwc, a->nhwc_example));
+		finding(&c,
+			g_strdup_printf("%zu Conv2D node(s) on a GPU use NHWC (e.g. %s): NCHW is "
+					"faster with cuDNN",
+					a->nhwc, a->nhwc_example));
 	if (a->unfused_bn > 0)
 		finding(&c, g_strdup_printf("%zu batch normalization(s) built from separate ops "
 					    "(e.g. %s): use fused=True (FusedBatchNorm)",
 					    a->unfused_bn, a->bn_example));
 	if (a->nhwc == 0 && a->unfused_bn == 0)
-		finding(&c, g_strdup_printf("nothing to report%s",
-					    a->has_graphs ? "" : " (no partition graphs in this run)"));
+		finding(&c,
+			g_strdup_printf("nothing to report%s",
+					a->has_graphs ? "" : " (no partition graphs in this run)"));
 }
 
 void tl_advise_write(const tl_run *run, const tl_advice *a, const tl_table_sink *sink,

@@ -7,8 +7,8 @@ static void close_event(tl_chrome *w)
 	if (!w->in_event)
 		return;
 	if (w->in_args)
-		tl_out_char(w->out, '}');
-	tl_out_char(w->out, '}');
+		tl_output_char(w->out, '}');
+	tl_output_char(w->out, '}');
 	w->in_event = false;
 	w->in_args = false;
 }
@@ -16,26 +16,26 @@ static void close_event(tl_chrome *w)
 void tl_chrome_begin(tl_chrome *w, tl_output *out)
 {
 	*w = (tl_chrome){.out = out};
-	tl_out_str(out, "{\"traceEvents\":[\n");
+	tl_output_str(out, "{\"traceEvents\":[\n");
 }
 
 static void open_event(tl_chrome *w, char ph)
 {
 	close_event(w);
 	if (w->events++ > 0)
-		tl_out_str(w->out, ",\n");
-	tl_out_str(w->out, "{\"ph\":\"");
-	tl_out_char(w->out, ph);
-	tl_out_char(w->out, '"');
+		tl_output_str(w->out, ",\n");
+	tl_output_str(w->out, "{\"ph\":\"");
+	tl_output_char(w->out, ph);
+	tl_output_char(w->out, '"');
 	w->in_event = true;
 }
 
 static void key(tl_output *o, const char *k)
 {
-	tl_out_char(o, ',');
-	tl_out_char(o, '"');
-	tl_out_str(o, k);
-	tl_out_str(o, "\":");
+	tl_output_char(o, ',');
+	tl_output_char(o, '"');
+	tl_output_str(o, k);
+	tl_output_str(o, "\":");
 }
 
 void tl_chrome_event(tl_chrome *w, char ph, const char *name, const char *cat, int64_t pid,
@@ -52,16 +52,16 @@ void tl_chrome_event(tl_chrome *w, char ph, const char *name, const char *cat, i
 		tl_json_string(o, cat);
 	}
 	key(o, "pid");
-	tl_out_int(o, pid);
+	tl_output_int(o, pid);
 	key(o, "tid");
-	tl_out_int(o, tid);
+	tl_output_int(o, tid);
 	if (ph != 'M') {
 		key(o, "ts");
 		tl_json_micros(o, ts_ns);
 	}
 	if (id >= 0) {
 		key(o, "id");
-		tl_out_int(o, id);
+		tl_output_int(o, id);
 	}
 }
 
@@ -73,8 +73,7 @@ void tl_chrome_process(tl_chrome *w, int64_t pid, const char *name, int64_t sort
 	tl_chrome_arg_int(w, "sort_index", sort_index);
 }
 
-void tl_chrome_thread(tl_chrome *w, int64_t pid, int64_t tid, const char *name,
-		      int64_t sort_index)
+void tl_chrome_thread(tl_chrome *w, int64_t pid, int64_t tid, const char *name, int64_t sort_index)
 {
 	tl_chrome_event(w, 'M', "thread_name", NULL, pid, tid, 0, -1);
 	tl_chrome_arg_str(w, "name", name);
@@ -82,8 +81,8 @@ void tl_chrome_thread(tl_chrome *w, int64_t pid, int64_t tid, const char *name,
 	tl_chrome_arg_int(w, "sort_index", sort_index);
 }
 
-void tl_chrome_complete(tl_chrome *w, const char *name, const char *cat, int64_t pid,
-			int64_t tid, int64_t ts_ns, int64_t dur_ns)
+void tl_chrome_complete(tl_chrome *w, const char *name, const char *cat, int64_t pid, int64_t tid,
+			int64_t ts_ns, int64_t dur_ns)
 {
 	tl_chrome_event(w, 'X', name, cat, pid, tid, ts_ns, -1);
 	key(w->out, "dur");
@@ -95,7 +94,7 @@ void tl_chrome_flow(tl_chrome *w, char ph, const char *name, const char *cat, ui
 {
 	tl_chrome_event(w, ph, name, cat, pid, tid, ts_ns, (int64_t)id);
 	if (ph == 'f')
-		tl_out_str(w->out, ",\"bp\":\"e\"");
+		tl_output_str(w->out, ",\"bp\":\"e\"");
 }
 
 void tl_chrome_counter(tl_chrome *w, const char *name, int64_t pid, int64_t ts_ns,
@@ -109,13 +108,13 @@ static void arg_key(tl_chrome *w, const char *k)
 {
 	tl_output *o = w->out;
 	if (!w->in_args) {
-		tl_out_str(o, ",\"args\":{");
+		tl_output_str(o, ",\"args\":{");
 		w->in_args = true;
 	} else {
-		tl_out_char(o, ',');
+		tl_output_char(o, ',');
 	}
 	tl_json_string(o, k);
-	tl_out_char(o, ':');
+	tl_output_char(o, ':');
 }
 
 void tl_chrome_arg_str(tl_chrome *w, const char *k, const char *value)
@@ -133,7 +132,7 @@ void tl_chrome_arg_strn(tl_chrome *w, const char *k, const char *value, size_t n
 void tl_chrome_arg_int(tl_chrome *w, const char *k, int64_t value)
 {
 	arg_key(w, k);
-	tl_out_int(w->out, value);
+	tl_output_int(w->out, value);
 }
 
 void tl_chrome_arg_micros(tl_chrome *w, const char *k, int64_t ns)
@@ -145,23 +144,23 @@ void tl_chrome_arg_micros(tl_chrome *w, const char *k, int64_t ns)
 void tl_chrome_arg_raw(tl_chrome *w, const char *k, const char *json)
 {
 	arg_key(w, k);
-	tl_out_str(w->out, json);
+	tl_output_str(w->out, json);
 }
 
 void tl_chrome_raw(tl_chrome *w)
 {
 	close_event(w);
 	if (w->events++ > 0)
-		tl_out_str(w->out, ",\n");
+		tl_output_str(w->out, ",\n");
 }
 
 void tl_chrome_end(tl_chrome *w, const char *other)
 {
 	close_event(w);
-	tl_out_str(w->out, "\n]");
+	tl_output_str(w->out, "\n]");
 	if (other != NULL) {
-		tl_out_str(w->out, ",\"otherData\":");
-		tl_out_str(w->out, other);
+		tl_output_str(w->out, ",\"otherData\":");
+		tl_output_str(w->out, other);
 	}
-	tl_out_str(w->out, "}\n");
+	tl_output_str(w->out, "}\n");
 }

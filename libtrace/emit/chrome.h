@@ -33,12 +33,11 @@ void tl_chrome_begin(tl_chrome *w, tl_output *out);
 
 /* Metadata events. */
 void tl_chrome_process(tl_chrome *w, int64_t pid, const char *name, int64_t sort_index);
-void tl_chrome_thread(tl_chrome *w, int64_t pid, int64_t tid, const char *name,
-		      int64_t sort_index);
+void tl_chrome_thread(tl_chrome *w, int64_t pid, int64_t tid, const char *name, int64_t sort_index);
 
 /* A complete event (ph X). */
-void tl_chrome_complete(tl_chrome *w, const char *name, const char *cat, int64_t pid,
-			int64_t tid, int64_t ts_ns, int64_t dur_ns);
+void tl_chrome_complete(tl_chrome *w, const char *name, const char *cat, int64_t pid, int64_t tid,
+			int64_t ts_ns, int64_t dur_ns);
 /* A flow event: ph 's' (start) or 'f' (finish, bound to the enclosing slice
  * with bp "e") or 't' (step). */
 void tl_chrome_flow(tl_chrome *w, char ph, const char *name, const char *cat, uint64_t id,

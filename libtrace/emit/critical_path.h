@@ -16,7 +16,6 @@ void tl_critical_path_write(const tl_run *run, const tl_path_step *steps, size_t
 			    const tl_table_sink *sink, tl_output *out);
 /* The path as a Chrome trace overlay: a "Critical path" process with the
  * path's executions and arrows between them. */
-void tl_critical_path_trace(tl_chrome *w, const tl_run *run, const tl_path_step *steps,
-			    size_t n);
+void tl_critical_path_trace(tl_chrome *w, const tl_run *run, const tl_path_step *steps, size_t n);
 
 #endif

@@ -22,7 +22,7 @@
 /* ------------------------------------------------------------------ */
 /* Engines and formats                                                 */
 
-static const char *const engines[] = {"dot",  "neato", "fdp",   "sfdp",
+static const char *const engines[] = {"dot",   "neato", "fdp",	 "sfdp",
 				      "twopi", "circo", "osage", "patchwork"};
 
 bool tl_dot_engine_known(const char *engine)
@@ -35,8 +35,8 @@ bool tl_dot_engine_known(const char *engine)
 
 /* Files only: Graphviz also has devices that open windows (x11, gtk). */
 static const char *const text_formats[] = {"svg", "dot", "xdot", "json", "plain", "ps", "eps"};
-static const char *const binary_formats[] = {"png", "pdf", "svgz", "jpg", "jpeg", "gif",
-					     "webp", "bmp", "tiff"};
+static const char *const binary_formats[] = {"png", "pdf",  "svgz", "jpg", "jpeg",
+					     "gif", "webp", "bmp",  "tiff"};
 
 bool tl_dot_format_known(const char *format)
 {
@@ -220,12 +220,12 @@ static uint32_t cluster_prefix(struct rview *rv, uint32_t s)
 
 struct dotw {
 	GString *s;
-	tl_output *out;         /* NULL: keep everything in s */
+	tl_output *out; /* NULL: keep everything in s */
 	GString *tmp;
-	GHashTable *clusters;   /* quoted cluster ids written */
-	GHashTable *ids;        /* quoted node ids in use (owned) */
-	GHashTable *id_next;    /* quoted id -> next suffix to try */
-	const char **vtx_id;    /* per vertex, its quoted id (in ids) */
+	GHashTable *clusters; /* quoted cluster ids written */
+	GHashTable *ids;      /* quoted node ids in use (owned) */
+	GHashTable *id_next;  /* quoted id -> next suffix to try */
+	const char **vtx_id;  /* per vertex, its quoted id (in ids) */
 	const char *legend_id;
 };
 
@@ -280,7 +280,7 @@ static void w_flush(struct dotw *w, bool force)
 {
 	if (w->out == NULL || (!force && w->s->len < (1u << 16)))
 		return;
-	tl_out_bytes(w->out, w->s->str, w->s->len);
+	tl_output_bytes(w->out, w->s->str, w->s->len);
 	g_string_truncate(w->s, 0);
 }
 
@@ -333,10 +333,10 @@ static void write_vertex(const tl_graphdot *gd, struct dotw *w, struct rview *rv
 				g_string_append_printf(label, "%.*s_%" PRId64 "/ (folded)",
 						       (int)t->base_len, base, v->fold_lo);
 			else
-				g_string_append_printf(label, "%.*s_%" PRId64 " ... %.*s_%" PRId64
-						       "/ (%u folded)", (int)t->base_len, base,
-						       v->fold_lo, (int)t->base_len, base, v->fold_hi,
-						       v->n_folded);
+				g_string_append_printf(
+				    label, "%.*s_%" PRId64 " ... %.*s_%" PRId64 "/ (%u folded)",
+				    (int)t->base_len, base, v->fold_lo, (int)t->base_len, base,
+				    v->fold_hi, v->n_folded);
 		} else {
 			g_string_append_len(label, t->path + start, t->len - start);
 			g_string_append_c(label, '/');
@@ -360,8 +360,8 @@ static void write_vertex(const tl_graphdot *gd, struct dotw *w, struct rview *rv
 	w_flush(w, false);
 }
 
-static void open_cluster(struct dotw *w, const char *name, const char *label,
-			 size_t label_len, const char *style, int depth)
+static void open_cluster(struct dotw *w, const char *name, const char *label, size_t label_len,
+			 const char *style, int depth)
 {
 	w_indent(w, depth);
 	g_string_append(w->s, "subgraph ");
@@ -422,11 +422,11 @@ static void write_group(const tl_graphdot *gd, struct dotw *w, struct rview *rv,
 		int open = sc->cluster ? 1 : 0;
 		if (open) {
 			if (sc->depth == 0) {
-				char *name = g_strdup_printf("%zu/%u %s", (size_t)(rv - gd->views), g,
-							     gr->device);
+				char *name = g_strdup_printf("%zu/%u %s", (size_t)(rv - gd->views),
+							     g, gr->device);
 				char *label = gr->device[0] != '\0'
-						      ? g_strdup(gr->device)
-						      : g_strdup_printf("partition %u", gr->partition);
+						  ? g_strdup(gr->device)
+						  : g_strdup_printf("partition %u", gr->partition);
 				open_cluster(w, name, label, strlen(label),
 					     "style=\"rounded,bold\"; color=\"#4a6fa5\"; "
 					     "fontcolor=\"#4a6fa5\"; fontsize=12;",
@@ -436,11 +436,12 @@ static void write_group(const tl_graphdot *gd, struct dotw *w, struct rview *rv,
 			} else {
 				uint32_t pre = cluster_prefix(rv, sc->parent);
 				uint32_t start = pre > 0 ? pre + 1 : 0;
-				char *name = g_strdup_printf("%zu/%u %.*s", (size_t)(rv - gd->views), g,
-							     (int)sc->len, sc->path);
-				open_cluster(w, name, sc->path + start, sc->len - start,
-					     "style=rounded; color=\"#aaaaaa\"; fontcolor=\"#555555\";",
-					     d);
+				char *name =
+				    g_strdup_printf("%zu/%u %.*s", (size_t)(rv - gd->views), g,
+						    (int)sc->len, sc->path);
+				open_cluster(
+				    w, name, sc->path + start, sc->len - start,
+				    "style=rounded; color=\"#aaaaaa\"; fontcolor=\"#555555\";", d);
 				g_free(name);
 			}
 			d++;
@@ -496,7 +497,7 @@ static void write_edge(const tl_graphdot *gd, struct dotw *w, const struct dedge
 			}
 		} else if (!control) {
 			tl_graphdot_tensor t =
-				tl_graphdot_tensor_of(gd->views[d->run].run, d->gsrc, d->port);
+			    tl_graphdot_tensor_of(gd->views[d->run].run, d->gsrc, d->port);
 			fmt_tensor(label, &t);
 		}
 		if (label->len > 0) {
@@ -550,8 +551,10 @@ static void write_legend(const tl_graphdot *gd, struct dotw *w)
 	g_string_append(w->s, "</td></tr>");
 	for (guint i = 0; i < gd->legend->len; i++) {
 		const struct legend_entry *e = &g_array_index(gd->legend, struct legend_entry, i);
-		g_string_append_printf(w->s, "<tr><td bgcolor=\"%s\" width=\"18\"></td>"
-				       "<td align=\"left\">", e->color);
+		g_string_append_printf(w->s,
+				       "<tr><td bgcolor=\"%s\" width=\"18\"></td>"
+				       "<td align=\"left\">",
+				       e->color);
 		if (e->text != NULL) {
 			tl_dot_html(w->s, e->text);
 		} else {
@@ -665,8 +668,8 @@ static int gv_message(char *piece)
 		} else if (msg[0] != '\0') {
 			const char *text = g_str_has_prefix(msg, "Warning: ") ? msg + 9 : msg;
 			char *key = g_strdup_printf("graphviz: %s", text);
-			if (tl_warning_count(key) > 0 || gv_warnings < GV_WARNINGS_SHOWN) {
-				if (tl_warning_count(key) == 0)
+			if (tl_warn_count(key) > 0 || gv_warnings < GV_WARNINGS_SHOWN) {
+				if (tl_warn_count(key) == 0)
 					gv_warnings++;
 				tl_warn(key, "%s", key);
 			} else {
@@ -703,7 +706,7 @@ int tl_dot_render(const tl_graphdot *gd, const char *format, tl_output *out, tl_
 					  gv_error->len ? gv_error->str
 							: "Graphviz has no renderer for it");
 		} else {
-			tl_out_bytes(out, data, len);
+			tl_output_bytes(out, data, len);
 		}
 		if (data != NULL)
 			gvFreeRenderData(data);

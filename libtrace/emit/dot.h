@@ -14,7 +14,7 @@
 #define TL_EMIT_DOT_H
 
 #include "analysis/graphdot.h"
-#include "base/diag.h"
+#include "base/warn.h"
 #include "base/output.h"
 
 #include <glib.h>

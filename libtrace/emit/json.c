@@ -22,7 +22,7 @@ void tl_json_string_len(tl_output *o, const char *str, size_t n)
 	const unsigned char *s = (const unsigned char *)str;
 	if (!plain['a'])
 		plain_init();
-	tl_out_char(o, '"');
+	tl_output_char(o, '"');
 	size_t run = 0; /* start of the pending run of plain bytes */
 	size_t i = 0;
 	while (i < n) {
@@ -39,27 +39,27 @@ void tl_json_string_len(tl_output *o, const char *str, size_t n)
 				continue;
 			}
 		}
-		tl_out_bytes(o, s + run, i - run);
+		tl_output_bytes(o, s + run, i - run);
 		if (c == '"' || c == '\\') {
 			char esc[2] = {'\\', (char)c};
-			tl_out_bytes(o, esc, 2);
+			tl_output_bytes(o, esc, 2);
 		} else if (c == '\n') {
-			tl_out_bytes(o, "\\n", 2);
+			tl_output_bytes(o, "\\n", 2);
 		} else if (c == '\t') {
-			tl_out_bytes(o, "\\t", 2);
+			tl_output_bytes(o, "\\t", 2);
 		} else if (c == '\r') {
-			tl_out_bytes(o, "\\r", 2);
+			tl_output_bytes(o, "\\r", 2);
 		} else if (c < 0x20) {
 			char esc[6] = {'\\', 'u', '0', '0', hexdigits[c >> 4], hexdigits[c & 15]};
-			tl_out_bytes(o, esc, 6);
+			tl_output_bytes(o, esc, 6);
 		} else {
-			tl_out_bytes(o, "\xef\xbf\xbd", 3); /* U+FFFD for a bad byte */
+			tl_output_bytes(o, "\xef\xbf\xbd", 3); /* U+FFFD for a bad byte */
 		}
 		i++;
 		run = i;
 	}
-	tl_out_bytes(o, s + run, n - run);
-	tl_out_char(o, '"');
+	tl_output_bytes(o, s + run, n - run);
+	tl_output_char(o, '"');
 }
 
 void tl_json_string(tl_output *o, const char *s)
@@ -71,8 +71,8 @@ void tl_json_micros(tl_output *o, int64_t ns)
 {
 	uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
 	if (ns < 0)
-		tl_out_char(o, '-');
-	tl_out_uint(o, mag / 1000);
+		tl_output_char(o, '-');
+	tl_output_uint(o, mag / 1000);
 	unsigned frac = (unsigned)(mag % 1000);
 	if (frac == 0)
 		return;
@@ -81,5 +81,5 @@ void tl_json_micros(tl_output *o, int64_t ns)
 	size_t len = 4;
 	while (buf[len - 1] == '0')
 		len--;
-	tl_out_bytes(o, buf, len);
+	tl_output_bytes(o, buf, len);
 }

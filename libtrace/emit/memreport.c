@@ -20,7 +20,7 @@ const char *tl_memreport_dtype(const tl_buffer *b)
 	if (b->desc == NULL)
 		return "";
 	const ProtobufCEnumValue *v = protobuf_c_enum_descriptor_get_value(
-		&tensorflow__data_type__descriptor, (int)b->desc->dtype);
+	    &tensorflow__data_type__descriptor, (int)b->desc->dtype);
 	return v != NULL ? v->name : "";
 }
 
@@ -102,45 +102,68 @@ static void note_max(tl_memreport *r, const tl_memory *mem, const tl_allocator *
 /* ---- the live buffers: a table row each (text and CSV) --------------- */
 
 enum {
-	L_RUN, L_ALLOCATOR, L_PEAK, L_PEAK_US, L_RANK, L_ALLOCATED_H, L_REQUESTED_H, L_TENSOR,
-	L_PRODUCER, L_OP, L_KIND, L_DTYPE, L_DTYPE_T, L_SHAPE, L_SHAPE_T, L_ALLOCATED,
-	L_REQUESTED, L_ALLOC_US, L_FREE_US, L_LAST, L_BIRTH, L_BORN_T, L_DIES_T, L_TENSOR_T,
-	L_OP_T, L_LAST_T, L_N
+	L_RUN,
+	L_ALLOCATOR,
+	L_PEAK,
+	L_PEAK_US,
+	L_RANK,
+	L_ALLOCATED_H,
+	L_REQUESTED_H,
+	L_TENSOR,
+	L_PRODUCER,
+	L_OP,
+	L_KIND,
+	L_DTYPE,
+	L_DTYPE_T,
+	L_SHAPE,
+	L_SHAPE_T,
+	L_ALLOCATED,
+	L_REQUESTED,
+	L_ALLOC_US,
+	L_FREE_US,
+	L_LAST,
+	L_BIRTH,
+	L_BORN_T,
+	L_DIES_T,
+	L_TENSOR_T,
+	L_OP_T,
+	L_LAST_T,
+	L_N
 };
 static const tl_table_col live_cols[L_N] = {
-	[L_RUN] = {"run", NULL, TL_CELL_STR, NULL, NULL},
-	[L_ALLOCATOR] = {"allocator", NULL, TL_CELL_STR, NULL, NULL},
-	[L_PEAK] = {"peak_bytes", NULL, TL_CELL_STR, NULL, NULL},
-	[L_PEAK_US] = {"peak_us", NULL, TL_CELL_STR, NULL, NULL},
-	[L_RANK] = {"rank", NULL, TL_CELL_STR, NULL, "  %-4s"},
-	[L_ALLOCATED_H] = {NULL, NULL, TL_CELL_STR, NULL, " %10s"},
-	[L_REQUESTED_H] = {NULL, NULL, TL_CELL_STR, NULL, " %10s"},
-	[L_TENSOR] = {"tensor", NULL, TL_CELL_STR, NULL, NULL},
-	[L_PRODUCER] = {"producer", NULL, TL_CELL_STR, NULL, NULL},
-	[L_OP] = {"op", NULL, TL_CELL_STR, NULL, NULL},
-	[L_KIND] = {"kind", NULL, TL_CELL_STR, NULL, "  %-10s"},
-	[L_DTYPE] = {"dtype", NULL, TL_CELL_STR, NULL, NULL},
-	[L_DTYPE_T] = {NULL, NULL, TL_CELL_STR, NULL, " %-9s"},
-	[L_SHAPE] = {"shape", NULL, TL_CELL_STR, NULL, NULL},
-	[L_SHAPE_T] = {NULL, NULL, TL_CELL_STR, NULL, " %-16s"},
-	[L_ALLOCATED] = {"allocated_bytes", NULL, TL_CELL_STR, NULL, NULL},
-	[L_REQUESTED] = {"requested_bytes", NULL, TL_CELL_STR, NULL, NULL},
-	[L_ALLOC_US] = {"alloc_us", NULL, TL_CELL_STR, NULL, NULL},
-	[L_FREE_US] = {"free_us", NULL, TL_CELL_STR, NULL, NULL},
-	[L_LAST] = {"last_consumer", NULL, TL_CELL_STR, NULL, NULL},
-	[L_BIRTH] = {"birth", NULL, TL_CELL_STR, NULL, NULL},
-	[L_BORN_T] = {NULL, NULL, TL_CELL_STR, NULL, " %9s"},
-	[L_DIES_T] = {NULL, NULL, TL_CELL_STR, NULL, " %9s"},
-	[L_TENSOR_T] = {NULL, NULL, TL_CELL_STR, NULL, "  %s"},
-	[L_OP_T] = {NULL, NULL, TL_CELL_STR, NULL, " (%s)"},
-	[L_LAST_T] = {NULL, NULL, TL_CELL_STR, NULL, "%s"},
+    [L_RUN] = {"run", NULL, TL_CELL_STR, NULL, NULL},
+    [L_ALLOCATOR] = {"allocator", NULL, TL_CELL_STR, NULL, NULL},
+    [L_PEAK] = {"peak_bytes", NULL, TL_CELL_STR, NULL, NULL},
+    [L_PEAK_US] = {"peak_us", NULL, TL_CELL_STR, NULL, NULL},
+    [L_RANK] = {"rank", NULL, TL_CELL_STR, NULL, "  %-4s"},
+    [L_ALLOCATED_H] = {NULL, NULL, TL_CELL_STR, NULL, " %10s"},
+    [L_REQUESTED_H] = {NULL, NULL, TL_CELL_STR, NULL, " %10s"},
+    [L_TENSOR] = {"tensor", NULL, TL_CELL_STR, NULL, NULL},
+    [L_PRODUCER] = {"producer", NULL, TL_CELL_STR, NULL, NULL},
+    [L_OP] = {"op", NULL, TL_CELL_STR, NULL, NULL},
+    [L_KIND] = {"kind", NULL, TL_CELL_STR, NULL, "  %-10s"},
+    [L_DTYPE] = {"dtype", NULL, TL_CELL_STR, NULL, NULL},
+    [L_DTYPE_T] = {NULL, NULL, TL_CELL_STR, NULL, " %-9s"},
+    [L_SHAPE] = {"shape", NULL, TL_CELL_STR, NULL, NULL},
+    [L_SHAPE_T] = {NULL, NULL, TL_CELL_STR, NULL, " %-16s"},
+    [L_ALLOCATED] = {"allocated_bytes", NULL, TL_CELL_STR, NULL, NULL},
+    [L_REQUESTED] = {"requested_bytes", NULL, TL_CELL_STR, NULL, NULL},
+    [L_ALLOC_US] = {"alloc_us", NULL, TL_CELL_STR, NULL, NULL},
+    [L_FREE_US] = {"free_us", NULL, TL_CELL_STR, NULL, NULL},
+    [L_LAST] = {"last_consumer", NULL, TL_CELL_STR, NULL, NULL},
+    [L_BIRTH] = {"birth", NULL, TL_CELL_STR, NULL, NULL},
+    [L_BORN_T] = {NULL, NULL, TL_CELL_STR, NULL, " %9s"},
+    [L_DIES_T] = {NULL, NULL, TL_CELL_STR, NULL, " %9s"},
+    [L_TENSOR_T] = {NULL, NULL, TL_CELL_STR, NULL, "  %s"},
+    [L_OP_T] = {NULL, NULL, TL_CELL_STR, NULL, " (%s)"},
+    [L_LAST_T] = {NULL, NULL, TL_CELL_STR, NULL, "%s"},
 };
 static const tl_table_spec live_spec = {live_cols, L_N, NULL};
 
 /* The texts of one row; integers as the dump has them (64-bit exact). */
 struct live_text {
 	char peak[24], peak_us[24], rank[24], allocated[24], requested[24], alloc_us[24],
-		free_us[24], allocated_h[32], requested_h[32], born[32], dies[32];
+	    free_us[24], allocated_h[32], requested_h[32], born[32], dies[32];
 	GString *shape, *last;
 };
 
@@ -194,32 +217,32 @@ static void live_row(tl_table *t, const tl_memory *mem, const tl_allocator *a, c
 	const char *dtype = tl_memreport_dtype(b), *op = tl_memreport_op(mem, b);
 	const char *tensor = tl_memreport_tensor(mem, b);
 	tl_cell c[L_N] = {
-		[L_RUN] = {.s = mem->run->label},
-		[L_ALLOCATOR] = {.s = a->name},
-		[L_PEAK] = {.s = x->peak},
-		[L_PEAK_US] = {.s = x->peak_us},
-		[L_RANK] = {.s = x->rank},
-		[L_ALLOCATED_H] = {.s = x->allocated_h},
-		[L_REQUESTED_H] = {.s = x->requested_h},
-		[L_TENSOR] = {.s = tensor},
-		[L_PRODUCER] = {.s = tl_memreport_producer(mem, b)},
-		[L_OP] = {.s = op},
-		[L_KIND] = {.s = tl_memory_kind_name(b->kind)},
-		[L_DTYPE] = {.s = dtype},
-		[L_DTYPE_T] = {.s = dtype[0] ? dtype + 3 : "-"},
-		[L_SHAPE] = {.s = x->shape->str},
-		[L_SHAPE_T] = {.s = x->shape->len ? x->shape->str : "-"},
-		[L_ALLOCATED] = {.s = x->allocated},
-		[L_REQUESTED] = {.s = x->requested},
-		[L_ALLOC_US] = {.s = x->alloc_us},
-		[L_FREE_US] = {.s = x->free_us},
-		[L_LAST] = {.s = lc != NULL ? lc : ""},
-		[L_BIRTH] = {.s = tl_memory_birth_name(b->birth)},
-		[L_BORN_T] = {.s = x->born},
-		[L_DIES_T] = {.s = x->dies},
-		[L_TENSOR_T] = {.s = tensor},
-		[L_OP_T] = {.s = op[0] ? op : "?"},
-		[L_LAST_T] = {.s = x->last->str},
+	    [L_RUN] = {.s = mem->run->label},
+	    [L_ALLOCATOR] = {.s = a->name},
+	    [L_PEAK] = {.s = x->peak},
+	    [L_PEAK_US] = {.s = x->peak_us},
+	    [L_RANK] = {.s = x->rank},
+	    [L_ALLOCATED_H] = {.s = x->allocated_h},
+	    [L_REQUESTED_H] = {.s = x->requested_h},
+	    [L_TENSOR] = {.s = tensor},
+	    [L_PRODUCER] = {.s = tl_memreport_producer(mem, b)},
+	    [L_OP] = {.s = op},
+	    [L_KIND] = {.s = tl_memory_kind_name(b->kind)},
+	    [L_DTYPE] = {.s = dtype},
+	    [L_DTYPE_T] = {.s = dtype[0] ? dtype + 3 : "-"},
+	    [L_SHAPE] = {.s = x->shape->str},
+	    [L_SHAPE_T] = {.s = x->shape->len ? x->shape->str : "-"},
+	    [L_ALLOCATED] = {.s = x->allocated},
+	    [L_REQUESTED] = {.s = x->requested},
+	    [L_ALLOC_US] = {.s = x->alloc_us},
+	    [L_FREE_US] = {.s = x->free_us},
+	    [L_LAST] = {.s = lc != NULL ? lc : ""},
+	    [L_BIRTH] = {.s = tl_memory_birth_name(b->birth)},
+	    [L_BORN_T] = {.s = x->born},
+	    [L_DIES_T] = {.s = x->dies},
+	    [L_TENSOR_T] = {.s = tensor},
+	    [L_OP_T] = {.s = op[0] ? op : "?"},
+	    [L_LAST_T] = {.s = x->last->str},
 	};
 	tl_table_row(t, c);
 }
@@ -231,9 +254,8 @@ static void live_rows(tl_table *t, const tl_memory *mem, const tl_allocator *a, 
 {
 	struct live_text x = {.shape = g_string_new(NULL), .last = g_string_new(NULL)};
 	size_t n = MIN(a->n_live, top);
-	GHashTable *listed = unplaced && a->n_unplaced > 0
-				     ? g_hash_table_new(g_direct_hash, g_direct_equal)
-				     : NULL;
+	GHashTable *listed =
+	    unplaced && a->n_unplaced > 0 ? g_hash_table_new(g_direct_hash, g_direct_equal) : NULL;
 	for (size_t k = 0; k < n; k++) {
 		live_row(t, mem, a, &mem->buffers[a->live_at_peak[k]], k + 1, &x);
 		if (listed != NULL)
@@ -278,21 +300,22 @@ static void text_births(tl_output *o, const tl_memory *mem, const tl_allocator *
 {
 	if (a->n_estimated == 0)
 		return;
-	tl_out_printf(o, "  births not in the dump (~): %zu buffers of _Recv without stats",
-		      a->n_estimated);
+	tl_output_printf(o, "  births not in the dump (~): %zu buffers of _Recv without stats",
+			 a->n_estimated);
 	if (a->n_unplaced == 0) {
-		tl_out_str(o, ", all placed by allocator_bytes_in_use\n");
+		tl_output_str(o, ", all placed by allocator_bytes_in_use\n");
 		return;
 	}
-	tl_out_printf(o, "; %zu not placed by allocator_bytes_in_use:\n", a->n_unplaced);
+	tl_output_printf(o, "; %zu not placed by allocator_bytes_in_use:\n", a->n_unplaced);
 	char b1[32];
 	for (size_t k = 0; k < a->n_buffers; k++) {
 		const tl_buffer *b = &mem->buffers[a->buffers[k]];
 		if (!tl_memreport_unplaced(b))
 			continue;
 		tl_bytes_format(b1, sizeof b1, (double)b->allocated);
-		tl_out_printf(o, "    %s (%s): %s, %+.3f ms\n", tl_memreport_tensor(mem, b), b1,
-			      tl_memreport_unplaced_why(b), (double)(b->alloc_us - mem->step_start_us) / 1000.0);
+		tl_output_printf(o, "    %s (%s): %s, %+.3f ms\n", tl_memreport_tensor(mem, b), b1,
+				 tl_memreport_unplaced_why(b),
+				 (double)(b->alloc_us - mem->step_start_us) / 1000.0);
 	}
 }
 
@@ -303,19 +326,20 @@ static void text_allocator(tl_memreport *r, const tl_memory *mem, const tl_alloc
 	tl_bytes_format(b1, sizeof b1, (double)a->peak_bytes);
 	tl_bytes_format(b2, sizeof b2, (double)a->persistent_bytes);
 	const char *op = tl_memory_peak_op(mem, a);
-	tl_out_printf(o, "\nallocator %s: peak %s (%" PRId64 " bytes; %" PRId64
-			 " requested) at %+.3f ms%s%s\n",
-		      a->name, b1, a->peak_bytes, a->peak_requested,
-		      (double)(a->peak_us - mem->step_start_us) / 1000.0, op ? " in " : "",
-		      op ? op : "");
-	tl_out_printf(o, "  persistent %s; %zu buffers live at the peak\n", b2, a->n_live);
+	tl_output_printf(
+	    o,
+	    "\nallocator %s: peak %s (%" PRId64 " bytes; %" PRId64 " requested) at %+.3f ms%s%s\n",
+	    a->name, b1, a->peak_bytes, a->peak_requested,
+	    (double)(a->peak_us - mem->step_start_us) / 1000.0, op ? " in " : "", op ? op : "");
+	tl_output_printf(o, "  persistent %s; %zu buffers live at the peak\n", b2, a->n_live);
 	if (a->check_samples > 0) {
 		tl_bytes_format(b3, sizeof b3, (double)a->check_max_abs);
-		tl_out_printf(o, "  check against allocator_bytes_in_use: %zu samples, max "
+		tl_output_printf(o,
+				 "  check against allocator_bytes_in_use: %zu samples, max "
 				 "error %s, mean %.1f bytes\n",
-			      a->check_samples, b3, a->check_mean_abs);
+				 a->check_samples, b3, a->check_mean_abs);
 	} else {
-		tl_out_str(o, "  check: the dump records no allocator_bytes_in_use\n");
+		tl_output_str(o, "  check: the dump records no allocator_bytes_in_use\n");
 	}
 	text_births(o, mem, a);
 	if (MIN(a->n_live, r->opts.top) == 0)
@@ -337,10 +361,10 @@ static void text_begin(tl_memreport *r)
 static void text_run(tl_memreport *r, const tl_memory *mem)
 {
 	if (r->runs > 0)
-		tl_out_char(r->out, '\n');
-	tl_out_printf(r->out, "run %s\n", mem->run->label);
+		tl_output_char(r->out, '\n');
+	tl_output_printf(r->out, "run %s\n", mem->run->label);
 	if (mem->n_allocators == 0)
-		tl_out_str(r->out, "  no memory records in this run\n");
+		tl_output_str(r->out, "  no memory records in this run\n");
 	for (size_t i = 0; i < mem->n_allocators; i++)
 		text_allocator(r, mem, &mem->allocators[i]);
 }
@@ -349,26 +373,34 @@ static void text_end(tl_memreport *r)
 {
 	if (r->runs <= 1)
 		return;
-	tl_out_printf(r->out, "\nmaximum over %zu runs\n", r->runs);
+	tl_output_printf(r->out, "\nmaximum over %zu runs\n", r->runs);
 	char b1[32];
 	for (guint i = 0; i < r->max->len; i++) {
 		const struct tl_memreport_max *m = g_ptr_array_index(r->max, i);
 		tl_bytes_format(b1, sizeof b1, (double)m->peak);
-		tl_out_printf(r->out, "  %-20s %10s  (%" PRId64 " bytes) in %s\n", m->allocator, b1,
-			      m->peak, m->run);
+		tl_output_printf(r->out, "  %-20s %10s  (%" PRId64 " bytes) in %s\n", m->allocator,
+				 b1, m->peak, m->run);
 	}
 }
 
 /* ---- the backends and the calls ---------------------------------------- */
 
 static const struct tl_memreport_backend text_backend = {
-	.name = "text", .begin = text_begin, .run = text_run, .end = text_end,
+    .name = "text",
+    .begin = text_begin,
+    .run = text_run,
+    .end = text_end,
 };
 static const struct tl_memreport_backend csv_backend = {
-	.name = "csv", .begin = csv_begin, .run = csv_run, .end = csv_end,
+    .name = "csv",
+    .begin = csv_begin,
+    .run = csv_run,
+    .end = csv_end,
 };
 static const struct tl_memreport_backend *const backends[] = {
-	&text_backend, &csv_backend, &tl_memreport_json,
+    &text_backend,
+    &csv_backend,
+    &tl_memreport_json,
 };
 
 const char *const tl_memreport_formats[] = {"text", "csv", "json", NULL};

@@ -45,9 +45,9 @@
 #include <glib.h>
 
 typedef struct tl_memreport_opts {
-	const char *format;     /* "text" (NULL too), "csv" or "json" */
-	size_t top;             /* live buffers listed per allocator */
-	bool buffers;           /* JSON: every buffer too */
+	const char *format; /* "text" (NULL too), "csv" or "json" */
+	size_t top;	    /* live buffers listed per allocator */
+	bool buffers;	    /* JSON: every buffer too */
 } tl_memreport_opts;
 
 /* A report over several runs: begin, one call per run, end. */
@@ -55,9 +55,9 @@ typedef struct tl_memreport {
 	tl_output *out;
 	tl_memreport_opts opts;
 	const struct tl_memreport_backend *backend;
-	tl_table table;         /* CSV: one table over every run */
+	tl_table table; /* CSV: one table over every run */
 	size_t runs;
-	GPtrArray *max;         /* per allocator: struct tl_memreport_max */
+	GPtrArray *max;		 /* per allocator: struct tl_memreport_max */
 	GHashTable *max_by_name; /* allocator -> its entry in max */
 } tl_memreport;
 

@@ -16,7 +16,8 @@ void tl_memtrace_write(tl_chrome *w, const tl_memory *mem, const tl_memtrace_opt
 		g_free(pname);
 		tl_chrome_thread(w, pid, 0, "tensors", 0);
 		for (size_t p = 0; p < a->n_curve; p++) {
-			tl_chrome_event(w, 'C', a->name, NULL, pid, 0, a->curve[p].us * 1000 + o->shift_ns, -1);
+			tl_chrome_event(w, 'C', a->name, NULL, pid, 0,
+					a->curve[p].us * 1000 + o->shift_ns, -1);
 			tl_chrome_arg_int(w, "allocated", a->curve[p].bytes);
 			tl_chrome_arg_int(w, "requested", a->curve[p].requested);
 		}
@@ -24,7 +25,8 @@ void tl_memtrace_write(tl_chrome *w, const tl_memory *mem, const tl_memtrace_opt
 			const tl_buffer *b = &mem->buffers[a->buffers[k]];
 			if (b->free_us == b->alloc_us)
 				continue;
-			int64_t born = b->alloc_us == TL_US_BEFORE ? mem->step_start_us : b->alloc_us;
+			int64_t born =
+			    b->alloc_us == TL_US_BEFORE ? mem->step_start_us : b->alloc_us;
 			int64_t dies = b->free_us == TL_US_NEVER ? mem->step_end_us : b->free_us;
 			if (dies < born)
 				dies = born;
@@ -34,21 +36,25 @@ void tl_memtrace_write(tl_chrome *w, const tl_memory *mem, const tl_memtrace_opt
 			const char *lc = tl_memreport_last_consumer(mem, b);
 			if (o->objects) {
 				/* catapult's object model: created, one snapshot, deleted */
-				tl_chrome_event(w, 'N', name, "tensor", pid, 0, born * 1000 + o->shift_ns, id);
+				tl_chrome_event(w, 'N', name, "tensor", pid, 0,
+						born * 1000 + o->shift_ns, id);
 				json_t *snap = json_pack(
-					"{s:s,s:I,s:I,s:s,s:s,s:s,s:s,s:s}", "kind",
-					tl_memory_kind_name(b->kind), "allocated_bytes",
-					(json_int_t)b->allocated, "requested_bytes",
-					(json_int_t)b->requested, "dtype", tl_memreport_dtype(b), "shape",
-					shape->str, "producer", tl_memreport_producer(mem, b), "last_consumer",
-					lc ? lc : "", "free_cause", tl_memory_cause_name(b->cause));
+				    "{s:s,s:I,s:I,s:s,s:s,s:s,s:s,s:s}", "kind",
+				    tl_memory_kind_name(b->kind), "allocated_bytes",
+				    (json_int_t)b->allocated, "requested_bytes",
+				    (json_int_t)b->requested, "dtype", tl_memreport_dtype(b),
+				    "shape", shape->str, "producer", tl_memreport_producer(mem, b),
+				    "last_consumer", lc ? lc : "", "free_cause",
+				    tl_memory_cause_name(b->cause));
 				char *text = json_dumps(snap, JSON_COMPACT | JSON_ENSURE_ASCII);
-				tl_chrome_event(w, 'O', name, "tensor", pid, 0, born * 1000 + o->shift_ns, id);
+				tl_chrome_event(w, 'O', name, "tensor", pid, 0,
+						born * 1000 + o->shift_ns, id);
 				tl_chrome_arg_raw(w, "snapshot", text != NULL ? text : "{}");
 				free(text);
 				json_decref(snap);
 			} else {
-				tl_chrome_event(w, 'b', name, "tensor", pid, 0, born * 1000 + o->shift_ns, id);
+				tl_chrome_event(w, 'b', name, "tensor", pid, 0,
+						born * 1000 + o->shift_ns, id);
 				tl_chrome_arg_str(w, "kind", tl_memory_kind_name(b->kind));
 				tl_chrome_arg_int(w, "allocated_bytes", b->allocated);
 				tl_chrome_arg_int(w, "requested_bytes", b->requested);
@@ -58,10 +64,11 @@ void tl_memtrace_write(tl_chrome *w, const tl_memory *mem, const tl_memtrace_opt
 				tl_chrome_arg_str(w, "last_consumer", lc ? lc : "");
 				tl_chrome_arg_str(w, "free_cause", tl_memory_cause_name(b->cause));
 				if (b->estimated)
-					tl_chrome_arg_str(w, "birth", tl_memory_birth_name(b->birth));
+					tl_chrome_arg_str(w, "birth",
+							  tl_memory_birth_name(b->birth));
 			}
-			tl_chrome_event(w, o->objects ? 'D' : 'e', name, "tensor", pid, 0, dies * 1000 + o->shift_ns,
-					id);
+			tl_chrome_event(w, o->objects ? 'D' : 'e', name, "tensor", pid, 0,
+					dies * 1000 + o->shift_ns, id);
 		}
 	}
 	g_string_free(shape, TRUE);

@@ -14,8 +14,8 @@
 
 /* Chrome events of the memory analysis; pids from *next_pid on. */
 typedef struct tl_memtrace_opts {
-	bool objects;           /* catapult N/O/D object events instead of async slices */
-	int64_t shift_ns;       /* added to every timestamp (merge alignment) */
+	bool objects;	  /* catapult N/O/D object events instead of async slices */
+	int64_t shift_ns; /* added to every timestamp (merge alignment) */
 } tl_memtrace_opts;
 
 void tl_memtrace_write(tl_chrome *w, const tl_memory *mem, const tl_memtrace_opts *o,

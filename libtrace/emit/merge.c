@@ -32,16 +32,16 @@ struct tl_merge {
 	tl_chrome *w;
 	tl_merge_opts opts;
 	int64_t next_pid;
-	GPtrArray *procs;           /* struct proc *, by creation */
-	GHashTable *pid_by_name;    /* name -> struct proc * */
-	GHashTable *proc_by_pid;    /* pid -> struct proc * */
-	GHashTable *tid_by_key;     /* "pid\x1fname" -> tid + 1 */
-	GHashTable *meta_seen;      /* folded metadata events */
+	GPtrArray *procs;	 /* struct proc *, by creation */
+	GHashTable *pid_by_name; /* name -> struct proc * */
+	GHashTable *proc_by_pid; /* pid -> struct proc * */
+	GHashTable *tid_by_key;	 /* "pid\x1fname" -> tid + 1 */
+	GHashTable *meta_seen;	 /* folded metadata events */
 	uint64_t next_flow;
 	uint64_t next_id;
 	bool have_cursor;
-	int64_t cursor_ns;          /* pack: where the next run starts */
-	GPtrArray *spans;           /* struct span_rec * */
+	int64_t cursor_ns; /* pack: where the next run starts */
+	GPtrArray *spans;  /* struct span_rec * */
 	size_t inputs;
 };
 
@@ -147,7 +147,7 @@ static int64_t clamp_shift(int64_t shift, int64_t begin_ns, int64_t end_ns)
 	if (shift >= lo && shift <= hi)
 		return shift;
 	tl_warn("merge-shift-range", "alignment would move times beyond 146 years from 1970; "
-		"shift clamped");
+				     "shift clamped");
 	return shift < lo ? lo : hi;
 }
 
@@ -190,8 +190,8 @@ static void add_span(tl_merge *m, const char *label, const char *input, int64_t 
 void tl_merge_run(tl_merge *m, const tl_run *run, const char *input, int64_t offset_ns)
 {
 	int64_t shift = align_shift(m, run->t_begin, run->t_end, offset_ns);
-	char *prefix = m->opts.align == TL_ALIGN_OVERLAY ? g_strdup_printf("%s: ", run->label)
-							 : NULL;
+	char *prefix =
+	    m->opts.align == TL_ALIGN_OVERLAY ? g_strdup_printf("%s: ", run->label) : NULL;
 	tl_optrace_opts oo;
 	tl_optrace_opts_init(&oo);
 	oo.flows = m->opts.flows;
@@ -252,10 +252,10 @@ static char *id_key(const tl_chrome_in_event *ev, GString *buf, bool *start)
 }
 
 struct chrome_scan {
-	GHashTable *starts;     /* id key -> number of starting events */
+	GHashTable *starts; /* id key -> number of starting events */
 	double min_us, max_us;
 	bool any;
-	GHashTable *proc_name;  /* pid text -> name */
+	GHashTable *proc_name;	 /* pid text -> name */
 	GHashTable *thread_name; /* "pid\x1ftid" text -> name */
 };
 
@@ -331,7 +331,8 @@ static int scan_chrome(const uint8_t *data, size_t len, struct chrome_scan *sc, 
 			bool start;
 			char *key = id_key(&ev, buf, &start);
 			guint n = GPOINTER_TO_UINT(g_hash_table_lookup(sc->starts, key));
-			g_hash_table_replace(sc->starts, key, GUINT_TO_POINTER(n + (start ? 1 : 0)));
+			g_hash_table_replace(sc->starts, key,
+					     GUINT_TO_POINTER(n + (start ? 1 : 0)));
 		}
 		if (!ev.has_ts)
 			continue;
@@ -424,7 +425,8 @@ int tl_merge_chrome(tl_merge *m, const uint8_t *data, size_t len, const char *in
 	char pid_txt[32], tid_txt[32], ts_txt[64], id_txt[32];
 	while ((rc = tl_chrome_reader_next(r, &ev, err)) > 0) {
 		if (!chrome_times_usable(&ev)) {
-			tl_warn("chrome-time-range", "events whose ts or dur is not a number within "
+			tl_warn("chrome-time-range",
+				"events whose ts or dur is not a number within "
 				"73 years of 1970 dropped");
 			continue;
 		}
@@ -441,8 +443,8 @@ int tl_merge_chrome(tl_merge *m, const uint8_t *data, size_t len, const char *in
 			const char *known = g_hash_table_lookup(sc.proc_name, pid_key);
 			bool is_string = ev.pid.len > 0 && ev.raw[ev.pid.off] == '"';
 			char *name = known != NULL ? g_strdup(known)
-				     : is_string  ? g_strdup(pid_key)
-						  : g_strdup_printf("%s: pid %s", label, pid_key);
+				     : is_string   ? g_strdup(pid_key)
+						   : g_strdup_printf("%s: pid %s", label, pid_key);
 			if (m->opts.align == TL_ALIGN_OVERLAY) {
 				char *p = g_strdup_printf("%s: %s", label, name);
 				g_free(name);
@@ -472,8 +474,9 @@ int tl_merge_chrome(tl_merge *m, const uint8_t *data, size_t len, const char *in
 			char *tkey = g_strdup_printf("%s\x1f%s", pid_s,
 						     tl_chrome_reader_span_text(&ev, ev.tid, buf));
 			const char *tname = g_hash_table_lookup(sc.thread_name, tkey);
-			char *tlabel = tname != NULL ? g_strdup(tname)
-						     : g_strdup_printf("thread %s", strchr(tkey, '\x1f') + 1);
+			char *tlabel = tname != NULL
+					   ? g_strdup(tname)
+					   : g_strdup_printf("thread %s", strchr(tkey, '\x1f') + 1);
 			bool fresh;
 			tid = tid_cb(m, pid, tlabel, &fresh);
 			if (fresh)
@@ -483,9 +486,10 @@ int tl_merge_chrome(tl_merge *m, const uint8_t *data, size_t len, const char *in
 		}
 		if (ev.ph == 'M') {
 			/* fold repeated metadata (hand-merged files repeat it) */
-			char *key = g_strdup_printf("%" G_GINT64_FORMAT "/%" G_GINT64_FORMAT "/%.*s/%.*s",
-						    pid, tid, (int)ev.name.len, ev.raw + ev.name.off,
-						    (int)ev.args.len, ev.raw + ev.args.off);
+			char *key =
+			    g_strdup_printf("%" G_GINT64_FORMAT "/%" G_GINT64_FORMAT "/%.*s/%.*s",
+					    pid, tid, (int)ev.name.len, ev.raw + ev.name.off,
+					    (int)ev.args.len, ev.raw + ev.args.off);
 			if (!g_hash_table_add(m->meta_seen, key)) {
 				g_free(pid_s);
 				continue;
@@ -580,7 +584,8 @@ static void write_runs_track(tl_merge *m)
 			snprintf(name, sizeof name, row == 0 ? "runs" : "runs (%u)", row + 1);
 			tl_chrome_thread(w, 1, row, name, row);
 		}
-		tl_chrome_complete(w, s->label, "run", 1, row, s->begin_ns, s->end_ns - s->begin_ns);
+		tl_chrome_complete(w, s->label, "run", 1, row, s->begin_ns,
+				   s->end_ns - s->begin_ns);
 		tl_chrome_arg_str(w, "input", s->input);
 		tl_chrome_arg_micros(w, "shift_us", s->shift_ns);
 	}
@@ -614,9 +619,9 @@ void tl_merge_finish(tl_merge *m, const char *tool_version)
 	json_t *runs = json_array();
 	for (guint i = 0; i < m->spans->len; i++) {
 		struct span_rec *s = g_ptr_array_index(m->spans, i);
-		json_array_append_new(runs, json_pack("{s:s,s:s,s:f}", "run", s->label, "input",
-						      s->input, "shift_us",
-						      (double)s->shift_ns / 1000.0));
+		json_array_append_new(runs,
+				      json_pack("{s:s,s:s,s:f}", "run", s->label, "input", s->input,
+						"shift_us", (double)s->shift_ns / 1000.0));
 	}
 	json_object_set_new(other, "runs", runs);
 	char *text = json_dumps(other, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_PRESERVE_ORDER);

@@ -32,9 +32,9 @@ extern const char *const tl_align_names[];
 
 typedef struct tl_merge_opts {
 	tl_align align;
-	int64_t gap_ns;         /* pack: between runs */
-	bool flows;             /* RunMetadata: dataflow arrows */
-	bool memory;            /* RunMetadata: memory tracks */
+	int64_t gap_ns; /* pack: between runs */
+	bool flows;	/* RunMetadata: dataflow arrows */
+	bool memory;	/* RunMetadata: memory tracks */
 } tl_merge_opts;
 
 typedef struct tl_merge tl_merge;

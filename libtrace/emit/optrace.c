@@ -61,7 +61,7 @@ static uint32_t device_order(const tl_run *run, uint32_t *order)
 	uint32_t *executor = g_new(uint32_t, n_dev ? n_dev : 1);
 	for (size_t t = 0; t < n_dev; t++)
 		executor[t] = run->devices[t].executor >= 0 ? (uint32_t)run->devices[t].executor
-							   : TL_GROUP_NONE;
+							    : TL_GROUP_NONE;
 	tl_group tracers;
 	tl_group_by(&tracers, executor, n_dev, (uint32_t)n_dev);
 	g_free(executor);
@@ -150,7 +150,7 @@ static const char *lane_name(const tl_run *run, const tl_lanes *v, uint32_t d, u
 			snprintf(tmp, sizeof tmp, "%.40s %u", base, lane->thread);
 		base = tmp;
 	} else {
-		base = dev->kind == TL_DEV_MEMCPY ? "copies"
+		base = dev->kind == TL_DEV_MEMCPY				   ? "copies"
 		       : dev->kind == TL_DEV_EXECUTOR || dev->kind == TL_DEV_OTHER ? "ops"
 										   : "kernels";
 	}
@@ -183,7 +183,8 @@ static void write_args(tl_chrome *w, const tl_run *run, const tl_exec *e, int32_
 	} else {
 		const char **inputs = NULL;
 		size_t n = 0;
-		if (tl_run_op_label_parse(run->arena, e->ns->timeline_label, NULL, NULL, &inputs, &n))
+		if (tl_run_op_label_parse(run->arena, e->ns->timeline_label, NULL, NULL, &inputs,
+					  &n))
 			for (size_t k = 0; k < n; k++) {
 				snprintf(key, sizeof key, "input%zu", k);
 				tl_chrome_arg_str(w, key, inputs[k]);
@@ -211,7 +212,8 @@ static void flow_name(const tl_run *run, const tl_link *l, char *buf, size_t siz
 		int32_t g = l->via_recv >= 0   ? l->via_recv
 			    : l->via_send >= 0 ? l->via_send
 					       : src->gnode;
-		const char *tn = g >= 0 ? tl_run_node_attr_string(run, (uint32_t)g, "tensor_name") : "";
+		const char *tn =
+		    g >= 0 ? tl_run_node_attr_string(run, (uint32_t)g, "tensor_name") : "";
 		snprintf(buf, size, "%s", tn[0] != '\0' ? tn : src->node);
 		break;
 	}
@@ -267,8 +269,8 @@ static bool flow_times(const tl_lanes *v, const tl_link *l, int64_t *s_ts, int64
 	return true;
 }
 
-void tl_optrace_write(tl_chrome *w, const tl_run *run, const tl_optrace_opts *o,
-		      int64_t *next_pid, uint64_t *next_flow, tl_optrace_stats *stats)
+void tl_optrace_write(tl_chrome *w, const tl_run *run, const tl_optrace_opts *o, int64_t *next_pid,
+		      uint64_t *next_flow, tl_optrace_stats *stats)
 {
 	tl_lanes v;
 	tl_lanes_build(&v, run, o->op_time);
@@ -299,9 +301,10 @@ void tl_optrace_write(tl_chrome *w, const tl_run *run, const tl_optrace_opts *o,
 		for (uint32_t l = 0; l < v.n_lanes[d]; l++) {
 			const char *tname = lane_name(run, &v, d, l, names, buf, sizeof buf);
 			bool tfresh = true;
-			tid_of[d][l] = o->tid_of != NULL
-					       ? (uint32_t)o->tid_of(o->ids_ctx, pid_of[d], tname, &tfresh)
-					       : l;
+			tid_of[d][l] =
+			    o->tid_of != NULL
+				? (uint32_t)o->tid_of(o->ids_ctx, pid_of[d], tname, &tfresh)
+				: l;
 			if (tfresh)
 				tl_chrome_thread(w, pid_of[d], tid_of[d][l], tname, tid_of[d][l]);
 		}
@@ -342,8 +345,10 @@ void tl_optrace_write(tl_chrome *w, const tl_run *run, const tl_optrace_opts *o,
 			const tl_exec *src = &run->execs[l->src], *dst = &run->execs[l->dst];
 			int64_t s_ts, f_ts;
 			if (!flow_times(&v, l, &s_ts, &f_ts)) {
-				tl_warn("flow-backwards", "arrows dropped where the consumer ended "
-					"before its producer started (clock skew between devices?)");
+				tl_warn(
+				    "flow-backwards",
+				    "arrows dropped where the consumer ended "
+				    "before its producer started (clock skew between devices?)");
 				continue;
 			}
 			flow_name(run, l, buf, sizeof buf);

@@ -26,18 +26,18 @@
 
 typedef struct tl_optrace_opts {
 	tl_op_time op_time;
-	bool flows;             /* dataflow arrows */
-	bool control;           /* control-edge arrows too */
-	bool launches;          /* op -> kernel arrows */
-	bool stream_all;        /* show the stream:all repeat of the kernels */
-	bool kernels;           /* show GPU tracer devices at all */
-	GRegex *device_re;      /* keep only matching devices (NULL: all) */
-	int64_t min_dur_ns;     /* drop shorter executions */
-	bool window;            /* keep executions overlapping [win_begin, win_end] */
-	int64_t win_begin_ns;   /* relative to the run's first record */
+	bool flows;	      /* dataflow arrows */
+	bool control;	      /* control-edge arrows too */
+	bool launches;	      /* op -> kernel arrows */
+	bool stream_all;      /* show the stream:all repeat of the kernels */
+	bool kernels;	      /* show GPU tracer devices at all */
+	GRegex *device_re;    /* keep only matching devices (NULL: all) */
+	int64_t min_dur_ns;   /* drop shorter executions */
+	bool window;	      /* keep executions overlapping [win_begin, win_end] */
+	int64_t win_begin_ns; /* relative to the run's first record */
 	int64_t win_end_ns;
-	const char *prefix;     /* prepended to process names ("run: "), or NULL */
-	int64_t shift_ns;       /* added to every timestamp (merge alignment) */
+	const char *prefix; /* prepended to process names ("run: "), or NULL */
+	int64_t shift_ns;   /* added to every timestamp (merge alignment) */
 	/* When set, process and thread ids come from here (a merge shares one
 	 * row per device across runs) instead of *next_pid and lane numbers;
 	 * *fresh says whether the caller must still name it. */
@@ -56,7 +56,7 @@ typedef struct tl_optrace_stats {
 
 /* Writes the run; pids are taken from *next_pid on, flow ids from
  * *next_flow on (both advanced), so several runs share one document. */
-void tl_optrace_write(tl_chrome *w, const tl_run *run, const tl_optrace_opts *o,
-		      int64_t *next_pid, uint64_t *next_flow, tl_optrace_stats *stats);
+void tl_optrace_write(tl_chrome *w, const tl_run *run, const tl_optrace_opts *o, int64_t *next_pid,
+		      uint64_t *next_flow, tl_optrace_stats *stats);
 
 #endif

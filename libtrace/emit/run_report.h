@@ -15,7 +15,7 @@
 
 typedef struct tl_run_report {
 	bool advise, idle, critical_path;
-	size_t top_gaps;        /* idle: the longest gaps listed per device */
+	size_t top_gaps; /* idle: the longest gaps listed per device */
 } tl_run_report;
 
 /* `overlay`, when not NULL, also gets the critical path as trace events. */

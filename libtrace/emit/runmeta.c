@@ -11,7 +11,7 @@ void tl_runmeta_write(tl_output *out, const Tensorflow__RunMetadata *meta)
 	protobuf_c_message_pack(&meta->base, buf);
 	GByteArray *rec = g_byte_array_sized_new((guint)n + 16);
 	tl_tfrecord_frame(rec, buf, n);
-	tl_out_bytes(out, rec->data, rec->len);
+	tl_output_bytes(out, rec->data, rec->len);
 	g_byte_array_free(rec, TRUE);
 	g_free(buf);
 }

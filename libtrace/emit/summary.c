@@ -50,8 +50,7 @@ void tl_summary_human(int c, double v, char *buf, size_t size)
 
 /* name, each selected column (text: human units; CSV and JSON: raw), then
  * (text) share and cumulative share */
-static tl_table_col *flat_cols(const tl_summary_opts *o, size_t wname, char *name_fmt,
-			       size_t *n)
+static tl_table_col *flat_cols(const tl_summary_opts *o, size_t wname, char *name_fmt, size_t *n)
 {
 	tl_table_col *cols = g_new0(tl_table_col, (size_t)o->n_select + 3);
 	snprintf(name_fmt, 32, "%%-%zu.%zus", wname, wname);
@@ -89,8 +88,8 @@ static void write_flat(const tl_summary *s, const tl_summary_opts *o, const tl_t
 	tl_table_col *cols = flat_cols(o, wname, name_fmt, &n_cols);
 	tl_table_spec spec = {cols, n_cols, "rows"};
 	static const tl_table_col meta_cols[] = {
-		{NULL, "view", TL_CELL_STR, NULL, NULL},
-		{NULL, "runs", TL_CELL_NUM, "%.0f", NULL},
+	    {NULL, "view", TL_CELL_STR, NULL, NULL},
+	    {NULL, "runs", TL_CELL_NUM, "%.0f", NULL},
 	};
 	static const tl_table_spec meta = {meta_cols, 2, NULL};
 	tl_cell meta_cells[] = {{.s = tl_summary_view_name(s->view)}, {.v = (double)s->n_runs}};
@@ -98,7 +97,9 @@ static void write_flat(const tl_summary *s, const tl_summary_opts *o, const tl_t
 	tl_table t;
 	tl_table_begin(&t, sink, out, &spec, NULL, &meta, meta_cells, head);
 	tl_cell *cells = g_new0(tl_cell, n_cols);
-	struct human { char s[48]; } *human = g_new(struct human, (size_t)o->n_select);
+	struct human {
+		char s[48];
+	} *human = g_new(struct human, (size_t)o->n_select);
 	double cum = 0, total = f->total[f->share_col];
 	for (size_t i = 0; i < f->n; i++) {
 		const tl_summary_line *line = &f->lines[i];
@@ -141,8 +142,8 @@ static const char *col_unit(int c)
 /* What writing a tree needs at every node. */
 struct tree_writer {
 	const tl_summary_opts *o;
-	tl_table *t;            /* text and CSV: a row per node */
-	tl_output *out;         /* JSON */
+	tl_table *t;	/* text and CSV: a row per node */
+	tl_output *out; /* JSON */
 	GString *buf, *line;
 	tl_cell *cells;
 };
@@ -207,30 +208,30 @@ static void tree_started(struct tree_writer *w, const tl_summary_scope *t)
 static void json_tree(struct tree_writer *w, const tl_summary_scope *t, int depth, bool root)
 {
 	const tl_summary_opts *o = w->o;
-	tl_out_str(w->out, "{\"name\":");
+	tl_output_str(w->out, "{\"name\":");
 	tl_json_string(w->out, root ? "_TFProfRoot" : tl_summary_tree_name(t, w->buf));
 	for (int k = 0; k < o->n_select; k++) {
-		tl_out_str(w->out, ",\"");
-		tl_out_str(w->out, tl_summary_col_name(o->select[k]));
-		tl_out_str(w->out, "\":");
+		tl_output_str(w->out, ",\"");
+		tl_output_str(w->out, tl_summary_col_name(o->select[k]));
+		tl_output_str(w->out, "\":");
 		double v = t->total[o->select[k]];
 		if (v == floor(v) && fabs(v) < 9e15)
-			tl_out_printf(w->out, "%.0f", v);
+			tl_output_printf(w->out, "%.0f", v);
 		else
-			tl_out_printf(w->out, "%.3f", v);
+			tl_output_printf(w->out, "%.3f", v);
 	}
-	tl_out_str(w->out, ",\"children\":[");
+	tl_output_str(w->out, ",\"children\":[");
 	bool first = true;
 	if (depth < o->max_depth)
 		for (const tl_summary_scope *c = t->first_kid; c != NULL; c = c->next) {
 			if (!tl_summary_values_pass(o, c->total))
 				continue;
 			if (!first)
-				tl_out_char(w->out, ',');
+				tl_output_char(w->out, ',');
 			first = false;
 			json_tree(w, c, depth + 1, false);
 		}
-	tl_out_str(w->out, "]}");
+	tl_output_str(w->out, "]}");
 }
 
 /* tfprof's header words */
@@ -254,19 +255,19 @@ static void write_tree(const tl_summary *s, const tl_summary_opts *o, const tl_t
 		       tl_output *out)
 {
 	tl_summary_tree *tree = tl_summary_tree_new(s, o);
-	struct tree_writer w = {.o = o, .out = out, .buf = g_string_new(NULL),
-				.line = g_string_new(NULL)};
+	struct tree_writer w = {
+	    .o = o, .out = out, .buf = g_string_new(NULL), .line = g_string_new(NULL)};
 	if (strcmp(sink->name, "json") == 0) {
 		json_tree(&w, tree->root, 0, true);
-		tl_out_char(out, '\n');
+		tl_output_char(out, '\n');
 	} else {
 		size_t n_cols = (size_t)o->n_select + 2;
 		tl_table_col *cols = g_new0(tl_table_col, n_cols);
 		cols[0] = (tl_table_col){"name", NULL, TL_CELL_STR, NULL, NULL};
 		cols[1] = (tl_table_col){NULL, NULL, TL_CELL_STR, NULL, "%s"};
 		for (int k = 0; k < o->n_select; k++)
-			cols[2 + k] = (tl_table_col){tl_summary_col_name(o->select[k]), NULL, TL_CELL_AUTO,
-						     NULL, NULL};
+			cols[2 + k] = (tl_table_col){tl_summary_col_name(o->select[k]), NULL,
+						     TL_CELL_AUTO, NULL, NULL};
 		tl_table_spec spec = {cols, n_cols, NULL};
 		char *head = tree_head(o);
 		tl_table t;
@@ -308,8 +309,8 @@ void tl_summary_write_partial(const tl_summary *s, tl_output *out)
 		json_array_append_new(labels, json_string(g_ptr_array_index(s->run_labels, i)));
 	json_object_set_new(head, "runs", labels);
 	char *text = json_dumps(head, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
-	tl_out_str(out, text);
-	tl_out_char(out, '\n');
+	tl_output_str(out, text);
+	tl_output_char(out, '\n');
 	free(text);
 	json_decref(head);
 	GPtrArray *rows = tl_summary_sorted_rows(s);
@@ -326,16 +327,18 @@ void tl_summary_write_partial(const tl_summary *s, tl_output *out)
 		for (guint k = 0; k < s->n_runs; k++) {
 			json_t *vs = json_array();
 			for (int c = 0; c < TL_N_COLS; c++) {
-				double x = tl_summary_row_vals(r, k) != NULL ? tl_summary_row_vals(r, k)->v[c] : 0;
+				double x = tl_summary_row_vals(r, k) != NULL
+					       ? tl_summary_row_vals(r, k)->v[c]
+					       : 0;
 				json_array_append_new(vs, json_real(x));
 			}
 			json_array_append_new(runs, vs);
 		}
 		json_object_set_new(o, "v", runs);
 		text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII |
-					     JSON_REAL_PRECISION(17));
-		tl_out_str(out, text);
-		tl_out_char(out, '\n');
+					 JSON_REAL_PRECISION(17));
+		tl_output_str(out, text);
+		tl_output_char(out, '\n');
 		free(text);
 		json_decref(o);
 	}

@@ -10,14 +10,14 @@ void tl_summary_diff_write(const tl_summary_diff *d, const tl_table_sink *sink, 
 	char *a_key = g_strdup_printf("a_%s", tl_summary_col_name(d->col));
 	char *b_key = g_strdup_printf("b_%s", tl_summary_col_name(d->col));
 	const tl_table_col cols[D_N] = {
-		[D_NAME] = {"name", "name", TL_CELL_STR, NULL, "%-40.40s"},
-		[D_A] = {a_key, "a", TL_CELL_NUM, "%.3f", "  %14.3f"},
-		[D_B] = {b_key, "b", TL_CELL_NUM, "%.3f", "  %14.3f"},
-		[D_DELTA] = {"delta", "delta", TL_CELL_NUM, "%.3f", "  %+14.3f"},
-		[D_CHANGE] = {NULL, NULL, TL_CELL_STR, NULL, "  %8s"},
-		[D_PCT] = {"delta_pct", NULL, TL_CELL_NUM, "%.2f", NULL},
-		[D_CALLS_A] = {"a_occurrence", "a_occurrence", TL_CELL_NUM, "%.0f", "  %4.0f"},
-		[D_CALLS_B] = {"b_occurrence", "b_occurrence", TL_CELL_NUM, "%.0f", ">%-4.0f"},
+	    [D_NAME] = {"name", "name", TL_CELL_STR, NULL, "%-40.40s"},
+	    [D_A] = {a_key, "a", TL_CELL_NUM, "%.3f", "  %14.3f"},
+	    [D_B] = {b_key, "b", TL_CELL_NUM, "%.3f", "  %14.3f"},
+	    [D_DELTA] = {"delta", "delta", TL_CELL_NUM, "%.3f", "  %+14.3f"},
+	    [D_CHANGE] = {NULL, NULL, TL_CELL_STR, NULL, "  %8s"},
+	    [D_PCT] = {"delta_pct", NULL, TL_CELL_NUM, "%.2f", NULL},
+	    [D_CALLS_A] = {"a_occurrence", "a_occurrence", TL_CELL_NUM, "%.0f", "  %4.0f"},
+	    [D_CALLS_B] = {"b_occurrence", "b_occurrence", TL_CELL_NUM, "%.0f", ">%-4.0f"},
 	};
 	const tl_table_spec spec = {cols, D_N, "rows"};
 	static const tl_table_col meta_cols[] = {{NULL, "column", TL_CELL_STR, NULL, NULL}};
@@ -36,14 +36,14 @@ void tl_summary_diff_write(const tl_summary_diff *d, const tl_table_sink *sink, 
 		else
 			snprintf(change, sizeof change, "new");
 		tl_cell c[D_N] = {
-			[D_NAME] = {.s = r->name},
-			[D_A] = {.v = r->a},
-			[D_B] = {.v = r->b},
-			[D_DELTA] = {.v = r->b - r->a},
-			[D_CHANGE] = {.s = change},
-			[D_PCT] = {.v = isfinite(pct) ? pct : 0.0},
-			[D_CALLS_A] = {.v = r->calls_a},
-			[D_CALLS_B] = {.v = r->calls_b},
+		    [D_NAME] = {.s = r->name},
+		    [D_A] = {.v = r->a},
+		    [D_B] = {.v = r->b},
+		    [D_DELTA] = {.v = r->b - r->a},
+		    [D_CHANGE] = {.s = change},
+		    [D_PCT] = {.v = isfinite(pct) ? pct : 0.0},
+		    [D_CALLS_A] = {.v = r->calls_a},
+		    [D_CALLS_B] = {.v = r->calls_b},
 		};
 		tl_table_row(&t, c);
 	}

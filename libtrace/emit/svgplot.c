@@ -25,43 +25,44 @@ static void xml_text(tl_output *o, const char *s)
 			int32_t cp;
 			const char *next = tl_utf8_next(p, end, &cp);
 			if (cp < 0)
-				tl_out_str(o, "\xef\xbf\xbd"); /* U+FFFD */
+				tl_output_str(o, "\xef\xbf\xbd"); /* U+FFFD */
 			else
-				tl_out_bytes(o, p, (size_t)(next - p));
+				tl_output_bytes(o, p, (size_t)(next - p));
 			p = next;
 			continue;
 		}
 		p++;
 		switch (c) {
 		case '<':
-			tl_out_str(o, "&lt;");
+			tl_output_str(o, "&lt;");
 			break;
 		case '>':
-			tl_out_str(o, "&gt;");
+			tl_output_str(o, "&gt;");
 			break;
 		case '&':
-			tl_out_str(o, "&amp;");
+			tl_output_str(o, "&amp;");
 			break;
 		case '"':
-			tl_out_str(o, "&quot;");
+			tl_output_str(o, "&quot;");
 			break;
 		default:
 			/* XML 1.0 allows no control characters but tab, CR, LF */
-			tl_out_char(o, c < 0x20 ? ' ' : (char)c);
+			tl_output_char(o, c < 0x20 ? ' ' : (char)c);
 		}
 	}
 }
 
 static void svg_begin(tl_output *o, int height, const char *title)
 {
-	tl_out_printf(o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	tl_output_printf(o,
+			 "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 			 "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 			 "viewBox=\"0 0 %d %d\" " FONT " font-size=\"12\">\n"
 			 "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
 			 "<title>",
-		      WIDTH, height, WIDTH, height);
+			 WIDTH, height, WIDTH, height);
 	xml_text(o, title);
-	tl_out_str(o, "</title>\n");
+	tl_output_str(o, "</title>\n");
 }
 
 /* A "nice" axis step: 1, 2 or 5 times a power of ten. */
@@ -99,15 +100,16 @@ static const char *buffer_name(const tl_memory *mem, const tl_buffer *b)
 static void plot_live(tl_output *o, const tl_memory *mem, const tl_allocator *al, int tx, int py)
 {
 	char size[TL_BYTES_FORMAT_MAX];
-	tl_out_printf(o, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">live at the "
+	tl_output_printf(o,
+			 "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">live at the "
 			 "peak</text>\n",
-		      tx, py + 10);
+			 tx, py + 10);
 	for (size_t k = 0; k < al->n_live && k < 8; k++) {
 		const tl_buffer *b = &mem->buffers[al->live_at_peak[k]];
 		tl_bytes_format(size, sizeof size, (double)b->allocated);
-		tl_out_printf(o, "<text x=\"%d\" y=\"%d\">%s ", tx, py + 28 + (int)k * 18, size);
+		tl_output_printf(o, "<text x=\"%d\" y=\"%d\">%s ", tx, py + 28 + (int)k * 18, size);
 		xml_text_short(o, buffer_name(mem, b), 48);
-		tl_out_printf(o, " (%s)</text>\n", tl_memory_kind_name(b->kind));
+		tl_output_printf(o, " (%s)</text>\n", tl_memory_kind_name(b->kind));
 	}
 }
 
@@ -120,7 +122,7 @@ void tl_svgplot_memory(const tl_memory *const *mems, size_t n, tl_output *o)
 	int height = (int)(panels ? panels : 1) * panel_h + 10;
 	svg_begin(o, height, "trace-memory: in-use bytes per allocator");
 	if (panels == 0)
-		tl_out_str(o, "<text x=\"20\" y=\"30\">no memory records in the input</text>\n");
+		tl_output_str(o, "<text x=\"20\" y=\"30\">no memory records in the input</text>\n");
 	int y0 = 0;
 	char b1[32], b2[32];
 	for (size_t m = 0; m < n; m++) {
@@ -135,68 +137,76 @@ void tl_svgplot_memory(const tl_memory *const *mems, size_t n, tl_output *o)
 			double ymax = al->peak_bytes > 0 ? (double)al->peak_bytes * 1.1 : 1;
 			int px = left, py = y0 + top_pad;
 			tl_bytes_format(b1, sizeof b1, (double)al->peak_bytes);
-			tl_out_printf(o, "<g>\n<text x=\"%d\" y=\"%d\" font-size=\"14\" "
+			tl_output_printf(o,
+					 "<g>\n<text x=\"%d\" y=\"%d\" font-size=\"14\" "
 					 "font-weight=\"bold\">",
-				      left, y0 + 22);
+					 left, y0 + 22);
 			xml_text(o, mem->run->label);
-			tl_out_str(o, ": ");
+			tl_output_str(o, ": ");
 			xml_text(o, al->name);
-			tl_out_printf(o, " (peak %s)</text>\n", b1);
+			tl_output_printf(o, " (peak %s)</text>\n", b1);
 			/* axes and grid */
-			tl_out_printf(o, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+			tl_output_printf(o,
+					 "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
 					 "fill=\"none\" stroke=\"#999\"/>\n",
-				      px, py, plot_w, plot_h);
+					 px, py, plot_w, plot_h);
 			double ystep = nice_step(ymax, 4);
 			for (double v = 0; v <= ymax; v += ystep) {
 				int yy = py + plot_h - (int)(v / ymax * plot_h);
 				tl_bytes_format(b2, sizeof b2, v);
-				tl_out_printf(o, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
+				tl_output_printf(o,
+						 "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
 						 "stroke=\"#eee\"/><text x=\"%d\" y=\"%d\" "
 						 "text-anchor=\"end\" fill=\"#555\">%s</text>\n",
-					      px, yy, px + plot_w, yy, px - 4, yy + 4, b2);
+						 px, yy, px + plot_w, yy, px - 4, yy + 4, b2);
 			}
 			double span_ms = (double)(t1 - t0) / 1000.0;
 			double xstep = nice_step(span_ms, 6);
 			for (double v = 0; v <= span_ms; v += xstep) {
 				int xx = px + (int)(v / span_ms * plot_w);
-				tl_out_printf(o, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
+				tl_output_printf(o,
+						 "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
 						 "fill=\"#555\">%g ms</text>\n",
-					      xx, py + plot_h + 16, v);
+						 xx, py + plot_h + 16, v);
 			}
 			/* the curve as steps, filled */
-			tl_out_printf(o, "<path fill=\"#4e79a7\" fill-opacity=\"0.35\" "
+			tl_output_printf(o,
+					 "<path fill=\"#4e79a7\" fill-opacity=\"0.35\" "
 					 "stroke=\"#4e79a7\" d=\"M%d %d",
-				      px, py + plot_h);
+					 px, py + plot_h);
 			double prev_y = py + plot_h;
 			for (size_t k = 0; k < al->n_curve; k++) {
-				double x = px + (double)(al->curve[k].us - t0) / (double)(t1 - t0) * plot_w;
+				double x = px + (double)(al->curve[k].us - t0) / (double)(t1 - t0) *
+						    plot_w;
 				double y = py + plot_h - (double)al->curve[k].bytes / ymax * plot_h;
-				tl_out_printf(o, " L%.1f %.1f L%.1f %.1f", x, prev_y, x, y);
+				tl_output_printf(o, " L%.1f %.1f L%.1f %.1f", x, prev_y, x, y);
 				prev_y = y;
 			}
-			tl_out_printf(o, " L%d %.1f L%d %d Z\"/>\n", px + plot_w, prev_y, px + plot_w,
-				      py + plot_h);
+			tl_output_printf(o, " L%d %.1f L%d %d Z\"/>\n", px + plot_w, prev_y,
+					 px + plot_w, py + plot_h);
 			/* the peak */
 			double kx = px + (double)(al->peak_us - t0) / (double)(t1 - t0) * plot_w;
 			double ky = py + plot_h - (double)al->peak_bytes / ymax * plot_h;
 			const char *op = tl_memory_peak_op(mem, al);
 			bool right_half = kx > px + plot_w / 2.0;
-			tl_out_printf(o, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#e15759\"/>\n"
-					 "<text x=\"%.1f\" y=\"%.1f\" fill=\"#e15759\" "
-					 "text-anchor=\"%s\">peak %s at +%.3f ms",
-				      kx, ky, right_half ? kx - 6 : kx + 6,
-				      ky - 6 < py + 12 ? py + 12 : ky - 6, right_half ? "end" : "start",
-				      b1, (double)(al->peak_us - mem->step_start_us) / 1000.0);
+			tl_output_printf(
+			    o,
+			    "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#e15759\"/>\n"
+			    "<text x=\"%.1f\" y=\"%.1f\" fill=\"#e15759\" "
+			    "text-anchor=\"%s\">peak %s at +%.3f ms",
+			    kx, ky, right_half ? kx - 6 : kx + 6,
+			    ky - 6 < py + 12 ? py + 12 : ky - 6, right_half ? "end" : "start", b1,
+			    (double)(al->peak_us - mem->step_start_us) / 1000.0);
 			if (op != NULL) {
-				tl_out_str(o, " in ");
+				tl_output_str(o, " in ");
 				xml_text(o, op);
 			}
-			tl_out_str(o, "</text>\n");
+			tl_output_str(o, "</text>\n");
 			plot_live(o, mem, al, px + plot_w + 16, py);
-			tl_out_str(o, "</g>\n");
+			tl_output_str(o, "</g>\n");
 		}
 	}
-	tl_out_str(o, "</svg>\n");
+	tl_output_str(o, "</svg>\n");
 }
 
 static const char *const palette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
@@ -249,9 +259,9 @@ void tl_svgplot_summary(const tl_summary *s, const tl_summary_opts *o, size_t to
 		 tl_summary_view_name(s->view), tl_summary_col_name(col),
 		 o->stat == TL_STAT_AVG ? "average" : "statistic", s->n_runs);
 	svg_begin(out, height, title);
-	tl_out_printf(out, "<text x=\"20\" y=\"24\" font-size=\"15\" font-weight=\"bold\">");
+	tl_output_printf(out, "<text x=\"20\" y=\"24\" font-size=\"15\" font-weight=\"bold\">");
 	xml_text(out, title);
-	tl_out_str(out, "</text>\n");
+	tl_output_str(out, "</text>\n");
 	double vmax = n > 0 ? g_array_index(vals, double, 0) : 1;
 	if (steps) {
 		double mx = 1;
@@ -261,43 +271,50 @@ void tl_svgplot_summary(const tl_summary *s, const tl_summary_opts *o, size_t to
 			mx = w > mx ? w : mx;
 		}
 		vmax = mx;
-		tl_out_printf(out, "<rect x=\"%d\" y=\"36\" width=\"12\" height=\"12\" fill=\"%s\"/>"
-				   "<text x=\"%d\" y=\"46\">executors busy</text>"
-				   "<rect x=\"%d\" y=\"36\" width=\"12\" height=\"12\" fill=\"%s\"/>"
-				   "<text x=\"%d\" y=\"46\">GPU streams busy</text>"
-				   "<rect x=\"%d\" y=\"36\" width=\"12\" height=\"12\" fill=\"#ddd\"/>"
-				   "<text x=\"%d\" y=\"46\">step wall time</text>\n",
-			      left, palette[0], left + 16, left + 140, palette[1], left + 156,
-			      left + 290, left + 306);
+		tl_output_printf(
+		    out,
+		    "<rect x=\"%d\" y=\"36\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+		    "<text x=\"%d\" y=\"46\">executors busy</text>"
+		    "<rect x=\"%d\" y=\"36\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+		    "<text x=\"%d\" y=\"46\">GPU streams busy</text>"
+		    "<rect x=\"%d\" y=\"36\" width=\"12\" height=\"12\" fill=\"#ddd\"/>"
+		    "<text x=\"%d\" y=\"46\">step wall time</text>\n",
+		    left, palette[0], left + 16, left + 140, palette[1], left + 156, left + 290,
+		    left + 306);
 	}
 	for (size_t i = 0; i < n; i++) {
 		const tl_row *r = g_ptr_array_index(rows, i);
 		double x = g_array_index(vals, double, i);
 		int y = 60 + (steps ? 20 : 0) + (int)i * bar_h;
-		tl_out_printf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", left - 8, y + 14);
+		tl_output_printf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", left - 8,
+				 y + 14);
 		xml_text_short(out, r->name, 56);
-		tl_out_str(out, "</text>\n");
+		tl_output_str(out, "</text>\n");
 		if (steps) {
 			double wall = tl_summary_row_stat(s, r, TL_COL_TOTAL, o);
 			double cpu = tl_summary_row_stat(s, r, TL_COL_CPU, o);
 			double gpu = tl_summary_row_stat(s, r, TL_COL_ACCEL, o);
 			double sc = vmax > 0 ? bar_w / vmax : 0;
-			tl_out_printf(out, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"16\" "
-					   "fill=\"#ddd\"/>\n",
-				      left, y, wall * sc);
-			tl_out_printf(out, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"7\" "
-					   "fill=\"%s\"/>\n",
-				      left, y + 1, (cpu < wall ? cpu : wall) * sc, palette[0]);
-			tl_out_printf(out, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"7\" "
-					   "fill=\"%s\"/>\n",
-				      left, y + 8, (gpu < wall ? gpu : wall) * sc, palette[1]);
-			tl_out_printf(out, "<text x=\"%.1f\" y=\"%d\">%.3f ms</text>\n",
-				      left + wall * sc + 6, y + 13, wall / 1000.0);
+			tl_output_printf(out,
+					 "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"16\" "
+					 "fill=\"#ddd\"/>\n",
+					 left, y, wall * sc);
+			tl_output_printf(out,
+					 "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"7\" "
+					 "fill=\"%s\"/>\n",
+					 left, y + 1, (cpu < wall ? cpu : wall) * sc, palette[0]);
+			tl_output_printf(out,
+					 "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"7\" "
+					 "fill=\"%s\"/>\n",
+					 left, y + 8, (gpu < wall ? gpu : wall) * sc, palette[1]);
+			tl_output_printf(out, "<text x=\"%.1f\" y=\"%d\">%.3f ms</text>\n",
+					 left + wall * sc + 6, y + 13, wall / 1000.0);
 			continue;
 		}
 		double w = vmax > 0 ? x / vmax * bar_w : 0;
-		tl_out_printf(out, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"16\" fill=\"%s\"/>\n",
-			      left, y, w, palette[i % G_N_ELEMENTS(palette)]);
+		tl_output_printf(
+		    out, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"16\" fill=\"%s\"/>\n",
+		    left, y, w, palette[i % G_N_ELEMENTS(palette)]);
 		char label[48];
 		if (col == TL_COL_TOTAL || col == TL_COL_CPU || col == TL_COL_ACCEL)
 			snprintf(label, sizeof label, "%.3f ms", x / 1000.0);
@@ -306,9 +323,10 @@ void tl_svgplot_summary(const tl_summary *s, const tl_summary_opts *o, size_t to
 			tl_bytes_format(label, sizeof label, x);
 		else
 			snprintf(label, sizeof label, "%.6g", x);
-		tl_out_printf(out, "<text x=\"%.1f\" y=\"%d\">%s</text>\n", left + w + 6, y + 13, label);
+		tl_output_printf(out, "<text x=\"%.1f\" y=\"%d\">%s</text>\n", left + w + 6, y + 13,
+				 label);
 	}
-	tl_out_str(out, "</svg>\n");
+	tl_output_str(out, "</svg>\n");
 	g_array_free(vals, TRUE);
 	g_ptr_array_free(rows, TRUE);
 }

@@ -18,9 +18,9 @@ static const char *cell_str(const tl_cell *c)
 static void write_auto(tl_output *out, double v)
 {
 	if (v == floor(v) && fabs(v) < 9e15)
-		tl_out_printf(out, "%.0f", v);
+		tl_output_printf(out, "%.0f", v);
 	else
-		tl_out_printf(out, "%.3f", v);
+		tl_output_printf(out, "%.3f", v);
 }
 
 static void write_number(tl_output *out, const tl_table_col *col, const tl_cell *c)
@@ -28,7 +28,7 @@ static void write_number(tl_output *out, const tl_table_col *col, const tl_cell 
 	if (col->kind == TL_CELL_AUTO)
 		write_auto(out, c->v);
 	else
-		tl_out_printf(out, col->num, c->v);
+		tl_output_printf(out, col->num, c->v);
 }
 
 /* ---- text ---------------------------------------------------------------- */
@@ -40,17 +40,17 @@ static void text_cells(tl_table *t, const tl_table_spec *spec, const tl_cell *ce
 		if (col->text == NULL)
 			continue;
 		if (col->kind == TL_CELL_STR || cells[i].s != NULL)
-			tl_out_printf(t->out, col->text, cell_str(&cells[i]));
+			tl_output_printf(t->out, col->text, cell_str(&cells[i]));
 		else
-			tl_out_printf(t->out, col->text, cells[i].v);
+			tl_output_printf(t->out, col->text, cells[i].v);
 	}
-	tl_out_char(t->out, '\n');
+	tl_output_char(t->out, '\n');
 }
 
 static void text_begin(tl_table *t, const tl_cell *meta)
 {
 	if (t->text_head != NULL)
-		tl_out_str(t->out, t->text_head);
+		tl_output_str(t->out, t->text_head);
 }
 
 static void text_row(tl_table *t, const tl_cell *cells)
@@ -76,11 +76,11 @@ static void csv_begin(tl_table *t, const tl_cell *meta)
 		if (t->spec->cols[i].csv == NULL)
 			continue;
 		if (!first)
-			tl_out_char(t->out, ',');
-		tl_out_str(t->out, t->spec->cols[i].csv);
+			tl_output_char(t->out, ',');
+		tl_output_str(t->out, t->spec->cols[i].csv);
 		first = false;
 	}
-	tl_out_char(t->out, '\n');
+	tl_output_char(t->out, '\n');
 }
 
 static void csv_row(tl_table *t, const tl_cell *cells)
@@ -91,14 +91,14 @@ static void csv_row(tl_table *t, const tl_cell *cells)
 		if (col->csv == NULL)
 			continue;
 		if (!first)
-			tl_out_char(t->out, ',');
+			tl_output_char(t->out, ',');
 		if (col->kind == TL_CELL_STR)
-			tl_out_csv(t->out, cell_str(&cells[i]));
+			tl_output_csv(t->out, cell_str(&cells[i]));
 		else
 			write_number(t->out, col, &cells[i]);
 		first = false;
 	}
-	tl_out_char(t->out, '\n');
+	tl_output_char(t->out, '\n');
 }
 
 /* CSV is one flat table: sub-rows are left out. */
@@ -122,9 +122,9 @@ static size_t json_fields(tl_table *t, const tl_table_spec *spec, const tl_cell 
 		if (col->json == NULL)
 			continue;
 		if (!first)
-			tl_out_char(t->out, ',');
+			tl_output_char(t->out, ',');
 		tl_json_string(t->out, col->json);
-		tl_out_char(t->out, ':');
+		tl_output_char(t->out, ':');
 		if (col->kind == TL_CELL_STR)
 			tl_json_string(t->out, cell_str(&cells[i]));
 		else
@@ -141,58 +141,67 @@ static void json_close_row(tl_table *t)
 	if (t->rows == 0)
 		return;
 	if (t->sub != NULL)
-		tl_out_char(t->out, ']');
-	tl_out_char(t->out, '}');
+		tl_output_char(t->out, ']');
+	tl_output_char(t->out, '}');
 }
 
 static void json_begin(tl_table *t, const tl_cell *meta)
 {
-	tl_out_char(t->out, '{');
+	tl_output_char(t->out, '{');
 	if (t->meta != NULL && json_fields(t, t->meta, meta) > 0)
-		tl_out_char(t->out, ',');
+		tl_output_char(t->out, ',');
 	tl_json_string(t->out, t->spec->json_rows != NULL ? t->spec->json_rows : "rows");
-	tl_out_str(t->out, ":[");
+	tl_output_str(t->out, ":[");
 }
 
 static void json_row(tl_table *t, const tl_cell *cells)
 {
 	json_close_row(t);
-	tl_out_str(t->out, t->rows > 0 ? ",\n{" : "\n{");
+	tl_output_str(t->out, t->rows > 0 ? ",\n{" : "\n{");
 	size_t n = json_fields(t, t->spec, cells);
 	if (t->sub != NULL) {
 		if (n > 0)
-			tl_out_char(t->out, ',');
+			tl_output_char(t->out, ',');
 		tl_json_string(t->out, t->sub->json_rows != NULL ? t->sub->json_rows : "rows");
-		tl_out_str(t->out, ":[");
+		tl_output_str(t->out, ":[");
 	}
 }
 
 static void json_sub_row(tl_table *t, const tl_cell *cells)
 {
-	tl_out_str(t->out, t->sub_rows > 0 ? ",{" : "{");
+	tl_output_str(t->out, t->sub_rows > 0 ? ",{" : "{");
 	json_fields(t, t->sub, cells);
-	tl_out_char(t->out, '}');
+	tl_output_char(t->out, '}');
 }
 
 static void json_end(tl_table *t)
 {
 	json_close_row(t);
-	tl_out_str(t->out, "]}\n");
+	tl_output_str(t->out, "]}\n");
 }
 
 /* ---- the backends and the calls ------------------------------------------ */
 
 static const tl_table_sink text_sink = {
-	.name = "text", .begin = text_begin, .row = text_row, .sub_row = text_sub_row,
-	.end = text_end,
+    .name = "text",
+    .begin = text_begin,
+    .row = text_row,
+    .sub_row = text_sub_row,
+    .end = text_end,
 };
 static const tl_table_sink csv_sink = {
-	.name = "csv", .begin = csv_begin, .row = csv_row, .sub_row = csv_sub_row,
-	.end = csv_end,
+    .name = "csv",
+    .begin = csv_begin,
+    .row = csv_row,
+    .sub_row = csv_sub_row,
+    .end = csv_end,
 };
 static const tl_table_sink json_sink = {
-	.name = "json", .begin = json_begin, .row = json_row, .sub_row = json_sub_row,
-	.end = json_end,
+    .name = "json",
+    .begin = json_begin,
+    .row = json_row,
+    .sub_row = json_sub_row,
+    .end = json_end,
 };
 static const tl_table_sink *const sinks[] = {&text_sink, &csv_sink, &json_sink};
 
@@ -210,7 +219,11 @@ void tl_table_begin(tl_table *t, const tl_table_sink *sink, tl_output *out,
 		    const tl_table_spec *spec, const tl_table_spec *sub, const tl_table_spec *meta,
 		    const tl_cell *meta_cells, const char *text_head)
 {
-	*t = (tl_table){.sink = sink, .out = out, .spec = spec, .sub = sub, .meta = meta,
+	*t = (tl_table){.sink = sink,
+			.out = out,
+			.spec = spec,
+			.sub = sub,
+			.meta = meta,
 			.text_head = text_head};
 	sink->begin(t, meta_cells);
 }

@@ -33,17 +33,17 @@
 
 typedef enum tl_cell_kind {
 	TL_CELL_STR = 0, /* cell.s */
-	TL_CELL_NUM,     /* cell.v with the column's num format */
-	TL_CELL_AUTO,    /* cell.v: integral values as integers, others with 3 decimals */
+	TL_CELL_NUM,	 /* cell.v with the column's num format */
+	TL_CELL_AUTO,	 /* cell.v: integral values as integers, others with 3 decimals */
 } tl_cell_kind;
 
 typedef struct tl_table_col {
-	const char *csv;   /* CSV header name, or NULL: not in CSV */
-	const char *json;  /* JSON key, or NULL: not in JSON */
+	const char *csv;  /* CSV header name, or NULL: not in CSV */
+	const char *json; /* JSON key, or NULL: not in JSON */
 	tl_cell_kind kind;
-	const char *num;   /* TL_CELL_NUM: printf format of v in CSV and JSON ("%.3f") */
-	const char *text;  /* text: printf format of the cell, or NULL: not in text; a %s
-			    * format takes cell.s (a cell may carry both v and a human s) */
+	const char *num;  /* TL_CELL_NUM: printf format of v in CSV and JSON ("%.3f") */
+	const char *text; /* text: printf format of the cell, or NULL: not in text; a %s
+			   * format takes cell.s (a cell may carry both v and a human s) */
 } tl_table_col;
 
 typedef struct tl_cell {
@@ -74,8 +74,8 @@ struct tl_table {
 	const tl_table_spec *spec;
 	const tl_table_spec *sub;  /* the sub-rows' columns, or NULL */
 	const tl_table_spec *meta; /* JSON: fields before the rows, or NULL */
-	const char *text_head;     /* text: written first (titles, column heads) */
-	size_t rows, sub_rows;     /* written so far (sub_rows: under the last row) */
+	const char *text_head;	   /* text: written first (titles, column heads) */
+	size_t rows, sub_rows;	   /* written so far (sub_rows: under the last row) */
 };
 
 /* The backends by name: "text", "csv", "json"; NULL for another name. */

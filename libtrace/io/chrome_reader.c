@@ -403,10 +403,10 @@ int tl_chrome_reader_open(tl_chrome_reader **out, const uint8_t *data, size_t le
 
 /* Records the span of a member of the event, if its key is one we report:
  * the length first (one compare rules out most keys), then the bytes. */
-#define MEMBER(name, field)                                                        \
-	if (key_len == sizeof(name) - 1 && memcmp(key, name, sizeof(name) - 1) == 0) { \
-		ev->field = s;                                                         \
-		return;                                                                \
+#define MEMBER(name, field)                                                                        \
+	if (key_len == sizeof(name) - 1 && memcmp(key, name, sizeof(name) - 1) == 0) {             \
+		ev->field = s;                                                                     \
+		return;                                                                            \
 	}
 
 static void event_member(tl_chrome_in_event *ev, const uint8_t *key, size_t key_len, tl_span s)
@@ -617,13 +617,13 @@ static void copy_json(tl_output *out, const char *s, size_t n)
 		}
 		const char *after;
 		if (unicode_escape(p + 2, end, &after) < 0) {
-			tl_out_bytes(out, from, (size_t)(p - from));
-			tl_out_str(out, "\\ufffd");
+			tl_output_bytes(out, from, (size_t)(p - from));
+			tl_output_str(out, "\\ufffd");
 			from = after;
 		}
 		p = after;
 	}
-	tl_out_bytes(out, from, (size_t)(end - from));
+	tl_output_bytes(out, from, (size_t)(end - from));
 }
 
 void tl_chrome_reader_rewrite(tl_output *out, const tl_chrome_in_event *ev,
@@ -642,7 +642,7 @@ void tl_chrome_reader_rewrite(tl_output *out, const tl_chrome_in_event *ev,
 	size_t at = 0;
 	for (size_t i = 0; i < n; i++) {
 		copy_json(out, ev->raw + at, rep[i].at.off - at);
-		tl_out_str(out, rep[i].text);
+		tl_output_str(out, rep[i].text);
 		at = (size_t)rep[i].at.off + rep[i].at.len;
 	}
 	copy_json(out, ev->raw + at, ev->raw_len - at);

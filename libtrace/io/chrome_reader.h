@@ -15,7 +15,7 @@
 #ifndef TL_IO_CHROME_READER_H
 #define TL_IO_CHROME_READER_H
 
-#include "base/diag.h"
+#include "base/warn.h"
 #include "base/output.h"
 
 #include <stdbool.h>
@@ -23,27 +23,26 @@
 #include <stdint.h>
 
 typedef struct tl_span {
-	uint32_t off;           /* offset of the value in the event's raw text */
-	uint32_t len;           /* 0: the key is absent */
+	uint32_t off; /* offset of the value in the event's raw text */
+	uint32_t len; /* 0: the key is absent */
 } tl_span;
 
 typedef struct tl_chrome_in_event {
-	const char *raw;        /* the event object, '{' .. '}' */
+	const char *raw; /* the event object, '{' .. '}' */
 	size_t raw_len;
-	uint64_t offset;        /* of raw in the input */
-	char ph;                /* first char of "ph", 0 when absent */
+	uint64_t offset; /* of raw in the input */
+	char ph;	 /* first char of "ph", 0 when absent */
 	/* raw value spans; strings include their quotes */
 	tl_span name, cat, ph_span, pid, tid, ts, dur, id, id2, bind_id, args;
 	bool has_ts;
-	double ts_us;           /* parsed ts (microseconds as in the file) */
-	double dur_us;          /* parsed dur, 0 when absent */
+	double ts_us;  /* parsed ts (microseconds as in the file) */
+	double dur_us; /* parsed dur, 0 when absent */
 } tl_chrome_in_event;
 
 typedef struct tl_chrome_reader tl_chrome_reader;
 
 /* Reads from data[0..len) which must stay valid while the reader is used. */
-int tl_chrome_reader_open(tl_chrome_reader **out, const uint8_t *data, size_t len,
-			  tl_error *err);
+int tl_chrome_reader_open(tl_chrome_reader **out, const uint8_t *data, size_t len, tl_error *err);
 /* 1: *ev holds the next event (valid until the next call); 0: no more;
  * -1: malformed input ("invalid JSON at byte N: ..."). Empty {} events are
  * skipped. */

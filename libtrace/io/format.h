@@ -5,7 +5,7 @@
 #ifndef TL_IO_FORMAT_H
 #define TL_IO_FORMAT_H
 
-#include "base/diag.h"
+#include "base/warn.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -13,16 +13,16 @@
 
 typedef enum tl_format {
 	TL_FORMAT_AUTO = 0,
-	TL_FORMAT_RUNMETA,        /* binary RunMetadata */
-	TL_FORMAT_RUNMETA_TEXT,   /* protobuf text format RunMetadata */
-	TL_FORMAT_STEPSTATS,      /* binary StepStats */
+	TL_FORMAT_RUNMETA,	/* binary RunMetadata */
+	TL_FORMAT_RUNMETA_TEXT, /* protobuf text format RunMetadata */
+	TL_FORMAT_STEPSTATS,	/* binary StepStats */
 	TL_FORMAT_STEPSTATS_TEXT,
-	TL_FORMAT_GRAPHDEF,       /* binary GraphDef */
+	TL_FORMAT_GRAPHDEF, /* binary GraphDef */
 	TL_FORMAT_GRAPHDEF_TEXT,
-	TL_FORMAT_TFRECORD,       /* TFRecord of RunMetadata, or TensorBoard events */
-	TL_FORMAT_CHROME,         /* Chrome trace event JSON */
-	TL_FORMAT_BINARY_PROTO,   /* sniffed: binary protobuf, message not yet known */
-	TL_FORMAT_TEXT_PROTO,     /* sniffed: protobuf text, message not yet known */
+	TL_FORMAT_TFRECORD,	/* TFRecord of RunMetadata, or TensorBoard events */
+	TL_FORMAT_CHROME,	/* Chrome trace event JSON */
+	TL_FORMAT_BINARY_PROTO, /* sniffed: binary protobuf, message not yet known */
+	TL_FORMAT_TEXT_PROTO,	/* sniffed: protobuf text, message not yet known */
 } tl_format;
 
 /* "runmeta", "runmeta-text", "stepstats", ... ; "auto" for TL_FORMAT_AUTO. */

@@ -20,26 +20,26 @@
 struct tl_input {
 	char *name;
 	int fd;
-	size_t file_size;     /* a regular file's size (0: not one) */
-	void *map;            /* what tl_input_map handed out */
+	size_t file_size; /* a regular file's size (0: not one) */
+	void *map;	  /* what tl_input_map handed out */
 	size_t map_len;
 	bool map_is_mmap;
 	bool gzip;
 	z_stream zs;
-	bool zs_live;         /* inflateInit2 done */
-	bool member_done;     /* the current gzip member ended */
+	bool zs_live;	  /* inflateInit2 done */
+	bool member_done; /* the current gzip member ended */
 	uint8_t *raw;
 	size_t raw_pos, raw_len;
 	bool raw_eof;
-	uint64_t raw_read;    /* bytes read from the file */
-	uint64_t offset;      /* bytes handed to the caller */
-	uint64_t produced;    /* bytes decompressed (or read, plain), to head or caller */
+	uint64_t raw_read; /* bytes read from the file */
+	uint64_t offset;   /* bytes handed to the caller */
+	uint64_t produced; /* bytes decompressed (or read, plain), to head or caller */
 	uint8_t head[HEAD_MAX];
-	size_t head_pos;      /* next unread byte of head */
-	size_t head_len;      /* valid bytes in head */
-	bool eof;             /* no more bytes: the end, or damage */
-	char *damage;         /* where a damaged gzip stream stopped */
-	bool failed;          /* a read failed: every further read fails */
+	size_t head_pos; /* next unread byte of head */
+	size_t head_len; /* valid bytes in head */
+	bool eof;	 /* no more bytes: the end, or damage */
+	char *damage;	 /* where a damaged gzip stream stopped */
+	bool failed;	 /* a read failed: every further read fails */
 	tl_error failure;
 };
 
@@ -311,7 +311,8 @@ size_t tl_input_peek(tl_input *in, const uint8_t **data, size_t want, tl_error *
 		in->head_pos = 0;
 		in->head_len = have;
 		while (in->head_len < want && !in->eof) {
-			long long n = fill(in, in->head + in->head_len, HEAD_MAX - in->head_len, err);
+			long long n =
+			    fill(in, in->head + in->head_len, HEAD_MAX - in->head_len, err);
 			if (n < 0)
 				break;
 			in->head_len += (size_t)n;
@@ -418,7 +419,8 @@ int tl_input_map(tl_input *in, const uint8_t **data, size_t *len, tl_error *err)
 	if (in->map == NULL && !in->gzip && in->file_size > 0 && in->offset == 0 &&
 	    in->head_pos == 0) {
 		/* Populated at once: one call instead of a fault per page. */
-		void *p = mmap(NULL, in->file_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, in->fd, 0);
+		void *p =
+		    mmap(NULL, in->file_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, in->fd, 0);
 		if (p != MAP_FAILED) {
 			madvise(p, in->file_size, MADV_SEQUENTIAL);
 			in->map = p;

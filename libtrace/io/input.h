@@ -16,7 +16,7 @@
 #define TL_IO_INPUT_H
 
 #include "base/arena.h"
-#include "base/diag.h"
+#include "base/warn.h"
 
 #include <stdbool.h>
 #include <stddef.h>

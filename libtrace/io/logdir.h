@@ -10,7 +10,7 @@
 #ifndef TL_IO_LOGDIR_H
 #define TL_IO_LOGDIR_H
 
-#include "base/diag.h"
+#include "base/warn.h"
 
 #include <glib.h>
 #include <stdbool.h>

@@ -33,7 +33,7 @@
 #define TL_IO_PBDECODE_H
 
 #include "base/arena.h"
-#include "base/diag.h"
+#include "base/warn.h"
 
 #include <protobuf-c/protobuf-c.h>
 #include <stdbool.h>

@@ -22,7 +22,7 @@
 #ifndef TL_IO_PBTEXT_H
 #define TL_IO_PBTEXT_H
 
-#include "base/diag.h"
+#include "base/warn.h"
 
 #include <float.h>
 #include <glib.h>

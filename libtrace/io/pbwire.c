@@ -33,7 +33,7 @@ struct walk {
 	size_t budget;	     /* fields left to visit below the top level */
 	char fail[200];	     /* why the schema does not fit, when it does not */
 	size_t fail_at;
-	uint64_t past_end;   /* field number that ran past the end of input, or 0 */
+	uint64_t past_end; /* field number that ran past the end of input, or 0 */
 };
 
 enum { WT_VARINT = 0, WT_FIXED64 = 1, WT_LEN = 2, WT_FIXED32 = 5 };
@@ -181,7 +181,8 @@ static bool skip_value(struct walk *w, const uint8_t *p, size_t len, size_t *pos
 		break;
 	}
 	case WT_LEN:
-		if ((!tl_pbwire_varint(p, len, pos, &v) || v > len - *pos) && (w->past_end = num) != 0)
+		if ((!tl_pbwire_varint(p, len, pos, &v) || v > len - *pos) &&
+		    (w->past_end = num) != 0)
 			return walk_fail(w, at, "field %llu at byte %zu runs past the end",
 					 (unsigned long long)num, (size_t)(at - w->base));
 		here = *pos;
@@ -335,8 +336,8 @@ struct open_msg {
 	size_t end;
 };
 
-int tl_pbwire_check_depth(const ProtobufCMessageDescriptor *desc, const uint8_t *data,
-			  size_t len, unsigned max_depth, tl_error *err)
+int tl_pbwire_check_depth(const ProtobufCMessageDescriptor *desc, const uint8_t *data, size_t len,
+			  unsigned max_depth, tl_error *err)
 {
 	struct open_msg *stack = g_new(struct open_msg, max_depth + 1);
 	unsigned depth = 0;
@@ -390,10 +391,13 @@ int tl_pbwire_check_depth(const ProtobufCMessageDescriptor *desc, const uint8_t 
 			continue;
 		}
 		if (depth + 1 > max_depth) {
-			rc = tl_error_set(err, "messages nested deeper than %u levels at byte %zu "
-					  "(%s in %s)", max_depth, at,
-					  ((const ProtobufCMessageDescriptor *)f->descriptor)->short_name,
-					  stack[depth].desc->short_name);
+			rc = tl_error_set(
+			    err,
+			    "messages nested deeper than %u levels at byte %zu "
+			    "(%s in %s)",
+			    max_depth, at,
+			    ((const ProtobufCMessageDescriptor *)f->descriptor)->short_name,
+			    stack[depth].desc->short_name);
 			goto done;
 		}
 		depth++;

@@ -6,7 +6,7 @@
 #ifndef TL_IO_PBWIRE_H
 #define TL_IO_PBWIRE_H
 
-#include "base/diag.h"
+#include "base/warn.h"
 
 #include <glib.h>
 #include <protobuf-c/protobuf-c.h>
@@ -42,8 +42,8 @@ bool tl_pbwire_fits(const ProtobufCMessageDescriptor *desc, const uint8_t *data,
  * passed over. The decoder (pbdecode.h) asks it why it refused an input:
  * nesting, first in the bytes, before any malformed part. Error: "messages nested deeper than
  * 100 levels at byte B (AttrValue in NameAttrList)". */
-int tl_pbwire_check_depth(const ProtobufCMessageDescriptor *desc, const uint8_t *data,
-			  size_t len, unsigned max_depth, tl_error *err);
+int tl_pbwire_check_depth(const ProtobufCMessageDescriptor *desc, const uint8_t *data, size_t len,
+			  unsigned max_depth, tl_error *err);
 
 /* Decoding helper: reads a varint at *pos (advancing it); false when
  * truncated or longer than 10 bytes. */

@@ -14,14 +14,14 @@
 struct tl_source {
 	tl_input *in;
 	tl_format format;
-	bool events;            /* TFRecord of Event messages (TensorBoard) */
+	bool events; /* TFRecord of Event messages (TensorBoard) */
 	bool done;
-	size_t count;           /* runs produced */
-	size_t records;         /* records that framed */
-	size_t damaged;         /* damage met */
-	char *first_damage;     /* what it was, for when nothing could be read */
+	size_t count;		/* runs produced */
+	size_t records;		/* records that framed */
+	size_t damaged;		/* damage met */
+	char *first_damage;	/* what it was, for when nothing could be read */
 	bool input_damage_told; /* the gzip stream's own damage reported */
-	char *base;             /* name used in labels */
+	char *base;		/* name used in labels */
 	GByteArray *rec;
 	tl_tfrecord_reader reader;
 	/* A folder input: its events files, read one after the other. */
@@ -29,8 +29,8 @@ struct tl_source {
 	tl_format folder_format; /* --input-format: auto or tfrecord */
 	GPtrArray *files;
 	guint next_file;
-	char *label_dir;        /* the file's folder below `folder`, or NULL */
-	uint64_t offset_done;   /* bytes of the files already read */
+	char *label_dir;      /* the file's folder below `folder`, or NULL */
+	uint64_t offset_done; /* bytes of the files already read */
 	size_t folder_runs;
 };
 
@@ -104,7 +104,7 @@ static int decode_whole(const uint8_t *data, uint8_t *own, size_t len, tl_format
 			d = tl_pbtext_guess((const char *)data, len);
 		if (d == NULL)
 			return tl_error_set(err, "not protobuf text of a RunMetadata, StepStats "
-					    "or GraphDef (first field is none of theirs)");
+						 "or GraphDef (first field is none of theirs)");
 		GByteArray *wire = g_byte_array_sized_new((guint)(len / 2 + 64));
 		if (tl_pbtext_to_wire(d, (const char *)data, len, wire, err) < 0) {
 			g_byte_array_free(wire, TRUE);
@@ -132,7 +132,7 @@ static int decode_whole(const uint8_t *data, uint8_t *own, size_t len, tl_format
 }
 
 int tl_source_decode_runmeta(const uint8_t *data, size_t len, tl_format format, tl_arena *arena,
-		      Tensorflow__RunMetadata **out, tl_error *err)
+			     Tensorflow__RunMetadata **out, tl_error *err)
 {
 	return decode_whole(data, NULL, len, format, TL_PBDECODE_ALL, arena, out, err);
 }
@@ -143,7 +143,7 @@ static int source_damage(tl_source *src, tl_error *err, const char *then)
 {
 	if (src->damaged++ == 0)
 		src->first_damage = g_strdup(err->msg);
-	return tl_damage(err, tl_input_name(src->in), then, "%s", err->msg);
+	return tl_warn_damage(err, tl_input_name(src->in), then, "%s", err->msg);
 }
 
 /* The input's own damage (a gzip stream cut short), once it is known and
@@ -201,7 +201,7 @@ static int folder_file_damage(tl_source *src, tl_error *err)
 	const char *file = g_ptr_array_index(src->files, src->next_file - 1);
 	char why[sizeof err->msg];
 	g_strlcpy(why, err->msg, sizeof why);
-	return tl_damage(err, src->folder, "file skipped", "%s: %s", file, why);
+	return tl_warn_damage(err, src->folder, "file skipped", "%s: %s", file, why);
 }
 
 /* The next events file of a folder, in the state of a fresh source. */
@@ -249,8 +249,10 @@ static int open_next_file(tl_source *src, tl_error *err)
 static int open_folder(tl_source *src, const char *path, tl_format forced, tl_error *err)
 {
 	if (forced != TL_FORMAT_AUTO && forced != TL_FORMAT_TFRECORD)
-		return tl_error_set(err, "a folder stands for the TensorBoard events files below "
-				    "it, which are not %s input", tl_format_name(forced));
+		return tl_error_set(err,
+				    "a folder stands for the TensorBoard events files below "
+				    "it, which are not %s input",
+				    tl_format_name(forced));
 	if (tl_logdir_events(path, &src->files, err) < 0)
 		return -1;
 	src->folder = g_strdup(path);
@@ -411,9 +413,11 @@ static int end_of_records(tl_source *src, tl_error *err)
 	/* An events file of scalars alone has nothing any tool draws; in a
 	 * folder such files are the rule and the folder says so at its end. */
 	if (src->count == 0 && src->events && src->files == NULL)
-		return tl_error_set(err, "a TensorBoard events file with no run metadata among "
+		return tl_error_set(err,
+				    "a TensorBoard events file with no run metadata among "
 				    "its %zu records (tagged_run_metadata, what "
-				    "FileWriter.add_run_metadata writes)", src->records);
+				    "FileWriter.add_run_metadata writes)",
+				    src->records);
 	return 0;
 }
 
@@ -491,7 +495,8 @@ static int next_record(tl_source *src, tl_pbdecode_fields fields, tl_arena **are
 		rc = tl_pbdecode(&tensorflow__run_metadata__descriptor, payload, payload_len,
 				 fields, 0, arena, &msg, err);
 		if (rc < 0) {
-			const char *why = rc == TL_PBDECODE_MALFORMED ? "malformed RunMetadata" : err->msg;
+			const char *why =
+			    rc == TL_PBDECODE_MALFORMED ? "malformed RunMetadata" : err->msg;
 			if (undecodable(src, arena, err, why) < 0)
 				break;
 			continue;

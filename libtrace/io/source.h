@@ -14,7 +14,7 @@
  * Chrome trace JSON is recognised but not decoded here: the caller reads it
  * with tl_source_map().
  *
- * Damage (diag.h) is passed over with a warning, or is the error under
+ * Damage (base/warn.h) is passed over with a warning, or is the error under
  * --strict: in a stream, a record cut short, failing its crc or not
  * decoding loses that record only, and runs keep the names of their
  * records ("file#3" is the third record); a gzip stream cut short gives what
@@ -32,7 +32,7 @@
 #define TL_IO_SOURCE_H
 
 #include "base/arena.h"
-#include "base/diag.h"
+#include "base/warn.h"
 #include "io/format.h"
 #include "io/input.h"
 #include "tensorflow.pb-c.h"
@@ -72,6 +72,6 @@ int tl_source_next_model(tl_source *src, tl_arena **arena, Tensorflow__RunMetada
  * copied into the arena first. `format` may be a sniffed family
  * (TL_FORMAT_BINARY_PROTO, TL_FORMAT_TEXT_PROTO) or a forced kind. */
 int tl_source_decode_runmeta(const uint8_t *data, size_t len, tl_format format, tl_arena *arena,
-		      Tensorflow__RunMetadata **out, tl_error *err);
+			     Tensorflow__RunMetadata **out, tl_error *err);
 
 #endif

@@ -180,7 +180,7 @@ static int resync(tl_input *in, tl_error *err)
 }
 
 static void describe(tl_tfrecord_reader *r, tl_error *err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 static void describe(tl_tfrecord_reader *r, tl_error *err, const char *fmt, ...)
 {

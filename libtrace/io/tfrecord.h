@@ -10,7 +10,7 @@
 #ifndef TL_IO_TFRECORD_H
 #define TL_IO_TFRECORD_H
 
-#include "base/diag.h"
+#include "base/warn.h"
 #include "io/input.h"
 
 #include <glib.h>
@@ -45,11 +45,11 @@ bool tl_tfrecord_sniff_damaged(const uint8_t *data, size_t len);
  * in time linear in its size. The reader borrows the input. */
 typedef struct tl_tfrecord_reader {
 	tl_input *in;
-	uint64_t next;          /* number of the next record */
-	uint64_t number;        /* the record last read or passed over */
-	uint64_t at;            /* its first byte */
-	bool cut;               /* the damage passed over is the input's end */
-	char then[96];          /* what the reader did about the damage */
+	uint64_t next;	 /* number of the next record */
+	uint64_t number; /* the record last read or passed over */
+	uint64_t at;	 /* its first byte */
+	bool cut;	 /* the damage passed over is the input's end */
+	char then[96];	 /* what the reader did about the damage */
 } tl_tfrecord_reader;
 
 void tl_tfrecord_reader_init(tl_tfrecord_reader *r, tl_input *in);

@@ -42,7 +42,8 @@ static bool is_bare_device_segment(const char *seg, size_t len)
 	size_t kind_len = (size_t)(colon - seg);
 	static const char *const not_devices[] = {"job", "replica", "task", "device", "stream"};
 	for (size_t i = 0; i < G_N_ELEMENTS(not_devices); i++)
-		if (strlen(not_devices[i]) == kind_len && strncmp(seg, not_devices[i], kind_len) == 0)
+		if (strlen(not_devices[i]) == kind_len &&
+		    strncmp(seg, not_devices[i], kind_len) == 0)
 			return false;
 	for (const char *p = colon + 1; p < seg + len; p++)
 		if (!g_ascii_isdigit(*p))
@@ -108,7 +109,7 @@ tl_device_kind tl_run_device_kind_of(const char *name)
 }
 
 void tl_run_kernel_label_parse(tl_arena *arena, const char *label, const char *node_name,
-			   const char **name, const char **op)
+			       const char **name, const char **op)
 {
 	/* As timeline.py: the text between "@@" and the first '#' when both
 	 * are there in that order, else the record's node_name; then split at
@@ -138,7 +139,7 @@ void tl_run_kernel_label_parse(tl_arena *arena, const char *label, const char *n
 }
 
 bool tl_run_op_label_parse(tl_arena *arena, const char *label, const char **name, const char **op,
-		       const char ***inputs, size_t *n_inputs)
+			   const char ***inputs, size_t *n_inputs)
 {
 	/* timeline.py matches r"(.*) = (.*)\((.*)\)": greedy groups, so the
 	 * last " = ", then the last '(' that has a ')' after it, then the last
@@ -207,7 +208,7 @@ bool tl_run_op_label_parse(tl_arena *arena, const char *label, const char **name
  * scheduled_micros: read as microseconds it lies about 1000 times further
  * from 1970 than the record's start (after the kernel it launched, which
  * cannot be), read as nanoseconds it lands near the start. */
-#define NANOS_SCHEDULED_AFTER_US ((int64_t)1000000)      /* 1 s after the start */
+#define NANOS_SCHEDULED_AFTER_US ((int64_t)1000000)	  /* 1 s after the start */
 #define NANOS_SCHEDULED_NEAR_US ((int64_t)3600 * 1000000) /* within an hour of it */
 
 static bool in_range_us(int64_t us)
@@ -263,7 +264,7 @@ static void check_scheduled(Tensorflow__NodeExecStats *ns, tl_device_kind kind)
 	}
 	if (!in_range_us(s)) {
 		tl_warn("scheduled-range", "scheduled_micros beyond 73 years from 1970 ignored "
-			"(the executions are kept)");
+					   "(the executions are kept)");
 		ns->scheduled_micros = 0;
 	}
 }
@@ -280,13 +281,17 @@ struct span_fields {
 static void check_compute_span(const struct span_fields *f)
 {
 	if (!rel_in_range(f->start, *f->op_start_rel, f->limit)) {
-		tl_warn(f->start_key, "op_start_rel_%s beyond 73 years from 1970 ignored (the "
-			"execution's start used)", f->unit);
+		tl_warn(f->start_key,
+			"op_start_rel_%s beyond 73 years from 1970 ignored (the "
+			"execution's start used)",
+			f->unit);
 		*f->op_start_rel = 0;
 	}
 	if (!rel_in_range(f->start, *f->op_end_rel, f->limit)) {
-		tl_warn(f->end_key, "op_end_rel_%s beyond 73 years from 1970 ignored (the "
-			"execution's end used)", f->unit);
+		tl_warn(f->end_key,
+			"op_end_rel_%s beyond 73 years from 1970 ignored (the "
+			"execution's end used)",
+			f->unit);
 		*f->op_end_rel = f->all_end_rel;
 	}
 }
@@ -299,12 +304,12 @@ static bool exec_uses_nanos(const Tensorflow__NodeExecStats *ns)
 		return false;
 	if (!in_range_ns(ns->all_start_nanos)) {
 		tl_warn("start-nanos-range", "all_start_nanos beyond 73 years from 1970 ignored; "
-			"using microseconds");
+					     "using microseconds");
 		return false;
 	}
 	if (!rel_in_range(ns->all_start_nanos, ns->all_end_rel_nanos, TIME_LIMIT_NS)) {
 		tl_warn("end-nanos-range", "all_end_rel_nanos beyond 73 years from 1970 ignored; "
-			"using microseconds");
+					   "using microseconds");
 		return false;
 	}
 	int64_t diff = ns->all_start_nanos / 1000 - ns->all_start_micros;
@@ -325,27 +330,33 @@ static bool exec_times_usable(Tensorflow__NodeExecStats *ns, tl_device_kind kind
 {
 	if (!in_range_us(ns->all_start_micros)) {
 		tl_warn("start-range", "executions whose all_start_micros is beyond 73 years from "
-			"1970 skipped");
+				       "1970 skipped");
 		return false;
 	}
 	if (!rel_in_range(ns->all_start_micros, ns->all_end_rel_micros, TIME_LIMIT_US)) {
 		tl_warn("end-range", "executions whose all_end_rel_micros puts their end beyond 73 "
-			"years from 1970 skipped");
+				     "years from 1970 skipped");
 		return false;
 	}
-	check_compute_span(&(struct span_fields){
-	    .start = ns->all_start_micros, .op_start_rel = &ns->op_start_rel_micros,
-	    .op_end_rel = &ns->op_end_rel_micros, .all_end_rel = ns->all_end_rel_micros,
-	    .limit = TIME_LIMIT_US, .unit = "micros", .start_key = "op-start-range",
-	    .end_key = "op-end-range"});
+	check_compute_span(&(struct span_fields){.start = ns->all_start_micros,
+						 .op_start_rel = &ns->op_start_rel_micros,
+						 .op_end_rel = &ns->op_end_rel_micros,
+						 .all_end_rel = ns->all_end_rel_micros,
+						 .limit = TIME_LIMIT_US,
+						 .unit = "micros",
+						 .start_key = "op-start-range",
+						 .end_key = "op-end-range"});
 	check_scheduled(ns, kind);
 	*nanos = exec_uses_nanos(ns);
 	if (*nanos)
-		check_compute_span(&(struct span_fields){
-		    .start = ns->all_start_nanos, .op_start_rel = &ns->op_start_rel_nanos,
-		    .op_end_rel = &ns->op_end_rel_nanos, .all_end_rel = ns->all_end_rel_nanos,
-		    .limit = TIME_LIMIT_NS, .unit = "nanos", .start_key = "op-start-nanos-range",
-		    .end_key = "op-end-nanos-range"});
+		check_compute_span(&(struct span_fields){.start = ns->all_start_nanos,
+							 .op_start_rel = &ns->op_start_rel_nanos,
+							 .op_end_rel = &ns->op_end_rel_nanos,
+							 .all_end_rel = ns->all_end_rel_nanos,
+							 .limit = TIME_LIMIT_NS,
+							 .unit = "nanos",
+							 .start_key = "op-start-nanos-range",
+							 .end_key = "op-end-nanos-range"});
 	return true;
 }
 
@@ -458,7 +469,8 @@ static GHashTable *executor_suffixes(const tl_run *run)
 			continue;
 		for (const char *p = strchr(x->name, '/'); p != NULL; p = strchr(p + 1, '/'))
 			if ((p == x->name || p[-1] != ':') && !g_hash_table_contains(by_suffix, p))
-				g_hash_table_insert(by_suffix, (gpointer)p, GSIZE_TO_POINTER(e + 1));
+				g_hash_table_insert(by_suffix, (gpointer)p,
+						    GSIZE_TO_POINTER(e + 1));
 	}
 	return by_suffix;
 }
@@ -579,13 +591,13 @@ static void link_execs_part(void *ctx, size_t part, size_t lo, size_t hi, tl_are
 				op = "RecvTensor";
 			else if (e->gnode >= 0 && run->nodes[e->gnode].op[0] != '\0')
 				op = run->nodes[e->gnode].op;
-			else if (!tl_run_op_label_parse(arena, e->ns->timeline_label, NULL, &op, NULL,
-						    NULL))
+			else if (!tl_run_op_label_parse(arena, e->ns->timeline_label, NULL, &op,
+							NULL, NULL))
 				op = NULL;
 			e->op = op != NULL ? op : "unknown";
 		} else {
 			tl_run_kernel_label_parse(arena, e->ns->timeline_label, raw_name, &e->node,
-					      &e->op);
+						  &e->op);
 		}
 	}
 }
@@ -630,8 +642,8 @@ struct node_groups {
 
 /* The group of the executions of `name` on executor device `dev`, or
  * TL_NAMETAB_NONE when it ran none there. */
-static uint32_t group_named(const struct run_builder *b, const struct node_groups *ng,
-			    int32_t dev, const char *name)
+static uint32_t group_named(const struct run_builder *b, const struct node_groups *ng, int32_t dev,
+			    const char *name)
 {
 	tl_name nm = tl_nametab_name_str(name);
 	int32_t p = b->partition_of_dev[dev];
@@ -647,13 +659,12 @@ static uint32_t group_named(const struct run_builder *b, const struct node_group
 struct launchers {
 	const struct run_builder *b;
 	const struct node_groups *groups;
-	GHashTable *cands;             /* read only */
+	GHashTable *cands; /* read only */
 	const uint32_t *first, *members;
 };
 
 /* The launcher of each tracer record among executions lo..hi-1. */
-static void launchers_part(void *ctx, size_t part, size_t lo_exec, size_t hi_exec,
-			   tl_arena *arena)
+static void launchers_part(void *ctx, size_t part, size_t lo_exec, size_t hi_exec, tl_arena *arena)
 {
 	const struct launchers *l = ctx;
 	tl_run *run = l->b->run;
@@ -761,8 +772,8 @@ static void link_tracer_records(struct run_builder *b)
 		}
 	}
 	g_free(first_reader);
-	struct launchers l = {.b = b, .groups = &ng,
-			      .cands = cands, .first = first, .members = members};
+	struct launchers l = {
+	    .b = b, .groups = &ng, .cands = cands, .first = first, .members = members};
 	tl_crew_for(run->n_execs, launchers_part, &l, run->arena);
 	g_hash_table_destroy(cands);
 	tl_nametab_free(ng.other);

@@ -22,7 +22,7 @@
 
 #include "base/arena.h"
 #include "io/source.h"
-#include "base/diag.h"
+#include "base/warn.h"
 #include "tensorflow.pb-c.h"
 
 #include <stdbool.h>
@@ -59,82 +59,82 @@
 
 typedef enum tl_device_kind {
 	TL_DEV_EXECUTOR = 0, /* a TensorFlow device's executor: ops */
-	TL_DEV_STREAM,       /* GPU tracer: kernels of one CUDA stream */
-	TL_DEV_MEMCPY,       /* GPU tracer: copies */
+	TL_DEV_STREAM,	     /* GPU tracer: kernels of one CUDA stream */
+	TL_DEV_MEMCPY,	     /* GPU tracer: copies */
 	TL_DEV_STREAM_ALL,   /* GPU tracer: every stream again (a repeat) */
-	TL_DEV_SYNC,         /* GPU tracer: synchronisation */
-	TL_DEV_OTHER,        /* any other pseudo-device */
+	TL_DEV_SYNC,	     /* GPU tracer: synchronisation */
+	TL_DEV_OTHER,	     /* any other pseudo-device */
 } tl_device_kind;
 
 const char *tl_run_device_kind_name(tl_device_kind k);
 
 typedef struct tl_device {
-	const char *name;       /* normalized */
-	const char *raw;        /* as written in the dump */
+	const char *name; /* normalized */
+	const char *raw;  /* as written in the dump */
 	tl_device_kind kind;
-	int32_t executor;       /* tracer devices: their executor device, or -1 */
-	uint32_t first_exec;    /* execs of this device: [first_exec, first_exec + n_exec) */
+	int32_t executor;    /* tracer devices: their executor device, or -1 */
+	uint32_t first_exec; /* execs of this device: [first_exec, first_exec + n_exec) */
 	uint32_t n_exec;
 	const Tensorflow__DeviceStepStats *stats;
 } tl_device;
 
 typedef struct tl_exec {
 	const Tensorflow__NodeExecStats *ns;
-	const char *node;   /* node name; for tracer records the launching node */
-	const char *op;     /* op type; for kernels the launching op's type */
-	int64_t start;      /* all_start, ns */
-	int64_t end;        /* all_start + all_end_rel, ns */
-	int64_t op_start;   /* all_start + op_start_rel, ns */
-	int64_t op_end;     /* all_start + op_end_rel, ns */
+	const char *node; /* node name; for tracer records the launching node */
+	const char *op;	  /* op type; for kernels the launching op's type */
+	int64_t start;	  /* all_start, ns */
+	int64_t end;	  /* all_start + all_end_rel, ns */
+	int64_t op_start; /* all_start + op_start_rel, ns */
+	int64_t op_end;	  /* all_start + op_end_rel, ns */
 	uint32_t device;
-	uint32_t thread;    /* the dump's thread_id (0 when absent) */
-	int32_t gnode;      /* graph node, or -1 */
-	uint32_t iter;      /* rank among the executions of the same node on this device */
-	int32_t launcher;   /* tracer records: the exec that launched it, or -1 */
+	uint32_t thread;  /* the dump's thread_id (0 when absent) */
+	int32_t gnode;	  /* graph node, or -1 */
+	uint32_t iter;	  /* rank among the executions of the same node on this device */
+	int32_t launcher; /* tracer records: the exec that launched it, or -1 */
 } tl_exec;
 
 typedef struct tl_gnode {
 	const char *name;
 	const char *op;
-	const char *device;     /* normalized NodeDef.device */
-	uint32_t partition;     /* index in partition_graphs */
+	const char *device; /* normalized NodeDef.device */
+	uint32_t partition; /* index in partition_graphs */
 	const Tensorflow__NodeDef *def;
-	uint32_t first_exec;    /* into run->node_execs */
+	uint32_t first_exec; /* into run->node_execs */
 	uint32_t n_exec;
 } tl_gnode;
 
 typedef enum tl_edge_kind {
 	TL_EDGE_DATA = 0,
 	TL_EDGE_CONTROL,
-	TL_EDGE_TRANSFER,       /* _Send -> matching _Recv, across partitions */
+	TL_EDGE_TRANSFER, /* _Send -> matching _Recv, across partitions */
 } tl_edge_kind;
 
 typedef struct tl_edge {
-	uint32_t src, dst;      /* graph nodes */
-	int32_t src_port;       /* output slot; -1 for control and transfer */
-	int32_t dst_port;       /* input position among data inputs; -1 for control */
+	uint32_t src, dst; /* graph nodes */
+	int32_t src_port;  /* output slot; -1 for control and transfer */
+	int32_t dst_port;  /* input position among data inputs; -1 for control */
 	tl_edge_kind kind;
 } tl_edge;
 
 typedef struct tl_run {
 	tl_arena *arena;
-	const char *label;      /* file name, "file#N" or the event tag */
+	const char *label; /* file name, "file#N" or the event tag */
 	Tensorflow__RunMetadata *meta;
 
 	tl_device *devices;
 	size_t n_devices;
-	tl_exec *execs;         /* grouped by device, each device sorted by start */
+	tl_exec *execs; /* grouped by device, each device sorted by start */
 	size_t n_execs;
 	tl_gnode *nodes;
 	size_t n_nodes;
-	tl_edge *edges;         /* sorted by (dst, kind, dst_port) */
+	tl_edge *edges; /* sorted by (dst, kind, dst_port) */
 	size_t n_edges;
-	uint32_t *node_execs;   /* per node, its executions on its device by start */
-	uint32_t *in_first;     /* per node: first edge whose dst is it (n_nodes + 1 entries) */
+	uint32_t *node_execs; /* per node, its executions on its device by start */
+	uint32_t *in_first;   /* per node: first edge whose dst is it (n_nodes + 1 entries) */
 
-	bool has_steps;         /* step_stats present */
-	bool has_graphs;        /* partition graphs present */
-	bool has_nanos;         /* times came from *_nanos fields */
+	bool has_steps;		/* step_stats present */
+	bool has_graphs;	/* partition graphs present */
+	bool has_nanos;		/* times came from *_nanos fields */
 	int64_t t_begin, t_end; /* span of all execs, ns */
 } tl_run;
 
@@ -163,12 +163,12 @@ const char *tl_run_node_attr_string(const tl_run *run, uint32_t node, const char
 /* Parses "name:Op" or a kernel label "...@@name:Op#...#" as timeline.py
  * does; writes pointers into the arena. */
 void tl_run_kernel_label_parse(tl_arena *arena, const char *label, const char *node_name,
-			   const char **name, const char **op);
+			       const char **name, const char **op);
 
 /* Parses "name = Op(in0, in1)" labels (optionally prefixed by "[alloc ...] ").
  * Returns false when the label has another shape. Input names are arena
  * strings. */
 bool tl_run_op_label_parse(tl_arena *arena, const char *label, const char **name, const char **op,
-		       const char ***inputs, size_t *n_inputs);
+			   const char ***inputs, size_t *n_inputs);
 
 #endif

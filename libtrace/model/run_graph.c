@@ -117,8 +117,10 @@ static void input_edges_part(void *ctx, size_t part, size_t lo, size_t hi, tl_ar
 			uint32_t hit = tl_nametab_get(ie->b->node_by_name, n->partition,
 						      tl_nametab_name(nm, len));
 			if (hit == TL_NAMETAB_NONE) {
-				tl_warn("missing-input", "input '%s' of node '%s' names no node "
-					"in its graph; edge dropped", in, n->name);
+				tl_warn("missing-input",
+					"input '%s' of node '%s' names no node "
+					"in its graph; edge dropped",
+					in, n->name);
 			} else if (control) {
 				add_edge(edges, hit, (uint32_t)i, -1, -1, TL_EDGE_CONTROL);
 			} else {
@@ -159,11 +161,14 @@ static void collect_nodes(struct run_builder *b)
 			n->device = last_norm;
 			n->partition = (uint32_t)p;
 			n->def = def;
-			uint32_t at = tl_nametab_put(b->node_by_name, (uint32_t)p,
-						     tl_nametab_name_str(n->name), (uint32_t)run->n_nodes);
+			uint32_t at =
+			    tl_nametab_put(b->node_by_name, (uint32_t)p,
+					   tl_nametab_name_str(n->name), (uint32_t)run->n_nodes);
 			if (at != run->n_nodes) {
-				tl_warn("duplicate-node", "node '%s' defined twice in one graph; "
-					"the first definition is used", n->name);
+				tl_warn("duplicate-node",
+					"node '%s' defined twice in one graph; "
+					"the first definition is used",
+					n->name);
 				continue;
 			}
 			run->n_nodes++;
@@ -213,8 +218,10 @@ static void transfer_edges(tl_run *run, GArray *edges)
 			continue;
 		gpointer hit = g_hash_table_lookup(sends, transfer_key(key, n->def));
 		if (hit == NULL) {
-			tl_warn("recv-without-send", "_Recv '%s' has no matching _Send in the "
-				"partition graphs", n->name);
+			tl_warn("recv-without-send",
+				"_Recv '%s' has no matching _Send in the "
+				"partition graphs",
+				n->name);
 			continue;
 		}
 		add_edge(edges, GPOINTER_TO_UINT(hit) - 1, i, -1, -1, TL_EDGE_TRANSFER);
@@ -304,13 +311,15 @@ void tl_run_graph_warn_cycles(const tl_run *run)
 		for (size_t step = 0; step < n; step++) {
 			for (uint32_t k = run->in_first[v]; k < run->in_first[v + 1]; k++) {
 				const tl_edge *ed = &run->edges[k];
-				if (indeg[ed->src] > 0 && !is_next_iteration(run->nodes[ed->src].op)) {
+				if (indeg[ed->src] > 0 &&
+				    !is_next_iteration(run->nodes[ed->src].op)) {
 					v = ed->src;
 					break;
 				}
 			}
 		}
-		tl_warn("graph-cycle", "the partition graphs have a cycle through node '%s' (not a "
+		tl_warn("graph-cycle",
+			"the partition graphs have a cycle through node '%s' (not a "
 			"NextIteration loop); arrows on it follow execution order",
 			run->nodes[v].name);
 	}
@@ -324,4 +333,3 @@ const char *tl_run_node_attr_string(const tl_run *run, uint32_t node, const char
 {
 	return attr_string(run->arena, run->nodes[node].def, key);
 }
-

@@ -17,10 +17,10 @@
 
 struct run_builder {
 	tl_run *run;
-	tl_nametab *node_by_name;   /* (partition, node name) -> node index */
-	tl_name *exec_names;        /* per execution: its node name, hashed once */
-	GHashTable *device_index;   /* normalized name -> device index + 1 */
-	int32_t *partition_of_dev;  /* executor device -> partition index, -1 */
+	tl_nametab *node_by_name;  /* (partition, node name) -> node index */
+	tl_name *exec_names;	   /* per execution: its node name, hashed once */
+	GHashTable *device_index;  /* normalized name -> device index + 1 */
+	int32_t *partition_of_dev; /* executor device -> partition index, -1 */
 };
 
 static inline bool is_send(const char *op)

@@ -15,7 +15,7 @@
 #ifndef TL_FUZZ_H
 #define TL_FUZZ_H
 
-#include "base/diag.h"
+#include "base/warn.h"
 #include "base/output.h"
 #include "io/source.h"
 
@@ -337,7 +337,7 @@ static inline void fuzz_close(tl_output *o)
 
 static inline void fuzz_end(void)
 {
-	tl_warnings_clear();
+	tl_warn_clear();
 }
 
 /* The input as a source of runs (RunMetadata, StepStats or GraphDef, in any

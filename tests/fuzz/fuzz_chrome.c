@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	tl_output *o = fuzz_output();
-	tl_out_char(o, '[');
+	tl_output_char(o, '[');
 	GString *buf = g_string_new(NULL);
 	tl_chrome_in_event ev;
 	int rc;
@@ -36,11 +36,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			tl_chrome_reader_span_number(&ev, *spans[i], &v);
 		}
 		if (n++ > 0)
-			tl_out_char(o, ',');
+			tl_output_char(o, ',');
 		tl_chrome_rewrite rw = {.pid = "7", .tid = "\"t\"", .ts = "1.5", .id = "\"0x1\""};
 		tl_chrome_reader_rewrite(o, &ev, &rw);
 	}
-	tl_out_char(o, ']');
+	tl_output_char(o, ']');
 	if (rc == 0) {
 		const char **keys, **values;
 		size_t *key_lens, *value_lens;

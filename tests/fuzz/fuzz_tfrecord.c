@@ -57,12 +57,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* runs out of a stream, forced and sniffed: strict reads the same runs
 	 * as lenient where there was no damage, and never runs past damage */
 	for (int pass = 0; pass < 2; pass++) {
-		tl_warnings_clear();
+		tl_warn_clear();
 		long lenient = count_runs(path, pass);
-		size_t damage = tl_damage_count();
-		tl_damage_set_strict(true);
+		size_t damage = tl_warn_damage_count();
+		tl_warn_set_strict(true);
 		long strict = count_runs(path, pass);
-		tl_damage_set_strict(false);
+		tl_warn_set_strict(false);
 		if (damage == 0 && strict != lenient)
 			abort();
 		if (damage > 0 && strict != -1)

@@ -4714,8 +4714,8 @@ static int write_truth(const tl_cli *cli, const char *path, json_t *truth, size_
 		tl_cli_error(cli, "%s", err.msg);
 		rc = TL_EXIT_INPUT;
 	} else {
-		tl_out_str(o, text);
-		tl_out_char(o, '\n');
+		tl_output_str(o, text);
+		tl_output_char(o, '\n');
 		if (tl_output_close(o, &err) < 0) {
 			tl_cli_error(cli, "%s", err.msg);
 			rc = TL_EXIT_INPUT;
@@ -4779,7 +4779,7 @@ static int write_flows(const tl_cli *cli, const char *path, json_t *flows)
 		tl_cli_error(cli, "%s", err.msg);
 		rc = TL_EXIT_INPUT;
 	} else {
-		tl_out_bytes(o, s->str, s->len);
+		tl_output_bytes(o, s->str, s->len);
 		if (tl_output_close(o, &err) < 0) {
 			tl_cli_error(cli, "%s", err.msg);
 			rc = TL_EXIT_INPUT;
@@ -4798,7 +4798,7 @@ static int write_output(const tl_cli *cli, const struct cfg *cfg, const GByteArr
 		tl_cli_error(cli, "%s", err.msg);
 		return TL_EXIT_INPUT;
 	}
-	tl_out_bytes(o, bytes->data, bytes->len);
+	tl_output_bytes(o, bytes->data, bytes->len);
 	if (tl_output_close(o, &err) < 0) {
 		tl_cli_error(cli, "%s", err.msg);
 		return TL_EXIT_INPUT;

@@ -97,7 +97,7 @@ static void test_top_ops(void **state)
 	assert_true(a->top[2].pct == 10.0);
 	tl_advise_free(a);
 	tl_run_free(run);
-	tl_warnings_clear();
+	tl_warn_clear();
 }
 
 /* Fewer than three op types: as many as there are. Neg 6 of 8 (75 %),
@@ -126,7 +126,7 @@ static void test_top_few(void **state)
 	assert_true(a->has_graphs);
 	tl_advise_free(a);
 	tl_run_free(run);
-	tl_warnings_clear();
+	tl_warn_clear();
 }
 
 /* Each GPU's busy share from its own streams' kernels. */
@@ -147,7 +147,7 @@ static void test_gpu_busy(void **state)
 	assert_false(g2->has_records);
 	tl_advise_free(a);
 	tl_run_free(run);
-	tl_warnings_clear();
+	tl_warn_clear();
 }
 
 /* NHWC convolutions on a GPU: conv (no data_format) and conv_nhwc, not
@@ -166,7 +166,7 @@ static void test_operations(void **state)
 	assert_string_equal(a->bn_example, "bn/batchnorm/Rsqrt");
 	tl_advise_free(a);
 	tl_run_free(run);
-	tl_warnings_clear();
+	tl_warn_clear();
 }
 
 /* Without partition graphs nothing about nodes is known: no findings,
@@ -197,7 +197,7 @@ static void test_no_graph(void **state)
 	assert_true(a->gpus[0].has_records);
 	tl_advise_free(a);
 	tl_run_free(run);
-	tl_warnings_clear();
+	tl_warn_clear();
 }
 
 int main(void)

@@ -56,7 +56,7 @@ static void assert_path(const char *text, const struct want *want, size_t n)
 					      run->execs[steps[0].exec].start);
 	g_free(steps);
 	tl_run_free(run);
-	tl_warnings_clear();
+	tl_warn_clear();
 }
 
 /* Data edges: c (135..150) ends last; of its inputs b (ends 130) released
@@ -134,7 +134,7 @@ static void test_send_recv(void **state)
 	assert_int_equal(steps[1].gated_ns, 2000);
 	g_free(steps);
 	tl_run_free(run);
-	tl_warnings_clear();
+	tl_warn_clear();
 }
 
 /* A control edge gates like a data edge: b (120..130) reads c (ends 115)

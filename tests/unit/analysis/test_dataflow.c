@@ -171,7 +171,7 @@ static void test_label_links_as_scan(void **state)
 		g_free(text);
 	}
 	assert_true(checked > 1000);
-	tl_warnings_clear(); /* "no partition graphs", once per run */
+	tl_warn_clear(); /* "no partition graphs", once per run */
 	g_rand_free(rng);
 }
 

@@ -204,7 +204,7 @@ static void test_colors(void **state)
 static void test_auto_collapse(void **state)
 {
 	(void)state;
-	tl_warnings_clear();
+	tl_warn_clear();
 	tl_run *run = load(TWO_DEV);
 	tl_graphdot_opts o;
 	tl_graphdot_opts_init(&o);
@@ -214,10 +214,10 @@ static void test_auto_collapse(void **state)
 	assert_true(st->auto_collapsed);
 	assert_true(st->vertices <= 5);
 	assert_int_equal(st->depth, 1);
-	assert_int_equal(tl_warning_count("graph-auto-collapse"), 1);
+	assert_int_equal(tl_warn_count("graph-auto-collapse"), 1);
 	check_dot(gd);
 	tl_graphdot_free(gd);
-	tl_warnings_clear();
+	tl_warn_clear();
 	tl_run_free(run);
 }
 

@@ -103,7 +103,7 @@ static void test_executor(void **state)
 	assert_gap(run, &cpu->longest[3], 140, 141, "c", "d");
 	tl_idle_free(idle);
 	tl_run_free(run);
-	tl_warnings_clear();
+	tl_warn_clear();
 }
 
 /* top_gaps keeps the longest: 2 gives 175..190 and 120..130 of the 4
@@ -128,7 +128,7 @@ static void test_top_gaps(void **state)
 	assert_int_equal(cpu->busy_ns, 64000);
 	tl_idle_free(idle);
 	tl_run_free(run);
-	tl_warnings_clear();
+	tl_warn_clear();
 }
 
 /* Which devices are there: CPU, GPU:0, stream:7 and memcpy, in device
@@ -170,7 +170,7 @@ static void test_devices(void **state)
 	assert_int_equal(cp->n_gaps, 0);
 	tl_idle_free(idle);
 	tl_run_free(run);
-	tl_warnings_clear();
+	tl_warn_clear();
 }
 
 /* What counts as busy time: executors, streams, copies; not stream:all,
@@ -200,7 +200,7 @@ static void test_empty(void **state)
 	assert_int_equal(idle->n_devices, 0);
 	tl_idle_free(idle);
 	tl_run_free(run);
-	tl_warnings_clear();
+	tl_warn_clear();
 }
 
 int main(void)

@@ -159,7 +159,7 @@ static void done(tl_memory *mem, tl_run *run)
 {
 	tl_memory_free(mem);
 	tl_run_free(run);
-	assert_int_equal(tl_warnings_pending(), 0);
+	assert_int_equal(tl_warn_pending(), 0);
 }
 
 /* ---- births ------------------------------------------------------------- */

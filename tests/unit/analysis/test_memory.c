@@ -404,7 +404,7 @@ static void test_buffers_only(void **state)
 		tl_run_free(run);
 		g_free(path);
 	}
-	tl_warnings_clear();
+	tl_warn_clear();
 }
 
 int main(void)

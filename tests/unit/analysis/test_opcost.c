@@ -90,7 +90,7 @@ static void test_matmul(void **state)
 	/* a Const is none of the costed ops */
 	assert_true(flops_of(run, "a") == 0.0);
 	tl_run_free(run);
-	tl_warnings_clear();
+	tl_warn_clear();
 }
 
 /* x [1x8x8x3] conv f [3x3x3x16] (HWIO) = c [1x8x8x16]: 1024 output
@@ -119,7 +119,7 @@ static void test_conv2d(void **state)
 	assert_true(flops_of(run, "c") == 55296.0);
 	assert_true(flops_of(run, "c3") == 0.0);
 	tl_run_free(run);
-	tl_warnings_clear();
+	tl_warn_clear();
 }
 
 /* Element-wise ops cost one per output element: Add [2x3] 6, Relu [7] 7,
@@ -147,7 +147,7 @@ static void test_elementwise(void **state)
 	assert_true(flops_of(run, "rs") == 1.0);
 	assert_true(flops_of(run, "re") == 0.0);
 	tl_run_free(run);
-	tl_warnings_clear();
+	tl_warn_clear();
 }
 
 /* Unknown shapes cost 0: a MatMul whose input has no recorded shape (m1),
@@ -185,7 +185,7 @@ static void test_unknown(void **state)
 	assert_true(flops_of(run, "a1") == 0.0);
 	assert_true(flops_of(run, "a2") == 0.0);
 	tl_run_free(run);
-	tl_warnings_clear();
+	tl_warn_clear();
 }
 
 /* Sizes no tensor could have: [2^62 x 2^62] has 2^124 elements, capped at
@@ -227,7 +227,7 @@ static void test_hostile(void **state)
 	double c = flops_of(run, "c");
 	assert_true(isfinite(c) && c > 0);
 	tl_run_free(run);
-	tl_warnings_clear();
+	tl_warn_clear();
 }
 
 /* tl_opcost_elements on shapes built here: NULL and unknown rank 0, a
@@ -320,7 +320,7 @@ static void test_variable(void **state)
 	g_free(s);
 	assert_null(tl_opcost_variable_shape(run, node_of(run, "v3")));
 	tl_run_free(run);
-	tl_warnings_clear();
+	tl_warn_clear();
 }
 
 int main(void)

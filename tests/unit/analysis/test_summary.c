@@ -118,7 +118,7 @@ static tl_summary *summary_of(tl_summary_view view, const char *const *texts, si
 		tl_summary_add_run(s, run);
 		tl_run_free(run);
 	}
-	tl_warnings_clear();
+	tl_warn_clear();
 	return s;
 }
 
@@ -365,7 +365,7 @@ static tl_summary *neg_summary(const int *durs, size_t n)
 		tl_summary_add_run(s, run);
 		tl_run_free(run);
 	}
-	tl_warnings_clear();
+	tl_warn_clear();
 	return s;
 }
 

@@ -77,7 +77,7 @@ static void assert_diff(const tl_summary_opts *o, int col, const struct want *wa
 	tl_summary_free(b);
 	tl_run_free(ra);
 	tl_run_free(rb);
-	tl_warnings_clear();
+	tl_warn_clear();
 }
 
 /* By total_micros: |change| 6 for Add (10 -> 4, a fall), Mul (5 -> 11)

@@ -81,7 +81,7 @@ static void test_side_by_side(void **state)
 	}
 	for (size_t i = 0; i < G_N_ELEMENTS(paths); i++)
 		g_free(paths[i]);
-	tl_warnings_clear();
+	tl_warn_clear();
 }
 
 /* Inputs 1 and 3 do not exist: the error names input 1, the first in
@@ -102,7 +102,7 @@ static void test_bad_input(void **state)
 	tl_summary_free(s);
 	for (size_t i = 0; i < G_N_ELEMENTS(paths); i++)
 		g_free(paths[i]);
-	tl_warnings_clear();
+	tl_warn_clear();
 }
 
 int main(void)

@@ -7,7 +7,7 @@
 #include <cmocka.h>
 
 #include "base/crew.h"
-#include "base/diag.h"
+#include "base/warn.h"
 
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -69,11 +69,11 @@ static void test_crew_items(void **state)
 		g_free(v.part_lo);
 		g_free(v.part_hi);
 		g_free(v.label);
-		tl_warnings_clear();
+		tl_warn_clear();
 	}
 }
 
-/* What tl_warnings_flush prints, read back from a file stderr points to
+/* What tl_warn_flush prints, read back from a file stderr points to
  * meanwhile. */
 static char *flushed(void)
 {
@@ -83,7 +83,7 @@ static char *flushed(void)
 	fflush(stderr);
 	int saved = dup(STDERR_FILENO);
 	dup2(fd, STDERR_FILENO);
-	tl_warnings_flush("t");
+	tl_warn_flush("t");
 	fflush(stderr);
 	dup2(saved, STDERR_FILENO);
 	close(saved);
@@ -110,8 +110,8 @@ static void test_crew_warnings(void **state)
 	tl_warn("crew-before", "before the loop");
 	tl_crew_for(n, visit_part, &v, arena);
 	tl_warn("crew-seventh", "after the loop");
-	assert_int_equal(tl_warning_count("crew-seventh"), n / 1000 + 1);
-	assert_int_equal(tl_warning_count("crew-last"), 1);
+	assert_int_equal(tl_warn_count("crew-seventh"), n / 1000 + 1);
+	assert_int_equal(tl_warn_count("crew-last"), 1);
 	char *text = flushed();
 	assert_string_equal(text, "t: warning: before the loop\n"
 				  "t: warning: item 7 (101 times)\n"
@@ -131,12 +131,12 @@ static void test_warn_log(void **state)
 	tl_warn_log *log = tl_warn_log_begin();
 	tl_warn("log-a", "a in the log");
 	tl_warn("log-a", "a again");
-	assert_int_equal(tl_warning_count("log-a"), 0);
+	assert_int_equal(tl_warn_count("log-a"), 0);
 	tl_warn_log_end();
 	tl_warn("log-b", "b outside");
-	assert_int_equal(tl_warning_count("log-b"), 1);
+	assert_int_equal(tl_warn_count("log-b"), 1);
 	tl_warn_log_tell(log);
-	assert_int_equal(tl_warning_count("log-a"), 2);
+	assert_int_equal(tl_warn_count("log-a"), 2);
 	tl_warn_log_tell(tl_warn_log_begin());
 	tl_warn_log_end();
 	char *text = flushed();

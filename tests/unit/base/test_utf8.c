@@ -202,8 +202,8 @@ static char *csv_of(const char *const *fields, size_t n)
 	assert_int_equal(tl_output_open(&o, path, false, NULL, 0, &err), 0);
 	for (size_t i = 0; i < n; i++) {
 		if (i > 0)
-			tl_out_char(o, ',');
-		tl_out_csv(o, fields[i]);
+			tl_output_char(o, ',');
+		tl_output_csv(o, fields[i]);
 	}
 	assert_int_equal(tl_output_close(o, &err), 0);
 	char *data = NULL;

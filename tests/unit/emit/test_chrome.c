@@ -39,13 +39,13 @@ static char *write_to_file(void (*fill)(tl_output *), size_t *len)
 
 static void fill_strings(tl_output *o)
 {
-	tl_out_char(o, '[');
+	tl_output_char(o, '[');
 	tl_json_string(o, "plain");
-	tl_out_char(o, ',');
+	tl_output_char(o, ',');
 	tl_json_string(o, "quote\" back\\ nl\n tab\t ctl\x01");
-	tl_out_char(o, ',');
+	tl_output_char(o, ',');
 	tl_json_string(o, "bad \xff\xfe utf8 \xc3\xa9 ok \xe2\x82");
-	tl_out_char(o, ']');
+	tl_output_char(o, ']');
 }
 
 /* Every string comes out as valid JSON that decodes to the same text, with
@@ -69,15 +69,15 @@ static void test_escaping(void **state)
 static void fill_micros(tl_output *o)
 {
 	tl_json_micros(o, 1234567);
-	tl_out_char(o, ' ');
+	tl_output_char(o, ' ');
 	tl_json_micros(o, 5000);
-	tl_out_char(o, ' ');
+	tl_output_char(o, ' ');
 	tl_json_micros(o, 1700000721094870530LL);
-	tl_out_char(o, ' ');
+	tl_output_char(o, ' ');
 	tl_json_micros(o, -1500);
-	tl_out_char(o, ' ');
+	tl_output_char(o, ' ');
 	tl_json_micros(o, 0);
-	tl_out_char(o, ' ');
+	tl_output_char(o, ' ');
 	tl_json_micros(o, INT64_MIN);
 }
 
@@ -139,7 +139,7 @@ static void test_atomic_abort(void **state)
 	tl_output *o = NULL;
 	tl_error err;
 	assert_int_equal(tl_output_open(&o, path, false, NULL, 0, &err), 0);
-	tl_out_str(o, "new content that must not appear");
+	tl_output_str(o, "new content that must not appear");
 	tl_output_flush(o);
 	tl_output_abort(o);
 	char *data = NULL;
@@ -170,7 +170,7 @@ static void test_output_errors(void **state)
 	struct stat st;
 	if (stat("/dev/full", &st) == 0 && S_ISCHR(st.st_mode)) {
 		assert_int_equal(tl_output_open(&o, "/dev/full", false, NULL, 0, &err), 0);
-		tl_out_str(o, "data");
+		tl_output_str(o, "data");
 		assert_int_equal(tl_output_close(o, &err), -1);
 		assert_string_equal(err.msg, "cannot write '/dev/full': No space left on device");
 	}
@@ -188,7 +188,7 @@ static void test_output_errors(void **state)
 		close(fds[1]);
 		tl_output *c = NULL;
 		if (tl_output_open(&c, "-", false, NULL, 0, NULL) == 0) {
-			tl_out_str(c, "data");
+			tl_output_str(c, "data");
 			tl_output_close(c, NULL);
 		}
 		_exit(0);
@@ -203,7 +203,7 @@ static void test_output_errors(void **state)
 /* A .gz name compresses. */
 static void fill_small(tl_output *o)
 {
-	tl_out_str(o, "hello");
+	tl_output_str(o, "hello");
 }
 
 static void test_gzip_by_name(void **state)

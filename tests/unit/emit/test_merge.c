@@ -102,7 +102,7 @@ static json_t *merge(const tl_merge_opts *opts, const struct offsets *off)
 	if (doc == NULL)
 		fail_msg("merged trace is not JSON: %s (line %d)", jerr.text, jerr.line);
 	g_free(path);
-	tl_warnings_clear();
+	tl_warn_clear();
 	return doc;
 }
 

@@ -463,15 +463,15 @@ static void test_object_form_extras(void **state)
 	tl_chrome_reader_close(r);
 
 	/* a second traceEvents list is dropped with a warning, not an extra */
-	tl_warnings_clear();
+	tl_warn_clear();
 	const char *twice = "{\"traceEvents\":[{\"a\":1}], \"traceEvents\":[{\"b\":2}], \"x\":0}";
 	assert_int_equal(tl_chrome_reader_open(&r, (const uint8_t *)twice, strlen(twice), &err), 0);
 	assert_int_equal(tl_chrome_reader_next(r, &ev, &err), 1);
 	assert_int_equal(tl_chrome_reader_next(r, &ev, &err), 0);
 	assert_int_equal(tl_chrome_reader_extras(r, &keys, &key_lens, NULL, NULL), 1);
 	assert_memory_equal(keys[0], "x", 1);
-	assert_int_equal(tl_warning_count("chromein-second-traceevents"), 1);
-	tl_warnings_clear();
+	assert_int_equal(tl_warn_count("chromein-second-traceevents"), 1);
+	tl_warn_clear();
 	tl_chrome_reader_close(r);
 
 	readout empty = read_str("{}");
@@ -1049,16 +1049,16 @@ static char *rewrite_doc(const uint8_t *data, size_t len, const tl_chrome_rewrit
 	tl_chrome_reader *r = NULL;
 	assert_int_equal(tl_chrome_reader_open(&r, data, len, &err), 0);
 	tl_chrome_in_event ev;
-	tl_out_char(out, '[');
+	tl_output_char(out, '[');
 	size_t n = 0;
 	int rc;
 	while ((rc = tl_chrome_reader_next(r, &ev, &err)) == 1) {
 		if (n++ > 0)
-			tl_out_char(out, ',');
+			tl_output_char(out, ',');
 		tl_chrome_reader_rewrite(out, &ev, rw);
 	}
 	assert_int_equal(rc, 0);
-	tl_out_str(out, "]\n");
+	tl_output_str(out, "]\n");
 	tl_chrome_reader_close(r);
 	assert_int_equal(tl_output_close(out, &err), 0);
 	*n_events = n;

@@ -176,7 +176,7 @@ static void test_lists_and_repeated_scalars(void **state)
 static void test_enums_by_name_and_number(void **state)
 {
 	(void)state;
-	tl_warnings_clear();
+	tl_warn_clear();
 	Tensorflow__AttrValue *v = (void *)parse(&tensorflow__attr_value__descriptor,
 						 "list { type: [DT_FLOAT, 2, DT_UINT4_REF] "
 						 "type: 19 type: DT_NOT_YET_INVENTED type: -1 }");
@@ -186,9 +186,9 @@ static void test_enums_by_name_and_number(void **state)
 	assert_int_equal(v->list->type[2], TENSORFLOW__DATA_TYPE__DT_UINT4_REF);
 	assert_int_equal(v->list->type[3], TENSORFLOW__DATA_TYPE__DT_HALF);
 	assert_int_equal((int32_t)v->list->type[4], -1);
-	assert_int_equal(tl_warning_count("pbtext-unknown-enum-DataType.DT_NOT_YET_INVENTED"), 1);
+	assert_int_equal(tl_warn_count("pbtext-unknown-enum-DataType.DT_NOT_YET_INVENTED"), 1);
 	free_message(v);
-	tl_warnings_clear();
+	tl_warn_clear();
 }
 
 /* TF 1.4's MemoryStats names (host_*) read into the renamed fields with the
@@ -196,7 +196,7 @@ static void test_enums_by_name_and_number(void **state)
 static void test_legacy_memory_stats_names(void **state)
 {
 	(void)state;
-	tl_warnings_clear();
+	tl_warn_clear();
 	Tensorflow__MemoryStats *m = (void *)parse(&tensorflow__memory_stats__descriptor,
 						   "host_temp_memory_size: 5\n"
 						   "host_persistent_memory_size: 1000000\n"
@@ -212,7 +212,7 @@ static void test_legacy_memory_stats_names(void **state)
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 	assert_int_equal(m->device_temp_memory_size, 9);
 #pragma GCC diagnostic pop
-	assert_int_equal(tl_warnings_pending(), 0);
+	assert_int_equal(tl_warn_pending(), 0);
 	free_message(m);
 }
 
@@ -222,7 +222,7 @@ static void test_legacy_memory_stats_names(void **state)
 static void test_unknown_fields_skipped_with_warning(void **state)
 {
 	(void)state;
-	tl_warnings_clear();
+	tl_warn_clear();
 	const char *text = "node_name: \"a\"\n"
 			   "future_scalar: 12\n"
 			   "future_str: \"x}\" 'y'\n"
@@ -242,20 +242,20 @@ static void test_unknown_fields_skipped_with_warning(void **state)
 	assert_int_equal(n->n_memory, 1);
 	assert_string_equal(n->memory[0]->allocator_name, "cpu");
 	assert_int_equal(n->base.n_unknown_fields, 0);
-	assert_int_equal(tl_warning_count("pbtext-unknown-NodeExecStats.future_scalar"), 2);
-	assert_int_equal(tl_warning_count("pbtext-unknown-NodeExecStats.future_str"), 1);
-	assert_int_equal(tl_warning_count("pbtext-unknown-NodeExecStats.future_list"), 1);
-	assert_int_equal(tl_warning_count("pbtext-unknown-NodeExecStats.future_msg"), 2);
-	assert_int_equal(tl_warning_count("pbtext-unknown-NodeExecStats.some.ext"), 1);
+	assert_int_equal(tl_warn_count("pbtext-unknown-NodeExecStats.future_scalar"), 2);
+	assert_int_equal(tl_warn_count("pbtext-unknown-NodeExecStats.future_str"), 1);
+	assert_int_equal(tl_warn_count("pbtext-unknown-NodeExecStats.future_list"), 1);
+	assert_int_equal(tl_warn_count("pbtext-unknown-NodeExecStats.future_msg"), 2);
+	assert_int_equal(tl_warn_count("pbtext-unknown-NodeExecStats.some.ext"), 1);
 	assert_int_equal(
-	    tl_warning_count("pbtext-unknown-NodeExecStats.type.googleapis.com/foo.Bar"), 1);
-	assert_int_equal(tl_warning_count("pbtext-unknown-NodeExecStats.future_enum"), 1);
-	assert_int_equal(tl_warning_count("pbtext-unknown-AllocatorMemoryUsed.mystery"), 1);
+	    tl_warn_count("pbtext-unknown-NodeExecStats.type.googleapis.com/foo.Bar"), 1);
+	assert_int_equal(tl_warn_count("pbtext-unknown-NodeExecStats.future_enum"), 1);
+	assert_int_equal(tl_warn_count("pbtext-unknown-AllocatorMemoryUsed.mystery"), 1);
 	/* fields inside a skipped message are not reported one by one */
-	assert_int_equal(tl_warning_count("pbtext-unknown-NodeExecStats.inner"), 0);
-	assert_int_equal(tl_warnings_pending(), 8);
+	assert_int_equal(tl_warn_count("pbtext-unknown-NodeExecStats.inner"), 0);
+	assert_int_equal(tl_warn_pending(), 8);
 	free_message(n);
-	tl_warnings_clear();
+	tl_warn_clear();
 }
 
 /* `<>` messages, '#' comments anywhere, optional ':' before messages and ','
@@ -482,7 +482,7 @@ static void test_errors_name_line_and_column(void **state)
 	    {"future { x: 1 ", "line 1, column 15: expected '}', found end of input"},
 	    {"[unterminated.ext", "line 1, column 18: expected ']', found end of input"},
 	};
-	tl_warnings_clear();
+	tl_warn_clear();
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++)
 		expect_error(&tensorflow__node_exec_stats__descriptor, cases[i].text, cases[i].msg);
 	expect_error(&tensorflow__attr_value__descriptor, "b: yes",
@@ -494,7 +494,7 @@ static void test_errors_name_line_and_column(void **state)
 	expect_error(&tensorflow__attr_value__descriptor, "type: 2147483648",
 		     "line 1, column 7: expected enum number (-2147483648..2147483647), found "
 		     "'2147483648'");
-	tl_warnings_clear();
+	tl_warn_clear();
 }
 
 /* The output buffer may already hold bytes: a conversion appends after them
@@ -556,7 +556,7 @@ static void test_deep_nesting_is_capped(void **state)
 	assert_int_equal(strncmp(err.msg, "line 1, column ", 15), 0);
 	g_free(deep);
 
-	tl_warnings_clear();
+	tl_warn_clear();
 	char *unknown = nest("x { ", "", "} ", 100000);
 	assert_int_equal(
 	    convert_len(&tensorflow__attr_value__descriptor, unknown, strlen(unknown), wire, &err),
@@ -577,7 +577,7 @@ static void test_deep_nesting_is_capped(void **state)
 	g_free(brackets);
 	assert_int_equal(wire->len, 0);
 	g_byte_array_free(wire, TRUE);
-	tl_warnings_clear();
+	tl_warn_clear();
 }
 
 /* A text using every construct the reader knows, for the robustness tests. */
@@ -614,7 +614,7 @@ static void test_truncation_at_every_byte(void **state)
 	(void)state;
 	size_t ok = 0, failed = 0;
 	size_t len = strlen(rich_text);
-	tl_warnings_clear();
+	tl_warn_clear();
 	for (size_t cut = 0; cut <= len; cut++) {
 		GByteArray *wire = g_byte_array_new();
 		tl_error err = {{0}};
@@ -640,7 +640,7 @@ static void test_truncation_at_every_byte(void **state)
 	/* the whole text reads, and so do cuts between top-level fields */
 	assert_true(ok >= 5);
 	assert_true(failed > len / 2);
-	tl_warnings_clear();
+	tl_warn_clear();
 }
 
 /* Random byte changes to a valid text never crash and never produce wire
@@ -653,7 +653,7 @@ static void test_garbage_never_crashes(void **state)
 	char *buf = g_malloc(len);
 	uint32_t seed = 12345;
 	size_t ok = 0;
-	tl_warnings_clear();
+	tl_warn_clear();
 	for (int round = 0; round < 3000; round++) {
 		memcpy(buf, rich_text, len);
 		int edits = 1 + round % 4;
@@ -681,7 +681,7 @@ static void test_garbage_never_crashes(void **state)
 	}
 	g_free(buf);
 	assert_true(ok > 0);
-	tl_warnings_clear();
+	tl_warn_clear();
 }
 
 /* The bytes written: strings with a minimal length, varints two's
@@ -1342,10 +1342,10 @@ static void test_round_trip_every_field_kind(void **state)
 {
 	(void)state;
 	kept = g_ptr_array_new_with_free_func(g_free);
-	tl_warnings_clear();
+	tl_warn_clear();
 	Tensorflow__RunMetadata *rm = every_field_run_metadata();
 	char *text = assert_round_trip(&rm->base);
-	assert_int_equal(tl_warnings_pending(), 0);
+	assert_int_equal(tl_warn_pending(), 0);
 
 	/* a few lines checked against what Python's str() writes */
 	static const char *const lines[] = {
@@ -1498,7 +1498,7 @@ static ProtobufCMessage *read_dump(const char *rel, const ProtobufCMessageDescri
 static void test_real_run_metadata_dumps(void **state)
 {
 	(void)state;
-	tl_warnings_clear();
+	tl_warn_clear();
 	Tensorflow__RunMetadata *r =
 	    (void *)read_dump("real/tb_backend_test_run_metadata_step99.pbtxt",
 			      &tensorflow__run_metadata__descriptor);
@@ -1537,7 +1537,7 @@ static void test_real_run_metadata_dumps(void **state)
 	assert_int_equal(n->memory_stats->persistent_tensor_alloc_ids[0], 4);
 	assert_int_equal(r->n_partition_graphs, 2);
 	free_message(r);
-	assert_int_equal(tl_warnings_pending(), 0);
+	assert_int_equal(tl_warn_pending(), 0);
 }
 
 /* The old StepStats dump with host_persistent_* names converts cleanly: the
@@ -1545,7 +1545,7 @@ static void test_real_run_metadata_dumps(void **state)
 static void test_real_legacy_step_stats(void **state)
 {
 	(void)state;
-	tl_warnings_clear();
+	tl_warn_clear();
 	Tensorflow__StepStats *s = (void *)read_dump("real/gradckpt_simple_stepstats.pbtxt",
 						     &tensorflow__step_stats__descriptor);
 	assert_int_equal(s->n_dev_stats, 1);
@@ -1557,7 +1557,7 @@ static void test_real_legacy_step_stats(void **state)
 	assert_int_equal(n->memory_stats->persistent_tensor_alloc_ids[0], -1);
 	assert_int_equal(n->output[0]->tensor_description->allocation_description->ptr, 4832362496);
 	assert_non_null(s->dev_stats[0]->node_stats[0]->memory_stats);
-	assert_int_equal(tl_warnings_pending(), 0);
+	assert_int_equal(tl_warn_pending(), 0);
 	free_message(s);
 }
 
@@ -1566,7 +1566,7 @@ static void test_real_legacy_step_stats(void **state)
 static void test_real_graph_defs(void **state)
 {
 	(void)state;
-	tl_warnings_clear();
+	tl_warn_clear();
 	Tensorflow__GraphDef *g = (void *)read_dump("real/gradckpt_simple2_timeline_graphdef.pbtxt",
 						    &tensorflow__graph_def__descriptor);
 	assert_int_equal(g->n_node, 58);
@@ -1591,7 +1591,7 @@ static void test_real_graph_defs(void **state)
 	assert_int_equal(v->tensor->tensor_content.len, sizeof shape);
 	assert_memory_equal(v->tensor->tensor_content.data, shape, sizeof shape);
 	free_message(g);
-	assert_int_equal(tl_warnings_pending(), 0);
+	assert_int_equal(tl_warn_pending(), 0);
 }
 
 /* The printer gives `text` (a dump written by a current Python
@@ -1639,7 +1639,7 @@ static void test_printer_matches_python_on_real_dumps(void **state)
 static void test_shared_real_dumps(void **state)
 {
 	(void)state;
-	tl_warnings_clear();
+	tl_warn_clear();
 	size_t len;
 	char *text =
 	    read_path(td_shared("realdata", "yaroslavvb_dynamic_stitch_gpu_runmeta.pbtxt"), &len);
@@ -1677,7 +1677,7 @@ static void test_shared_real_dumps(void **state)
 	v = find_attr(g->node[0], "value");
 	assert_int_equal(v->tensor->n_string_val, 5);
 	free_message(g);
-	assert_int_equal(tl_warnings_pending(), 0);
+	assert_int_equal(tl_warn_pending(), 0);
 }
 
 int main(void)

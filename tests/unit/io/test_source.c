@@ -133,12 +133,12 @@ static void test_tfrecord_runs(void **state)
 	g_free(got);
 	/* cut in the last record: two runs and one damage passed over */
 	char *cut = write_file("cut.tfrecord", buf->data, buf->len - 3, false);
-	tl_warnings_clear();
+	tl_warn_clear();
 	got = read_all(cut, TL_FORMAT_AUTO, &rc, &err);
 	assert_int_equal(rc, 0);
 	assert_string_equal(got, "cut.tfrecord#1:a cut.tfrecord#2:b");
-	assert_int_equal(tl_damage_count(), 1);
-	tl_warnings_clear();
+	assert_int_equal(tl_warn_damage_count(), 1);
+	tl_warn_clear();
 	g_free(got);
 	g_free(path);
 	g_free(gz);
@@ -291,7 +291,7 @@ static void test_truncated_everywhere(void **state)
 		g_free(data);
 		g_free(path);
 	}
-	tl_warnings_clear();
+	tl_warn_clear();
 	assert_int_equal(tl_output_close(sink, &err), 0);
 }
 
@@ -311,14 +311,14 @@ struct both {
 static struct both read_both(const char *path, tl_format fmt)
 {
 	struct both b = {0};
-	tl_warnings_clear();
+	tl_warn_clear();
 	b.runs = read_all(path, fmt, &b.rc, &b.err);
-	b.damage = tl_damage_count();
-	tl_warnings_clear();
-	tl_damage_set_strict(true);
+	b.damage = tl_warn_damage_count();
+	tl_warn_clear();
+	tl_warn_set_strict(true);
 	char *strict_runs = read_all(path, fmt, &b.strict_rc, &b.strict_err);
-	tl_damage_set_strict(false);
-	assert_int_equal(tl_damage_count(), 0);
+	tl_warn_set_strict(false);
+	assert_int_equal(tl_warn_damage_count(), 0);
 	if (b.damage == 0 && b.rc == 0) {
 		assert_int_equal(b.strict_rc, 0);
 		assert_string_equal(strict_runs, b.runs);
@@ -535,8 +535,8 @@ static void test_gzip_cut(void **state)
 	char *got = read_all(path, TL_FORMAT_AUTO, &rc, &err);
 	assert_int_equal(rc, 0); /* the whole message came before the trailer */
 	assert_string_equal(got, "one.pb.gz:only");
-	assert_int_equal(tl_damage_count(), 1);
-	tl_warnings_clear();
+	assert_int_equal(tl_warn_damage_count(), 1);
+	tl_warn_clear();
 	g_free(got);
 	g_free(path);
 	path = write_file("one.pb.gz", gz, 24, false);

@@ -238,7 +238,7 @@ static const tl_exec *exec_named(const tl_run *run, const char *device, const ch
 static void test_tf13_scheduled_nanos(void **state)
 {
 	(void)state;
-	tl_warnings_clear();
+	tl_warn_clear();
 	tl_run *run = td_run_of_text(
 	    "step_stats { dev_stats { device: \"/job:localhost/replica:0/task:0/gpu:0\"\n"
 	    "  node_stats { node_name: \"conv\" all_start_micros: 1504000000000100\n"
@@ -274,9 +274,9 @@ static void test_tf13_scheduled_nanos(void **state)
 	assert_int_equal(x->end - x->start, 5000);
 	x = exec_named(run, "/job:localhost/replica:0/task:0/device:GPU:0", "conv");
 	assert_int_equal(x->ns->scheduled_micros, 1504000000000090);
-	assert_int_equal(tl_warning_count("scheduled-range"), 1);
-	assert_int_equal(tl_warning_count("start-range"), 0);
-	tl_warnings_clear();
+	assert_int_equal(tl_warn_count("scheduled-range"), 1);
+	assert_int_equal(tl_warn_count("start-range"), 0);
+	tl_warn_clear();
 	tl_run_free(run);
 }
 
@@ -286,7 +286,7 @@ static void test_tf13_scheduled_nanos(void **state)
 static void test_field_ranges(void **state)
 {
 	(void)state;
-	tl_warnings_clear();
+	tl_warn_clear();
 	tl_run *run = td_run_of_text(
 	    "step_stats { dev_stats { device: \"/job:localhost/replica:0/task:0/device:CPU:0\"\n"
 	    "  node_stats { node_name: \"ok\" all_start_micros: 1000 op_start_rel_micros: 1\n"
@@ -311,8 +311,8 @@ static void test_field_ranges(void **state)
 	assert_int_equal(run->n_execs, 5);
 	assert_null(exec_named(run, cpu, "bad_start"));
 	assert_null(exec_named(run, cpu, "bad_end"));
-	assert_int_equal(tl_warning_count("start-range"), 1);
-	assert_int_equal(tl_warning_count("end-range"), 1);
+	assert_int_equal(tl_warn_count("start-range"), 1);
+	assert_int_equal(tl_warn_count("end-range"), 1);
 	const tl_exec *e = exec_named(run, cpu, "bad_op_start");
 	assert_non_null(e);
 	assert_int_equal(e->op_start, e->start);
@@ -321,18 +321,18 @@ static void test_field_ranges(void **state)
 	e = exec_named(run, cpu, "bad_op_end");
 	assert_int_equal(e->op_end, e->end);
 	assert_int_equal(e->ns->op_end_rel_micros, 7);
-	assert_int_equal(tl_warning_count("op-start-range"), 1);
-	assert_int_equal(tl_warning_count("op-end-range"), 1);
+	assert_int_equal(tl_warn_count("op-start-range"), 1);
+	assert_int_equal(tl_warn_count("op-end-range"), 1);
 	e = exec_named(run, cpu, "bad_nanos");
 	assert_int_equal(e->start, 4000000);
 	assert_int_equal(e->end, 4008000);
-	assert_int_equal(tl_warning_count("start-nanos-range"), 1);
+	assert_int_equal(tl_warn_count("start-nanos-range"), 1);
 	e = exec_named(run, cpu, "bad_op_nanos");
 	assert_int_equal(e->start, 5000123);
 	assert_int_equal(e->op_start, e->start);
 	assert_int_equal(e->op_end - e->start, 100);
-	assert_int_equal(tl_warning_count("op-start-nanos-range"), 1);
-	tl_warnings_clear();
+	assert_int_equal(tl_warn_count("op-start-nanos-range"), 1);
+	tl_warn_clear();
 	tl_run_free(run);
 }
 

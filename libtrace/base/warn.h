@@ -1,14 +1,10 @@
 /*
- * diag: errors, warnings and damage, the ways libtrace talks back.
- *
- * A function that can fail takes a `tl_error *` (may be NULL) and, on
- * failure, fills it with one line saying what went wrong and where
- * ("truncated at byte 4096 (expected RunMetadata)") and returns a negative
- * value. The tool adds "tool: cannot read 'FILE': " in front.
+ * warn: warnings and damage, the ways libtrace talks back short of an
+ * error (base/error.h).
  *
  * Warnings are about degraded fidelity (guessed data, values dropped). They
  * are counted by key and printed once each, with the count, by
- * tl_warnings_flush().
+ * tl_warn_flush().
  *
  * Damage is input cut short or corrupt where good input lies around it, so
  * that a reader can pass over it and read the rest. What counts as damage:
@@ -26,18 +22,13 @@
  * The registry is process-wide and locked (trace-summarize reads inputs on
  * worker threads); strictness is set once, before any input is read.
  */
-#ifndef TL_BASE_DIAG_H
-#define TL_BASE_DIAG_H
+#ifndef TL_BASE_WARN_H
+#define TL_BASE_WARN_H
+
+#include "base/error.h"
 
 #include <stdbool.h>
 #include <stddef.h>
-
-typedef struct tl_error {
-	char msg[512];
-} tl_error;
-
-/* Fills err (when not NULL) from the format; always returns -1. */
-int tl_error_set(tl_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Counts one warning under `key` (a stable identifier); the first message
  * given for a key is the one printed. */
@@ -62,36 +53,36 @@ void tl_warn_log_tell(tl_warn_log *log);
  * reader goes on past the damage. The same damage met twice (an input read
  * twice) is one warning; past TL_DAMAGE_SHOWN of one input, the rest are
  * counted on one line. */
-int tl_damage(tl_error *err, const char *input, const char *then, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+int tl_warn_damage(tl_error *err, const char *input, const char *then, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 #define TL_DAMAGE_SHOWN 10
 
 /* --strict: damage is an error (default: a warning). */
-void tl_damage_set_strict(bool strict);
-bool tl_damage_strict(void);
+void tl_warn_set_strict(bool strict);
+bool tl_warn_strict(void);
 
 /* Forgets the damage warnings of `input`: an input that ends in an error
  * says so in one line, whatever damage it showed before. */
-void tl_damage_forget(const char *input);
+void tl_warn_forget_input(const char *input);
 
 /* Distinct damages seen since the last flush or clear (for tests). */
-size_t tl_damage_count(void);
+size_t tl_warn_damage_count(void);
 
 /* Prints every warning seen as "prog: warning: MESSAGE" plus " (N times)"
  * when N > 1, then forgets them: damage first, by input name and then in
  * the order met within the input (inputs may be read side by side, so this
  * is what keeps the lines in one order), then the others in first-seen
  * order. */
-void tl_warnings_flush(const char *prog);
+void tl_warn_flush(const char *prog);
 
 /* Number of distinct warnings pending, damage included (for tests). */
-size_t tl_warnings_pending(void);
+size_t tl_warn_pending(void);
 
 /* Count recorded for a key, 0 if none (for tests). */
-size_t tl_warning_count(const char *key);
+size_t tl_warn_count(const char *key);
 
 /* Drops pending warnings and damage without printing (for tests and -q
  * callers). */
-void tl_warnings_clear(void);
+void tl_warn_clear(void);
 
 #endif

@@ -1,4 +1,4 @@
-#include "base/diag.h"
+#include "base/warn.h"
 
 #include <glib.h>
 #include <stdarg.h>
@@ -9,8 +9,8 @@ struct warning {
 	char *key;
 	char *msg;
 	size_t count;
-	char *input;    /* damage: the input it is about; NULL for a warning */
-	size_t seq;     /* damage: its place among the input's damages */
+	char *input; /* damage: the input it is about; NULL for a warning */
+	size_t seq;  /* damage: its place among the input's damages */
 };
 
 /* Damage met in one input: how many, to cap the lines shown. */
@@ -18,24 +18,13 @@ struct input_damage {
 	size_t seen;
 };
 
-static GPtrArray *warnings;   /* struct warning *, first-seen order */
-static GHashTable *by_key;    /* key -> struct warning * */
+static GPtrArray *warnings;	/* struct warning *, first-seen order */
+static GHashTable *by_key;	/* key -> struct warning * */
 static GHashTable *damage_seen; /* damage key -> NULL: every damage, shown or not */
-static GHashTable *by_input;  /* input -> struct input_damage * */
+static GHashTable *by_input;	/* input -> struct input_damage * */
 static size_t damage_total;
 static bool strict;
-static GMutex lock;           /* tools may decode runs on several threads */
-
-int tl_error_set(tl_error *err, const char *fmt, ...)
-{
-	if (err != NULL) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
+static GMutex lock; /* tools may decode runs on several threads */
 
 static void warning_free(gpointer p)
 {
@@ -116,7 +105,7 @@ void tl_warn_log_tell(tl_warn_log *log)
 
 /* tl_warn into this thread's open log. */
 static void log_warning(tl_warn_log *log, const char *key, const char *fmt, va_list ap)
-	__attribute__((format(printf, 3, 0)));
+    __attribute__((format(printf, 3, 0)));
 
 static void log_warning(tl_warn_log *log, const char *key, const char *fmt, va_list ap)
 {
@@ -157,12 +146,12 @@ void tl_warn(const char *key, const char *fmt, ...)
 	g_mutex_unlock(&lock);
 }
 
-void tl_damage_set_strict(bool on)
+void tl_warn_set_strict(bool on)
 {
 	strict = on;
 }
 
-bool tl_damage_strict(void)
+bool tl_warn_strict(void)
 {
 	return strict;
 }
@@ -205,7 +194,7 @@ static void note_damage(const char *input, const char *then, const char *what)
 	}
 }
 
-int tl_damage(tl_error *err, const char *input, const char *then, const char *fmt, ...)
+int tl_warn_damage(tl_error *err, const char *input, const char *then, const char *fmt, ...)
 {
 	char what[sizeof err->msg];
 	va_list ap;
@@ -221,7 +210,7 @@ int tl_damage(tl_error *err, const char *input, const char *then, const char *fm
 	return 0;
 }
 
-void tl_damage_forget(const char *input)
+void tl_warn_forget_input(const char *input)
 {
 	g_mutex_lock(&lock);
 	if (warnings != NULL) {
@@ -236,7 +225,7 @@ void tl_damage_forget(const char *input)
 	g_mutex_unlock(&lock);
 }
 
-size_t tl_damage_count(void)
+size_t tl_warn_damage_count(void)
 {
 	g_mutex_lock(&lock);
 	size_t n = damage_total;
@@ -262,7 +251,7 @@ static gint damage_order(gconstpointer a, gconstpointer b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-void tl_warnings_flush(const char *prog)
+void tl_warn_flush(const char *prog)
 {
 	g_mutex_lock(&lock);
 	if (warnings != NULL) {
@@ -283,10 +272,10 @@ void tl_warnings_flush(const char *prog)
 		}
 	}
 	g_mutex_unlock(&lock);
-	tl_warnings_clear();
+	tl_warn_clear();
 }
 
-size_t tl_warnings_pending(void)
+size_t tl_warn_pending(void)
 {
 	g_mutex_lock(&lock);
 	size_t n = warnings == NULL ? 0 : warnings->len;
@@ -294,7 +283,7 @@ size_t tl_warnings_pending(void)
 	return n;
 }
 
-size_t tl_warning_count(const char *key)
+size_t tl_warn_count(const char *key)
 {
 	g_mutex_lock(&lock);
 	struct warning *w = by_key == NULL ? NULL : g_hash_table_lookup(by_key, key);
@@ -303,7 +292,7 @@ size_t tl_warning_count(const char *key)
 	return n;
 }
 
-void tl_warnings_clear(void)
+void tl_warn_clear(void)
 {
 	g_mutex_lock(&lock);
 	if (warnings != NULL) {
