@@ -395,6 +395,113 @@ static void format_us(char *buf, size_t size, double us)
 		*end = '\0';
 }
 
+/* One Chrome trace input being merged. */
+struct chrome_input {
+	tl_merge *m;
+	struct chrome_scan *sc;
+	GHashTable *pid_map; /* its pid text -> our pid */
+	GHashTable *id_map;  /* its flow ids -> ours */
+	GString *buf;
+	const char *label; /* the input's file name */
+	double shift_us;
+};
+
+/* Our process for the event's pid: named after its process_name, else the
+ * pid itself when it is a string, else "FILE: pid N". */
+static int64_t input_pid(struct chrome_input *ci, const tl_chrome_in_event *ev, const char *pid_s)
+{
+	gpointer hit = g_hash_table_lookup(ci->pid_map, pid_s);
+	if (hit != NULL)
+		return (int64_t)GPOINTER_TO_SIZE(hit);
+	tl_merge *m = ci->m;
+	const char *known = g_hash_table_lookup(ci->sc->proc_name, pid_s);
+	bool is_string = ev->pid.len > 0 && ev->raw[ev->pid.off] == '"';
+	char *name = known != NULL ? g_strdup(known)
+		     : is_string   ? g_strdup(pid_s)
+				   : g_strdup_printf("%s: pid %s", ci->label, pid_s);
+	if (m->opts.align == TL_ALIGN_OVERLAY) {
+		char *p = g_strdup_printf("%s: %s", ci->label, name);
+		g_free(name);
+		name = p;
+	}
+	bool fresh;
+	struct proc *p = proc_named(m, name, &fresh);
+	if (fresh)
+		tl_chrome_process(m->w, p->pid, name, p->pid);
+	g_free(name);
+	g_hash_table_insert(ci->pid_map, g_strdup(pid_s), GSIZE_TO_POINTER((gsize)p->pid));
+	return p->pid;
+}
+
+/* The thread: its name, else its id, keeps one row per process. */
+static int64_t input_tid(struct chrome_input *ci, const tl_chrome_in_event *ev, int64_t pid,
+			 const char *pid_s)
+{
+	if (ev->tid.len == 0)
+		return 0;
+	char *tkey =
+	    g_strdup_printf("%s\x1f%s", pid_s, tl_chrome_reader_span_text(ev, ev->tid, ci->buf));
+	const char *tname = g_hash_table_lookup(ci->sc->thread_name, tkey);
+	char *tlabel = tname != NULL ? g_strdup(tname)
+				     : g_strdup_printf("thread %s", strchr(tkey, '\x1f') + 1);
+	bool fresh;
+	int64_t tid = tid_cb(ci->m, pid, tlabel, &fresh);
+	if (fresh)
+		tl_chrome_thread(ci->m->w, pid, tid, tlabel, tid);
+	g_free(tlabel);
+	g_free(tkey);
+	return tid;
+}
+
+/* Metadata the merge writes itself: process and thread names and order. */
+static bool ours(const tl_chrome_in_event *ev)
+{
+	return ev->ph == 'M' && (span_is(ev, ev->name, "\"process_name\"") ||
+				 span_is(ev, ev->name, "\"thread_name\"") ||
+				 span_is(ev, ev->name, "\"process_sort_index\"") ||
+				 span_is(ev, ev->name, "\"thread_sort_index\""));
+}
+
+/* Metadata already written for this process and thread (hand-merged files
+ * repeat it): written once. */
+static bool repeated(tl_merge *m, const tl_chrome_in_event *ev, int64_t pid, int64_t tid)
+{
+	if (ev->ph != 'M')
+		return false;
+	char *key = g_strdup_printf("%" G_GINT64_FORMAT "/%" G_GINT64_FORMAT "/%.*s/%.*s", pid, tid,
+				    (int)ev->name.len, ev->raw + ev->name.off, (int)ev->args.len,
+				    ev->raw + ev->args.off);
+	return !g_hash_table_add(m->meta_seen, key);
+}
+
+/* The event copied through with our pid, tid, shifted ts and flow id. */
+static void write_event(struct chrome_input *ci, const tl_chrome_in_event *ev, int64_t pid,
+			int64_t tid)
+{
+	char pid_txt[32], tid_txt[32], ts_txt[64], id_txt[32];
+	tl_chrome_rewrite rw = {.pid = pid_txt, .tid = ev->tid.len ? tid_txt : NULL};
+	snprintf(pid_txt, sizeof pid_txt, "%" G_GINT64_FORMAT, pid);
+	snprintf(tid_txt, sizeof tid_txt, "%" G_GINT64_FORMAT, tid);
+	if (ev->has_ts) {
+		format_us(ts_txt, sizeof ts_txt, ev->ts_us + ci->shift_us);
+		rw.ts = ts_txt;
+	}
+	if (ev->id.len > 0) {
+		snprintf(id_txt, sizeof id_txt, "%" G_GUINT64_FORMAT,
+			 renumber_id(ci->m, ci->id_map, ci->sc->starts, ev, ci->buf));
+		rw.id = id_txt;
+	}
+	tl_chrome_raw(ci->m->w);
+	tl_chrome_reader_rewrite(ci->m->w->out, ev, &rw);
+}
+
+static void scan_free(struct chrome_scan *sc)
+{
+	g_hash_table_destroy(sc->proc_name);
+	g_hash_table_destroy(sc->thread_name);
+	g_hash_table_destroy(sc->starts);
+}
+
 int tl_merge_chrome(tl_merge *m, const uint8_t *data, size_t len, const char *input,
 		    int64_t offset_ns, tl_error *err)
 {
@@ -404,9 +511,7 @@ int tl_merge_chrome(tl_merge *m, const uint8_t *data, size_t len, const char *in
 	sc.starts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	int rc = scan_chrome(data, len, &sc, err);
 	if (rc < 0) {
-		g_hash_table_destroy(sc.proc_name);
-		g_hash_table_destroy(sc.thread_name);
-		g_hash_table_destroy(sc.starts);
+		scan_free(&sc);
 		return -1;
 	}
 	m->inputs++;
@@ -414,15 +519,18 @@ int tl_merge_chrome(tl_merge *m, const uint8_t *data, size_t len, const char *in
 	int64_t begin_ns = (int64_t)llround(sc.min_us * 1000.0);
 	int64_t end_ns = (int64_t)llround(sc.max_us * 1000.0);
 	int64_t shift = align_shift(m, begin_ns, end_ns, offset_ns);
-	double shift_us = (double)shift / 1000.0;
-
-	GHashTable *pid_map = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-	GHashTable *id_map = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-	GString *buf = g_string_new(NULL);
+	struct chrome_input ci = {
+	    .m = m,
+	    .sc = &sc,
+	    .pid_map = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+	    .id_map = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+	    .buf = g_string_new(NULL),
+	    .label = label,
+	    .shift_us = (double)shift / 1000.0,
+	};
 	tl_chrome_reader *r = NULL;
 	tl_chrome_reader_open(&r, data, len, err);
 	tl_chrome_in_event ev;
-	char pid_txt[32], tid_txt[32], ts_txt[64], id_txt[32];
 	while ((rc = tl_chrome_reader_next(r, &ev, err)) > 0) {
 		if (!chrome_times_usable(&ev)) {
 			tl_warn("chrome-time-range",
@@ -430,94 +538,21 @@ int tl_merge_chrome(tl_merge *m, const uint8_t *data, size_t len, const char *in
 				"73 years of 1970 dropped");
 			continue;
 		}
-		/* the process */
 		char *pid_s =
-		    g_strdup(ev.pid.len ? tl_chrome_reader_span_text(&ev, ev.pid, buf) : "0");
-		char *pid_key = g_strdup(pid_s);
-		gpointer hit = g_hash_table_lookup(pid_map, pid_key);
-		int64_t pid;
-		if (hit != NULL) {
-			pid = (int64_t)GPOINTER_TO_SIZE(hit);
-			g_free(pid_key);
-		} else {
-			const char *known = g_hash_table_lookup(sc.proc_name, pid_key);
-			bool is_string = ev.pid.len > 0 && ev.raw[ev.pid.off] == '"';
-			char *name = known != NULL ? g_strdup(known)
-				     : is_string   ? g_strdup(pid_key)
-						   : g_strdup_printf("%s: pid %s", label, pid_key);
-			if (m->opts.align == TL_ALIGN_OVERLAY) {
-				char *p = g_strdup_printf("%s: %s", label, name);
-				g_free(name);
-				name = p;
-			}
-			bool fresh;
-			struct proc *p = proc_named(m, name, &fresh);
-			if (fresh)
-				tl_chrome_process(m->w, p->pid, name, p->pid);
-			g_free(name);
-			pid = p->pid;
-			g_hash_table_insert(pid_map, pid_key, GSIZE_TO_POINTER((gsize)pid));
-		}
-		if (ev.ph == 'M') {
-			/* names and order are ours; other metadata once */
-			if (span_is(&ev, ev.name, "\"process_name\"") ||
-			    span_is(&ev, ev.name, "\"thread_name\"") ||
-			    span_is(&ev, ev.name, "\"process_sort_index\"") ||
-			    span_is(&ev, ev.name, "\"thread_sort_index\"")) {
-				g_free(pid_s);
-				continue;
-			}
-		}
-		/* the thread: its name, else its id, keeps one row per process */
-		int64_t tid = 0;
-		if (ev.tid.len > 0) {
-			char *tkey = g_strdup_printf("%s\x1f%s", pid_s,
-						     tl_chrome_reader_span_text(&ev, ev.tid, buf));
-			const char *tname = g_hash_table_lookup(sc.thread_name, tkey);
-			char *tlabel = tname != NULL
-					   ? g_strdup(tname)
-					   : g_strdup_printf("thread %s", strchr(tkey, '\x1f') + 1);
-			bool fresh;
-			tid = tid_cb(m, pid, tlabel, &fresh);
-			if (fresh)
-				tl_chrome_thread(m->w, pid, tid, tlabel, tid);
-			g_free(tlabel);
-			g_free(tkey);
-		}
-		if (ev.ph == 'M') {
-			/* fold repeated metadata (hand-merged files repeat it) */
-			char *key =
-			    g_strdup_printf("%" G_GINT64_FORMAT "/%" G_GINT64_FORMAT "/%.*s/%.*s",
-					    pid, tid, (int)ev.name.len, ev.raw + ev.name.off,
-					    (int)ev.args.len, ev.raw + ev.args.off);
-			if (!g_hash_table_add(m->meta_seen, key)) {
-				g_free(pid_s);
-				continue;
-			}
+		    g_strdup(ev.pid.len ? tl_chrome_reader_span_text(&ev, ev.pid, ci.buf) : "0");
+		int64_t pid = input_pid(&ci, &ev, pid_s);
+		if (!ours(&ev)) {
+			int64_t tid = input_tid(&ci, &ev, pid, pid_s);
+			if (!repeated(m, &ev, pid, tid))
+				write_event(&ci, &ev, pid, tid);
 		}
 		g_free(pid_s);
-		tl_chrome_rewrite rw = {.pid = pid_txt, .tid = ev.tid.len ? tid_txt : NULL};
-		snprintf(pid_txt, sizeof pid_txt, "%" G_GINT64_FORMAT, pid);
-		snprintf(tid_txt, sizeof tid_txt, "%" G_GINT64_FORMAT, tid);
-		if (ev.has_ts) {
-			format_us(ts_txt, sizeof ts_txt, ev.ts_us + shift_us);
-			rw.ts = ts_txt;
-		}
-		if (ev.id.len > 0) {
-			snprintf(id_txt, sizeof id_txt, "%" G_GUINT64_FORMAT,
-				 renumber_id(m, id_map, sc.starts, &ev, buf));
-			rw.id = id_txt;
-		}
-		tl_chrome_raw(m->w);
-		tl_chrome_reader_rewrite(m->w->out, &ev, &rw);
 	}
 	tl_chrome_reader_close(r);
-	g_string_free(buf, TRUE);
-	g_hash_table_destroy(pid_map);
-	g_hash_table_destroy(id_map);
-	g_hash_table_destroy(sc.proc_name);
-	g_hash_table_destroy(sc.thread_name);
-	g_hash_table_destroy(sc.starts);
+	g_string_free(ci.buf, TRUE);
+	g_hash_table_destroy(ci.pid_map);
+	g_hash_table_destroy(ci.id_map);
+	scan_free(&sc);
 	if (sc.any)
 		add_span(m, label, input, begin_ns, end_ns, shift);
 	g_free(label);

@@ -269,107 +269,144 @@ static bool flow_times(const tl_lanes *v, const tl_link *l, int64_t *s_ts, int64
 	return true;
 }
 
-void tl_optrace_write(tl_chrome *w, const tl_run *run, const tl_optrace_opts *o, int64_t *next_pid,
-		      uint64_t *next_flow, tl_optrace_stats *stats)
-{
+/* One run being written: where each device and lane went. */
+struct trace {
+	tl_chrome *w;
+	const tl_run *run;
+	const tl_optrace_opts *o;
 	tl_lanes v;
-	tl_lanes_build(&v, run, o->op_time);
-	uint32_t *order = g_new(uint32_t, run->n_devices ? run->n_devices : 1);
-	uint32_t n_order = device_order(run, order);
-	int64_t *pid_of = g_new(int64_t, run->n_devices ? run->n_devices : 1);
+	uint32_t *order; /* devices in the order written */
+	uint32_t n_order;
+	int64_t *pid_of;   /* per device, or -1 when not shown */
+	uint32_t **tid_of; /* per device, per lane */
+	bool *shown;	   /* per execution */
+	tl_optrace_stats *stats;
+};
+
+/* A process per device shown, a thread per lane. */
+static void write_processes(struct trace *t, int64_t *next_pid)
+{
+	const tl_optrace_opts *o = t->o;
 	char buf[512];
-	for (uint32_t d = 0; d < run->n_devices; d++)
-		pid_of[d] = -1;
-	uint32_t **tid_of = g_new0(uint32_t *, run->n_devices ? run->n_devices : 1);
-	for (uint32_t k = 0; k < n_order; k++) {
-		uint32_t d = order[k];
-		const tl_device *dev = &run->devices[d];
+	for (uint32_t k = 0; k < t->n_order; k++) {
+		uint32_t d = t->order[k];
+		const tl_device *dev = &t->run->devices[d];
 		if (!device_shown(dev, o))
 			continue;
 		char *pname = o->prefix != NULL ? g_strconcat(o->prefix, dev->name, NULL)
 						: g_strdup(dev->name);
 		bool fresh = true;
 		if (o->pid_of != NULL)
-			pid_of[d] = o->pid_of(o->ids_ctx, pname, &fresh);
+			t->pid_of[d] = o->pid_of(o->ids_ctx, pname, &fresh);
 		else
-			pid_of[d] = (*next_pid)++;
+			t->pid_of[d] = (*next_pid)++;
 		if (fresh)
-			tl_chrome_process(w, pid_of[d], pname, pid_of[d]);
+			tl_chrome_process(t->w, t->pid_of[d], pname, t->pid_of[d]);
 		g_free(pname);
-		tid_of[d] = g_new(uint32_t, v.n_lanes[d] ? v.n_lanes[d] : 1);
-		GHashTable *names = v.threaded[d] ? thread_names(dev) : NULL;
-		for (uint32_t l = 0; l < v.n_lanes[d]; l++) {
-			const char *tname = lane_name(run, &v, d, l, names, buf, sizeof buf);
+		t->tid_of[d] = g_new(uint32_t, t->v.n_lanes[d] ? t->v.n_lanes[d] : 1);
+		GHashTable *names = t->v.threaded[d] ? thread_names(dev) : NULL;
+		for (uint32_t l = 0; l < t->v.n_lanes[d]; l++) {
+			const char *tname = lane_name(t->run, &t->v, d, l, names, buf, sizeof buf);
 			bool tfresh = true;
-			tid_of[d][l] =
+			t->tid_of[d][l] =
 			    o->tid_of != NULL
-				? (uint32_t)o->tid_of(o->ids_ctx, pid_of[d], tname, &tfresh)
+				? (uint32_t)o->tid_of(o->ids_ctx, t->pid_of[d], tname, &tfresh)
 				: l;
 			if (tfresh)
-				tl_chrome_thread(w, pid_of[d], tid_of[d][l], tname, tid_of[d][l]);
+				tl_chrome_thread(t->w, t->pid_of[d], t->tid_of[d][l], tname,
+						 t->tid_of[d][l]);
 		}
 		if (names != NULL)
 			g_hash_table_destroy(names);
-		if (stats != NULL)
-			stats->processes++;
+		if (t->stats != NULL)
+			t->stats->processes++;
 	}
-	bool *shown = g_new0(bool, run->n_execs ? run->n_execs : 1);
+}
+
+/* A slice per execution shown. */
+static void write_slices(struct trace *t)
+{
+	const tl_run *run = t->run;
 	/* a loop's _Recv with unrecorded executions: the iteration its arrows
 	 * say, not its rank */
 	int32_t *iters = tl_dataflow_iterations(run);
-	for (uint32_t k = 0; k < n_order; k++) {
-		uint32_t d = order[k];
-		if (pid_of[d] < 0)
+	for (uint32_t k = 0; k < t->n_order; k++) {
+		uint32_t d = t->order[k];
+		if (t->pid_of[d] < 0)
 			continue;
 		const tl_device *dev = &run->devices[d];
 		for (uint32_t i = dev->first_exec; i < dev->first_exec + dev->n_exec; i++) {
-			if (!exec_shown(run, &v, i, o))
+			if (!exec_shown(run, &t->v, i, t->o))
 				continue;
-			shown[i] = true;
+			t->shown[i] = true;
 			const tl_exec *e = &run->execs[i];
-			tl_chrome_complete(w, e->op, "Op", pid_of[d], tid_of[d][v.lane[i]],
-					   v.start[i] + o->shift_ns, v.end[i] - v.start[i]);
-			write_args(w, run, e, iters[i]);
-			if (stats != NULL)
-				stats->slices++;
+			tl_chrome_complete(
+			    t->w, e->op, "Op", t->pid_of[d], t->tid_of[d][t->v.lane[i]],
+			    t->v.start[i] + t->o->shift_ns, t->v.end[i] - t->v.start[i]);
+			write_args(t->w, run, e, iters[i]);
+			if (t->stats != NULL)
+				t->stats->slices++;
 		}
 	}
-	if (o->flows) {
-		tl_dataflow_opts fo = {.control = o->control, .launches = o->launches};
-		GArray *links = g_array_new(FALSE, FALSE, sizeof(tl_link));
-		tl_dataflow_links(run, &fo, links);
-		for (guint j = 0; j < links->len; j++) {
-			const tl_link *l = &g_array_index(links, tl_link, j);
-			if (!shown[l->src] || !shown[l->dst])
-				continue;
-			const tl_exec *src = &run->execs[l->src], *dst = &run->execs[l->dst];
-			int64_t s_ts, f_ts;
-			if (!flow_times(&v, l, &s_ts, &f_ts)) {
-				tl_warn(
-				    "flow-backwards",
-				    "arrows dropped where the consumer ended "
-				    "before its producer started (clock skew between devices?)");
-				continue;
-			}
-			flow_name(run, l, buf, sizeof buf);
-			const char *cat = tl_dataflow_link_kind_name(l->kind);
-			uint64_t id = (*next_flow)++;
-			tl_chrome_flow(w, 's', buf, cat, id, pid_of[src->device],
-				       tid_of[src->device][v.lane[l->src]], s_ts + o->shift_ns);
-			via_args(w, run, l);
-			tl_chrome_flow(w, 'f', buf, cat, id, pid_of[dst->device],
-				       tid_of[dst->device][v.lane[l->dst]], f_ts + o->shift_ns);
-			if (stats != NULL)
-				stats->flows++;
-		}
-		g_array_free(links, TRUE);
-	}
-	g_free(shown);
 	g_free(iters);
+}
+
+/* An arrow per dataflow link between two slices shown. */
+static void write_flows(struct trace *t, uint64_t *next_flow)
+{
+	const tl_run *run = t->run;
+	char buf[512];
+	tl_dataflow_opts fo = {.control = t->o->control, .launches = t->o->launches};
+	GArray *links = g_array_new(FALSE, FALSE, sizeof(tl_link));
+	tl_dataflow_links(run, &fo, links);
+	for (guint j = 0; j < links->len; j++) {
+		const tl_link *l = &g_array_index(links, tl_link, j);
+		if (!t->shown[l->src] || !t->shown[l->dst])
+			continue;
+		const tl_exec *src = &run->execs[l->src], *dst = &run->execs[l->dst];
+		int64_t s_ts, f_ts;
+		if (!flow_times(&t->v, l, &s_ts, &f_ts)) {
+			tl_warn("flow-backwards", "arrows dropped where the consumer ended "
+						  "before its producer started (clock skew between "
+						  "devices?)");
+			continue;
+		}
+		flow_name(run, l, buf, sizeof buf);
+		const char *cat = tl_dataflow_link_kind_name(l->kind);
+		uint64_t id = (*next_flow)++;
+		tl_chrome_flow(t->w, 's', buf, cat, id, t->pid_of[src->device],
+			       t->tid_of[src->device][t->v.lane[l->src]], s_ts + t->o->shift_ns);
+		via_args(t->w, run, l);
+		tl_chrome_flow(t->w, 'f', buf, cat, id, t->pid_of[dst->device],
+			       t->tid_of[dst->device][t->v.lane[l->dst]], f_ts + t->o->shift_ns);
+		if (t->stats != NULL)
+			t->stats->flows++;
+	}
+	g_array_free(links, TRUE);
+}
+
+void tl_optrace_write(tl_chrome *w, const tl_run *run, const tl_optrace_opts *o, int64_t *next_pid,
+		      uint64_t *next_flow, tl_optrace_stats *stats)
+{
+	size_t nd = run->n_devices ? run->n_devices : 1;
+	struct trace t = {.w = w, .run = run, .o = o, .stats = stats};
+	tl_lanes_build(&t.v, run, o->op_time);
+	t.order = g_new(uint32_t, nd);
+	t.n_order = device_order(run, t.order);
+	t.pid_of = g_new(int64_t, nd);
 	for (uint32_t d = 0; d < run->n_devices; d++)
-		g_free(tid_of[d]);
-	g_free(tid_of);
-	g_free(pid_of);
-	g_free(order);
-	tl_lanes_free(&v);
+		t.pid_of[d] = -1;
+	t.tid_of = g_new0(uint32_t *, nd);
+	t.shown = g_new0(bool, run->n_execs ? run->n_execs : 1);
+	write_processes(&t, next_pid);
+	write_slices(&t);
+	if (o->flows)
+		write_flows(&t, next_flow);
+	g_free(t.shown);
+	for (uint32_t d = 0; d < run->n_devices; d++)
+		g_free(t.tid_of[d]);
+	g_free(t.tid_of);
+	g_free(t.pid_of);
+	g_free(t.order);
+	tl_lanes_free(&t.v);
 }

@@ -226,6 +226,50 @@ static int cmp_bar(const void *a, const void *b, void *by_name)
 	return strcmp(x->row->name, y->row->name);
 }
 
+enum { BAR_LEFT = 330 };
+
+/* A step's bar: its wall time, executors and GPU streams busy inside it. */
+static void step_bar(tl_output *out, const tl_summary *s, const tl_summary_opts *o, const tl_row *r,
+		     int y, double scale)
+{
+	double wall = tl_summary_row_stat(s, r, TL_COL_TOTAL, o);
+	double cpu = tl_summary_row_stat(s, r, TL_COL_CPU, o);
+	double gpu = tl_summary_row_stat(s, r, TL_COL_ACCEL, o);
+	int left = BAR_LEFT;
+	tl_output_printf(out,
+			 "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"16\" "
+			 "fill=\"#ddd\"/>\n",
+			 left, y, wall * scale);
+	tl_output_printf(out,
+			 "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"7\" "
+			 "fill=\"%s\"/>\n",
+			 left, y + 1, (cpu < wall ? cpu : wall) * scale, palette[0]);
+	tl_output_printf(out,
+			 "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"7\" "
+			 "fill=\"%s\"/>\n",
+			 left, y + 8, (gpu < wall ? gpu : wall) * scale, palette[1]);
+	tl_output_printf(out, "<text x=\"%.1f\" y=\"%d\">%.3f ms</text>\n", left + wall * scale + 6,
+			 y + 13, wall / 1000.0);
+}
+
+/* A row's bar of width w, labelled with its value in the column's unit. */
+static void value_bar(tl_output *out, int col, double x, int y, double w, const char *fill)
+{
+	int left = BAR_LEFT;
+	tl_output_printf(out,
+			 "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"16\" fill=\"%s\"/>\n",
+			 left, y, w, fill);
+	char label[48];
+	if (col == TL_COL_TOTAL || col == TL_COL_CPU || col == TL_COL_ACCEL)
+		snprintf(label, sizeof label, "%.3f ms", x / 1000.0);
+	else if (col == TL_COL_REQUESTED || col == TL_COL_PEAK || col == TL_COL_RESIDUAL ||
+		 col == TL_COL_OUTPUT)
+		tl_bytes_format(label, sizeof label, x);
+	else
+		snprintf(label, sizeof label, "%.6g", x);
+	tl_output_printf(out, "<text x=\"%.1f\" y=\"%d\">%s</text>\n", left + w + 6, y + 13, label);
+}
+
 void tl_svgplot_summary(const tl_summary *s, const tl_summary_opts *o, size_t top, tl_output *out)
 {
 	int col = o->order_by >= 0 ? o->order_by : o->select[0];
@@ -252,7 +296,7 @@ void tl_svgplot_summary(const tl_summary *s, const tl_summary_opts *o, size_t to
 	g_free(bars);
 	size_t n = rows->len < top ? rows->len : top;
 	bool steps = s->view == TL_VIEW_STEP;
-	int bar_h = 22, left = 330, bar_w = 520;
+	int bar_h = 22, left = BAR_LEFT, bar_w = 520;
 	int height = 60 + (int)n * bar_h + (steps ? 40 : 0);
 	char title[128];
 	snprintf(title, sizeof title, "trace-summarize: %s by %s (%s over %zu runs)",
@@ -291,40 +335,11 @@ void tl_svgplot_summary(const tl_summary *s, const tl_summary_opts *o, size_t to
 		xml_text_short(out, r->name, 56);
 		tl_output_str(out, "</text>\n");
 		if (steps) {
-			double wall = tl_summary_row_stat(s, r, TL_COL_TOTAL, o);
-			double cpu = tl_summary_row_stat(s, r, TL_COL_CPU, o);
-			double gpu = tl_summary_row_stat(s, r, TL_COL_ACCEL, o);
-			double sc = vmax > 0 ? bar_w / vmax : 0;
-			tl_output_printf(out,
-					 "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"16\" "
-					 "fill=\"#ddd\"/>\n",
-					 left, y, wall * sc);
-			tl_output_printf(out,
-					 "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"7\" "
-					 "fill=\"%s\"/>\n",
-					 left, y + 1, (cpu < wall ? cpu : wall) * sc, palette[0]);
-			tl_output_printf(out,
-					 "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"7\" "
-					 "fill=\"%s\"/>\n",
-					 left, y + 8, (gpu < wall ? gpu : wall) * sc, palette[1]);
-			tl_output_printf(out, "<text x=\"%.1f\" y=\"%d\">%.3f ms</text>\n",
-					 left + wall * sc + 6, y + 13, wall / 1000.0);
+			step_bar(out, s, o, r, y, vmax > 0 ? bar_w / vmax : 0);
 			continue;
 		}
-		double w = vmax > 0 ? x / vmax * bar_w : 0;
-		tl_output_printf(
-		    out, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"16\" fill=\"%s\"/>\n",
-		    left, y, w, palette[i % G_N_ELEMENTS(palette)]);
-		char label[48];
-		if (col == TL_COL_TOTAL || col == TL_COL_CPU || col == TL_COL_ACCEL)
-			snprintf(label, sizeof label, "%.3f ms", x / 1000.0);
-		else if (col == TL_COL_REQUESTED || col == TL_COL_PEAK || col == TL_COL_RESIDUAL ||
-			 col == TL_COL_OUTPUT)
-			tl_bytes_format(label, sizeof label, x);
-		else
-			snprintf(label, sizeof label, "%.6g", x);
-		tl_output_printf(out, "<text x=\"%.1f\" y=\"%d\">%s</text>\n", left + w + 6, y + 13,
-				 label);
+		value_bar(out, col, x, y, vmax > 0 ? x / vmax * bar_w : 0,
+			  palette[i % G_N_ELEMENTS(palette)]);
 	}
 	tl_output_str(out, "</svg>\n");
 	g_array_free(vals, TRUE);
