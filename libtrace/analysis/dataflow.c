@@ -165,6 +165,13 @@ static void place_partial(flow *f, uint32_t part, uint32_t full, bool part_is_re
 	const tl_run *run = f->run;
 	uint32_t n = f->n_iter[full], have = run->nodes[part].n_exec;
 	int32_t *slots = f->slots + f->slot_first[part];
+	if (run->nodes[full].n_exec < n) {
+		/* the pair is recorded partly too (both counts come from the
+		 * _Send's input): nothing to place by, so in order */
+		for (uint32_t i = 0; i < have && i < n; i++)
+			slots[i] = (int32_t)run->node_execs[run->nodes[part].first_exec + i];
+		return;
+	}
 	uint32_t next = 0; /* first free place */
 	for (uint32_t i = 0; i < have; i++) {
 		uint32_t x = run->node_execs[run->nodes[part].first_exec + i];
