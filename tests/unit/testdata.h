@@ -113,6 +113,20 @@ static inline GPtrArray *td_list(const char *dir, const char *suffix, const char
 	return paths;
 }
 
+/* The first run of the file at `path` (sniffed, as the tools read it). */
+static inline tl_run *td_run_of_file(const char *path)
+{
+	tl_source *src = NULL;
+	tl_error err = {{0}};
+	tl_run *run = NULL;
+	if (tl_source_open(&src, path, TL_FORMAT_AUTO, &err) < 0)
+		fail_msg("open %s: %s", path, err.msg);
+	if (tl_run_next(src, &run, &err) != 1)
+		fail_msg("read %s: %s", path, err.msg);
+	tl_source_close(src);
+	return run;
+}
+
 /* A run from RunMetadata in protobuf text, labelled `label`; the run owns
  * its arena (tl_run_free). */
 static inline tl_run *td_run_of_text(const char *text, const char *label)
@@ -120,8 +134,8 @@ static inline tl_run *td_run_of_text(const char *text, const char *label)
 	tl_arena *arena = tl_arena_new();
 	Tensorflow__RunMetadata *meta = NULL;
 	tl_error err = {{0}};
-	if (tl_source_decode_runmeta((const uint8_t *)text, strlen(text), TL_FORMAT_RUNMETA_TEXT, arena,
-			      &meta, &err) < 0)
+	if (tl_source_decode_runmeta((const uint8_t *)text, strlen(text), TL_FORMAT_RUNMETA_TEXT,
+				     arena, &meta, &err) < 0)
 		fail_msg("decode: %s", err.msg);
 	tl_run *run = NULL;
 	if (tl_run_build(&run, arena, meta, label, &err) < 0)

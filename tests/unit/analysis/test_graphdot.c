@@ -15,20 +15,9 @@
 #include <glib.h>
 #include <string.h>
 
-#define TWO_DEV "tests/cli/data/graph/two-dev.pbtxt"
+#include "testdata.h"
 
-static tl_run *load(const char *path)
-{
-	tl_source *src = NULL;
-	tl_error err = {{0}};
-	tl_run *run = NULL;
-	if (tl_source_open(&src, path, TL_FORMAT_AUTO, &err) < 0)
-		fail_msg("open %s: %s", path, err.msg);
-	if (tl_run_next(src, &run, &err) != 1)
-		fail_msg("read %s: %s", path, err.msg);
-	tl_source_close(src);
-	return run;
-}
+#define TWO_DEV "tests/cli/data/graph/two-dev.pbtxt"
 
 static tl_graphdot *build(tl_run *run, const tl_graphdot_opts *o)
 {
@@ -58,7 +47,7 @@ static void check_dot(const tl_graphdot *gd)
 static void test_two_devices(void **state)
 {
 	(void)state;
-	tl_run *run = load(TWO_DEV);
+	tl_run *run = td_run_of_file(TWO_DEV);
 	tl_graphdot_opts o;
 	tl_graphdot_opts_init(&o);
 	tl_graphdot *gd = build(run, &o);
@@ -89,7 +78,7 @@ static void test_two_devices(void **state)
 static void test_collapse(void **state)
 {
 	(void)state;
-	tl_run *run = load(TWO_DEV);
+	tl_run *run = td_run_of_file(TWO_DEV);
 	tl_graphdot_opts o;
 	tl_graphdot_opts_init(&o);
 	o.max_depth = 1;
@@ -115,7 +104,7 @@ static void test_collapse(void **state)
 static void test_fold(void **state)
 {
 	(void)state;
-	tl_run *run = load(TWO_DEV);
+	tl_run *run = td_run_of_file(TWO_DEV);
 	tl_graphdot_opts o;
 	tl_graphdot_opts_init(&o);
 	o.fold = true;
@@ -137,7 +126,7 @@ static void test_fold(void **state)
 static void test_select(void **state)
 {
 	(void)state;
-	tl_run *run = load(TWO_DEV);
+	tl_run *run = td_run_of_file(TWO_DEV);
 	tl_graphdot_opts o;
 	tl_graphdot_opts_init(&o);
 	GRegex *re = g_regex_new("Relu$", 0, 0, NULL);
@@ -176,7 +165,7 @@ static void test_select(void **state)
 static void test_colors(void **state)
 {
 	(void)state;
-	tl_run *run = load(TWO_DEV);
+	tl_run *run = td_run_of_file(TWO_DEV);
 	tl_graphdot_opts o;
 	tl_graphdot_opts_init(&o);
 	o.color_by = TL_COLOR_TIME;
@@ -205,7 +194,7 @@ static void test_auto_collapse(void **state)
 {
 	(void)state;
 	tl_warn_clear();
-	tl_run *run = load(TWO_DEV);
+	tl_run *run = td_run_of_file(TWO_DEV);
 	tl_graphdot_opts o;
 	tl_graphdot_opts_init(&o);
 	o.max_nodes = 5;

@@ -14,20 +14,9 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#define TWO_DEV "tests/cli/data/graph/two-dev.pbtxt"
+#include "testdata.h"
 
-static tl_run *load(const char *path)
-{
-	tl_source *src = NULL;
-	tl_error err = {{0}};
-	tl_run *run = NULL;
-	if (tl_source_open(&src, path, TL_FORMAT_AUTO, &err) < 0)
-		fail_msg("open %s: %s", path, err.msg);
-	if (tl_run_next(src, &run, &err) != 1)
-		fail_msg("read %s: %s", path, err.msg);
-	tl_source_close(src);
-	return run;
-}
+#define TWO_DEV "tests/cli/data/graph/two-dev.pbtxt"
 
 static char *quoted(const char *text, size_t len, bool label)
 {
@@ -100,7 +89,7 @@ static void test_quote_parses(void **state)
 static void test_write(void **state)
 {
 	(void)state;
-	tl_run *run = load(TWO_DEV);
+	tl_run *run = td_run_of_file(TWO_DEV);
 	tl_graphdot_opts o;
 	tl_graphdot_opts_init(&o);
 	o.max_depth = 1;
@@ -139,7 +128,7 @@ static void test_write(void **state)
 static void test_render_svg(void **state)
 {
 	(void)state;
-	tl_run *run = load(TWO_DEV);
+	tl_run *run = td_run_of_file(TWO_DEV);
 	tl_graphdot_opts o;
 	tl_graphdot_opts_init(&o);
 	tl_graphdot *gd = NULL;

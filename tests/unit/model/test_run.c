@@ -14,25 +14,13 @@
 
 #include "testdata.h"
 
-/* The first run of the file at `path` (g_free'd here). */
-static tl_run *load_path(char *path)
-{
-	tl_source *src = NULL;
-	tl_error err = {{0}};
-	tl_run *run = NULL;
-	if (tl_source_open(&src, path, TL_FORMAT_AUTO, &err) < 0)
-		fail_msg("open %s: %s", path, err.msg);
-	if (tl_run_next(src, &run, &err) != 1)
-		fail_msg("read %s: %s", path, err.msg);
-	tl_source_close(src);
-	g_free(path);
-	return run;
-}
-
 /* The first run of a file of the repository's tests/data. */
 static tl_run *load(const char *rel)
 {
-	return load_path(td_data(rel));
+	char *path = td_data(rel);
+	tl_run *run = td_run_of_file(path);
+	g_free(path);
+	return run;
 }
 
 /* Old and new spellings of a device end up as one name. */
@@ -173,8 +161,9 @@ static void test_gpu_run(void **state)
 static void test_shared_gpu_run(void **state)
 {
 	(void)state;
-	tl_run *run =
-	    load_path(td_shared("realdata", "yaroslavvb_dynamic_stitch_gpu_runmeta.pbtxt"));
+	char *path = td_shared("realdata", "yaroslavvb_dynamic_stitch_gpu_runmeta.pbtxt");
+	tl_run *run = td_run_of_file(path);
+	g_free(path);
 	check_gpu_run(run, 5, true);
 	bool legacy_gpu = false, legacy_memcpy = false;
 	for (size_t d = 0; d < run->n_devices; d++) {
