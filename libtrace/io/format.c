@@ -30,13 +30,14 @@ static const char *const names[] = {
     [TL_FORMAT_GRAPHDEF_TEXT] = "graphdef-text",
     [TL_FORMAT_TFRECORD] = "tfrecord",
     [TL_FORMAT_CHROME] = "chrome",
+    [TL_FORMAT_XSPACE] = "xspace",
     /* Sniffed families, named for messages; not accepted by --input-format. */
     [TL_FORMAT_BINARY_PROTO] = "binary-proto",
     [TL_FORMAT_TEXT_PROTO] = "text-proto",
 };
 
-/* The kinds a user may name: everything up to and including chrome. */
-#define N_USER_FORMATS (TL_FORMAT_CHROME + 1)
+/* The kinds a user may name: everything up to and including xspace. */
+#define N_USER_FORMATS (TL_FORMAT_XSPACE + 1)
 
 const char *tl_format_name(tl_format f)
 {

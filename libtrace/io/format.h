@@ -21,6 +21,7 @@ typedef enum tl_format {
 	TL_FORMAT_GRAPHDEF_TEXT,
 	TL_FORMAT_TFRECORD,	/* TFRecord of RunMetadata, or TensorBoard events */
 	TL_FORMAT_CHROME,	/* Chrome trace event JSON */
+	TL_FORMAT_XSPACE,	/* TF2/JAX profiler XSpace (*.xplane.pb) */
 	TL_FORMAT_BINARY_PROTO, /* sniffed: binary protobuf, message not yet known */
 	TL_FORMAT_TEXT_PROTO,	/* sniffed: protobuf text, message not yet known */
 } tl_format;

@@ -45,7 +45,7 @@ static void test_names(void **state)
 	}
 	assert_string_equal(tl_format_names(), "auto, runmeta, runmeta-text, stepstats, "
 					       "stepstats-text, graphdef, graphdef-text, "
-					       "tfrecord, chrome");
+					       "tfrecord, chrome, xspace");
 	tl_format f = TL_FORMAT_CHROME;
 	assert_int_equal(tl_format_parse("json", &f), -1);
 	assert_int_equal(tl_format_parse("", &f), -1);
