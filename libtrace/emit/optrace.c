@@ -189,6 +189,9 @@ static void write_args(tl_chrome *w, const tl_run *run, const tl_exec *e, int32_
 				snprintf(key, sizeof key, "input%zu", k);
 				tl_chrome_arg_str(w, key, inputs[k]);
 			}
+		else if (e->ns->timeline_label != NULL && e->ns->timeline_label[0] != '\0')
+			/* a launch's record names its kernel (XSpace) */
+			tl_chrome_arg_str(w, "kernel", e->ns->timeline_label);
 	}
 	if (iter > 0)
 		tl_chrome_arg_int(w, "iteration", iter);

@@ -344,6 +344,10 @@ static void add_line(tl_xspace *xs, GArray *out, GHashTable *by_name, uint32_t p
 			if (v.name == NULL)
 				v.name = "";
 		}
+		/* TensorBoard names an event with a step_name stat by it */
+		const char *step = stat_str(x, stat_of(x, e, S_STEP_NAME));
+		if (step != NULL && step[0] != '\0')
+			v.name = step;
 		count_bad_stats(x, e, c);
 		if (strcmp(v.name, "MemoryAllocation") == 0 ||
 		    strcmp(v.name, "MemoryDeallocation") == 0)
@@ -607,8 +611,15 @@ static void fill_exec(const tl_xspace *xs, const xev *v, Tensorflow__NodeExecSta
 		ns->timeline_label = tl_arena_strdup(arena, v->name);
 		return;
 	}
-	const char *name = v->as_op != NULL ? v->as_op : v->name;
-	const char *colon = (v->flags & F_TFOP) || v->as_op != NULL ? strrchr(name, ':') : NULL;
+	if (v->as_op != NULL) {
+		/* "X:Op" names the node and its op (model/run.c), the kernel
+		 * name stays in the label */
+		ns->node_name = tl_arena_strdup(arena, v->as_op);
+		ns->timeline_label = tl_arena_strdup(arena, v->name);
+		return;
+	}
+	const char *name = v->name;
+	const char *colon = (v->flags & F_TFOP) ? strrchr(name, ':') : NULL;
 	size_t nlen = colon != NULL ? (size_t)(colon - name) : strlen(name);
 	ns->node_name = tl_arena_strndup(arena, name, nlen);
 	char *label = g_strdup_printf("%s = %s()", ns->node_name, colon != NULL ? colon + 1 : name);

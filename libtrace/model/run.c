@@ -602,6 +602,13 @@ static void link_execs_part(void *ctx, size_t part, size_t lo, size_t hi, tl_are
 			else if (!tl_run_op_label_parse(arena, e->ns->timeline_label, NULL, &op,
 							NULL, NULL))
 				op = NULL;
+			/* No graph node is named "X:Op" (TF refuses ':'): the record
+			 * names its node and op itself (an XSpace's kernel launch). */
+			const char *colon = strrchr(raw_name, ':');
+			if (op == NULL && e->gnode < 0 && colon != NULL && colon[1] != '\0') {
+				e->node = tl_arena_strndup(arena, raw_name, (size_t)(colon - raw_name));
+				op = colon + 1;
+			}
 			e->op = op != NULL ? op : "unknown";
 		} else {
 			tl_run_kernel_label_parse(arena, e->ns->timeline_label, raw_name, &e->node,
