@@ -23,7 +23,7 @@ static const struct {
 	const char *what;
 } kinds[K_N] = {
     [K_EVENTS] = {{NULL}, "events.out.tfevents.*", NULL},
-    [K_XPLANE] = {{".xplane.pb", NULL}, "*.xplane.pb", "TF2/JAX profiler XSpace, not read yet"},
+    [K_XPLANE] = {{".xplane.pb", NULL}, "*.xplane.pb", "TF2/JAX profiler XSpace"},
     [K_KINETO] = {{".pt.trace.json", ".pt.trace.json.gz", NULL},
 		  "*.pt.trace.json",
 		  "PyTorch traces, which trace-merge and trace-summarize read"},
@@ -105,7 +105,8 @@ static int walk(const char *folder, struct walk *w, tl_error *err)
 			}
 			enum kind k = kind_of(name);
 			w->count[k]++;
-			if (k == K_EVENTS && S_ISREG(st.st_mode))
+			/* runs: events files, and the profile plugin's XSpaces */
+			if ((k == K_EVENTS || k == K_XPLANE) && S_ISREG(st.st_mode))
 				g_ptr_array_add(w->events, path);
 			else
 				g_free(path);

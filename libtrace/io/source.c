@@ -209,6 +209,15 @@ static int folder_file_damage(tl_source *src, tl_error *err)
 	return tl_warn_damage(err, src->folder, "file skipped", "%s: %s", file, why);
 }
 
+static void close_xspace(tl_source *src)
+{
+	tl_xspace_free(src->xs);
+	src->xs = NULL;
+	if (src->xs_arena != NULL)
+		tl_arena_free(src->xs_arena);
+	src->xs_arena = NULL;
+}
+
 /* The next events file of a folder, in the state of a fresh source. */
 static int open_next_file(tl_source *src, tl_error *err)
 {
@@ -218,6 +227,8 @@ static int open_next_file(tl_source *src, tl_error *err)
 		src->offset_done += tl_input_offset(src->in);
 	tl_input_close(src->in);
 	src->in = NULL;
+	close_xspace(src);
+	src->xs_next = 0;
 	src->done = src->events = src->input_damage_told = false;
 	src->count = src->records = src->damaged = 0;
 	g_free(src->first_damage);
@@ -268,15 +279,6 @@ static int open_folder(tl_source *src, const char *path, tl_format forced, tl_er
 		src->done = true;
 	}
 	return 0;
-}
-
-static void close_xspace(tl_source *src)
-{
-	tl_xspace_free(src->xs);
-	src->xs = NULL;
-	if (src->xs_arena != NULL)
-		tl_arena_free(src->xs_arena);
-	src->xs_arena = NULL;
 }
 
 int tl_source_open(tl_source **out, const char *path, tl_format forced, tl_error *err)

@@ -72,8 +72,8 @@ typedef struct xev {
 	int64_t start, end; /* ns */
 	uint32_t plane, line;
 	uint32_t dev;
-	int32_t parent; /* the innermost event around it on its line, or -1 */
-	int32_t launcher; /* device events: the TF op that launched it, or -1 */
+	int32_t parent;	   /* the innermost event around it on its line, or -1 */
+	int32_t launcher;  /* device events: the TF op that launched it, or -1 */
 	const char *as_op; /* a host launch outside any TF op: the "X:Op" it launched for */
 	uint32_t run;
 	uint32_t flags;
@@ -158,9 +158,8 @@ typedef struct counts {
 	size_t bad_stat, bad_event_md, bad_time, occurrences;
 } counts;
 
-static const Tensorflow__Profiler__XStat *stat_of(const xplane *x,
-						  const Tensorflow__Profiler__XEvent *e,
-						  enum stat_key k)
+static const Tensorflow__Profiler__XStat *
+stat_of(const xplane *x, const Tensorflow__Profiler__XEvent *e, enum stat_key k)
 {
 	if (!x->has_sid[k])
 		return NULL;
@@ -259,7 +258,8 @@ static uint32_t device_for(tl_xspace *xs, GHashTable *by_name, const xplane *x,
 		g_free(name);
 		return GPOINTER_TO_UINT(hit) - 1;
 	}
-	xdev d = {.name = tl_arena_strdup(arena, name), .plane = x->p, .threads = x->kind == P_HOST};
+	xdev d = {
+	    .name = tl_arena_strdup(arena, name), .plane = x->p, .threads = x->kind == P_HOST};
 	g_array_append_val(xs->devs, d);
 	g_hash_table_insert(by_name, (gpointer)d.name, GUINT_TO_POINTER(xs->devs->len));
 	g_free(name);
@@ -340,7 +340,7 @@ static void add_line(tl_xspace *xs, GArray *out, GHashTable *by_name, uint32_t p
 			g_free(n);
 		} else {
 			v.name = m->display_name != NULL && m->display_name[0] ? m->display_name
-										: m->name;
+									       : m->name;
 			if (v.name == NULL)
 				v.name = "";
 		}
@@ -393,7 +393,8 @@ static void link_launches(tl_xspace *xs)
 	int64_t *keys = g_new(int64_t, xs->n_ev + 1);
 	for (size_t i = 0; i < xs->n_ev; i++) {
 		const xplane *x = &xs->planes[xs->ev[i].plane];
-		if (x->kind != P_HOST || !stat_int(stat_of(x, xs->ev[i].e, S_CORRELATION), &keys[i]))
+		if (x->kind != P_HOST ||
+		    !stat_int(stat_of(x, xs->ev[i].e, S_CORRELATION), &keys[i]))
 			continue;
 		if (!g_hash_table_contains(host, &keys[i]))
 			g_hash_table_insert(host, &keys[i], GSIZE_TO_POINTER(i + 1));
@@ -638,8 +639,8 @@ static void name_threads(const tl_xspace *xs, const xdev *d, Tensorflow__DeviceS
 		Tensorflow__DeviceStepStats__ThreadNamesEntry *t = tl_arena_alloc(arena, sizeof *t);
 		tensorflow__device_step_stats__thread_names_entry__init(t);
 		t->key = (uint32_t)l->id;
-		const char *n = l->display_name != NULL && l->display_name[0] ? l->display_name
-									       : l->name;
+		const char *n =
+		    l->display_name != NULL && l->display_name[0] ? l->display_name : l->name;
 		t->value = tl_arena_strdup(arena, n != NULL ? n : "");
 		ds->thread_names[ds->n_thread_names++] = t;
 	}
@@ -778,8 +779,8 @@ int tl_xspace_allocs(tl_xspace *xs, tl_arena *arena, tl_alloc_events *out)
 	return 0;
 }
 
-int tl_xspace_alloc_events(const uint8_t *data, size_t len, tl_arena *arena,
-			   tl_alloc_events *out, tl_error *err)
+int tl_xspace_alloc_events(const uint8_t *data, size_t len, tl_arena *arena, tl_alloc_events *out,
+			   tl_error *err)
 {
 	uint8_t *own = tl_arena_alloc(arena, len + 1);
 	if (len > 0)

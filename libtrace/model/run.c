@@ -606,7 +606,8 @@ static void link_execs_part(void *ctx, size_t part, size_t lo, size_t hi, tl_are
 			 * names its node and op itself (an XSpace's kernel launch). */
 			const char *colon = strrchr(raw_name, ':');
 			if (op == NULL && e->gnode < 0 && colon != NULL && colon[1] != '\0') {
-				e->node = tl_arena_strndup(arena, raw_name, (size_t)(colon - raw_name));
+				e->node =
+				    tl_arena_strndup(arena, raw_name, (size_t)(colon - raw_name));
 				op = colon + 1;
 			}
 			e->op = op != NULL ? op : "unknown";

@@ -29,7 +29,7 @@ static char *sub(const char *rel)
 	return g_build_filename(tmpdir, rel, NULL);
 }
 
-/* Proves: events files are found at every depth, in byte order of their
+/* Proves: events files (and the profile plugin's XSpaces) are found at every depth, in byte order of their
  * paths (not the order the folder lists them), other files and links to
  * folders are left out, and a name that only starts like one is not one. */
 static void test_events_sorted(void **state)
@@ -49,7 +49,8 @@ static void test_events_sorted(void **state)
 	tl_error err = {{0}};
 	assert_int_equal(tl_logdir_events(logs, &files, &err), 0);
 	const char *want[] = {
-	    "logs/eval/events.out.tfevents.3.host", "logs/events.out.tfevents.0.host",
+	    "logs/eval/events.out.tfevents.3.host", "logs/eval/plugins/profile/2020/h.xplane.pb",
+	    "logs/events.out.tfevents.0.host",
 	    "logs/train/events.out.tfevents.1.host", "logs/train/events.out.tfevents.2.host"};
 	assert_int_equal(files->len, G_N_ELEMENTS(want));
 	for (guint i = 0; i < files->len; i++) {
@@ -73,8 +74,6 @@ static void test_events_sorted(void **state)
 static void test_describe(void **state)
 {
 	(void)state;
-	g_free(make_file("prof/a/h.xplane.pb", "x"));
-	g_free(make_file("prof/a/h2.xplane.pb", "x"));
 	g_free(make_file("prof/a/h.trace.json.gz", "x"));
 	g_free(make_file("prof/run.pb", "x"));
 	g_free(make_file("prof/notes.txt", "x"));
@@ -85,20 +84,17 @@ static void test_describe(void **state)
 	assert_null(files);
 	assert_string_equal(err.msg,
 			    "a folder with no TensorBoard events files (events.out.tfevents.*) "
-			    "below it; it holds 2 *.xplane.pb (TF2/JAX profiler XSpace, not read "
-			    "yet), 1 *.trace.json (profiler trace JSON, which trace-merge and "
+			    "below it; it holds 1 *.trace.json (profiler trace JSON, which trace-merge and "
 			    "trace-summarize read), 1 *.pb or *.pbtxt (protobuf) and 1 other file; "
 			    "pass the files, not the folder");
 	g_free(prof);
 
+	/* an XSpace alone is a run to read */
 	g_free(make_file("xonly/h.xplane.pb", "x"));
 	char *xonly = sub("xonly");
-	assert_int_equal(tl_logdir_events(xonly, &files, &err), -1);
-	assert_string_equal(err.msg,
-			    "a folder with no TensorBoard events files (events.out.tfevents.*) "
-			    "below it; it holds 1 *.xplane.pb (TF2/JAX profiler XSpace, not read "
-			    "yet); tftrace reads RunMetadata, their TFRecord streams, events files "
-			    "and Chrome trace JSON");
+	assert_int_equal(tl_logdir_events(xonly, &files, &err), 0);
+	assert_int_equal(files->len, 1);
+	g_ptr_array_free(files, TRUE);
 	g_free(xonly);
 
 	char *empty = sub("empty/deeper");
