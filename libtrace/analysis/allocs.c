@@ -80,13 +80,15 @@ static void take_free(struct pass *p, tl_allocs_allocator *a, size_t k)
 				    .bytes = e->bytes == INT64_MIN ? INT64_MAX : -e->bytes,
 				    .alloc_ns = TL_ALLOCS_BEFORE,
 				    .free_ns = e->t_ns,
-				    .op = e->op,
 				    .free_op = e->op,
 				    .alloc_ev = SIZE_MAX,
 				    .free_ev = i};
 		add_block(p, &b, -1, (ptrdiff_t)k, 0);
 		p->before = add_sat(p->before, b.bytes);
 		a->n_before++;
+		tl_warn("allocs-before",
+			"a free matches no allocation of the trace: a block allocated before "
+			"it started, counted as live from its start");
 		return;
 	}
 	tl_alloc_block *b = &g_array_index(p->blocks, tl_alloc_block, top - 1);
@@ -129,8 +131,11 @@ static void match(struct pass *p, tl_allocs_allocator *a)
 		const tl_alloc_event *e = &p->in->ev[p->order[k]];
 		run = add_sat(run, e->bytes);
 		p->run[k] = run;
-		if (e->addr == 0 && e->bytes != 0)
+		if (e->addr == 0 && e->bytes != 0) {
 			a->n_no_addr++;
+			tl_warn("allocs-no-addr", "an allocator event without an address is in "
+						  "the curve, in no allocation");
+		}
 		else if (e->bytes > 0)
 			take_alloc(p, k);
 		else if (e->bytes < 0)
@@ -215,21 +220,11 @@ static void live_at(struct pass *p, tl_allocs_allocator *a, ptrdiff_t peak)
 
 static void warn_allocator(const struct pass *p, const tl_allocs_allocator *a)
 {
-	if (a->n_before > 0)
-		tl_warn("allocs-before",
-			"allocator '%s': %zu frees match no allocation of the trace: allocated "
-			"before it started, counted as live from its start",
-			a->name, a->n_before);
 	if (p->n_mismatch > 0)
 		tl_warn("allocs-size",
 			"allocator '%s': %zu frees are not of their allocation's size (the curve "
 			"follows the frees' Bytes)",
 			a->name, p->n_mismatch);
-	if (a->n_no_addr > 0)
-		tl_warn("allocs-no-addr",
-			"allocator '%s': %zu events have no address: in the curve, in no "
-			"allocation",
-			a->name, a->n_no_addr);
 }
 
 static void build_allocator(struct pass *p, tl_allocs_allocator *a, GArray *idx)

@@ -39,7 +39,7 @@ typedef struct tl_alloc_block {
 	int64_t bytes;
 	int64_t alloc_ns; /* or TL_ALLOCS_BEFORE */
 	int64_t free_ns;  /* or TL_ALLOCS_NEVER */
-	const char *op;	  /* the op it was allocated in (or freed in, when before), or NULL */
+	const char *op;	  /* the op it was allocated in, or NULL (unknown, or before the trace) */
 	const char *free_op;
 	size_t alloc_ev, free_ev; /* indexes in the input; SIZE_MAX: none */
 } tl_alloc_block;
@@ -88,8 +88,9 @@ typedef struct tl_allocs {
 } tl_allocs;
 
 /* The analysis of `ev` (label: the input's name, kept as a pointer).
- * Warns once per kind of oddity (base/warn.h): frees with no allocation,
- * a free whose size is not its allocation's, events with no address. */
+ * Warns (base/warn.h, one line per kind with a count) of frees with no
+ * allocation, frees not of their allocation's size, events with no
+ * address. */
 tl_allocs *tl_allocs_build(const tl_alloc_events *ev, const char *label);
 void tl_allocs_free(tl_allocs *a);
 

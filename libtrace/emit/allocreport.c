@@ -75,8 +75,14 @@ static void text_live(tl_allocreport *r, const tl_allocs *a, const tl_allocs_all
 		tl_bytes_format(size, sizeof size, (double)b->bytes);
 		ms_text(born, sizeof born, b->alloc_ns);
 		ms_text(dies, sizeof dies, b->free_ns);
-		tl_output_printf(o, "  %-4zu %10s %12s %12s  0x%-16" PRIx64 " %s\n", k + 1, size,
-				 born, dies, b->addr, b->op != NULL ? b->op : "?");
+		tl_output_printf(o, "  %-4zu %10s %12s %12s  0x%-16" PRIx64 " ", k + 1, size, born,
+				 dies, b->addr);
+		if (b->op != NULL)
+			tl_output_printf(o, "%s\n", b->op);
+		else if (b->alloc_ns == TL_ALLOCS_BEFORE && b->free_op != NULL)
+			tl_output_printf(o, "? (freed in %s)\n", b->free_op);
+		else
+			tl_output_str(o, "?\n");
 	}
 	if (al->n_live > n)
 		tl_output_printf(o, "  ... %zu more (--top 0 lists all)\n", al->n_live - n);
@@ -102,9 +108,7 @@ static void text_allocator(tl_allocreport *r, const tl_allocs *a, const tl_alloc
 		tl_output_printf(o, "  reserved at most %s\n", b3);
 	}
 	if (al->n_before > 0)
-		tl_output_printf(o,
-				 "  %zu blocks allocated before the trace started (freed in "
-				 "it)\n",
+		tl_output_printf(o, "  allocated before the trace started (and freed in it): %zu\n",
 				 al->n_before);
 	if (al->check_samples > 0) {
 		tl_bytes_format(b3, sizeof b3, (double)al->check_max_abs);

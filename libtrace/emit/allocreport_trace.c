@@ -26,7 +26,9 @@ static void allocator_track(tl_chrome *w, const tl_allocs *a, const tl_allocs_al
 		int64_t dies = b->free_ns == TL_ALLOCS_NEVER ? a->end_ns : b->free_ns;
 		if (dies < born)
 			dies = born;
-		const char *name = b->op != NULL ? b->op : "allocation";
+		const char *name = b->op != NULL			 ? b->op
+				   : b->alloc_ns == TL_ALLOCS_BEFORE ? "before the trace"
+								     : "allocation";
 		int64_t id = (int64_t)(*next_id)++;
 		tl_chrome_event(w, 'b', name, "allocation", pid, 0, born, id);
 		tl_chrome_arg_int(w, "allocated_bytes", b->bytes);
