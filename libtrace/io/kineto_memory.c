@@ -39,6 +39,14 @@ struct kreader {
 	bool has_origin;
 	size_t seen;
 	GString *buf;
+	GArray *warns; /* struct held_warning: said only when the input reads */
+};
+
+/* A kind of damage met: its first message and how often. */
+struct held_warning {
+	const char *key;
+	char *msg;
+	size_t count;
 };
 
 /* The values of one [memory] event's args. */
@@ -211,10 +219,31 @@ static int64_t ns_of(double us)
 	return (int64_t)llround(us * 1000.0);
 }
 
-/* Warns of a [memory] event that is read in part or skipped. */
-static void damaged(const char *key, const tl_chrome_in_event *ev, const char *what)
+/* Notes a [memory] event that is read in part or skipped; warned of once
+ * the input has read (an input that fails says one line only). */
+static void damaged(struct kreader *r, const char *key, const tl_chrome_in_event *ev,
+		    const char *what)
 {
-	tl_warn(key, "a [memory] event (at byte %" PRIu64 ") %s", ev->offset, what);
+	for (guint i = 0; i < r->warns->len; i++) {
+		struct held_warning *w = &g_array_index(r->warns, struct held_warning, i);
+		if (strcmp(w->key, key) == 0) {
+			w->count++;
+			return;
+		}
+	}
+	struct held_warning w = {
+	    key, g_strdup_printf("a [memory] event (at byte %" PRIu64 ") %s", ev->offset, what),
+	    1};
+	g_array_append_val(r->warns, w);
+}
+
+static void tell_warnings(struct kreader *r)
+{
+	for (guint i = 0; i < r->warns->len; i++) {
+		const struct held_warning *w = &g_array_index(r->warns, struct held_warning, i);
+		for (size_t k = 0; k < w->count; k++)
+			tl_warn(w->key, "%s", w->msg);
+	}
 }
 
 /* A [memory] event into r->events; skipped with a warning when damaged. */
@@ -223,41 +252,41 @@ static void take_memory(struct kreader *r, const tl_chrome_in_event *ev)
 	r->seen++;
 	struct mem_args a;
 	if (!scan_args(ev, &a)) {
-		damaged("kineto-memory-args", ev, "has no args: skipped");
+		damaged(r, "kineto-memory-args", ev, "has no args: skipped");
 		return;
 	}
 	tl_alloc_event e = {.total_allocated = -1, .total_reserved = -1, .peak = -1};
 	int64_t type, id = 0;
 	if (!ev->has_ts || !isfinite(ev->ts_us) || fabs(ev->ts_us) > TS_MAX_US) {
-		damaged("kineto-memory-ts", ev, "has no usable ts: skipped");
+		damaged(r, "kineto-memory-ts", ev, "has no usable ts: skipped");
 		return;
 	}
 	if (!span_int(ev, a.bytes, &e.bytes)) {
-		damaged("kineto-memory-bytes", ev,
+		damaged(r, "kineto-memory-bytes", ev,
 			"has no Bytes that is a whole number within +-2^62: skipped");
 		return;
 	}
 	if (!span_int(ev, a.dev_type, &type) || type < 0 || type > INT32_MAX) {
-		damaged("kineto-memory-device", ev, "has no Device Type: skipped");
+		damaged(r, "kineto-memory-device", ev, "has no Device Type: skipped");
 		return;
 	}
 	if (a.dev_id.len > 0 && (!span_int(ev, a.dev_id, &id) || id < -1 || id > INT32_MAX)) {
-		damaged("kineto-memory-device-id", ev, "has an unreadable Device Id: taken as 0");
+		damaged(r, "kineto-memory-device-id", ev, "has an unreadable Device Id: taken as 0");
 		id = 0;
 	}
 	if (!span_addr(ev, a.addr, &e.addr)) {
-		damaged("kineto-memory-addr", ev,
+		damaged(r, "kineto-memory-addr", ev,
 			"has no usable Addr: in the curve, matched with no other event");
 		e.addr = 0;
 	}
 	if (a.total_alloc.len > 0 &&
 	    (!span_int(ev, a.total_alloc, &e.total_allocated) || e.total_allocated < 0)) {
-		damaged("kineto-memory-total", ev, "has an unreadable Total Allocated: ignored");
+		damaged(r, "kineto-memory-total", ev, "has an unreadable Total Allocated: ignored");
 		e.total_allocated = -1;
 	}
 	if (a.total_res.len > 0 &&
 	    (!span_int(ev, a.total_res, &e.total_reserved) || e.total_reserved < 0)) {
-		damaged("kineto-memory-reserved", ev, "has an unreadable Total Reserved: ignored");
+		damaged(r, "kineto-memory-reserved", ev, "has an unreadable Total Reserved: ignored");
 		e.total_reserved = -1;
 	}
 	e.t_ns = ns_of(ev->ts_us);
@@ -393,6 +422,7 @@ static void kreader_init(struct kreader *r, tl_arena *arena)
 	r->names = g_hash_table_new(g_str_hash, g_str_equal);
 	r->devices = g_hash_table_new(g_int64_hash, g_int64_equal);
 	r->buf = g_string_new(NULL);
+	r->warns = g_array_new(FALSE, FALSE, sizeof(struct held_warning));
 }
 
 static void kreader_free(struct kreader *r)
@@ -405,6 +435,9 @@ static void kreader_free(struct kreader *r)
 	g_hash_table_destroy(r->names);
 	g_hash_table_destroy(r->devices);
 	g_string_free(r->buf, TRUE);
+	for (guint i = 0; i < r->warns->len; i++)
+		g_free(g_array_index(r->warns, struct held_warning, i).msg);
+	g_array_free(r->warns, TRUE);
 }
 
 int tl_kineto_memory_read(const uint8_t *data, size_t len, tl_arena *arena, tl_alloc_events *out,
@@ -435,8 +468,10 @@ int tl_kineto_memory_read(const uint8_t *data, size_t len, tl_arena *arena, tl_a
 	tl_chrome_reader_close(cr);
 	if (rc == 0 && r.seen > 0 && r.events->len == 0)
 		rc = tl_error_set(err, "none of its %zu [memory] events is usable", r.seen);
-	if (rc == 0)
+	if (rc == 0) {
 		finish(&r, out, ops);
+		tell_warnings(&r);
+	}
 	kreader_free(&r);
 	return rc < 0 ? -1 : 0;
 }
