@@ -21,12 +21,12 @@ struct pass {
 	const tl_alloc_events *in;
 	const size_t *order; /* the allocator's events, in time order */
 	size_t n;
-	GArray *blocks;	 /* tl_alloc_block, of every allocator */
-	GArray *pos;	 /* struct pos per block */
-	GArray *prev;	 /* size_t per block: the earlier open block at its address + 1 */
+	GArray *blocks;	  /* tl_alloc_block, of every allocator */
+	GArray *pos;	  /* struct pos per block */
+	GArray *prev;	  /* size_t per block: the earlier open block at its address + 1 */
 	GHashTable *open; /* addr -> latest open block + 1 */
-	int64_t *run;	 /* running sum of Bytes after each event */
-	int64_t before;	 /* bytes of the blocks allocated before the trace */
+	int64_t *run;	  /* running sum of Bytes after each event */
+	int64_t before;	  /* bytes of the blocks allocated before the trace */
 	size_t n_mismatch;
 };
 
@@ -119,8 +119,7 @@ static void take_alloc(struct pass *p, size_t k)
 			    .alloc_ev = i,
 			    .free_ev = SIZE_MAX};
 	add_block(p, &b, (ptrdiff_t)k, POS_NEVER, prev);
-	g_hash_table_insert(p->open, g_memdup2(&key, sizeof key),
-			    GSIZE_TO_POINTER(p->blocks->len));
+	g_hash_table_insert(p->open, g_memdup2(&key, sizeof key), GSIZE_TO_POINTER(p->blocks->len));
 }
 
 /* The blocks and the running sum. */
@@ -135,8 +134,7 @@ static void match(struct pass *p, tl_allocs_allocator *a)
 			a->n_no_addr++;
 			tl_warn("allocs-no-addr", "an allocator event without an address is in "
 						  "the curve, in no allocation");
-		}
-		else if (e->bytes > 0)
+		} else if (e->bytes > 0)
 			take_alloc(p, k);
 		else if (e->bytes < 0)
 			take_free(p, a, k);

@@ -63,13 +63,13 @@ typedef struct tl_allocs_allocator {
 	int64_t peak_ns;
 	const char *peak_op;
 	int64_t peak_reserved; /* the largest reserved total; -1: none recorded */
-	size_t *live; /* indexes in tl_allocs.blocks, live at the peak, largest first */
+	size_t *live;	       /* indexes in tl_allocs.blocks, live at the peak, largest first */
 	size_t n_live;
-	int64_t live_bytes;	   /* their sum */
-	int64_t unattributed_bytes; /* peak_bytes less live_bytes: held from before the trace */
-	size_t n_before;	   /* frees with no open allocation */
-	size_t n_no_addr;	   /* events without an address */
-	size_t n_never_freed;	   /* blocks still open at the end */
+	int64_t live_bytes;	      /* their sum */
+	int64_t unattributed_bytes;   /* peak_bytes less live_bytes: held from before the trace */
+	size_t n_before;	      /* frees with no open allocation */
+	size_t n_no_addr;	      /* events without an address */
+	size_t n_never_freed;	      /* blocks still open at the end */
 	size_t first_block, n_blocks; /* its blocks in tl_allocs.blocks, by allocation */
 	/* the check against the allocator's totals */
 	size_t check_samples;
@@ -78,8 +78,8 @@ typedef struct tl_allocs_allocator {
 } tl_allocs_allocator;
 
 typedef struct tl_allocs {
-	const char *label; /* the input's name, for reports */
-	const char *clock; /* what the times count from */
+	const char *label;	  /* the input's name, for reports */
+	const char *clock;	  /* what the times count from */
 	int64_t start_ns, end_ns; /* the first and last event */
 	tl_alloc_block *blocks;
 	size_t n_blocks;

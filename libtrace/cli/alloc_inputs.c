@@ -4,6 +4,8 @@
 #include "io/source.h"
 #include "model/run.h"
 
+#include <string.h>
+
 static void input_free(gpointer p)
 {
 	tl_alloc_input *in = p;
@@ -45,10 +47,16 @@ static int read_chrome(tl_source *src, GPtrArray *allocs, tl_error *err)
 	}
 	if (ev.n == 0) {
 		tl_arena_free(arena);
+		const char *kind = tl_format_chrome_kind(data, len);
+		if (strstr(kind, "Kineto") == NULL)
+			return tl_error_set(err,
+					    "this is %s, not a RunMetadata (trace-merge and "
+					    "trace-summarize read it)",
+					    kind);
 		return tl_error_set(err,
-				    "%s has no memory events (record with "
+				    "this is %s with no memory events (record with "
 				    "torch.profiler.profile(profile_memory=True))",
-				    tl_format_chrome_kind(data, len));
+				    kind);
 	}
 	tl_allocreport_op *ops = tl_arena_alloc(arena, (kops.n ? kops.n : 1) * sizeof *ops);
 	for (size_t i = 0; i < kops.n; i++)

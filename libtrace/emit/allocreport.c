@@ -126,8 +126,8 @@ static void text_run(tl_allocreport *r, const tl_allocs *a)
 {
 	if (r->runs > 0)
 		tl_output_char(r->out, '\n');
-	tl_output_printf(r->out, "run %s (allocation events; times in ms from the %s)\n",
-			 a->label, a->clock);
+	tl_output_printf(r->out, "run %s (allocation events; times in ms from the %s)\n", a->label,
+			 a->clock);
 	for (size_t i = 0; i < a->n_allocators; i++)
 		text_allocator(r, a, &a->allocators[i]);
 }
@@ -148,8 +148,21 @@ static void text_end(tl_allocreport *r)
 
 /* ---- CSV: one row per live block -------------------------------------- */
 
-enum { C_RUN, C_ALLOC, C_DEVICE, C_PEAK, C_FROM, C_PEAK_US, C_RANK, C_BYTES, C_OP, C_ADDR,
-       C_ALLOC_US, C_FREE_US, C_N };
+enum {
+	C_RUN,
+	C_ALLOC,
+	C_DEVICE,
+	C_PEAK,
+	C_FROM,
+	C_PEAK_US,
+	C_RANK,
+	C_BYTES,
+	C_OP,
+	C_ADDR,
+	C_ALLOC_US,
+	C_FREE_US,
+	C_N
+};
 static const tl_table_col csv_cols[C_N] = {
     [C_RUN] = {"run", NULL, TL_CELL_STR, NULL, NULL},
     [C_ALLOC] = {"allocator", NULL, TL_CELL_STR, NULL, NULL},
@@ -263,7 +276,8 @@ static void json_allocator(tl_output *o, const tl_allocs *a, const tl_allocs_all
 	tl_output_printf(o,
 			 ",\"baseline_bytes\":%" PRId64 ",\"events\":%zu,\"blocks\":%zu,"
 			 "\"allocated_before_trace\":%zu,\"never_freed\":%zu,"
-			 "\"live_bytes\":%" PRId64 ",\"unattributed_bytes\":%" PRId64 ",\"curve\":[",
+			 "\"live_bytes\":%" PRId64 ",\"unattributed_bytes\":%" PRId64
+			 ",\"curve\":[",
 			 al->baseline, al->n_events, al->n_blocks, al->n_before, al->n_never_freed,
 			 al->live_bytes, al->unattributed_bytes);
 	for (size_t p = 0; p < al->n_curve; p++) {

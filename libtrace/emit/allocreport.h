@@ -47,8 +47,8 @@ typedef struct tl_allocreport {
 	const char *format; /* "text" (NULL too), "csv" or "json" */
 	size_t top;	    /* live blocks listed per allocator */
 	size_t runs;
-	tl_table table;	 /* CSV: one table over every input */
-	GPtrArray *max;	 /* JSON and text: the largest peak per allocator */
+	tl_table table; /* CSV: one table over every input */
+	GPtrArray *max; /* JSON and text: the largest peak per allocator */
 } tl_allocreport;
 
 void tl_allocreport_begin(tl_allocreport *r, tl_output *out, const char *format, size_t top);

@@ -26,7 +26,7 @@ static void allocator_track(tl_chrome *w, const tl_allocs *a, const tl_allocs_al
 		int64_t dies = b->free_ns == TL_ALLOCS_NEVER ? a->end_ns : b->free_ns;
 		if (dies < born)
 			dies = born;
-		const char *name = b->op != NULL			 ? b->op
+		const char *name = b->op != NULL		     ? b->op
 				   : b->alloc_ns == TL_ALLOCS_BEFORE ? "before the trace"
 								     : "allocation";
 		int64_t id = (int64_t)(*next_id)++;

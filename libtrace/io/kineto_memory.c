@@ -28,9 +28,9 @@ struct slice {
 
 struct kreader {
 	tl_arena *arena;
-	GArray *events;	 /* tl_alloc_event */
-	GArray *threads; /* uint32_t per event: its thread */
-	GArray *slices;	 /* struct slice */
+	GArray *events;		/* tl_alloc_event */
+	GArray *threads;	/* uint32_t per event: its thread */
+	GArray *slices;		/* struct slice */
 	GHashTable *thread_ids; /* "pid/tid" -> index + 1 */
 	GPtrArray *thread_names;
 	GHashTable *names;   /* op name -> its copy in the arena */
@@ -156,9 +156,10 @@ static bool scan_args(const tl_chrome_in_event *ev, struct mem_args *a)
 }
 
 /* c10::DeviceType's names, by number (c10/core/DeviceType.h). */
-static const char *const c10_types[] = {
-    "CPU", "CUDA", "MKLDNN", "OPENGL", "OPENCL", "IDEEP", "HIP", "FPGA", "MAIA", "XLA", "Vulkan",
-    "Metal", "XPU", "MPS", "Meta", "HPU", "VE", "Lazy", "IPU", "MTIA", "PrivateUse1"};
+static const char *const c10_types[] = {"CPU", "CUDA", "MKLDNN",     "OPENGL", "OPENCL", "IDEEP",
+					"HIP", "FPGA", "MAIA",	     "XLA",    "Vulkan", "Metal",
+					"XPU", "MPS",  "Meta",	     "HPU",    "VE",	 "Lazy",
+					"IPU", "MTIA", "PrivateUse1"};
 
 /* The event's device and allocator names, made once per (type, id). */
 static void device_names(struct kreader *r, int64_t type, int64_t id, tl_alloc_event *e)
@@ -232,8 +233,7 @@ static void damaged(struct kreader *r, const char *key, const tl_chrome_in_event
 		}
 	}
 	struct held_warning w = {
-	    key, g_strdup_printf("a [memory] event (at byte %" PRIu64 ") %s", ev->offset, what),
-	    1};
+	    key, g_strdup_printf("a [memory] event (at byte %" PRIu64 ") %s", ev->offset, what), 1};
 	g_array_append_val(r->warns, w);
 }
 
@@ -271,7 +271,8 @@ static void take_memory(struct kreader *r, const tl_chrome_in_event *ev)
 		return;
 	}
 	if (a.dev_id.len > 0 && (!span_int(ev, a.dev_id, &id) || id < -1 || id > INT32_MAX)) {
-		damaged(r, "kineto-memory-device-id", ev, "has an unreadable Device Id: taken as 0");
+		damaged(r, "kineto-memory-device-id", ev,
+			"has an unreadable Device Id: taken as 0");
 		id = 0;
 	}
 	if (!span_addr(ev, a.addr, &e.addr)) {
@@ -286,7 +287,8 @@ static void take_memory(struct kreader *r, const tl_chrome_in_event *ev)
 	}
 	if (a.total_res.len > 0 &&
 	    (!span_int(ev, a.total_res, &e.total_reserved) || e.total_reserved < 0)) {
-		damaged(r, "kineto-memory-reserved", ev, "has an unreadable Total Reserved: ignored");
+		damaged(r, "kineto-memory-reserved", ev,
+			"has an unreadable Total Reserved: ignored");
 		e.total_reserved = -1;
 	}
 	e.t_ns = ns_of(ev->ts_us);
@@ -404,10 +406,11 @@ static void finish(struct kreader *r, tl_alloc_events *out, tl_kineto_ops *ops)
 	ops->n = m;
 	for (size_t i = 0; i < m; i++) {
 		const struct slice *s = &g_array_index(r->slices, struct slice, i);
-		ops->op[i] = (tl_kineto_op){.t_ns = s->start - r->origin,
-					    .dur_ns = s->end - s->start,
-					    .name = s->name,
-					    .thread = g_ptr_array_index(r->thread_names, s->thread)};
+		ops->op[i] =
+		    (tl_kineto_op){.t_ns = s->start - r->origin,
+				   .dur_ns = s->end - s->start,
+				   .name = s->name,
+				   .thread = g_ptr_array_index(r->thread_names, s->thread)};
 	}
 }
 
@@ -454,7 +457,8 @@ int tl_kineto_memory_read(const uint8_t *data, size_t len, tl_arena *arena, tl_a
 	tl_chrome_in_event ev;
 	int rc;
 	while ((rc = tl_chrome_reader_next(cr, &ev, err)) > 0) {
-		if (ev.ph != 'M' && ev.has_ts && isfinite(ev.ts_us) && fabs(ev.ts_us) <= TS_MAX_US) {
+		if (ev.ph != 'M' && ev.has_ts && isfinite(ev.ts_us) &&
+		    fabs(ev.ts_us) <= TS_MAX_US) {
 			int64_t t = ns_of(ev.ts_us);
 			if (!r.has_origin || t < r.origin)
 				r.origin = t;

@@ -191,9 +191,9 @@ static void test_hostile_values(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_address_reuse),    cmocka_unit_test(test_stacked_reuse),
+	    cmocka_unit_test(test_address_reuse),     cmocka_unit_test(test_stacked_reuse),
 	    cmocka_unit_test(test_free_before_alloc), cmocka_unit_test(test_totals_and_check),
-	    cmocka_unit_test(test_two_devices),      cmocka_unit_test(test_time_order),
+	    cmocka_unit_test(test_two_devices),	      cmocka_unit_test(test_time_order),
 	    cmocka_unit_test(test_hostile_values),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

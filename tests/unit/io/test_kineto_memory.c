@@ -24,27 +24,34 @@ static int read_text(const char *json, tl_arena *arena, tl_alloc_events *ev, tl_
 }
 
 #define MEM(ts, tid, args)                                                                         \
-	"{\"ph\":\"i\",\"cat\":\"cpu_instant_event\",\"s\":\"t\",\"name\":\"[memory]\","          \
+	"{\"ph\":\"i\",\"cat\":\"cpu_instant_event\",\"s\":\"t\",\"name\":\"[memory]\","           \
 	"\"pid\":7,\"tid\":" #tid ",\"ts\":" #ts ",\"args\":{" args "}}"
 
-static const char small[] =
-    "{\"schemaVersion\":1,\"traceEvents\":["
-    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":7,"
-    "\"tid\":7,\"ts\":100.0,\"dur\":100},"
-    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":7,\"tid\":7,"
-    "\"ts\":110,\"dur\":20},"
-    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::empty\",\"pid\":7,\"tid\":7,"
-    "\"ts\":112,\"dur\":2},"
-    "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"f.py(1): g\",\"pid\":7,\"tid\":7,"
-    "\"ts\":112.5,\"dur\":1},"
-    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add\",\"pid\":7,\"tid\":8,"
-    "\"ts\":110,\"dur\":50},"
-    MEM(113.25, 7, "\"Total Reserved\":2097152,\"Total Allocated\":1536,\"Bytes\":512,"
-		   "\"Addr\":140000000000000,\"Device Id\":0,\"Device Type\":1") ","
-    MEM(150, 7, "\"Bytes\":-512,\"Addr\":\"140000000000000\",\"Device Id\":0,\"Device Type\":1") ","
-    MEM(120, 8, "\"Bytes\":8,\"Addr\":4096,\"Device Id\":-1,\"Device Type\":0") ","
-    MEM(99.5, 9, "\"Bytes\":8,\"Addr\":\"0x10\",\"Device Id\":1,\"Device Type\":12")
-    "]}";
+static const char
+    small
+	[] =
+	    "{\"schemaVersion\":1,\"traceEvents\":["
+	    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":7,"
+	    "\"tid\":7,\"ts\":100.0,\"dur\":100},"
+	    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":7,\"tid\":7,"
+	    "\"ts\":110,\"dur\":20},"
+	    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::empty\",\"pid\":7,\"tid\":7,"
+	    "\"ts\":112,\"dur\":2},"
+	    "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"f.py(1): g\",\"pid\":7,\"tid\":7,"
+	    "\"ts\":112.5,\"dur\":1},"
+	    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add\",\"pid\":7,\"tid\":8,"
+	    "\"ts\":110,\"dur\":50}," MEM(113.25, 7,
+					  "\"Total Reserved\":2097152,\"Total "
+					  "Allocated\":1536,\"Bytes\":512,"
+					  "\"Addr\":140000000000000,\"Device Id\":0,\"Device "
+					  "Type\":1") "," MEM(150, 7,
+							      "\"Bytes\":-512,\"Addr\":"
+							      "\"140000000000000\",\"Device "
+							      "Id\":0,\"Device Type\":1") "," MEM(120,
+												  8,
+												  "\"Bytes\":8,\"Addr\":4096,\"Device Id\":-1,\"Device Type\":0") "," MEM(99.5,
+																					  9,
+																					  "\"Bytes\":8,\"Addr\":\"0x10\",\"Device Id\":1,\"Device Type\":12") "]}";
 
 static void test_small_trace(void **state)
 {
@@ -87,20 +94,33 @@ static void test_small_trace(void **state)
 static void test_damaged_values(void **state)
 {
 	tl_warn_clear();
-	const char *json = "[" MEM(1, 1, "\"Bytes\":\"many\",\"Addr\":1,\"Device Type\":1") ","
-			   MEM(2, 1, "\"Bytes\":1e300,\"Addr\":1,\"Device Type\":1") ","
-			   MEM(3, 1, "\"Bytes\":16,\"Device Type\":1") ","
-			   MEM(4, 1, "\"Bytes\":16,\"Addr\":-5,\"Device Type\":1,"
-				     "\"Total Allocated\":99999999999999999999999") ","
-			   MEM(5, 1, "\"Bytes\":16,\"Addr\":7") ","
-			   MEM(6, 1, "\"Bytes\":4611686018427387904,\"Addr\":7,\"Device Type\":1") ","
-			   "{\"ph\":\"i\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":7}]";
+	const char *json = "[" MEM(1, 1, "\"Bytes\":\"many\",\"Addr\":1,\"Device Type\":1") "," MEM(
+	    2, 1,
+	    "\"Bytes\":1e300,\"Addr\":1,\"Device Type\":1") "," MEM(3, 1,
+								    "\"Bytes\":16,\"Device "
+								    "Type\":1") "," MEM(4, 1,
+											"\"Bytes\":"
+											"16,"
+											"\"Addr\":-"
+											"5,"
+											"\"Device "
+											"Type\":1,"
+											"\"Total "
+											"Allocated"
+											"\":"
+											"9999999999"
+											"9999999999"
+											"999") "," MEM(5,
+												       1,
+												       "\"Bytes\":16,\"Addr\":7") "," MEM(6,
+																	  1,
+																	  "\"Bytes\":4611686018427387904,\"Addr\":7,\"Device Type\":1") ","
+																									"{\"ph\":\"i\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":7}]";
 	tl_arena *arena = tl_arena_new();
 	tl_alloc_events ev;
 	tl_error err = {{0}};
-	assert_int_equal(tl_kineto_alloc_events((const uint8_t *)json, strlen(json), arena, &ev,
-						&err),
-			 0);
+	assert_int_equal(
+	    tl_kineto_alloc_events((const uint8_t *)json, strlen(json), arena, &ev, &err), 0);
 	assert_int_equal(ev.n, 3); /* the two without Addr, and 2^62 itself */
 	assert_int_equal(ev.ev[0].addr, 0);
 	assert_int_equal(ev.ev[1].addr, 0);
@@ -161,7 +181,8 @@ static void test_real_qwen(void **state)
 			continue;
 		assert_true(k < ev.n);
 		json_t *args = json_object_get(e, "args");
-		assert_int_equal(ev.ev[k].bytes, json_integer_value(json_object_get(args, "Bytes")));
+		assert_int_equal(ev.ev[k].bytes,
+				 json_integer_value(json_object_get(args, "Bytes")));
 		assert_int_equal(ev.ev[k].addr, json_integer_value(json_object_get(args, "Addr")));
 		assert_int_equal(ev.ev[k].total_allocated,
 				 json_integer_value(json_object_get(args, "Total Allocated")));
