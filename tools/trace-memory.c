@@ -1,8 +1,12 @@
 /* trace-memory: exact tensor and buffer lifetimes and per-allocator memory
  * curves from TensorFlow RunMetadata, checked against the allocator's own
- * numbers in the dump. */
+ * numbers in the dump; allocator curves, peaks and live blocks from inputs
+ * that record allocations by address (PyTorch [memory] events). */
 #include "emit/chrome.h"
+#include "cli/alloc_inputs.h"
 #include "cli/cli.h"
+#include "analysis/allocs.h"
+#include "emit/allocreport.h"
 #include "analysis/memory.h"
 #include "emit/memreport.h"
 #include "emit/memtrace.h"
@@ -19,7 +23,8 @@
 static const char usage[] =
     "Usage: trace-memory [OPTIONS] [INPUT...]\n"
     "Rebuild what held memory in a TensorFlow step, buffer by buffer, from RunMetadata\n"
-    "(binary, text, gzip, TFRecord or TensorBoard events) and its partition graphs.\n"
+    "(binary, text, gzip, TFRecord or TensorBoard events) and its partition graphs,\n"
+    "or the allocator's curves from a PyTorch profiler trace's [memory] events.\n"
     "Writes a Chrome trace (ops, one memory counter per allocator, every buffer's\n"
     "lifetime) or, with --report, the peak per allocator and what was live at it.\n"
     "No INPUT, or '-', reads stdin.\n"
@@ -53,6 +58,10 @@ static const char usage[] =
     "JSON: \"estimated\", \"birth\" and \"birth_window_us\" per buffer, \"unplaced\" per\n"
     "allocator; CSV: the \"birth\" column), and one no sample constrains, or that the\n"
     "samples contradict, is listed. The JSON format is in the README.\n"
+    "A PyTorch profiler (Kineto) trace recorded with profile_memory=True gives per\n"
+    "allocator the peak (the largest \"Total Allocated\"), the blocks live at it by\n"
+    "op, and the check of the running sum of \"Bytes\" against the totals;\n"
+    "--buffers, --objects and --no-flows do not apply to it, --plot is not drawn.\n"
     "Exit status: 0 ok, 1 bad input or write error, 2 usage.\n";
 
 struct job {
@@ -65,6 +74,7 @@ struct job {
 	tl_memtrace_opts topts;
 	bool ops;
 	bool flows;
+	GPtrArray *allocs; /* tl_alloc_input *: inputs of allocation events */
 };
 
 #define JOB(field) offsetof(struct job, field)
@@ -141,11 +151,55 @@ static void write_report(struct job *job, tl_output *out, GPtrArray *runs)
 	tl_memreport_end(&rep);
 }
 
+/* Inputs of allocation events (PyTorch [memory]): the report or the
+ * trace. */
+static void write_allocs(struct job *job, tl_output *out)
+{
+	tl_allocreport r;
+	tl_chrome w;
+	int64_t next_pid = 1;
+	uint64_t next_id = 1;
+	if (job->report)
+		tl_allocreport_begin(&r, out, job->ropts.format, job->ropts.top);
+	else
+		tl_chrome_begin(&w, out);
+	for (guint i = 0; i < job->allocs->len; i++) {
+		const tl_alloc_input *in = g_ptr_array_index(job->allocs, i);
+		tl_allocs *a = tl_allocs_build(&in->events, in->label);
+		if (job->report)
+			tl_allocreport_run(&r, a);
+		else
+			tl_allocreport_trace(&w, a, in->ops, job->ops ? in->n_ops : 0, &next_pid,
+					     &next_id);
+		tl_allocs_free(a);
+	}
+	if (job->report)
+		tl_allocreport_end(&r);
+	else
+		tl_chrome_end(&w, "{\"tool\":\"trace-memory " TL_VERSION "\"}");
+}
+
+static int read_inputs(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_error *err)
+{
+	struct job *job = ctx;
+	if (tl_alloc_inputs_read(&job->cli, in, runs, job->allocs) != TL_EXIT_OK)
+		return tl_error_set(err, "%s", "");
+	if (job->allocs->len > 0 && runs->len > 0)
+		return tl_error_set(err, "give RunMetadata and PyTorch memory traces in separate "
+					 "calls");
+	if (job->allocs->len > 0 && job->plot >= 0)
+		return tl_error_set(err, "--plot draws RunMetadata only, not yet a PyTorch "
+					 "memory trace");
+	return 0;
+}
+
 static int write_memory(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_output *out,
 			tl_error *err)
 {
 	struct job *job = ctx;
-	if (job->plot >= 0)
+	if (job->allocs->len > 0)
+		write_allocs(job, out);
+	else if (job->plot >= 0)
 		write_plot(out, runs);
 	else if (job->report)
 		write_report(job, out, runs);
@@ -163,6 +217,10 @@ int main(int argc, char **argv)
 			  .format = -1,
 			  .top = 10};
 	parse_args(&job, argc, argv);
-	static const tl_cli_tool tool = {.write = write_memory};
-	return tl_cli_run(&job.cli, argc, argv, &tool, &job);
+	job.allocs = tl_alloc_inputs_new();
+	static const tl_cli_tool tool = {
+	    .stream = true, .prepare = read_inputs, .write = write_memory};
+	int status = tl_cli_run(&job.cli, argc, argv, &tool, &job);
+	g_ptr_array_free(job.allocs, TRUE);
+	return status;
 }

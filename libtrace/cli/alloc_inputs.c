@@ -1,0 +1,122 @@
+#include "cli/alloc_inputs.h"
+
+#include "io/kineto_memory.h"
+#include "io/source.h"
+#include "model/run.h"
+
+#include <string.h>
+
+static void input_free(gpointer p)
+{
+	tl_alloc_input *in = p;
+	tl_arena_free(in->arena);
+	g_free(in->label);
+	g_free(in);
+}
+
+GPtrArray *tl_alloc_inputs_new(void)
+{
+	return g_ptr_array_new_with_free_func(input_free);
+}
+
+void tl_alloc_inputs_add(GPtrArray *allocs, const char *label, tl_arena *arena,
+			 const tl_alloc_events *events, tl_allocreport_op *ops, size_t n_ops)
+{
+	tl_alloc_input *in = g_new0(tl_alloc_input, 1);
+	in->label = g_strdup(label);
+	in->arena = arena;
+	in->events = *events;
+	in->ops = ops;
+	in->n_ops = n_ops;
+	g_ptr_array_add(allocs, in);
+}
+
+/* A Chrome trace: the [memory] events of a PyTorch (Kineto) trace. */
+static int read_chrome(tl_source *src, GPtrArray *allocs, tl_error *err)
+{
+	const uint8_t *data = NULL;
+	size_t len = 0;
+	if (tl_source_map(src, &data, &len, err) < 0)
+		return -1;
+	tl_arena *arena = tl_arena_new();
+	tl_alloc_events ev;
+	tl_kineto_ops kops;
+	if (tl_kineto_memory_read(data, len, arena, &ev, &kops, err) < 0) {
+		tl_arena_free(arena);
+		return -1;
+	}
+	if (ev.n == 0) {
+		tl_arena_free(arena);
+		const char *kind = tl_format_chrome_kind(data, len);
+		if (strstr(kind, "Kineto") == NULL)
+			return tl_error_set(err,
+					    "this is %s, not a RunMetadata (trace-merge and "
+					    "trace-summarize read it)",
+					    kind);
+		return tl_error_set(err,
+				    "this is %s with no memory events (record with "
+				    "torch.profiler.profile(profile_memory=True))",
+				    kind);
+	}
+	tl_allocreport_op *ops = tl_arena_alloc(arena, (kops.n ? kops.n : 1) * sizeof *ops);
+	for (size_t i = 0; i < kops.n; i++)
+		ops[i] = (tl_allocreport_op){kops.op[i].t_ns, kops.op[i].dur_ns, kops.op[i].name,
+					     kops.op[i].thread};
+	tl_alloc_inputs_add(allocs, tl_source_name(src), arena, &ev, ops, kops.n);
+	return 0;
+}
+
+/* An XSpace: its allocator events, once io/xspace.h reads them:
+ *	tl_arena *arena = tl_arena_new();
+ *	tl_alloc_events ev;
+ *	if (tl_xspace_alloc_events(data, len, arena, &ev, err) < 0) ...
+ *	tl_alloc_inputs_add(allocs, tl_source_name(src), arena, &ev, NULL, 0);
+ */
+static int read_xspace(tl_source *src, GPtrArray *allocs, tl_error *err)
+{
+	return tl_error_set(err, "this is an XSpace; trace-memory does not read its memory "
+				 "events yet");
+}
+
+static int read_runs(tl_source *src, GPtrArray *runs, tl_progress *prog, tl_error *err)
+{
+	tl_run *run = NULL;
+	int rc;
+	while ((rc = tl_run_next(src, &run, err)) > 0) {
+		g_ptr_array_add(runs, run);
+		tl_progress_run(prog, tl_source_offset(src));
+	}
+	return rc;
+}
+
+int tl_alloc_inputs_read(const tl_cli *cli, const tl_cli_inputs *in, GPtrArray *runs,
+			 GPtrArray *allocs)
+{
+	tl_error err = {{0}};
+	tl_progress prog;
+	tl_progress_begin(&prog, cli->prog, cli->quiet);
+	for (size_t i = 0; i < in->n; i++) {
+		tl_source *src = NULL;
+		if (tl_source_open(&src, in->paths[i], cli->format, &err) < 0) {
+			tl_progress_end(&prog);
+			tl_cli_input_error(cli, in->paths[i], &err);
+			return TL_EXIT_INPUT;
+		}
+		int rc;
+		if (tl_source_format(src) == TL_FORMAT_CHROME)
+			rc = read_chrome(src, allocs, &err);
+		else if (tl_source_format(src) == TL_FORMAT_XSPACE)
+			rc = read_xspace(src, allocs, &err);
+		else
+			rc = read_runs(src, runs, &prog, &err);
+		tl_progress_input_done(&prog, tl_source_offset(src));
+		tl_source_close(src);
+		if (rc < 0) {
+			tl_progress_end(&prog);
+			tl_cli_input_error(cli, in->paths[i], &err);
+			return TL_EXIT_INPUT;
+		}
+	}
+	tl_progress_end(&prog);
+	return TL_EXIT_OK;
+}

@@ -1,0 +1,46 @@
+/*
+ * alloc_inputs: trace-memory's inputs, read one after another: a
+ * RunMetadata (any form source.h reads) becomes runs, as for every tool; an
+ * input that records allocations by address becomes a tl_alloc_input:
+ *   - Chrome trace JSON: a PyTorch profiler (Kineto) trace's "[memory]"
+ *     events (io/kineto_memory.h), with its op slices;
+ *   - an XSpace (*.xplane.pb): its MemoryAllocation/MemoryDeallocation
+ *     events, once io/xspace.h has tl_xspace_alloc_events (read_xspace
+ *     below is where it plugs in).
+ * A Chrome trace without [memory] events is an error that says how to
+ * record them.
+ *
+ * Each tl_alloc_input owns its arena (events, strings, ops) and its label;
+ * the array owns the inputs (tl_alloc_inputs_free).
+ */
+#ifndef TL_CLI_ALLOC_INPUTS_H
+#define TL_CLI_ALLOC_INPUTS_H
+
+#include "base/arena.h"
+#include "cli/cli.h"
+#include "emit/allocreport.h"
+#include "io/alloc_event.h"
+
+typedef struct tl_alloc_input {
+	char *label;
+	tl_arena *arena;
+	tl_alloc_events events;
+	tl_allocreport_op *ops; /* in the arena; may be none */
+	size_t n_ops;
+} tl_alloc_input;
+
+/* Reads every input into `runs` (tl_run *) or `allocs` (tl_alloc_input *).
+ * On the first bad input prints its error line and returns TL_EXIT_INPUT;
+ * TL_EXIT_OK otherwise. */
+int tl_alloc_inputs_read(const tl_cli *cli, const tl_cli_inputs *in, GPtrArray *runs,
+			 GPtrArray *allocs);
+
+/* Takes one input's events (and `arena`, which holds them) into `allocs`:
+ * the one call a reader of allocation events needs. */
+void tl_alloc_inputs_add(GPtrArray *allocs, const char *label, tl_arena *arena,
+			 const tl_alloc_events *events, tl_allocreport_op *ops, size_t n_ops);
+
+/* A new array for tl_alloc_inputs_read, freeing its inputs with it. */
+GPtrArray *tl_alloc_inputs_new(void);
+
+#endif
