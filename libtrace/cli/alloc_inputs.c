@@ -66,26 +66,38 @@ static int read_chrome(tl_source *src, GPtrArray *allocs, tl_error *err)
 	return 0;
 }
 
-/* An XSpace: its allocator events, once io/xspace.h reads them:
- *	tl_arena *arena = tl_arena_new();
- *	tl_alloc_events ev;
- *	if (tl_xspace_alloc_events(data, len, arena, &ev, err) < 0) ...
- *	tl_alloc_inputs_add(allocs, tl_source_name(src), arena, &ev, NULL, 0);
- */
+/* An XSpace (known once its first run is asked for): its allocator
+ * events, not its runs. */
 static int read_xspace(tl_source *src, GPtrArray *allocs, tl_error *err)
 {
-	return tl_error_set(err, "this is an XSpace; trace-memory does not read its memory "
-				 "events yet");
+	tl_arena *arena = tl_arena_new();
+	tl_alloc_events ev;
+	if (tl_source_xspace_allocs(src, arena, &ev) < 0 || ev.n == 0) {
+		tl_arena_free(arena);
+		return tl_error_set(err,
+				    "an XSpace with no memory events (MemoryAllocation and "
+				    "MemoryDeallocation, which TF 2.3 and later and JAX record "
+				    "for their GPU allocators)");
+	}
+	tl_alloc_inputs_add(allocs, tl_source_name(src), arena, &ev, NULL, 0);
+	return 0;
 }
 
-static int read_runs(tl_source *src, GPtrArray *runs, tl_progress *prog, tl_error *err)
+static int read_runs(tl_source *src, GPtrArray *runs, GPtrArray *allocs, tl_progress *prog,
+		     tl_error *err)
 {
 	tl_run *run = NULL;
 	int rc;
 	while ((rc = tl_run_next(src, &run, err)) > 0) {
+		if (tl_source_format(src) == TL_FORMAT_XSPACE) {
+			tl_run_free(run);
+			return read_xspace(src, allocs, err);
+		}
 		g_ptr_array_add(runs, run);
 		tl_progress_run(prog, tl_source_offset(src));
 	}
+	if (rc == 0 && tl_source_format(src) == TL_FORMAT_XSPACE)
+		return read_xspace(src, allocs, err);
 	return rc;
 }
 
@@ -105,10 +117,8 @@ int tl_alloc_inputs_read(const tl_cli *cli, const tl_cli_inputs *in, GPtrArray *
 		int rc;
 		if (tl_source_format(src) == TL_FORMAT_CHROME)
 			rc = read_chrome(src, allocs, &err);
-		else if (tl_source_format(src) == TL_FORMAT_XSPACE)
-			rc = read_xspace(src, allocs, &err);
 		else
-			rc = read_runs(src, runs, &prog, &err);
+			rc = read_runs(src, runs, allocs, &prog, &err);
 		tl_progress_input_done(&prog, tl_source_offset(src));
 		tl_source_close(src);
 		if (rc < 0) {

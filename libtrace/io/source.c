@@ -324,6 +324,13 @@ uint64_t tl_source_offset(const tl_source *src)
 	return src->offset_done + (src->in != NULL ? tl_input_offset(src->in) : 0);
 }
 
+int tl_source_xspace_allocs(tl_source *src, tl_arena *arena, tl_alloc_events *out)
+{
+	if (src->xs == NULL)
+		return -1;
+	return tl_xspace_allocs(src->xs, arena, out);
+}
+
 size_t tl_source_links(const tl_source *src, const Tensorflow__NodeExecStats *const **pairs)
 {
 	*pairs = NULL;
@@ -407,7 +414,7 @@ static int start_xspace(tl_source *src, tl_arena *arena, uint8_t *data, size_t l
 	}
 	if (report_input_damage(src, err) < 0)
 		return -1;
-	if (tl_xspace_n_runs(src->xs) == 0)
+	if (tl_xspace_n_runs(src->xs) == 0 && !tl_xspace_has_allocs(src->xs))
 		return tl_error_set(err, "an XSpace with no events");
 	return next_xspace(src, arena_out, meta, label, err);
 }

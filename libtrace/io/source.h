@@ -33,6 +33,7 @@
 
 #include "base/arena.h"
 #include "base/warn.h"
+#include "io/alloc_event.h"
 #include "io/format.h"
 #include "io/input.h"
 #include "tensorflow.pb-c.h"
@@ -50,6 +51,11 @@ tl_input *tl_source_input(tl_source *src);
  * XSpace's correlation ids; io/xspace.h): pairs[2k] is a kernel's record,
  * pairs[2k + 1] its launcher's. 0 for other inputs. */
 size_t tl_source_links(const tl_source *src, const Tensorflow__NodeExecStats *const **pairs);
+
+/* The allocator events of the XSpace being read (once its first run, or
+ * the end, has been asked for), into `arena`; -1 when the input is no
+ * XSpace. */
+int tl_source_xspace_allocs(tl_source *src, tl_arena *arena, tl_alloc_events *out);
 
 /* Bytes read so far (a folder: over all its files), for progress. */
 uint64_t tl_source_offset(const tl_source *src);

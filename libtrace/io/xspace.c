@@ -747,7 +747,10 @@ static void fill_alloc(const tl_xspace *xs, const xev *v, tl_alloc_event *a, tl_
 	stat_int(stat_of(x, e, S_PEAK), &a->peak);
 	const char *op = stat_str(x, stat_of(x, e, S_TF_OP));
 	if (op == NULL || op[0] == '\0') {
+		/* the TF op around it, else (JAX) the innermost event around it */
 		int32_t k = v->parent >= 0 ? enclosing_op(xs->ev, v->parent) : -1;
+		if (k < 0)
+			k = v->parent;
 		op = k >= 0 ? xs->ev[k].name : NULL;
 	}
 	a->op = op != NULL ? tl_arena_strdup(arena, op) : NULL;
@@ -762,6 +765,14 @@ static int cmp_alloc_order(const void *a, const void *b, void *ctx)
 	return (x > y) - (x < y); /* one instant: the file's order */
 }
 
+bool tl_xspace_has_allocs(const tl_xspace *xs)
+{
+	for (size_t i = 0; i < xs->n_ev; i++)
+		if (xs->ev[i].flags & F_MEMORY)
+			return true;
+	return false;
+}
+
 int tl_xspace_allocs(tl_xspace *xs, tl_arena *arena, tl_alloc_events *out)
 {
 	uint32_t *order = g_new(uint32_t, xs->n_ev + 1);
@@ -772,7 +783,7 @@ int tl_xspace_allocs(tl_xspace *xs, tl_arena *arena, tl_alloc_events *out)
 	qsort_r(order, n, sizeof *order, cmp_alloc_order, xs->ev);
 	out->ev = tl_arena_alloc(arena, (n + 1) * sizeof *out->ev);
 	out->n = n;
-	out->clock = "the profile's clock";
+	out->clock = "profile's own zero, as TensorBoard shows it";
 	for (size_t k = 0; k < n; k++)
 		fill_alloc(xs, &xs->ev[order[k]], &out->ev[k], arena);
 	g_free(order);

@@ -44,6 +44,7 @@
 #include "io/alloc_event.h"
 #include "tensorflow.pb-c.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -67,6 +68,9 @@ int tl_xspace_run(tl_xspace *xs, size_t i, const char *base, tl_arena *arena,
  * NodeExecStats, pairs[2k + 1] its launcher's. Valid until the next
  * tl_xspace_run. */
 size_t tl_xspace_links(const tl_xspace *xs, const Tensorflow__NodeExecStats *const **pairs);
+
+/* Whether it holds MemoryAllocation / MemoryDeallocation events. */
+bool tl_xspace_has_allocs(const tl_xspace *xs);
 
 /* The allocator events of the whole XSpace, into `arena`. */
 int tl_xspace_allocs(tl_xspace *xs, tl_arena *arena, tl_alloc_events *out);
