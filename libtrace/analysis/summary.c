@@ -12,9 +12,9 @@
 #include <string.h>
 
 static const char *const col_names[TL_N_COLS] = {
-    "total_micros", "accelerator_micros", "cpu_micros",	  "occurrence", "requested_bytes",
-    "peak_bytes",   "residual_bytes",	  "output_bytes", "params",	"float_ops",
-    "self_micros",
+    "total_micros",    "accelerator_micros", "cpu_micros",     "occurrence",
+    "requested_bytes", "peak_bytes",	     "residual_bytes", "output_bytes",
+    "params",	       "float_ops",	     "self_micros",
 };
 
 const char *tl_summary_col_name(int col)

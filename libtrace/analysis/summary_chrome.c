@@ -153,7 +153,8 @@ static void read_meta(creader *c, const tl_chrome_in_event *ev)
 		g_free(t->name);
 		t->name = g_strdup(n);
 	} else if (n != NULL) {
-		const char *pid = ev->pid.len ? tl_chrome_reader_span_text(ev, ev->pid, c->buf) : "";
+		const char *pid =
+		    ev->pid.len ? tl_chrome_reader_span_text(ev, ev->pid, c->buf) : "";
 		uint32_t pi = proc_get(c, pid); /* may grow the array */
 		cproc *p = g_ptr_array_index(c->procs, pi);
 		char **field = plabel ? &p->label : &p->name;
@@ -245,8 +246,8 @@ static int64_t to_ns(double us)
 static void read_slice(creader *c, const tl_chrome_in_event *ev)
 {
 	cslice x = {.thread = thread_get(c, ev), .key = UINT32_MAX, .extra = UINT32_MAX};
-	x.name = intern(c, ev->name.len ? tl_chrome_reader_span_text(ev, ev->name, c->buf)
-					: "unknown");
+	x.name =
+	    intern(c, ev->name.len ? tl_chrome_reader_span_text(ev, ev->name, c->buf) : "unknown");
 	x.cat = cat_kind(ev, c->buf);
 	tl_summary_view v = c->s->view;
 	/* args are parsed only where the view reads them: a 100 MB Kineto
@@ -262,9 +263,8 @@ static void read_slice(creader *c, const tl_chrome_in_event *ev)
 		x.extra = op;
 	}
 	int64_t start = to_ns(ev->ts_us), dur = to_ns(ev->dur_us);
-	tl_summary_slice sp = {.start = start, .end = dur > 0 && start < INT64_MAX - dur
-							 ? start + dur
-							 : start};
+	tl_summary_slice sp = {.start = start,
+			       .end = dur > 0 && start < INT64_MAX - dur ? start + dur : start};
 	g_array_append_val(c->slices, x);
 	g_array_append_val(c->spans, sp);
 }
@@ -273,7 +273,7 @@ static bool is_derived_line(const char *name, bool has_streams)
 {
 	static const char *const derived[] = {
 	    "TensorFlow Ops", "TensorFlow Name Scope", "Framework Ops", "Framework Name Scope",
-	    "Source code",    "Launch Stats",	   "XLA Modules",   "XLA TraceMe"};
+	    "Source code",    "Launch Stats",	       "XLA Modules",	"XLA TraceMe"};
 	for (size_t i = 0; i < G_N_ELEMENTS(derived); i++)
 		if (strcmp(name, derived[i]) == 0)
 			return true;
@@ -307,7 +307,7 @@ static void classify_threads(creader *c)
 			t->kind = K_DEVICE;
 		else if (g_str_has_prefix(pn, "/device:") && !p->tf1) {
 			const char *tn = t->name != NULL ? t->name : "";
-			t->kind = strcmp(tn, "Steps") == 0			 ? K_STEPS
+			t->kind = strcmp(tn, "Steps") == 0		     ? K_STEPS
 				  : is_derived_line(tn, p->has_stream_lines) ? K_SKIP
 									     : K_DEVICE;
 		}
@@ -372,8 +372,7 @@ typedef struct busy {
 	GArray *iv; /* int64_t start, end, busy before start */
 } busy;
 
-static GArray *busy_new(const creader *c, const tl_summary_slice *sp, const uint32_t *of,
-			size_t n)
+static GArray *busy_new(const creader *c, const tl_summary_slice *sp, const uint32_t *of, size_t n)
 {
 	GArray *out = g_array_new(FALSE, FALSE, sizeof(busy));
 	uint32_t *order = tl_summary_nest_order(sp, n);
@@ -389,8 +388,8 @@ static GArray *busy_new(const creader *c, const tl_summary_slice *sp, const uint
 			b = &g_array_index(out, busy, out->len - 1);
 			acc = 0;
 		}
-		int64_t *last = b->iv->len ? (int64_t *)(void *)(b->iv->data) + 3 * (b->iv->len - 1)
-					   : NULL;
+		int64_t *last =
+		    b->iv->len ? (int64_t *)(void *)(b->iv->data) + 3 * (b->iv->len - 1) : NULL;
 		if (last != NULL && x->start <= last[1]) {
 			if (x->end > last[1]) {
 				acc += x->end - last[1];
@@ -450,8 +449,7 @@ static void add_step_rows(creader *c, size_t ri, const tl_summary_slice *sp, con
 			hi = w->end;
 			g_free(name);
 			name = g_strdup_printf(
-			    "%s %s", label,
-			    str_of(c, g_array_index(c->slices, cslice, si).name));
+			    "%s %s", label, str_of(c, g_array_index(c->slices, cslice, si).name));
 		}
 		tl_summary_vals v = {{0}};
 		v.v[TL_COL_TOTAL] = v.v[TL_COL_SELF] = (double)(hi - lo) / 1000.0;

@@ -172,6 +172,8 @@ static void assert_same(const tl_summary *x, const tl_summary *y)
 	assert_int_equal(x->have_graph, y->have_graph);
 	assert_int_equal(x->have_memory, y->have_memory);
 	assert_int_equal(x->from_chrome, y->from_chrome);
+	assert_int_equal(x->nested, y->nested);
+	assert_int_equal(x->have_device, y->have_device);
 	assert_int_equal(g_hash_table_size(x->rows), g_hash_table_size(y->rows));
 	GHashTableIter it;
 	gpointer k, v;
