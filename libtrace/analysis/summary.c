@@ -3,7 +3,7 @@
 #include "analysis/opcost.h"
 #include "base/warn.h"
 #include "analysis/summary_impl.h"
-#include "io/chrome_reader.h"
+#include "analysis/summary_nest.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -12,8 +12,9 @@
 #include <string.h>
 
 static const char *const col_names[TL_N_COLS] = {
-    "total_micros", "accelerator_micros", "cpu_micros",	  "occurrence", "requested_bytes",
-    "peak_bytes",   "residual_bytes",	  "output_bytes", "params",	"float_ops",
+    "total_micros",    "accelerator_micros", "cpu_micros",     "occurrence",
+    "requested_bytes", "peak_bytes",	     "residual_bytes", "output_bytes",
+    "params",	       "float_ops",	     "self_micros",
 };
 
 const char *tl_summary_col_name(int col)
@@ -78,7 +79,7 @@ void tl_summary_free(tl_summary *s)
 /* Names and labels are kept as valid UTF-8 (bad bytes become U+FFFD), so
  * every table and the partials (JSON, which cannot hold other bytes) carry
  * them, and a combined table equals a direct one. */
-static char *valid_dup(const char *s)
+char *tl_summary_valid_dup(const char *s)
 {
 	return g_utf8_validate(s, -1, NULL) ? g_strdup(s) : g_utf8_make_valid(s, -1);
 }
@@ -133,7 +134,7 @@ const tl_summary_vals *tl_summary_row_vals(const tl_row *r, size_t run)
 	return &g_array_index(r->runs, tl_summary_vals, run - r->first_run);
 }
 
-static void vals_add(tl_summary_vals *dst, const tl_summary_vals *v)
+void tl_summary_vals_add(tl_summary_vals *dst, const tl_summary_vals *v)
 {
 	for (int c = 0; c < TL_N_COLS; c++) {
 		if (c == TL_COL_PEAK)
@@ -143,23 +144,25 @@ static void vals_add(tl_summary_vals *dst, const tl_summary_vals *v)
 	}
 }
 
-/* Adds v to the row's run, making the row if need be; returns the row. */
-static tl_row *row_add(tl_summary *s, const char *name, size_t run, const tl_summary_vals *v)
+tl_row *tl_summary_row_add(tl_summary *s, const char *name, size_t run, const tl_summary_vals *v)
 {
 	tl_row *r = tl_summary_row_get(s, name);
-	vals_add(tl_summary_row_run(r, run), v);
+	tl_summary_vals_add(tl_summary_row_run(r, run), v);
 	return r;
 }
 
 /* ---- adding runs ------------------------------------------------------- */
 
-static void exec_vals(const tl_run *run, uint32_t x, const double *accel, tl_summary_vals *v)
+static void exec_vals(const tl_run *run, uint32_t x, const double *accel, const int64_t *self,
+		      tl_summary_vals *v)
 {
 	const tl_exec *e = &run->execs[x];
 	memset(v, 0, sizeof *v);
 	v->v[TL_COL_CPU] = (double)(e->end - e->start) / 1000.0;
 	v->v[TL_COL_ACCEL] = accel[x];
 	v->v[TL_COL_TOTAL] = v->v[TL_COL_CPU] + v->v[TL_COL_ACCEL];
+	/* the kernels it launched ran on a device, inside no child of it */
+	v->v[TL_COL_SELF] = (double)self[x] / 1000.0 + v->v[TL_COL_ACCEL];
 	v->v[TL_COL_OCCURRENCE] = 1;
 	for (size_t m = 0; m < e->ns->n_memory; m++) {
 		const Tensorflow__AllocatorMemoryUsed *mu = e->ns->memory[m];
@@ -238,10 +241,57 @@ static double union_us(GArray *iv)
 	return (double)busy / 1000.0;
 }
 
+/* Where executions nest: an XSpace host plane ("/host:CPU"), whose lines
+ * hold TraceMe slices inside each other ("MatMul:MatMul" inside
+ * "EagerExecute" inside "train_function"). A TF1 executor's records
+ * overlap on one thread without being each other's children (an async op
+ * ends in a callback while the thread runs others; dumps without
+ * thread_id put every op on thread 0), so there none nests. */
+static bool nests(const tl_device *d)
+{
+	return g_str_has_prefix(d->name, "/host:");
+}
+
+/* The devices whose executions are host work: executors and host planes. */
+static bool is_host(const tl_device *d)
+{
+	return d->kind == TL_DEV_EXECUTOR || nests(d);
+}
+
+/* Time of each host execution not spent in executions nested inside it
+ * on the same device and thread: its own time where nothing nests. Sets
+ * s->nested when something does. */
+static int64_t *exec_self(tl_summary *s, const tl_run *run)
+{
+	size_t cap = run->n_execs ? run->n_execs : 1;
+	int64_t *self = g_new0(int64_t, cap);
+	tl_summary_slice *sl = g_new(tl_summary_slice, cap);
+	uint32_t *of = g_new(uint32_t, cap);
+	size_t n = 0;
+	for (uint32_t i = 0; i < run->n_execs; i++) {
+		const tl_exec *e = &run->execs[i];
+		self[i] = e->end - e->start;
+		if (!nests(&run->devices[e->device]))
+			continue;
+		sl[n] = (tl_summary_slice){.thread = (uint64_t)e->device << 32 | e->thread,
+					   .start = e->start,
+					   .end = MAX(e->end, e->start)};
+		of[n++] = i;
+	}
+	if (tl_summary_nest(sl, n) > 0)
+		s->nested = true;
+	for (size_t k = 0; k < n; k++)
+		self[of[k]] = sl[k].self;
+	g_free(sl);
+	g_free(of);
+	return self;
+}
+
 static void add_step_rows(tl_summary *s, const tl_run *run, size_t ri)
 {
 	tl_summary_vals v = {{0}};
 	v.v[TL_COL_TOTAL] = (double)(run->t_end - run->t_begin) / 1000.0;
+	v.v[TL_COL_SELF] = v.v[TL_COL_TOTAL];
 	v.v[TL_COL_OCCURRENCE] = 1;
 	for (size_t d = 0; d < run->n_devices; d++) {
 		const tl_device *dev = &run->devices[d];
@@ -259,7 +309,7 @@ static void add_step_rows(tl_summary *s, const tl_run *run, size_t ri)
 		else
 			v.v[TL_COL_ACCEL] += busy;
 	}
-	row_add(s, run->label, ri, &v);
+	tl_summary_row_add(s, run->label, ri, &v);
 }
 
 /* Graph nodes per row (occurrence "defined"): the most any one run
@@ -294,7 +344,7 @@ static void count_defined(tl_summary *s, const tl_run *run)
 void tl_summary_add_run(tl_summary *s, const tl_run *run)
 {
 	size_t ri = s->n_runs++;
-	g_ptr_array_add(s->run_labels, valid_dup(run->label));
+	g_ptr_array_add(s->run_labels, tl_summary_valid_dup(run->label));
 	if (run->has_graphs)
 		s->have_graph = true;
 	if (s->view == TL_VIEW_STEP) {
@@ -302,6 +352,7 @@ void tl_summary_add_run(tl_summary *s, const tl_run *run)
 		return;
 	}
 	double *accel = kernel_time(run);
+	int64_t *self = s->view == TL_VIEW_KERNEL ? NULL : exec_self(s, run);
 	for (uint32_t i = 0; i < run->n_execs; i++) {
 		const tl_exec *e = &run->execs[i];
 		tl_device_kind kind = run->devices[e->device].kind;
@@ -312,24 +363,24 @@ void tl_summary_add_run(tl_summary *s, const tl_run *run)
 			const char *at = strstr(label, "@@");
 			char *kname = g_strndup(label, at ? (gsize)(at - label) : strlen(label));
 			tl_summary_vals v = {{0}};
-			v.v[TL_COL_ACCEL] = v.v[TL_COL_TOTAL] =
+			v.v[TL_COL_ACCEL] = v.v[TL_COL_TOTAL] = v.v[TL_COL_SELF] =
 			    (double)(e->end - e->start) / 1000.0;
 			v.v[TL_COL_OCCURRENCE] = 1;
-			tl_row *r = row_add(s, kname, ri, &v);
+			tl_row *r = tl_summary_row_add(s, kname, ri, &v);
 			if (r->extra == NULL)
 				r->extra = g_strdup(e->op);
 			g_free(kname);
 			continue;
 		}
-		if (kind != TL_DEV_EXECUTOR)
+		if (!is_host(&run->devices[e->device]))
 			continue;
 		if (e->ns->n_memory > 0)
 			s->have_memory = true;
 		tl_summary_vals v;
-		exec_vals(run, i, accel, &v);
+		exec_vals(run, i, accel, self, &v);
 		const char *key = row_key(s, run, e);
 		/* node rows remember their op type, for --account-type */
-		tl_row *r = row_add(s, key, ri, &v);
+		tl_row *r = tl_summary_row_add(s, key, ri, &v);
 		if (r->extra == NULL && (s->view == TL_VIEW_NODE || s->view == TL_VIEW_SCOPE))
 			r->extra = g_strdup(e->op);
 	}
@@ -346,7 +397,7 @@ void tl_summary_add_run(tl_summary *s, const tl_run *run)
 							      : g->name;
 		if (s->view == TL_VIEW_KERNEL)
 			continue;
-		tl_row *r = row_add(s, key, ri, &v);
+		tl_row *r = tl_summary_row_add(s, key, ri, &v);
 		if (r->shape == NULL && s->view != TL_VIEW_OP && s->view != TL_VIEW_DEVICE)
 			r->shape = tl_opcost_shape_string(sh);
 		if (r->extra == NULL && (s->view == TL_VIEW_NODE || s->view == TL_VIEW_SCOPE))
@@ -354,88 +405,7 @@ void tl_summary_add_run(tl_summary *s, const tl_run *run)
 	}
 	count_defined(s, run);
 	g_free(accel);
-}
-
-int tl_summary_add_chrome(tl_summary *s, const uint8_t *data, size_t len, const char *label,
-			  tl_error *err)
-{
-	tl_chrome_reader *r = NULL;
-	if (tl_chrome_reader_open(&r, data, len, err) < 0)
-		return -1;
-	size_t ri = s->n_runs++;
-	char *base = g_path_get_basename(label);
-	g_ptr_array_add(s->run_labels, valid_dup(base));
-	g_free(base);
-	s->from_chrome = true;
-	GHashTable *proc = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-	GString *buf = g_string_new(NULL);
-	tl_chrome_in_event ev;
-	int rc;
-	/* The device view sums per pid text, named once the process names are
-	 * known (they may come after the events): one tl_summary_vals per pid, as a trace
-	 * can hold a million processes. */
-	GHashTable *by_pid = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-	while ((rc = tl_chrome_reader_next(r, &ev, err)) > 0) {
-		/* valid until the next tl_chrome_reader_span_text */
-		const char *pid = ev.pid.len ? tl_chrome_reader_span_text(&ev, ev.pid, buf) : "";
-		if (ev.ph == 'M' && ev.name.len == 14 &&
-		    memcmp(ev.raw + ev.name.off, "\"process_name\"", 14) == 0 && ev.args.len) {
-			json_error_t jerr;
-			json_t *a = json_loadb(ev.raw + ev.args.off, ev.args.len, 0, &jerr);
-			const char *n = json_string_value(json_object_get(a, "name"));
-			if (n != NULL) {
-				/* timeline.py names processes "<device> Compute" */
-				char *dev = g_strdup(n);
-				if (g_str_has_suffix(dev, " Compute"))
-					dev[strlen(dev) - 8] = '\0';
-				g_hash_table_replace(proc, g_strdup(pid), dev);
-			}
-			json_decref(a);
-		}
-		if (ev.ph != 'X')
-			continue;
-		tl_summary_vals v = {{0}};
-		v.v[TL_COL_CPU] = v.v[TL_COL_TOTAL] = ev.dur_us;
-		v.v[TL_COL_OCCURRENCE] = 1;
-		if (s->view == TL_VIEW_DEVICE) {
-			tl_summary_vals *sum = g_hash_table_lookup(by_pid, pid);
-			if (sum == NULL) {
-				sum = g_new0(tl_summary_vals, 1);
-				g_hash_table_insert(by_pid, g_strdup(pid), sum);
-			}
-			vals_add(sum, &v);
-			continue;
-		}
-		if (s->view == TL_VIEW_KERNEL || s->view == TL_VIEW_STEP)
-			continue;
-		char *op = ev.name.len ? g_strdup(tl_chrome_reader_span_text(&ev, ev.name, buf))
-				       : g_strdup("unknown");
-		char *node = NULL;
-		if (ev.args.len > 0 && s->view != TL_VIEW_OP) {
-			json_error_t jerr;
-			json_t *a = json_loadb(ev.raw + ev.args.off, ev.args.len, 0, &jerr);
-			const char *n = json_string_value(json_object_get(a, "name"));
-			node = n != NULL ? g_strdup(n) : NULL;
-			json_decref(a);
-		}
-		row_add(s, s->view == TL_VIEW_OP ? op : node != NULL ? node : op, ri, &v);
-		g_free(op);
-		g_free(node);
-	}
-	GHashTableIter it;
-	gpointer k, val;
-	g_hash_table_iter_init(&it, by_pid);
-	while (g_hash_table_iter_next(&it, &k, &val)) {
-		const char *dev = g_hash_table_lookup(proc, k);
-		char *name = dev != NULL ? g_strdup(dev) : g_strdup_printf("pid %s", (char *)k);
-		row_add(s, name, ri, val);
-		g_free(name);
-	}
-	g_hash_table_destroy(by_pid);
-	g_hash_table_destroy(proc);
-	g_string_free(buf, TRUE);
-	tl_chrome_reader_close(r);
-	return rc < 0 ? -1 : 0;
+	g_free(self);
 }
 
 /* ---- rows and statistics ---------------------------------------------- */
@@ -626,6 +596,8 @@ tl_summary_flat *tl_summary_flat_new(const tl_summary *s, const tl_summary_opts 
 	f->n = shown->len;
 	f->lines = (tl_summary_line *)(void *)g_array_free(shown, FALSE);
 	f->share_col = o->order_by >= 0 ? o->order_by : o->select[0];
+	if (s->nested && f->share_col == TL_COL_TOTAL)
+		f->share_col = TL_COL_SELF;
 	return f;
 }
 
@@ -646,6 +618,8 @@ void tl_summary_absorb(tl_summary *dst, tl_summary *src)
 	dst->have_graph |= src->have_graph;
 	dst->have_memory |= src->have_memory;
 	dst->from_chrome |= src->from_chrome;
+	dst->nested |= src->nested;
+	dst->have_device |= src->have_device;
 	GHashTableIter it;
 	gpointer k, v;
 	g_hash_table_iter_init(&it, src->rows);
@@ -663,6 +637,29 @@ void tl_summary_absorb(tl_summary *dst, tl_summary *src)
 	}
 }
 
+/* Where the inputs nest, total_micros alone misleads (a parent's time
+ * counts again in each of its children): the default table shows
+ * self_micros beside it and is ordered by it. */
+static void fit_nested(tl_summary_opts *o, const tl_summary *s)
+{
+	if (!s->nested)
+		return;
+	if (!o->order_given)
+		o->order_by = TL_COL_SELF;
+	if (o->select_given)
+		return;
+	for (int k = 0; k < o->n_select; k++)
+		if (o->select[k] == TL_COL_SELF)
+			return;
+	int at = 0;
+	while (at < o->n_select && o->select[at] != TL_COL_TOTAL)
+		at++;
+	at = at < o->n_select ? at + 1 : 0;
+	memmove(&o->select[at + 1], &o->select[at], (size_t)(o->n_select - at) * sizeof(int));
+	o->select[at] = TL_COL_SELF;
+	o->n_select++;
+}
+
 void tl_summary_opts_fit(tl_summary_opts *o, const tl_summary *s)
 {
 	int kept = 0;
@@ -671,14 +668,14 @@ void tl_summary_opts_fit(tl_summary_opts *o, const tl_summary *s)
 		bool needs_memory = c == TL_COL_REQUESTED || c == TL_COL_PEAK ||
 				    c == TL_COL_RESIDUAL || c == TL_COL_OUTPUT;
 		bool needs_graph = c == TL_COL_PARAMS || c == TL_COL_FLOPS;
-		bool needs_kernels = c == TL_COL_ACCEL;
+		bool needs_kernels = c == TL_COL_ACCEL && !s->have_device;
 		if (s->from_chrome && (needs_memory || needs_graph || needs_kernels)) {
 			tl_warn("chrome-missing",
 				"Chrome trace input has no %s data: column %s "
 				"left out",
 				needs_memory  ? "memory"
 				: needs_graph ? "graph"
-					      : "kernel-to-op",
+					      : "device (kernel, copy)",
 				tl_summary_col_name(c));
 			continue;
 		}
@@ -687,6 +684,7 @@ void tl_summary_opts_fit(tl_summary_opts *o, const tl_summary *s)
 	if (kept == 0)
 		o->select[kept++] = TL_COL_TOTAL;
 	o->n_select = kept;
+	fit_nested(o, s);
 }
 
 int tl_summary_opts_select(tl_summary_opts *o, const char *list)
@@ -704,6 +702,7 @@ int tl_summary_opts_select(tl_summary_opts *o, const char *list)
 	if (rc < 0 || n == 0)
 		return -1;
 	o->n_select = n;
+	o->select_given = true;
 	return 0;
 }
 
@@ -713,5 +712,6 @@ int tl_summary_opts_order(tl_summary_opts *o, const char *col)
 	if (c < 0 && strcmp(col, "name") != 0)
 		return -1;
 	o->order_by = c;
+	o->order_given = true;
 	return 0;
 }

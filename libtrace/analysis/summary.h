@@ -7,9 +7,18 @@
  * column is reported as the average (default), first, min, max, p50, p90
  * or stddev over the runs (a run where the row did not occur counts 0).
  *
- *   cpu_micros          executor time of the executions (their own record)
- *   accelerator_micros  GPU kernel time they launched (per-stream records)
- *   total_micros        cpu + accelerator
+ *   cpu_micros          executor time of the executions (their own record);
+ *                       Chrome traces: host slices' durations
+ *   accelerator_micros  GPU kernel time they launched (per-stream records);
+ *                       Chrome traces: device slices (kernels, copies)
+ *   total_micros        cpu + accelerator: inclusive time, a slice's
+ *                       children (slices inside it on its thread) included
+ *   self_micros         exclusive time: total minus the time of its
+ *                       children (analysis/summary_nest.h), so the rows'
+ *                       self times add up to the busy time and shares of
+ *                       it to 100%; where nothing nests (TF1 RunMetadata,
+ *                       timeline.py traces) it equals total. The step view:
+ *                       the step's wall time, as total.
  *   occurrence          executions in the run (or nodes defined, with
  *                       --occurrence defined)
  *   requested_bytes     AllocatorMemoryUsed.total_bytes
@@ -57,6 +66,7 @@ enum {
 	TL_COL_OUTPUT,
 	TL_COL_PARAMS,
 	TL_COL_FLOPS,
+	TL_COL_SELF, /* last, so partials written before it read (as 0) */
 	TL_N_COLS
 };
 
@@ -95,6 +105,8 @@ typedef struct tl_summary {
 	bool have_graph;       /* some run had partition graphs */
 	bool have_memory;
 	bool from_chrome; /* some input was a Chrome trace */
+	bool nested;	  /* some slice or execution had a parent: self < total */
+	bool have_device; /* a Chrome trace had device slices (accelerator time) */
 } tl_summary;
 
 tl_summary *tl_summary_new(tl_summary_view view);
@@ -102,8 +114,11 @@ void tl_summary_free(tl_summary *s);
 
 /* Adds one RunMetadata run. */
 void tl_summary_add_run(tl_summary *s, const tl_run *run);
-/* Adds one Chrome trace as a run (X events: name = op, args.name = node,
- * process = device). */
+/* Adds one Chrome trace as a run (analysis/summary_chrome.c): X events,
+ * nested per thread, by name (op view; a kernel's TF op where its args
+ * name it), args.name (node, scope), process (device), device slice
+ * (kernel) or step (Kineto's ProfilerStep#N, TF2's "Steps" line; the
+ * whole trace where none). */
 int tl_summary_add_chrome(tl_summary *s, const uint8_t *data, size_t len, const char *label,
 			  tl_error *err);
 
@@ -121,6 +136,8 @@ typedef struct tl_summary_opts {
 	int n_select;
 	tl_stat stat;
 	int order_by;	       /* a column, or -1 for name */
+	bool select_given;     /* --select given (tl_summary_opts_fit adds no column) */
+	bool order_given;      /* --order-by given (tl_summary_opts_fit keeps it) */
 	double min[TL_N_COLS]; /* --min-<col>; 0 = none */
 	GRegex *account_type;  /* op view: op types; device view: devices */
 	GRegex *show, *hide, *start, *trim;
@@ -136,8 +153,10 @@ int tl_summary_opts_select(tl_summary_opts *o, const char *list);
 /* --order-by: a column, or "name"; -1 when unknown. */
 int tl_summary_opts_order(tl_summary_opts *o, const char *col);
 /* Drops the selected columns the summary's inputs cannot fill (a Chrome
- * trace has no memory, graph or kernel-to-op data), with one warning each;
- * total_micros when none is left. */
+ * trace has no memory or graph data, and accelerator time only where it
+ * has device slices), with one warning each; total_micros when none is
+ * left. Where the inputs nest, the default columns get self_micros after
+ * total_micros and the default order is self_micros. */
 void tl_summary_opts_fit(tl_summary_opts *o, const tl_summary *s);
 /* One column of a row as the options' statistic over the runs. */
 double tl_summary_row_stat(const tl_summary *s, const tl_row *r, int col, const tl_summary_opts *o);
@@ -158,7 +177,9 @@ typedef struct tl_summary_flat {
 	size_t n;
 	double total[TL_N_COLS]; /* over the rows that pass the name filters (and the
 				  * value filters too with --account-displayed-only) */
-	int share_col;		 /* the column shares are of */
+	int share_col;		 /* the column shares are of: the order's, but
+				  * self_micros for total_micros where the inputs
+				  * nest (inclusive times do not add up) */
 } tl_summary_flat;
 
 tl_summary_flat *tl_summary_flat_new(const tl_summary *s, const tl_summary_opts *o);

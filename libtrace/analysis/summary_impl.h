@@ -17,6 +17,12 @@ tl_row *tl_summary_row_get(tl_summary *s, const char *name);
 tl_summary_vals *tl_summary_row_run(tl_row *r, size_t run);
 /* The values of a run, or NULL when the row did not occur in it. */
 const tl_summary_vals *tl_summary_row_vals(const tl_row *r, size_t run);
+/* Adds v to a run's values (peak: the larger; the others summed). */
+void tl_summary_vals_add(tl_summary_vals *dst, const tl_summary_vals *v);
+/* Adds v to the row's run, making the row if need be; returns the row. */
+tl_row *tl_summary_row_add(tl_summary *s, const char *name, size_t run, const tl_summary_vals *v);
+/* A label kept as valid UTF-8 (bad bytes become U+FFFD), newly allocated. */
+char *tl_summary_valid_dup(const char *s);
 /* The rows by name (strcmp order); the caller frees the array. */
 GPtrArray *tl_summary_sorted_rows(const tl_summary *s);
 

@@ -50,6 +50,8 @@ int tl_summary_read_partial(tl_summary *s, const uint8_t *data, size_t len, tl_e
 			s->have_graph |= json_is_true(json_object_get(o, "graph"));
 			s->have_memory |= json_is_true(json_object_get(o, "memory"));
 			s->from_chrome |= json_is_true(json_object_get(o, "chrome"));
+			s->nested |= json_is_true(json_object_get(o, "nested"));
+			s->have_device |= json_is_true(json_object_get(o, "device"));
 			s->n_runs += n_runs;
 			json_decref(o);
 			continue;

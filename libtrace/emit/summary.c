@@ -12,7 +12,7 @@
 
 static bool col_is_time(int c)
 {
-	return c == TL_COL_TOTAL || c == TL_COL_ACCEL || c == TL_COL_CPU;
+	return c == TL_COL_TOTAL || c == TL_COL_ACCEL || c == TL_COL_CPU || c == TL_COL_SELF;
 }
 
 static bool col_is_bytes(int c)
@@ -301,9 +301,10 @@ void tl_summary_write(const tl_summary *s, const tl_summary_opts *o, const tl_ta
 
 void tl_summary_write_partial(const tl_summary *s, tl_output *out)
 {
-	json_t *head = json_pack("{s:i,s:s,s:b,s:b,s:b}", "tftrace_partial", 1, "view",
+	json_t *head = json_pack("{s:i,s:s,s:b,s:b,s:b,s:b,s:b}", "tftrace_partial", 1, "view",
 				 tl_summary_view_name(s->view), "graph", s->have_graph, "memory",
-				 s->have_memory, "chrome", s->from_chrome);
+				 s->have_memory, "chrome", s->from_chrome, "nested", s->nested,
+				 "device", s->have_device);
 	json_t *labels = json_array();
 	for (guint i = 0; i < s->run_labels->len; i++)
 		json_array_append_new(labels, json_string(g_ptr_array_index(s->run_labels, i)));

@@ -260,7 +260,7 @@ static void value_bar(tl_output *out, int col, double x, int y, double w, const 
 			 "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"16\" fill=\"%s\"/>\n",
 			 left, y, w, fill);
 	char label[48];
-	if (col == TL_COL_TOTAL || col == TL_COL_CPU || col == TL_COL_ACCEL)
+	if (col == TL_COL_TOTAL || col == TL_COL_CPU || col == TL_COL_ACCEL || col == TL_COL_SELF)
 		snprintf(label, sizeof label, "%.3f ms", x / 1000.0);
 	else if (col == TL_COL_REQUESTED || col == TL_COL_PEAK || col == TL_COL_RESIDUAL ||
 		 col == TL_COL_OUTPUT)

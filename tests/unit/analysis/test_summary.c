@@ -172,6 +172,8 @@ static void assert_same(const tl_summary *x, const tl_summary *y)
 	assert_int_equal(x->have_graph, y->have_graph);
 	assert_int_equal(x->have_memory, y->have_memory);
 	assert_int_equal(x->from_chrome, y->from_chrome);
+	assert_int_equal(x->nested, y->nested);
+	assert_int_equal(x->have_device, y->have_device);
 	assert_int_equal(g_hash_table_size(x->rows), g_hash_table_size(y->rows));
 	GHashTableIter it;
 	gpointer k, v;
@@ -221,13 +223,13 @@ static void test_op_view(void **state)
 	assert_true(s->have_memory);
 	/* total, accelerator, cpu, occurrence, requested, peak, residual,
 	 * output, params, float_ops */
-	assert_row(s, "Conv2D", VALS(28, 25, 3, 1, 522, 1024, 261, 512, 0, 4608));
-	assert_row(s, "MatMul", VALS(10, 0, 10, 1, 60, 100, 0, 60, 0, 120));
+	assert_row(s, "Conv2D", VALS(28, 25, 3, 1, 522, 1024, 261, 512, 0, 4608, 28));
+	assert_row(s, "MatMul", VALS(10, 0, 10, 1, 60, 100, 0, 60, 0, 120, 10));
 	/* x, img, filt: 1 us and 48 + 128 + 576 bytes out */
-	assert_row(s, "Const", VALS(3, 0, 3, 3, 0, 0, 0, 752, 0, 0));
+	assert_row(s, "Const", VALS(3, 0, 3, 3, 0, 0, 0, 752, 0, 0, 3));
 	/* w ran (2 us, 80 B); params 4 * 5 + 7 of unused, which never ran */
-	assert_row(s, "VariableV2", VALS(2, 0, 2, 1, 0, 0, 0, 80, 27, 0));
-	assert_row(s, "Relu", VALS(2, 0, 2, 1, 0, 0, 0, 60, 0, 15));
+	assert_row(s, "VariableV2", VALS(2, 0, 2, 1, 0, 0, 0, 80, 27, 0, 2));
+	assert_row(s, "Relu", VALS(2, 0, 2, 1, 0, 0, 0, 60, 0, 15, 2));
 	assert_int_equal(row_named(s, "Const")->defined, 3);
 	assert_int_equal(row_named(s, "VariableV2")->defined, 2);
 	assert_int_equal(row_named(s, "Conv2D")->defined, 1);
@@ -241,20 +243,20 @@ static void test_node_view(void **state)
 	(void)state;
 	tl_summary *s = summary_a(TL_VIEW_NODE);
 	assert_int_equal(g_hash_table_size(s->rows), 8);
-	assert_row(s, "w", VALS(2, 0, 2, 1, 0, 0, 0, 80, 20, 0));
+	assert_row(s, "w", VALS(2, 0, 2, 1, 0, 0, 0, 80, 20, 0, 2));
 	assert_string_equal(row_named(s, "w")->shape, "4x5");
 	assert_string_equal(row_named(s, "w")->extra, "VariableV2");
-	assert_row(s, "unused", VALS(0, 0, 0, 0, 0, 0, 0, 0, 7, 0));
+	assert_row(s, "unused", VALS(0, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0));
 	assert_string_equal(row_named(s, "unused")->shape, "7");
-	assert_row(s, "conv/Conv2D", VALS(28, 25, 3, 1, 522, 1024, 261, 512, 0, 4608));
+	assert_row(s, "conv/Conv2D", VALS(28, 25, 3, 1, 522, 1024, 261, 512, 0, 4608, 28));
 	assert_string_equal(row_named(s, "conv/Conv2D")->extra, "Conv2D");
 	assert_null(row_named(s, "conv/Conv2D")->shape);
-	assert_row(s, "dense/Relu", VALS(2, 0, 2, 1, 0, 0, 0, 60, 0, 15));
+	assert_row(s, "dense/Relu", VALS(2, 0, 2, 1, 0, 0, 0, 60, 0, 15, 2));
 	assert_int_equal(row_named(s, "x")->defined, 1);
 	tl_summary_free(s);
 	s = summary_a(TL_VIEW_SCOPE);
 	assert_int_equal(g_hash_table_size(s->rows), 8);
-	assert_row(s, "dense/MatMul", VALS(10, 0, 10, 1, 60, 100, 0, 60, 0, 120));
+	assert_row(s, "dense/MatMul", VALS(10, 0, 10, 1, 60, 100, 0, 60, 0, 120, 10));
 	tl_summary_free(s);
 }
 
@@ -267,8 +269,8 @@ static void test_device_view(void **state)
 	(void)state;
 	tl_summary *s = summary_a(TL_VIEW_DEVICE);
 	assert_int_equal(g_hash_table_size(s->rows), 2);
-	assert_row(s, CPU, VALS(15, 0, 15, 4, 60, 100, 0, 248, 27, 135));
-	assert_row(s, GPU, VALS(30, 25, 5, 3, 522, 1024, 261, 1216, 0, 4608));
+	assert_row(s, CPU, VALS(15, 0, 15, 4, 60, 100, 0, 248, 27, 135, 15));
+	assert_row(s, GPU, VALS(30, 25, 5, 3, 522, 1024, 261, 1216, 0, 4608, 30));
 	tl_summary_free(s);
 }
 
@@ -282,8 +284,8 @@ static void test_kernel_view(void **state)
 	tl_summary *s = summary_of(TL_VIEW_KERNEL, runs, 2);
 	assert_int_equal(g_hash_table_size(s->rows), 2);
 	/* averaged over 2 runs: 20 / 2, 5 / 2 */
-	assert_row(s, "winograd", VALS(10, 10, 0, 0.5, 0, 0, 0, 0, 0, 0));
-	assert_row(s, "k2", VALS(2.5, 2.5, 0, 0.5, 0, 0, 0, 0, 0, 0));
+	assert_row(s, "winograd", VALS(10, 10, 0, 0.5, 0, 0, 0, 0, 0, 0, 10));
+	assert_row(s, "k2", VALS(2.5, 2.5, 0, 0.5, 0, 0, 0, 0, 0, 0, 2.5));
 	assert_string_equal(row_named(s, "winograd")->extra, "Conv2D");
 	tl_summary_free(s);
 }
@@ -298,8 +300,8 @@ static void test_step_view(void **state)
 	static const char *const runs[] = {text_a, "a", text_b, "b"};
 	tl_summary *s = summary_of(TL_VIEW_STEP, runs, 2);
 	assert_int_equal(g_hash_table_size(s->rows), 2);
-	assert_row(s, "a", VALS(35, 25, 18, 1, 0, 0, 0, 0, 0, 0));
-	assert_row(s, "b", VALS(17, 0, 5, 1, 0, 0, 0, 0, 0, 0));
+	assert_row(s, "a", VALS(35, 25, 18, 1, 0, 0, 0, 0, 0, 0, 35));
+	assert_row(s, "b", VALS(17, 0, 5, 1, 0, 0, 0, 0, 0, 0, 17));
 	tl_summary_free(s);
 }
 
@@ -310,8 +312,8 @@ static void test_stream_all(void **state)
 	(void)state;
 	static const char *const runs[] = {text_b, "b"};
 	tl_summary *s = summary_of(TL_VIEW_OP, runs, 1);
-	assert_row(s, "Conv2D", VALS(11, 7, 4, 1, 0, 0, 0, 0, 0, 0));
-	assert_row(s, "Sub", VALS(1, 0, 1, 1, 0, 0, 0, 0, 0, 0));
+	assert_row(s, "Conv2D", VALS(11, 7, 4, 1, 0, 0, 0, 0, 0, 0, 11));
+	assert_row(s, "Sub", VALS(1, 0, 1, 1, 0, 0, 0, 0, 0, 0, 1));
 	assert_false(s->have_memory);
 	tl_summary_free(s);
 }
@@ -793,8 +795,8 @@ static void test_chrome(void **state)
 		assert_true(s->from_chrome);
 		assert_string_equal(g_ptr_array_index(s->run_labels, 0), "trace.json");
 		assert_int_equal(g_hash_table_size(s->rows), 2);
-		assert_row(s, cases[i].r1, VALS(5, 0, 5, 1, 0, 0, 0, 0, 0, 0));
-		assert_row(s, cases[i].r2, VALS(3, 0, 3, 1, 0, 0, 0, 0, 0, 0));
+		assert_row(s, cases[i].r1, VALS(5, 0, 5, 1, 0, 0, 0, 0, 0, 0, 5));
+		assert_row(s, cases[i].r2, VALS(3, 0, 3, 1, 0, 0, 0, 0, 0, 0, 3));
 		tl_summary_free(s);
 	}
 }

@@ -1,0 +1,551 @@
+/* A Chrome trace as one run of a summary. The X events are read into a
+ * compact array first: the process and thread names that say which slices
+ * are device work may come after the events (Kineto writes them last), and
+ * self time needs each thread's slices sorted (analysis/summary_nest.h).
+ *
+ * What counts where:
+ *   device (accelerator_micros)  Kineto cat kernel, gpu_memcpy, gpu_memset
+ *                  (Kernel, Memcpy, Memset in older Kineto); TF2 trace
+ *                  JSON: the "Stream #N" lines of a "/device:..." process
+ *                  (its other lines, "TensorFlow Ops", "TensorFlow Name
+ *                  Scope", "XLA Ops", ..., are views of the same kernels
+ *                  and are left out; "Steps" gives the steps); TF1
+ *                  timeline.py: "/stream:N" processes, and "/stream:all"
+ *                  and "/memcpy" only where no "/stream:N" is (elsewhere
+ *                  they repeat the streams' records, as tl_summary_add_run
+ *                  counts them).
+ *   left out      Kineto cat Trace (the profiler's own span, "PyTorch
+ *                  Profiler (0)") and gpu_user_annotation (a label drawn
+ *                  over kernels, not work).
+ *   host (cpu_micros)  everything else.
+ */
+#include "analysis/summary.h"
+
+#include "analysis/summary_impl.h"
+#include "analysis/summary_nest.h"
+#include "io/chrome_reader.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <string.h>
+
+enum slice_kind { K_HOST = 0, K_DEVICE, K_SKIP, K_STEPS };
+
+typedef struct cproc {
+	char *pid;
+	char *name;  /* process_name, " Compute" (timeline.py) cut */
+	char *label; /* process_labels (Kineto: "CPU", "GPU 0") */
+	bool tf1;    /* named "<device> Compute": timeline.py */
+	bool has_stream_lines;
+} cproc;
+
+typedef struct cthread {
+	uint32_t proc;
+	char *name; /* thread_name */
+	uint8_t kind;
+} cthread;
+
+typedef struct cslice {
+	uint32_t thread, name, key; /* key: the op (op view) or node (node, scope
+				     * views) its args give, or UINT32_MAX */
+	uint32_t extra;		    /* kernel view: the op, or UINT32_MAX */
+	uint8_t cat;		    /* from its cat: K_HOST (none or other), K_DEVICE, K_SKIP */
+	uint8_t kind;		    /* decided at the end */
+} cslice;
+
+typedef struct creader {
+	tl_summary *s;
+	GHashTable *proc_ix, *thread_ix, *str_ix; /* text -> index + 1 */
+	GPtrArray *procs, *threads, *strs;
+	GStringChunk *chunk;
+	GArray *slices; /* cslice */
+	GArray *spans;	/* tl_summary_slice, parallel */
+	GString *buf, *buf2;
+} creader;
+
+static uint32_t intern(creader *c, const char *text)
+{
+	gpointer v = g_hash_table_lookup(c->str_ix, text);
+	if (v != NULL)
+		return GPOINTER_TO_UINT(v) - 1;
+	char *copy = g_string_chunk_insert(c->chunk, text);
+	g_ptr_array_add(c->strs, copy);
+	g_hash_table_insert(c->str_ix, copy, GUINT_TO_POINTER(c->strs->len));
+	return c->strs->len - 1;
+}
+
+static const char *str_of(const creader *c, uint32_t i)
+{
+	return g_ptr_array_index(c->strs, i);
+}
+
+static void proc_free(gpointer p)
+{
+	cproc *x = p;
+	g_free(x->pid);
+	g_free(x->name);
+	g_free(x->label);
+	g_free(x);
+}
+
+static void thread_free(gpointer p)
+{
+	cthread *x = p;
+	g_free(x->name);
+	g_free(x);
+}
+
+static uint32_t proc_get(creader *c, const char *pid)
+{
+	gpointer v = g_hash_table_lookup(c->proc_ix, pid);
+	if (v != NULL)
+		return GPOINTER_TO_UINT(v) - 1;
+	cproc *p = g_new0(cproc, 1);
+	p->pid = g_strdup(pid);
+	g_ptr_array_add(c->procs, p);
+	g_hash_table_insert(c->proc_ix, g_strdup(pid), GUINT_TO_POINTER(c->procs->len));
+	return c->procs->len - 1;
+}
+
+/* The thread of an event, by its pid and tid texts. */
+static uint32_t thread_get(creader *c, const tl_chrome_in_event *ev)
+{
+	const char *pid = ev->pid.len ? tl_chrome_reader_span_text(ev, ev->pid, c->buf) : "";
+	const char *tid = ev->tid.len ? tl_chrome_reader_span_text(ev, ev->tid, c->buf2) : "";
+	char *key = g_strdup_printf("%s%c%s", pid, 0x1f, tid);
+	gpointer v = g_hash_table_lookup(c->thread_ix, key);
+	if (v != NULL) {
+		g_free(key);
+		return GPOINTER_TO_UINT(v) - 1;
+	}
+	cthread *t = g_new0(cthread, 1);
+	t->proc = proc_get(c, pid);
+	g_ptr_array_add(c->threads, t);
+	g_hash_table_insert(c->thread_ix, key, GUINT_TO_POINTER(c->threads->len));
+	return c->threads->len - 1;
+}
+
+static bool span_is(const tl_chrome_in_event *ev, tl_span sp, const char *quoted)
+{
+	size_t n = strlen(quoted);
+	return sp.len == n && memcmp(ev->raw + sp.off, quoted, n) == 0;
+}
+
+static json_t *args_of(const tl_chrome_in_event *ev)
+{
+	json_error_t jerr;
+	return ev->args.len ? json_loadb(ev->raw + ev->args.off, ev->args.len, 0, &jerr) : NULL;
+}
+
+/* process_name, process_labels, thread_name */
+static void read_meta(creader *c, const tl_chrome_in_event *ev)
+{
+	bool pname = span_is(ev, ev->name, "\"process_name\"");
+	bool plabel = span_is(ev, ev->name, "\"process_labels\"");
+	bool tname = span_is(ev, ev->name, "\"thread_name\"");
+	if (!pname && !plabel && !tname)
+		return;
+	json_t *a = args_of(ev);
+	const char *n = json_string_value(json_object_get(a, plabel ? "labels" : "name"));
+	if (n != NULL && tname) {
+		uint32_t ti = thread_get(c, ev); /* may grow the array */
+		cthread *t = g_ptr_array_index(c->threads, ti);
+		g_free(t->name);
+		t->name = g_strdup(n);
+	} else if (n != NULL) {
+		const char *pid =
+		    ev->pid.len ? tl_chrome_reader_span_text(ev, ev->pid, c->buf) : "";
+		uint32_t pi = proc_get(c, pid); /* may grow the array */
+		cproc *p = g_ptr_array_index(c->procs, pi);
+		char **field = plabel ? &p->label : &p->name;
+		g_free(*field);
+		*field = g_strdup(n);
+		if (pname && g_str_has_suffix(n, " Compute")) {
+			(*field)[strlen(n) - 8] = '\0';
+			p->tf1 = true;
+		}
+	}
+	json_decref(a);
+}
+
+static uint8_t cat_kind(const tl_chrome_in_event *ev, GString *buf)
+{
+	if (ev->cat.len == 0)
+		return K_HOST;
+	const char *cat = tl_chrome_reader_span_text(ev, ev->cat, buf);
+	static const char *const device[] = {"kernel", "gpu_memcpy", "gpu_memset", "memcpy",
+					     "memset"};
+	for (size_t i = 0; i < G_N_ELEMENTS(device); i++)
+		if (g_ascii_strcasecmp(cat, device[i]) == 0)
+			return K_DEVICE;
+	if (strcmp(cat, "Trace") == 0 || strcmp(cat, "gpu_user_annotation") == 0)
+		return K_SKIP;
+	return K_HOST;
+}
+
+/* The op and node of TF2's "node:Op#...#" kernel annotations (and
+ * "long_name"): node before the last ':', op after it, both before '#'. */
+static void split_annotation(const char *a, GString *node, GString *op)
+{
+	const char *hash = strchr(a, '#');
+	size_t n = hash ? (size_t)(hash - a) : strlen(a);
+	const char *colon = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (a[i] == ':')
+			colon = a + i;
+	g_string_truncate(node, 0);
+	g_string_truncate(op, 0);
+	if (colon == NULL)
+		return;
+	g_string_append_len(node, a, colon - a);
+	g_string_append_len(op, colon + 1, (gssize)(n - (size_t)(colon + 1 - a)));
+}
+
+/* What the args say: the node (args.name, or the annotation's node) and
+ * the op (args.op, or the annotation's op); UINT32_MAX where they do not. */
+static void read_args(creader *c, const tl_chrome_in_event *ev, uint32_t *node, uint32_t *op)
+{
+	*node = *op = UINT32_MAX;
+	if (ev->args.len == 0)
+		return;
+	json_t *a = args_of(ev);
+	const char *name = json_string_value(json_object_get(a, "name"));
+	const char *opname = json_string_value(json_object_get(a, "op"));
+	const char *ann = json_string_value(json_object_get(a, "annotation"));
+	if (ann == NULL)
+		ann = json_string_value(json_object_get(a, "long_name"));
+	GString *n = g_string_new(NULL), *o = g_string_new(NULL);
+	if (ann != NULL)
+		split_annotation(ann, n, o);
+	if (name == NULL && n->len > 0)
+		name = n->str;
+	if (opname == NULL && o->len > 0)
+		opname = o->str;
+	if (name != NULL)
+		*node = intern(c, name);
+	if (opname != NULL)
+		*op = intern(c, opname);
+	g_string_free(n, TRUE);
+	g_string_free(o, TRUE);
+	json_decref(a);
+}
+
+/* ns from the file's microseconds, inside the model's limits. Whole
+ * microseconds and the fraction apart: Kineto's epoch timestamps times
+ * 1000 are past what a double holds exactly. */
+static int64_t to_ns(double us)
+{
+	double lim = (double)(((int64_t)1 << 61) / 1000);
+	if (!(us == us))
+		return 0;
+	us = us > lim ? lim : us < -lim ? -lim : us;
+	double whole = floor(us);
+	return (int64_t)whole * 1000 + (int64_t)llround((us - whole) * 1000.0);
+}
+
+static void read_slice(creader *c, const tl_chrome_in_event *ev)
+{
+	cslice x = {.thread = thread_get(c, ev), .key = UINT32_MAX, .extra = UINT32_MAX};
+	x.name =
+	    intern(c, ev->name.len ? tl_chrome_reader_span_text(ev, ev->name, c->buf) : "unknown");
+	x.cat = cat_kind(ev, c->buf);
+	tl_summary_view v = c->s->view;
+	/* args are parsed only where the view reads them: a 100 MB Kineto
+	 * trace has a JSON object of args on every event */
+	bool want = v == TL_VIEW_NODE || v == TL_VIEW_SCOPE || v == TL_VIEW_KERNEL ||
+		    (v == TL_VIEW_OP && ev->args.len > 0 &&
+		     (g_strstr_len(ev->raw + ev->args.off, ev->args.len, "\"annotation\"") ||
+		      g_strstr_len(ev->raw + ev->args.off, ev->args.len, "\"op\"")));
+	if (want) {
+		uint32_t node, op;
+		read_args(c, ev, &node, &op);
+		x.key = v == TL_VIEW_OP ? op : node;
+		x.extra = op;
+	}
+	int64_t start = to_ns(ev->ts_us), dur = to_ns(ev->dur_us);
+	tl_summary_slice sp = {.start = start,
+			       .end = dur > 0 && start < INT64_MAX - dur ? start + dur : start};
+	g_array_append_val(c->slices, x);
+	g_array_append_val(c->spans, sp);
+}
+
+static bool is_derived_line(const char *name, bool has_streams)
+{
+	static const char *const derived[] = {
+	    "TensorFlow Ops", "TensorFlow Name Scope", "Framework Ops", "Framework Name Scope",
+	    "Source code",    "Launch Stats",	       "XLA Modules",	"XLA TraceMe"};
+	for (size_t i = 0; i < G_N_ELEMENTS(derived); i++)
+		if (strcmp(name, derived[i]) == 0)
+			return true;
+	return has_streams && strcmp(name, "XLA Ops") == 0;
+}
+
+/* Each thread's kind, from its process's and its own name. */
+static void classify_threads(creader *c)
+{
+	bool tf1_streams = false;
+	for (guint i = 0; i < c->procs->len; i++) {
+		const cproc *p = g_ptr_array_index(c->procs, i);
+		if (p->name != NULL && strstr(p->name, "/stream:") != NULL &&
+		    !g_str_has_suffix(p->name, "/stream:all"))
+			tf1_streams = true;
+	}
+	for (guint i = 0; i < c->threads->len; i++) {
+		const cthread *t = g_ptr_array_index(c->threads, i);
+		cproc *p = g_ptr_array_index(c->procs, t->proc);
+		if (t->name != NULL && g_str_has_prefix(t->name, "Stream #"))
+			p->has_stream_lines = true;
+	}
+	for (guint i = 0; i < c->threads->len; i++) {
+		cthread *t = g_ptr_array_index(c->threads, i);
+		const cproc *p = g_ptr_array_index(c->procs, t->proc);
+		const char *pn = p->name != NULL ? p->name : "";
+		t->kind = K_HOST;
+		if (g_str_has_suffix(pn, "/stream:all") || g_str_has_suffix(pn, "/memcpy"))
+			t->kind = tf1_streams ? K_SKIP : K_DEVICE;
+		else if (strstr(pn, "/stream:") != NULL)
+			t->kind = K_DEVICE;
+		else if (g_str_has_prefix(pn, "/device:") && !p->tf1) {
+			const char *tn = t->name != NULL ? t->name : "";
+			t->kind = strcmp(tn, "Steps") == 0		     ? K_STEPS
+				  : is_derived_line(tn, p->has_stream_lines) ? K_SKIP
+									     : K_DEVICE;
+		}
+	}
+}
+
+static bool is_step_slice(const creader *c, const cslice *x)
+{
+	return x->kind == K_STEPS ||
+	       (x->kind == K_HOST && g_str_has_prefix(str_of(c, x->name), "ProfilerStep#"));
+}
+
+/* The row of a slice in the op, node, scope, device and kernel views, or
+ * NULL where the view leaves it out; written into buf when made. */
+static const char *row_name(const creader *c, const cslice *x, GString *buf)
+{
+	switch (c->s->view) {
+	case TL_VIEW_DEVICE: {
+		const cthread *t = g_ptr_array_index(c->threads, x->thread);
+		const cproc *p = g_ptr_array_index(c->procs, t->proc);
+		if (p->label != NULL)
+			return p->label;
+		if (p->name != NULL)
+			return p->name;
+		g_string_printf(buf, "pid %s", p->pid);
+		return buf->str;
+	}
+	case TL_VIEW_KERNEL:
+		return x->kind == K_DEVICE ? str_of(c, x->name) : NULL;
+	default:
+		return str_of(c, x->key != UINT32_MAX ? x->key : x->name);
+	}
+}
+
+static void add_slice_rows(creader *c, size_t ri, const tl_summary_slice *sp, const uint32_t *of,
+			   size_t n)
+{
+	GString *buf = g_string_new(NULL);
+	for (size_t k = 0; k < n; k++) {
+		const cslice *x = &g_array_index(c->slices, cslice, of[k]);
+		const char *name = row_name(c, x, buf);
+		if (name == NULL)
+			continue;
+		double dur = (double)(sp[k].end - sp[k].start) / 1000.0;
+		tl_summary_vals v = {{0}};
+		v.v[x->kind == K_DEVICE ? TL_COL_ACCEL : TL_COL_CPU] = dur;
+		v.v[TL_COL_TOTAL] = dur;
+		v.v[TL_COL_SELF] = (double)sp[k].self / 1000.0;
+		v.v[TL_COL_OCCURRENCE] = 1;
+		tl_row *r = tl_summary_row_add(c->s, name, ri, &v);
+		if (c->s->view == TL_VIEW_KERNEL && r->extra == NULL && x->extra != UINT32_MAX)
+			r->extra = g_strdup(str_of(c, x->extra));
+	}
+	g_string_free(buf, TRUE);
+}
+
+/* One thread's busy time as disjoint intervals, sorted, with the busy
+ * time before each (so the busy time inside a window is two searches). */
+typedef struct busy {
+	uint64_t thread;
+	bool device;
+	GArray *iv; /* int64_t start, end, busy before start */
+} busy;
+
+static GArray *busy_new(const creader *c, const tl_summary_slice *sp, const uint32_t *of, size_t n)
+{
+	GArray *out = g_array_new(FALSE, FALSE, sizeof(busy));
+	uint32_t *order = tl_summary_nest_order(sp, n);
+	busy *b = NULL;
+	int64_t acc = 0;
+	for (size_t k = 0; k < n; k++) {
+		const tl_summary_slice *x = &sp[order[k]];
+		if (b == NULL || b->thread != x->thread) {
+			const cslice *cs = &g_array_index(c->slices, cslice, of[order[k]]);
+			busy nb = {x->thread, cs->kind == K_DEVICE,
+				   g_array_new(FALSE, FALSE, 3 * sizeof(int64_t))};
+			g_array_append_val(out, nb);
+			b = &g_array_index(out, busy, out->len - 1);
+			acc = 0;
+		}
+		int64_t *last =
+		    b->iv->len ? (int64_t *)(void *)(b->iv->data) + 3 * (b->iv->len - 1) : NULL;
+		if (last != NULL && x->start <= last[1]) {
+			if (x->end > last[1]) {
+				acc += x->end - last[1];
+				last[1] = x->end;
+			}
+			continue;
+		}
+		int64_t e[3] = {x->start, x->end, acc};
+		acc += x->end - x->start;
+		g_array_append_vals(b->iv, e, 1);
+	}
+	g_free(order);
+	return out;
+}
+
+/* Busy time of a thread before t. */
+static int64_t busy_before(const busy *b, int64_t t)
+{
+	const int64_t *iv = (const int64_t *)(const void *)b->iv->data;
+	size_t lo = 0, hi = b->iv->len; /* first interval starting at or after t */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (iv[3 * mid] < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return 0;
+	const int64_t *p = iv + 3 * (lo - 1);
+	return p[2] + MIN(t, p[1]) - p[0];
+}
+
+/* The step view: a row per step (Kineto's ProfilerStep#N, TF2's "Steps"
+ * line), or one for the whole trace: its wall time, and the busy time of
+ * host threads (cpu) and device lines (accelerator) inside it. */
+static void add_step_rows(creader *c, size_t ri, const tl_summary_slice *sp, const uint32_t *of,
+			  size_t n, const char *label)
+{
+	GArray *steps = g_array_new(FALSE, FALSE, sizeof(uint32_t)); /* into c->slices */
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	for (guint i = 0; i < c->slices->len; i++)
+		if (is_step_slice(c, &g_array_index(c->slices, cslice, i)))
+			g_array_append_val(steps, i);
+	for (size_t k = 0; k < n; k++) {
+		lo = MIN(lo, sp[k].start);
+		hi = MAX(hi, sp[k].end);
+	}
+	GArray *busy_of = busy_new(c, sp, of, n);
+	guint n_rows = steps->len ? steps->len : (n > 0);
+	for (guint i = 0; i < n_rows; i++) {
+		char *name = g_strdup(label);
+		if (steps->len > 0) {
+			uint32_t si = g_array_index(steps, uint32_t, i);
+			const tl_summary_slice *w = &g_array_index(c->spans, tl_summary_slice, si);
+			lo = w->start;
+			hi = w->end;
+			g_free(name);
+			name = g_strdup_printf(
+			    "%s %s", label, str_of(c, g_array_index(c->slices, cslice, si).name));
+		}
+		tl_summary_vals v = {{0}};
+		v.v[TL_COL_TOTAL] = v.v[TL_COL_SELF] = (double)(hi - lo) / 1000.0;
+		v.v[TL_COL_OCCURRENCE] = 1;
+		for (guint b = 0; b < busy_of->len; b++) {
+			const busy *t = &g_array_index(busy_of, busy, b);
+			double us = (double)(busy_before(t, hi) - busy_before(t, lo)) / 1000.0;
+			v.v[t->device ? TL_COL_ACCEL : TL_COL_CPU] += us;
+		}
+		tl_summary_row_add(c->s, name, ri, &v);
+		g_free(name);
+	}
+	for (guint b = 0; b < busy_of->len; b++)
+		g_array_free(g_array_index(busy_of, busy, b).iv, TRUE);
+	g_array_free(busy_of, TRUE);
+	g_array_free(steps, TRUE);
+}
+
+/* The slices that count (host and device), nested per thread; then the
+ * view's rows. */
+static void add_rows(creader *c, size_t ri, const char *label)
+{
+	classify_threads(c);
+	size_t n = 0;
+	tl_summary_slice *sp = g_new(tl_summary_slice, c->slices->len ? c->slices->len : 1);
+	uint32_t *of = g_new(uint32_t, c->slices->len ? c->slices->len : 1);
+	for (guint i = 0; i < c->slices->len; i++) {
+		cslice *x = &g_array_index(c->slices, cslice, i);
+		const cthread *t = g_ptr_array_index(c->threads, x->thread);
+		x->kind = x->cat != K_HOST ? x->cat : t->kind;
+		if (x->kind != K_HOST && x->kind != K_DEVICE)
+			continue;
+		if (x->kind == K_DEVICE)
+			c->s->have_device = true;
+		sp[n] = g_array_index(c->spans, tl_summary_slice, i);
+		sp[n].thread = x->thread;
+		of[n++] = i;
+	}
+	if (tl_summary_nest(sp, n) > 0)
+		c->s->nested = true;
+	if (c->s->view == TL_VIEW_STEP)
+		add_step_rows(c, ri, sp, of, n, label);
+	else
+		add_slice_rows(c, ri, sp, of, n);
+	g_free(sp);
+	g_free(of);
+}
+
+int tl_summary_add_chrome(tl_summary *s, const uint8_t *data, size_t len, const char *label,
+			  tl_error *err)
+{
+	tl_chrome_reader *r = NULL;
+	if (tl_chrome_reader_open(&r, data, len, err) < 0)
+		return -1;
+	size_t ri = s->n_runs++;
+	char *base = g_path_get_basename(label);
+	char *valid = tl_summary_valid_dup(base);
+	g_ptr_array_add(s->run_labels, g_strdup(valid));
+	g_free(base);
+	s->from_chrome = true;
+	creader c = {
+	    .s = s,
+	    .proc_ix = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+	    .thread_ix = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+	    .str_ix = g_hash_table_new(g_str_hash, g_str_equal),
+	    .procs = g_ptr_array_new_with_free_func(proc_free),
+	    .threads = g_ptr_array_new_with_free_func(thread_free),
+	    .strs = g_ptr_array_new(),
+	    .chunk = g_string_chunk_new(1 << 16),
+	    .slices = g_array_new(FALSE, FALSE, sizeof(cslice)),
+	    .spans = g_array_new(FALSE, FALSE, sizeof(tl_summary_slice)),
+	    .buf = g_string_new(NULL),
+	    .buf2 = g_string_new(NULL),
+	};
+	tl_chrome_in_event ev;
+	int rc;
+	while ((rc = tl_chrome_reader_next(r, &ev, err)) > 0) {
+		if (ev.ph == 'M')
+			read_meta(&c, &ev);
+		else if (ev.ph == 'X')
+			read_slice(&c, &ev);
+	}
+	if (rc == 0)
+		add_rows(&c, ri, valid);
+	g_free(valid);
+	g_hash_table_destroy(c.proc_ix);
+	g_hash_table_destroy(c.thread_ix);
+	g_hash_table_destroy(c.str_ix);
+	g_ptr_array_free(c.procs, TRUE);
+	g_ptr_array_free(c.threads, TRUE);
+	g_ptr_array_free(c.strs, TRUE);
+	g_string_chunk_free(c.chunk);
+	g_array_free(c.slices, TRUE);
+	g_array_free(c.spans, TRUE);
+	g_string_free(c.buf, TRUE);
+	g_string_free(c.buf2, TRUE);
+	tl_chrome_reader_close(r);
+	return rc < 0 ? -1 : 0;
+}
