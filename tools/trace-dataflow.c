@@ -45,7 +45,7 @@ static const char usage[] =
     "Input:\n"
     "      --input-format FMT   auto (default), runmeta, runmeta-text, stepstats,\n"
     "                           stepstats-text, graphdef, graphdef-text, "
-    "tfrecord\n" TL_CLI_HELP_STRICT TL_CLI_HELP_END "\n"
+    "tfrecord, xspace\n" TL_CLI_HELP_STRICT TL_CLI_HELP_END "\n"
     "Several runs (several inputs, or a stream of runs) each get their own processes,\n"
     "named \"RUN: DEVICE\". Exit status: 0 ok, 1 bad input or write error, 2 usage.\n";
 

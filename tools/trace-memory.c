@@ -51,7 +51,7 @@ static const char usage[] =
     "  -z, --gzip               compress the output with gzip\n"
     "  -q, --quiet              no warnings\n"
     "      --input-format FMT   auto (default), runmeta, runmeta-text, stepstats,\n"
-    "                           stepstats-text, tfrecord\n" TL_CLI_HELP_STRICT TL_CLI_HELP_END "\n"
+    "                           stepstats-text, tfrecord, chrome (Kineto), xspace\n" TL_CLI_HELP_STRICT TL_CLI_HELP_END "\n"
     "Every report line \"check\" compares the rebuilt curve with allocator_bytes_in_use\n"
     "where the dump records it. A _Recv the dump holds no stats for still held a buffer:\n"
     "its birth is placed so that the curve meets those samples (\"~\" in the text report;\n"

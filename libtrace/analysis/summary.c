@@ -295,7 +295,7 @@ static void add_step_rows(tl_summary *s, const tl_run *run, size_t ri)
 	v.v[TL_COL_OCCURRENCE] = 1;
 	for (size_t d = 0; d < run->n_devices; d++) {
 		const tl_device *dev = &run->devices[d];
-		if (dev->kind == TL_DEV_STREAM_ALL || dev->kind == TL_DEV_SYNC)
+		if (dev->kind == TL_DEV_STREAM_ALL || dev->kind == TL_DEV_SYNC || dev->kind == TL_DEV_OTHER)
 			continue;
 		GArray *iv = g_array_new(FALSE, FALSE, sizeof(int64_t));
 		for (uint32_t i = dev->first_exec; i < dev->first_exec + dev->n_exec; i++) {
