@@ -51,11 +51,19 @@ typedef struct id_ptr {
 
 typedef enum plane_kind { P_HOST, P_DEVICE, P_OTHER } plane_kind;
 
+/* Metadata by id: a table where the ids are small (as the profilers write
+ * them, 1..n), else sorted pairs searched. */
+typedef struct id_map {
+	id_ptr *v; /* sorted by id */
+	size_t n;
+	const void **dense; /* [0, n_dense) or NULL */
+	size_t n_dense;
+} id_map;
+
 typedef struct xplane {
 	const Tensorflow__Profiler__XPlane *p;
 	plane_kind kind;
-	id_ptr *ev_md, *st_md; /* sorted by id */
-	size_t n_ev_md, n_st_md;
+	id_map ev_md, st_md;
 	int64_t sid[N_STAT_KEYS];
 	bool has_sid[N_STAT_KEYS];
 } xplane;
@@ -64,6 +72,8 @@ enum ev_flags {
 	F_TFOP = 1,   /* "name:Op" */
 	F_MEMORY = 2, /* MemoryAllocation / MemoryDeallocation */
 	F_STEP = 4,   /* on a "Steps" line */
+	F_CORR = 8,   /* has a correlation_id */
+	F_GROUP = 16, /* has a group_id */
 };
 
 typedef struct xev {
@@ -77,6 +87,7 @@ typedef struct xev {
 	const char *as_op; /* a host launch outside any TF op: the "X:Op" it launched for */
 	uint32_t run;
 	uint32_t flags;
+	int64_t corr, group; /* correlation_id and group_id stats, when F_CORR / F_GROUP */
 } xev;
 
 typedef struct xdev {
@@ -101,7 +112,10 @@ struct tl_xspace {
 	xstep *steps;
 	size_t n_steps;
 	size_t n_runs;
-	GPtrArray *links; /* of the run last built */
+	uint32_t *run_order, *run_first;     /* run r's events: run_order[run_first[r] ..
+					      * run_first[r + 1]), in event order */
+	Tensorflow__NodeExecStats **ns_slot; /* per event, its record in the run last built */
+	GPtrArray *links;		     /* of the run last built */
 };
 
 /* ---- metadata ----------------------------------------------------------- */
@@ -112,11 +126,32 @@ static int cmp_id(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static const void *find_id(const id_ptr *v, size_t n, int64_t id)
+static const void *find_id(const id_map *m, int64_t id)
 {
+	if (m->dense != NULL)
+		return id >= 0 && (uint64_t)id < m->n_dense ? m->dense[id] : NULL;
 	id_ptr key = {.id = id};
-	const id_ptr *hit = bsearch(&key, v, n, sizeof *v, cmp_id);
+	const id_ptr *hit = bsearch(&key, m->v, m->n, sizeof *m->v, cmp_id);
 	return hit != NULL ? hit->p : NULL;
+}
+
+static void map_finish(id_map *m)
+{
+	qsort(m->v, m->n, sizeof(id_ptr), cmp_id);
+	if (m->n == 0 || m->v[0].id < 0 || (uint64_t)m->v[m->n - 1].id >= 4 * m->n + 1024)
+		return;
+	m->n_dense = (size_t)m->v[m->n - 1].id + 1;
+	m->dense = g_new0(const void *, m->n_dense);
+	for (size_t i = 0; i < m->n; i++)
+		if (m->dense[m->v[i].id] ==
+		    NULL) /* a repeated key: the first, as bsearch may not */
+			m->dense[m->v[i].id] = m->v[i].p;
+}
+
+static void map_free(id_map *m)
+{
+	g_free(m->v);
+	g_free(m->dense);
 }
 
 static plane_kind kind_of_plane(const char *name)
@@ -132,16 +167,16 @@ static void index_plane(xplane *x, const Tensorflow__Profiler__XPlane *p)
 {
 	x->p = p;
 	x->kind = kind_of_plane(p->name != NULL ? p->name : "");
-	x->ev_md = g_new(id_ptr, p->n_event_metadata + 1);
+	x->ev_md.v = g_new(id_ptr, p->n_event_metadata + 1);
 	for (size_t i = 0; i < p->n_event_metadata; i++) {
 		const Tensorflow__Profiler__XPlane__EventMetadataEntry *m = p->event_metadata[i];
-		x->ev_md[x->n_ev_md++] = (id_ptr){m->key, m->value};
+		x->ev_md.v[x->ev_md.n++] = (id_ptr){m->key, m->value};
 	}
-	qsort(x->ev_md, x->n_ev_md, sizeof(id_ptr), cmp_id);
-	x->st_md = g_new(id_ptr, p->n_stat_metadata + 1);
+	map_finish(&x->ev_md);
+	x->st_md.v = g_new(id_ptr, p->n_stat_metadata + 1);
 	for (size_t i = 0; i < p->n_stat_metadata; i++) {
 		const Tensorflow__Profiler__XPlane__StatMetadataEntry *m = p->stat_metadata[i];
-		x->st_md[x->n_st_md++] = (id_ptr){m->key, m->value};
+		x->st_md.v[x->st_md.n++] = (id_ptr){m->key, m->value};
 		const char *n = m->value != NULL ? m->value->name : NULL;
 		for (int k = 0; n != NULL && k < N_STAT_KEYS; k++)
 			if (!x->has_sid[k] && strcmp(n, stat_names[k]) == 0) {
@@ -149,7 +184,7 @@ static void index_plane(xplane *x, const Tensorflow__Profiler__XPlane *p)
 				x->has_sid[k] = true;
 			}
 	}
-	qsort(x->st_md, x->n_st_md, sizeof(id_ptr), cmp_id);
+	map_finish(&x->st_md);
 }
 
 /* ---- stats --------------------------------------------------------------- */
@@ -178,7 +213,7 @@ static const char *stat_str(const xplane *x, const Tensorflow__Profiler__XStat *
 		return s->str_value;
 	if (s->value_case == TENSORFLOW__PROFILER__XSTAT__VALUE_REF_VALUE) {
 		const Tensorflow__Profiler__XStatMetadata *m =
-		    find_id(x->st_md, x->n_st_md, (int64_t)s->ref_value);
+		    find_id(&x->st_md, (int64_t)s->ref_value);
 		return m != NULL ? m->name : NULL;
 	}
 	return NULL;
@@ -205,16 +240,28 @@ static bool stat_int(const Tensorflow__Profiler__XStat *s, int64_t *out)
 	}
 }
 
-/* Stats naming no metadata, counted once per event. */
-static void count_bad_stats(const xplane *x, const Tensorflow__Profiler__XEvent *e, counts *c)
+/* One pass over an event's stats: those naming no metadata counted, the
+ * correlation and group ids kept; the step_name stat returned. */
+static const Tensorflow__Profiler__XStat *scan_stats(const xplane *x, xev *v, counts *c)
 {
+	const Tensorflow__Profiler__XStat *step = NULL;
+	const Tensorflow__Profiler__XEvent *e = v->e;
 	for (size_t i = 0; i < e->n_stats; i++) {
 		const Tensorflow__Profiler__XStat *s = e->stats[i];
-		if (find_id(x->st_md, x->n_st_md, s->metadata_id) == NULL ||
+		if (find_id(&x->st_md, s->metadata_id) == NULL ||
 		    (s->value_case == TENSORFLOW__PROFILER__XSTAT__VALUE_REF_VALUE &&
-		     find_id(x->st_md, x->n_st_md, (int64_t)s->ref_value) == NULL))
+		     find_id(&x->st_md, (int64_t)s->ref_value) == NULL))
 			c->bad_stat++;
+		else if (x->has_sid[S_CORRELATION] && s->metadata_id == x->sid[S_CORRELATION] &&
+			 stat_int(s, &v->corr))
+			v->flags |= F_CORR;
+		else if (x->has_sid[S_GROUP] && s->metadata_id == x->sid[S_GROUP] &&
+			 stat_int(s, &v->group))
+			v->flags |= F_GROUP;
+		else if (x->has_sid[S_STEP_NAME] && s->metadata_id == x->sid[S_STEP_NAME])
+			step = s;
 	}
+	return step;
 }
 
 /* "dense/MatMul:MatMul": a TF op as TraceMe names it (the type one word). */
@@ -331,8 +378,7 @@ static void add_line(tl_xspace *xs, GArray *out, GHashTable *by_name, uint32_t p
 			c->bad_time++;
 			continue;
 		}
-		const Tensorflow__Profiler__XEventMetadata *m =
-		    find_id(x->ev_md, x->n_ev_md, e->metadata_id);
+		const Tensorflow__Profiler__XEventMetadata *m = find_id(&x->ev_md, e->metadata_id);
 		if (m == NULL) {
 			c->bad_event_md++;
 			char *n = g_strdup_printf("metadata#%" PRId64, e->metadata_id);
@@ -345,10 +391,9 @@ static void add_line(tl_xspace *xs, GArray *out, GHashTable *by_name, uint32_t p
 				v.name = "";
 		}
 		/* TensorBoard names an event with a step_name stat by it */
-		const char *step = stat_str(x, stat_of(x, e, S_STEP_NAME));
+		const char *step = stat_str(x, scan_stats(x, &v, c));
 		if (step != NULL && step[0] != '\0')
 			v.name = step;
-		count_bad_stats(x, e, c);
 		if (strcmp(v.name, "MemoryAllocation") == 0 ||
 		    strcmp(v.name, "MemoryDeallocation") == 0)
 			v.flags |= F_MEMORY;
@@ -393,18 +438,17 @@ static void link_launches(tl_xspace *xs)
 	int64_t *keys = g_new(int64_t, xs->n_ev + 1);
 	for (size_t i = 0; i < xs->n_ev; i++) {
 		const xplane *x = &xs->planes[xs->ev[i].plane];
-		if (x->kind != P_HOST ||
-		    !stat_int(stat_of(x, xs->ev[i].e, S_CORRELATION), &keys[i]))
+		if (x->kind != P_HOST || !(xs->ev[i].flags & F_CORR))
 			continue;
+		keys[i] = xs->ev[i].corr;
 		if (!g_hash_table_contains(host, &keys[i]))
 			g_hash_table_insert(host, &keys[i], GSIZE_TO_POINTER(i + 1));
 	}
 	for (size_t i = 0; i < xs->n_ev; i++) {
 		const xplane *x = &xs->planes[xs->ev[i].plane];
-		int64_t corr;
-		if (x->kind != P_DEVICE || !stat_int(stat_of(x, xs->ev[i].e, S_CORRELATION), &corr))
+		if (x->kind != P_DEVICE || !(xs->ev[i].flags & F_CORR))
 			continue;
-		gpointer hit = g_hash_table_lookup(host, &corr);
+		gpointer hit = g_hash_table_lookup(host, &xs->ev[i].corr);
 		if (hit == NULL)
 			continue;
 		int32_t h = (int32_t)(GPOINTER_TO_SIZE(hit) - 1);
@@ -441,7 +485,8 @@ static void find_steps(tl_xspace *xs, tl_arena *arena)
 		xstep *s = &xs->steps[xs->n_steps++];
 		s->start = v->start;
 		s->end = v->end;
-		s->has_group = stat_int(stat_of(x, v->e, S_GROUP), &s->group);
+		s->has_group = (v->flags & F_GROUP) != 0;
+		s->group = v->group;
 		const char *name = stat_str(x, stat_of(x, v->e, S_STEP_NAME));
 		s->name = name != NULL && name[0] ? name : v->name;
 	}
@@ -458,11 +503,9 @@ static void find_steps(tl_xspace *xs, tl_arena *arena)
 			g_hash_table_insert(by_group, &xs->steps[s].group, GSIZE_TO_POINTER(s + 1));
 	for (size_t i = 0; i < xs->n_ev; i++) {
 		xev *v = &xs->ev[i];
-		const xplane *x = &xs->planes[v->plane];
-		int64_t g;
 		gpointer hit = NULL;
-		if (stat_int(stat_of(x, v->e, S_GROUP), &g))
-			hit = g_hash_table_lookup(by_group, &g);
+		if (v->flags & F_GROUP)
+			hit = g_hash_table_lookup(by_group, &v->group);
 		if (hit != NULL) {
 			v->run = (uint32_t)(GPOINTER_TO_SIZE(hit) - 1);
 			continue;
@@ -480,6 +523,26 @@ static void find_steps(tl_xspace *xs, tl_arena *arena)
 	}
 	g_hash_table_destroy(by_group);
 	(void)arena;
+}
+
+/* The events of each run, by a counting sort (runs x events would be
+ * quadratic in the steps). */
+static void group_runs(tl_xspace *xs)
+{
+	size_t nr = xs->n_runs ? xs->n_runs : 1;
+	xs->run_first = g_new0(uint32_t, nr + 1);
+	xs->run_order = g_new(uint32_t, xs->n_ev + 1);
+	xs->ns_slot = g_new(Tensorflow__NodeExecStats *, xs->n_ev + 1);
+	for (size_t i = 0; i < xs->n_ev; i++)
+		if (!(xs->ev[i].flags & F_MEMORY) && xs->ev[i].run < nr)
+			xs->run_first[xs->ev[i].run + 1]++;
+	for (size_t r = 0; r < nr; r++)
+		xs->run_first[r + 1] += xs->run_first[r];
+	uint32_t *at = g_memdup2(xs->run_first, (nr + 1) * sizeof *at);
+	for (size_t i = 0; i < xs->n_ev; i++)
+		if (!(xs->ev[i].flags & F_MEMORY) && xs->ev[i].run < nr)
+			xs->run_order[at[xs->ev[i].run]++] = (uint32_t)i;
+	g_free(at);
 }
 
 /* ---- open ---------------------------------------------------------------- */
@@ -530,6 +593,7 @@ int tl_xspace_open(tl_xspace **out, uint8_t *data, size_t len, tl_arena *arena, 
 	warn_counts(xs->input, &c);
 	link_launches(xs);
 	find_steps(xs, arena);
+	group_runs(xs);
 	*out = xs;
 	return 0;
 }
@@ -539,12 +603,15 @@ void tl_xspace_free(tl_xspace *xs)
 	if (xs == NULL)
 		return;
 	for (size_t p = 0; p < xs->space->n_planes; p++) {
-		g_free(xs->planes[p].ev_md);
-		g_free(xs->planes[p].st_md);
+		map_free(&xs->planes[p].ev_md);
+		map_free(&xs->planes[p].st_md);
 	}
 	g_free(xs->planes);
 	g_free(xs->ev);
 	g_free(xs->steps);
+	g_free(xs->run_first);
+	g_free(xs->run_order);
+	g_free(xs->ns_slot);
 	g_array_free(xs->devs, TRUE);
 	g_ptr_array_free(xs->links, TRUE);
 	g_free(xs);
@@ -628,39 +695,31 @@ static void fill_exec(const tl_xspace *xs, const xev *v, Tensorflow__NodeExecSta
 	g_free(label);
 }
 
-/* thread_names of a host device: its lines that have events in the run. */
-static void name_threads(const tl_xspace *xs, const xdev *d, Tensorflow__DeviceStepStats *ds,
-			 tl_arena *arena)
+/* thread_names of a host device: the lines of the run's events, once each. */
+static void name_thread(Tensorflow__DeviceStepStats *ds, const Tensorflow__Profiler__XLine *l,
+			GHashTable *seen, tl_arena *arena)
 {
-	const Tensorflow__Profiler__XPlane *p = d->plane;
-	ds->thread_names = tl_arena_alloc(arena, (p->n_lines + 1) * sizeof *ds->thread_names);
-	for (size_t i = 0; i < p->n_lines; i++) {
-		const Tensorflow__Profiler__XLine *l = p->lines[i];
-		Tensorflow__DeviceStepStats__ThreadNamesEntry *t = tl_arena_alloc(arena, sizeof *t);
-		tensorflow__device_step_stats__thread_names_entry__init(t);
-		t->key = (uint32_t)l->id;
-		const char *n =
-		    l->display_name != NULL && l->display_name[0] ? l->display_name : l->name;
-		t->value = tl_arena_strdup(arena, n != NULL ? n : "");
-		ds->thread_names[ds->n_thread_names++] = t;
-	}
-	(void)xs;
+	if (!g_hash_table_add(seen, (gpointer)l))
+		return;
+	Tensorflow__DeviceStepStats__ThreadNamesEntry *t = tl_arena_alloc(arena, sizeof *t);
+	tensorflow__device_step_stats__thread_names_entry__init(t);
+	t->key = (uint32_t)l->id;
+	const char *n = l->display_name != NULL && l->display_name[0] ? l->display_name : l->name;
+	t->value = tl_arena_strdup(arena, n != NULL ? n : "");
+	ds->thread_names[ds->n_thread_names++] = t;
 }
 
-int tl_xspace_run(tl_xspace *xs, size_t run, const char *base, tl_arena *arena,
-		  Tensorflow__RunMetadata **meta_out, const char **label, tl_error *err)
+/* The run's devices, those with events in it, in the XSpace's order; slot[d]
+ * is device d's place among them. */
+static Tensorflow__StepStats *run_devices(const tl_xspace *xs, const uint32_t *ev, size_t n,
+					  int32_t *slot, tl_arena *arena)
 {
 	size_t nd = xs->devs->len;
 	uint32_t *count = g_new0(uint32_t, nd + 1);
-	int32_t *slot = g_new(int32_t, nd + 1);
-	for (size_t i = 0; i < xs->n_ev; i++)
-		if (xs->ev[i].run == run && !(xs->ev[i].flags & F_MEMORY))
-			count[xs->ev[i].dev]++;
-	Tensorflow__RunMetadata *meta = tl_arena_alloc(arena, sizeof *meta);
-	tensorflow__run_metadata__init(meta);
+	for (size_t k = 0; k < n; k++)
+		count[xs->ev[ev[k]].dev]++;
 	Tensorflow__StepStats *ss = tl_arena_alloc(arena, sizeof *ss);
 	tensorflow__step_stats__init(ss);
-	meta->step_stats = ss;
 	ss->dev_stats = tl_arena_alloc(arena, (nd + 1) * sizeof *ss->dev_stats);
 	for (size_t d = 0; d < nd; d++) {
 		slot[d] = -1;
@@ -672,31 +731,46 @@ int tl_xspace_run(tl_xspace *xs, size_t run, const char *base, tl_arena *arena,
 		ds->device = tl_arena_strdup(arena, xd->name);
 		ds->node_stats = tl_arena_alloc(arena, count[d] * sizeof *ds->node_stats);
 		if (xd->threads)
-			name_threads(xs, xd, ds, arena);
+			ds->thread_names =
+			    tl_arena_alloc(arena, count[d] * sizeof *ds->thread_names);
 		slot[d] = (int32_t)ss->n_dev_stats;
 		ss->dev_stats[ss->n_dev_stats++] = ds;
 	}
-	Tensorflow__NodeExecStats **ns_of = g_new0(Tensorflow__NodeExecStats *, xs->n_ev + 1);
-	for (size_t i = 0; i < xs->n_ev; i++) {
-		const xev *v = &xs->ev[i];
-		if (v->run != run || (v->flags & F_MEMORY))
-			continue;
+	g_free(count);
+	return ss;
+}
+
+int tl_xspace_run(tl_xspace *xs, size_t run, const char *base, tl_arena *arena,
+		  Tensorflow__RunMetadata **meta_out, const char **label, tl_error *err)
+{
+	const uint32_t *ev = xs->run_order + xs->run_first[run];
+	size_t n = xs->run_first[run + 1] - xs->run_first[run];
+	int32_t *slot = g_new(int32_t, xs->devs->len + 1);
+	Tensorflow__RunMetadata *meta = tl_arena_alloc(arena, sizeof *meta);
+	tensorflow__run_metadata__init(meta);
+	Tensorflow__StepStats *ss = meta->step_stats = run_devices(xs, ev, n, slot, arena);
+	GHashTable *seen = g_hash_table_new(g_direct_hash, g_direct_equal);
+	for (size_t k = 0; k < n; k++) {
+		const xev *v = &xs->ev[ev[k]];
 		Tensorflow__DeviceStepStats *ds = ss->dev_stats[slot[v->dev]];
 		Tensorflow__NodeExecStats *ns = tl_arena_alloc(arena, sizeof *ns);
 		fill_exec(xs, v, ns, arena);
 		ds->node_stats[ds->n_node_stats++] = ns;
-		ns_of[i] = ns;
+		xs->ns_slot[ev[k]] = ns;
+		if (g_array_index(xs->devs, xdev, v->dev).threads)
+			name_thread(ds, xs->planes[v->plane].p->lines[v->line], seen, arena);
 	}
+	g_hash_table_destroy(seen);
+	/* a launcher of another run (or an allocator event) has no record here */
 	g_ptr_array_set_size(xs->links, 0);
-	for (size_t i = 0; i < xs->n_ev; i++) {
-		const xev *v = &xs->ev[i];
-		if (ns_of[i] == NULL || v->launcher < 0 || ns_of[v->launcher] == NULL)
+	for (size_t k = 0; k < n; k++) {
+		const xev *v = &xs->ev[ev[k]];
+		if (v->launcher < 0 || xs->ev[v->launcher].run != run ||
+		    (xs->ev[v->launcher].flags & F_MEMORY))
 			continue;
-		g_ptr_array_add(xs->links, ns_of[i]);
-		g_ptr_array_add(xs->links, ns_of[v->launcher]);
+		g_ptr_array_add(xs->links, xs->ns_slot[ev[k]]);
+		g_ptr_array_add(xs->links, xs->ns_slot[v->launcher]);
 	}
-	g_free(ns_of);
-	g_free(count);
 	g_free(slot);
 	char *l = xs->n_runs > 1 ? g_strdup_printf("%s step %s", base, xs->steps[run].name)
 				 : g_strdup(base);
