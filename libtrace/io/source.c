@@ -396,7 +396,10 @@ static int start_xspace(tl_source *src, tl_arena *arena, uint8_t *data, size_t l
 	src->format = TL_FORMAT_XSPACE;
 	src->xs_arena = arena;
 	const char *name = tl_input_name(src->in);
-	if (tl_xspace_open(&src->xs, data, len, arena, name, err) < 0) {
+	int rc = tl_xspace_open(&src->xs, data, len, arena, name, err);
+	if (rc == -1)
+		return -1;
+	if (rc < 0) {
 		size_t whole = whole_fields_prefix(data, len);
 		tl_error cut = *err;
 		if (whole == 0 || whole == len) {

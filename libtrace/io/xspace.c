@@ -471,6 +471,36 @@ static int cmp_step(const void *a, const void *b)
 	return (x->start > y->start) - (x->start < y->start);
 }
 
+/* TF writes the Steps line on every GPU plane: a step is one however many
+ * planes show it (the same group_id, else the same name), spanning them all. */
+static void merge_steps(tl_xspace *xs)
+{
+	GHashTable *by_group = g_hash_table_new(g_int64_hash, g_int64_equal);
+	GHashTable *by_name = g_hash_table_new(g_str_hash, g_str_equal);
+	size_t n = 0;
+	for (size_t i = 0; i < xs->n_steps; i++) {
+		xstep s = xs->steps[i];
+		gpointer hit = s.has_group ? g_hash_table_lookup(by_group, &xs->steps[i].group)
+					   : g_hash_table_lookup(by_name, s.name);
+		if (hit != NULL) {
+			xstep *m = &xs->steps[GPOINTER_TO_SIZE(hit) - 1];
+			m->start = MIN(m->start, s.start);
+			m->end = MAX(m->end, s.end);
+			continue;
+		}
+		xs->steps[n] = s;
+		if (s.has_group)
+			g_hash_table_insert(by_group, &xs->steps[n].group, GSIZE_TO_POINTER(n + 1));
+		else
+			g_hash_table_insert(by_name, (gpointer)s.name, GSIZE_TO_POINTER(n + 1));
+		n++;
+	}
+	xs->n_steps = n;
+	g_hash_table_destroy(by_group);
+	g_hash_table_destroy(by_name);
+	qsort(xs->steps, xs->n_steps, sizeof(xstep), cmp_step);
+}
+
 static void find_steps(tl_xspace *xs, tl_arena *arena)
 {
 	size_t n = 0;
@@ -490,7 +520,7 @@ static void find_steps(tl_xspace *xs, tl_arena *arena)
 		const char *name = stat_str(x, stat_of(x, v->e, S_STEP_NAME));
 		s->name = name != NULL && name[0] ? name : v->name;
 	}
-	qsort(xs->steps, xs->n_steps, sizeof(xstep), cmp_step);
+	merge_steps(xs);
 	size_t ops = 0;
 	for (size_t i = 0; i < xs->n_ev; i++)
 		ops += !(xs->ev[i].flags & F_MEMORY);
@@ -547,23 +577,26 @@ static void group_runs(tl_xspace *xs)
 
 /* ---- open ---------------------------------------------------------------- */
 
-static void warn_counts(const char *input, const counts *c)
+/* Odd content is damage (--strict: the error); aggregate events are what
+ * some profilers write, and only said. */
+static int warn_counts(const char *input, const counts *c, tl_error *err)
 {
-	if (c->bad_stat)
-		tl_warn("xspace-stat", "%s: %zu stats name no stat metadata (ignored)", input,
-			c->bad_stat);
-	if (c->bad_event_md)
-		tl_warn("xspace-event-metadata",
-			"%s: %zu events name no event metadata (named metadata#ID)", input,
-			c->bad_event_md);
-	if (c->bad_time)
-		tl_warn("xspace-time",
-			"%s: %zu events with times beyond +-2^61 ns or negative (skipped)", input,
-			c->bad_time);
+	if (c->bad_stat && tl_warn_damage(err, input, "ignored", "%zu stats name no stat metadata",
+					  c->bad_stat) < 0)
+		return -1;
+	if (c->bad_event_md &&
+	    tl_warn_damage(err, input, "named metadata#ID", "%zu events name no event metadata",
+			   c->bad_event_md) < 0)
+		return -1;
+	if (c->bad_time &&
+	    tl_warn_damage(err, input, "skipped",
+			   "%zu events with times beyond +-2^61 ns or negative", c->bad_time) < 0)
+		return -1;
 	if (c->occurrences)
 		tl_warn("xspace-occurrences",
 			"%s: %zu aggregate events (num_occurrences, no time) skipped", input,
 			c->occurrences);
+	return 0;
 }
 
 int tl_xspace_open(tl_xspace **out, uint8_t *data, size_t len, tl_arena *arena, const char *name,
@@ -571,8 +604,10 @@ int tl_xspace_open(tl_xspace **out, uint8_t *data, size_t len, tl_arena *arena, 
 {
 	ProtobufCMessage *msg = NULL;
 	if (tl_pbdecode(&tensorflow__profiler__xspace__descriptor, data, len, TL_PBDECODE_ALL, 0,
-			arena, &msg, err) < 0)
-		return tl_error_set(err, "malformed XSpace (protobuf decoding failed)");
+			arena, &msg, err) < 0) {
+		tl_error_set(err, "malformed XSpace (protobuf decoding failed)");
+		return TL_PBDECODE_MALFORMED;
+	}
 	tl_xspace *xs = g_new0(tl_xspace, 1);
 	xs->space = (const Tensorflow__Profiler__XSpace *)msg;
 	xs->input = tl_arena_strdup(arena, name != NULL ? name : "");
@@ -590,7 +625,10 @@ int tl_xspace_open(tl_xspace **out, uint8_t *data, size_t len, tl_arena *arena, 
 	g_hash_table_destroy(by_name);
 	xs->n_ev = ev->len;
 	xs->ev = (xev *)(void *)g_array_free(ev, FALSE);
-	warn_counts(xs->input, &c);
+	if (warn_counts(xs->input, &c, err) < 0) {
+		tl_xspace_free(xs);
+		return -1;
+	}
 	link_launches(xs);
 	find_steps(xs, arena);
 	group_runs(xs);
@@ -805,6 +843,8 @@ static void fill_alloc(const tl_xspace *xs, const xev *v, tl_alloc_event *a, tl_
 	int64_t bytes = 0, addr = 0;
 	if (!stat_int(stat_of(x, e, S_ALLOCATION_BYTES), &bytes))
 		stat_int(stat_of(x, e, S_REQUESTED_BYTES), &bytes);
+	if (bytes < 0) /* a size cannot be; its negation may not exist */
+		bytes = 0;
 	stat_int(stat_of(x, e, S_ADDR), &addr);
 	*a = (tl_alloc_event){.t_ns = v->start,
 			      .device = allocator_device(alloc, x->p->name, arena),
