@@ -31,9 +31,9 @@
  * ops per step that make a file of about that size.
  *
  * The truth (on standard error, or --truth FILE) is one "key value" line per
- * count: steps, ops, op_type TYPE N, launches, kernels, tf_ops_events,
- * memory_events, allocations, deallocations, peak ALLOCATOR BYTES (the
- * largest bytes_allocated), and what the hostile kind added.
+ * count: steps, ops, op_type TYPE N, launches, kernels, gpu_kernels GPU N,
+ * tf_ops_events, memory_events, allocations, deallocations, peak ALLOCATOR
+ * BYTES (the largest bytes_allocated), and what the hostile kind added.
  *
  * Same arguments, same bytes. Exit status: 0 ok, 1 cannot write, 2 usage.
  */
@@ -78,9 +78,9 @@ enum hostile {
 	H_EMPTY_PLANE,
 	H_TRUNCATED
 };
-static const char *const hostile_names[] = {
-    "none",	   "stat-ref",	    "missing-metadata", "time-overflow",
-    "occurrences", "million-lines", "empty-plane",	"truncated"};
+static const char *const hostile_names[] = {"none",	     "stat-ref",    "missing-metadata",
+					    "time-overflow", "occurrences", "million-lines",
+					    "empty-plane",   "truncated"};
 
 struct cfg {
 	uint64_t seed;
@@ -94,6 +94,7 @@ struct cfg {
 struct truth {
 	long ops, launches, kernels, tf_ops, allocs, deallocs;
 	long op_type[8];
+	long gpu_kernels[MAX_GPUS];
 	int64_t peak[MAX_GPUS + 1]; /* largest bytes_allocated per allocator */
 	long bad_stat_ids, bad_stat_refs, unnamed, overflow, far, occurrences, extra_lines;
 	long empty_planes;
@@ -293,47 +294,27 @@ static void plane_end(GByteArray *file, struct plane *p)
 	GByteArray *h = g_byte_array_new(), *t = g_byte_array_new();
 	g_byte_array_set_size(h, (guint)protobuf_c_message_get_packed_size(&head.base));
 	protobuf_c_message_pack(&head.base, h->data);
-
-	guint ne = p->ev.names->len, ns = p->st.names->len;
-	Tensorflow__Profiler__XPlane tail = TENSORFLOW__PROFILER__XPLANE__INIT;
-	Tensorflow__Profiler__XPlane__EventMetadataEntry *ee = g_new0(Tensorflow__Profiler__XPlane__EventMetadataEntry, ne ? ne : 1);
-	Tensorflow__Profiler__XPlane__EventMetadataEntry **ep = g_new0(Tensorflow__Profiler__XPlane__EventMetadataEntry *, ne ? ne : 1);
-	Tensorflow__Profiler__XEventMetadata *em = g_new0(Tensorflow__Profiler__XEventMetadata, ne ? ne : 1);
-	Tensorflow__Profiler__XPlane__StatMetadataEntry *se = g_new0(Tensorflow__Profiler__XPlane__StatMetadataEntry, ns ? ns : 1);
-	Tensorflow__Profiler__XPlane__StatMetadataEntry **sp = g_new0(Tensorflow__Profiler__XPlane__StatMetadataEntry *, ns ? ns : 1);
-	Tensorflow__Profiler__XStatMetadata *sm = g_new0(Tensorflow__Profiler__XStatMetadata, ns ? ns : 1);
-	for (guint i = 0; i < ne; i++) {
-		Tensorflow__Profiler__XEventMetadata mi = TENSORFLOW__PROFILER__XEVENT_METADATA__INIT;
-		Tensorflow__Profiler__XPlane__EventMetadataEntry ei =
+	/* the maps' entries, each a repeated field 4 (events) or 5 (stats) */
+	for (guint i = 0; i < p->ev.names->len; i++) {
+		Tensorflow__Profiler__XEventMetadata m =
+		    TENSORFLOW__PROFILER__XEVENT_METADATA__INIT;
+		Tensorflow__Profiler__XPlane__EventMetadataEntry e =
 		    TENSORFLOW__PROFILER__XPLANE__EVENT_METADATA_ENTRY__INIT;
-		em[i] = mi;
-		em[i].id = i + 1;
-		em[i].name = p->ev.names->pdata[i];
-		ee[i] = ei;
-		ee[i].key = i + 1;
-		ee[i].value = &em[i];
-		ep[i] = &ee[i];
+		m.id = e.key = i + 1;
+		m.name = p->ev.names->pdata[i];
+		e.value = &m;
+		put_msg(t, 4, &e.base);
 	}
-	for (guint i = 0; i < ns; i++) {
-		Tensorflow__Profiler__XStatMetadata mi = TENSORFLOW__PROFILER__XSTAT_METADATA__INIT;
-		Tensorflow__Profiler__XPlane__StatMetadataEntry ei =
+	for (guint i = 0; i < p->st.names->len; i++) {
+		Tensorflow__Profiler__XStatMetadata m = TENSORFLOW__PROFILER__XSTAT_METADATA__INIT;
+		Tensorflow__Profiler__XPlane__StatMetadataEntry e =
 		    TENSORFLOW__PROFILER__XPLANE__STAT_METADATA_ENTRY__INIT;
-		sm[i] = mi;
-		sm[i].id = i + 1;
-		sm[i].name = p->st.names->pdata[i];
-		se[i] = ei;
-		se[i].key = i + 1;
-		se[i].value = &sm[i];
-		sp[i] = &se[i];
+		m.id = e.key = i + 1;
+		m.name = p->st.names->pdata[i];
+		e.value = &m;
+		put_msg(t, 5, &e.base);
 	}
-	tail.n_event_metadata = ne;
-	tail.event_metadata = ep;
-	tail.n_stat_metadata = ns;
-	tail.stat_metadata = sp;
-	g_byte_array_set_size(t, (guint)protobuf_c_message_get_packed_size(&tail.base));
-	protobuf_c_message_pack(&tail.base, t->data);
 	put_bytes(file, 1, h, p->bytes, t);
-	g_free(ee), g_free(ep), g_free(em), g_free(se), g_free(sp), g_free(sm);
 	g_byte_array_free(h, TRUE);
 	g_byte_array_free(t, TRUE);
 	g_byte_array_free(p->bytes, TRUE);
@@ -423,8 +404,8 @@ static uint64_t correlation_id(const struct cfg *c, int s, int k)
  * ids do not depend on which event uses one first. */
 struct sids {
 	int64_t group_id, step_num, step_name, correlation_id, context_id, kernel_details, tf_op;
-	int64_t allocator_name, bytes_reserved, bytes_allocated, peak_bytes_in_use,
-	    requested_bytes, allocation_bytes, addr, note;
+	int64_t allocator_name, bytes_reserved, bytes_allocated, peak_bytes_in_use, requested_bytes,
+	    allocation_bytes, addr, note;
 };
 
 static void sids_register(struct md *st, struct sids *si)
@@ -694,6 +675,7 @@ static void gpu_kernel(struct gpu *d, int s, int k)
 	}
 	line_put(&d->stream, &ev);
 	tr->kernels++;
+	tr->gpu_kernels[d->n]++;
 	if (c->hostile == H_MISSING_MD && k % 3 == 0) {
 		ev_at(&ev, &d->stream, 900000 + k, t + dur + 500, 1000);
 		line_put(&d->stream, &ev);
@@ -870,6 +852,8 @@ static void truth_write(FILE *f, const struct cfg *c, const struct truth *tr)
 			fprintf(f, "op_type %s %ld\n", op_types[i], tr->op_type[i]);
 	fprintf(f, "launches %ld\nkernels %ld\ntf_ops_events %ld\n", tr->launches, tr->kernels,
 		tr->tf_ops);
+	for (int n = 0; n < c->gpus; n++)
+		fprintf(f, "gpu_kernels %d %ld\n", n, tr->gpu_kernels[n]);
 	fprintf(f, "memory_events %ld\nallocations %ld\ndeallocations %ld\n",
 		tr->allocs + tr->deallocs, tr->allocs, tr->deallocs);
 	for (int a = 0; a < (c->gpus > 0 ? c->gpus : 1); a++) {
@@ -884,10 +868,14 @@ static void truth_write(FILE *f, const struct cfg *c, const struct truth *tr)
 	const struct {
 		const char *key;
 		long v;
-	} extra[] = {{"bad_stat_ids", tr->bad_stat_ids}, {"bad_stat_refs", tr->bad_stat_refs},
-		     {"unnamed_events", tr->unnamed},	 {"overflow_events", tr->overflow},
-		     {"far_events", tr->far},		 {"occurrence_events", tr->occurrences},
-		     {"extra_lines", tr->extra_lines},	 {"empty_planes", tr->empty_planes}};
+	} extra[] = {{"bad_stat_ids", tr->bad_stat_ids},
+		     {"bad_stat_refs", tr->bad_stat_refs},
+		     {"unnamed_events", tr->unnamed},
+		     {"overflow_events", tr->overflow},
+		     {"far_events", tr->far},
+		     {"occurrence_events", tr->occurrences},
+		     {"extra_lines", tr->extra_lines},
+		     {"empty_planes", tr->empty_planes}};
 	for (size_t i = 0; i < G_N_ELEMENTS(extra); i++)
 		if (extra[i].v > 0)
 			fprintf(f, "%s %ld\n", extra[i].key, extra[i].v);
@@ -923,7 +911,7 @@ static _Noreturn void usage_error(const char *fmt, ...)
 	fprintf(stderr, "xspace-gen: ");
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\n%s", usage_text);
+	fprintf(stderr, "\nusage: xspace-gen [OPTION]... [-o FILE] (--help says more)\n");
 	exit(2);
 }
 
@@ -933,65 +921,71 @@ static long long parse_num(const char *opt, const char *v, long long lo, long lo
 	errno = 0;
 	long long x = strtoll(v, &end, 10);
 	if (end == v || *end != '\0' || errno != 0 || x < lo || x > hi)
-		usage_error("option '%s' wants an integer in its range", opt);
+		usage_error("option '--%s' wants an integer in %lld..%lld, not '%s'", opt, lo, hi,
+			    v);
 	return x;
 }
 
 static void parse_args(int argc, char **argv, struct cfg *c)
 {
-	enum { O_STEPS = 256, O_OPS, O_GPUS, O_THREADS, O_MEM, O_SIZE, O_SEED, O_HOSTILE, O_TRUTH };
-	static const struct option opts[] = {
-	    {"steps", required_argument, NULL, O_STEPS},
-	    {"ops", required_argument, NULL, O_OPS},
-	    {"gpus", required_argument, NULL, O_GPUS},
-	    {"threads", required_argument, NULL, O_THREADS},
-	    {"mem", required_argument, NULL, O_MEM},
-	    {"size", required_argument, NULL, O_SIZE},
-	    {"seed", required_argument, NULL, O_SEED},
+	enum { O_HOSTILE = 256, O_TRUTH, O_NUM };
+	long long steps = c->steps, ops = c->ops, gpus = c->gpus, threads = c->threads;
+	long long mem = c->mem, size = 0, seed = (long long)c->seed;
+	const struct {
+		struct option o;
+		long long *v, lo, hi;
+	} nums[] = {
+	    {{"steps", required_argument, NULL, O_NUM}, &steps, 1, 100000},
+	    {{"ops", required_argument, NULL, O_NUM + 1}, &ops, 1, 10000000},
+	    {{"gpus", required_argument, NULL, O_NUM + 2}, &gpus, 0, MAX_GPUS},
+	    {{"threads", required_argument, NULL, O_NUM + 3}, &threads, 1, MAX_THREADS},
+	    {{"mem", required_argument, NULL, O_NUM + 4}, &mem, 0, MAX_MEM},
+	    {{"size", required_argument, NULL, O_NUM + 5}, &size, 1, 2000000000},
+	    {{"seed", required_argument, NULL, O_NUM + 6}, &seed, 0, INT64_MAX},
+	};
+	struct option opts[G_N_ELEMENTS(nums) + 4] = {
 	    {"hostile", required_argument, NULL, O_HOSTILE},
 	    {"truth", required_argument, NULL, O_TRUTH},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0}};
+	    {"help", no_argument, NULL, 'h'}};
+	for (size_t i = 0; i < G_N_ELEMENTS(nums); i++)
+		opts[3 + i] = nums[i].o;
 	int o;
 	opterr = 0;
 	while ((o = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
-		switch (o) {
-		case O_STEPS: c->steps = (int)parse_num("--steps", optarg, 1, 100000); break;
-		case O_OPS: c->ops = (int)parse_num("--ops", optarg, 1, 10000000); break;
-		case O_GPUS: c->gpus = (int)parse_num("--gpus", optarg, 0, MAX_GPUS); break;
-		case O_THREADS:
-			c->threads = (int)parse_num("--threads", optarg, 1, MAX_THREADS);
-			break;
-		case O_MEM: c->mem = (int)parse_num("--mem", optarg, 0, MAX_MEM); break;
-		case O_SIZE: c->size = parse_num("--size", optarg, 1, INT64_C(2000000000)); break;
-		case O_SEED: c->seed = (uint64_t)parse_num("--seed", optarg, 0, INT64_MAX); break;
-		case O_HOSTILE: {
+		if (o >= O_NUM && o < O_NUM + (int)G_N_ELEMENTS(nums)) {
+			int i = o - O_NUM;
+			*nums[i].v = parse_num(nums[i].o.name, optarg, nums[i].lo, nums[i].hi);
+		} else if (o == O_HOSTILE) {
 			size_t i = 1;
 			while (i < G_N_ELEMENTS(hostile_names) && strcmp(hostile_names[i], optarg))
 				i++;
 			if (i == G_N_ELEMENTS(hostile_names))
 				usage_error("no hostile kind '%s'", optarg);
 			c->hostile = (enum hostile)i;
-			break;
-		}
-		case O_TRUTH: c->truth = optarg; break;
-		case 'o': c->out = optarg; break;
-		case 'h': fputs(usage_text, stdout); exit(0);
-		default: usage_error("unknown option or missing value: '%s'", argv[optind - 1]);
+		} else if (o == O_TRUTH) {
+			c->truth = optarg;
+		} else if (o == 'o') {
+			c->out = optarg;
+		} else if (o == 'h') {
+			fputs(usage_text, stdout);
+			exit(0);
+		} else {
+			usage_error("unknown option or missing value: '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
 		usage_error("unexpected argument '%s' (xspace-gen reads no input)", argv[optind]);
-	if (c->threads > c->ops && c->size == 0)
-		c->threads = c->ops;
+	c->steps = (int)steps, c->ops = (int)ops, c->gpus = (int)gpus, c->threads = (int)threads;
+	c->mem = (int)mem, c->size = size, c->seed = (uint64_t)seed;
 }
 
 static int write_all(const char *path, const void *data, size_t len)
 {
 	FILE *f = path != NULL && strcmp(path, "-") != 0 ? fopen(path, "wb") : stdout;
-	if (f == NULL || fwrite(data, 1, len, f) != len || (f != stdout ? fclose(f) : fflush(f)) != 0) {
-		fprintf(stderr, "xspace-gen: cannot write %s: %s\n", path ? path : "standard output",
-			strerror(errno));
+	if (f == NULL || fwrite(data, 1, len, f) != len ||
+	    (f != stdout ? fclose(f) : fflush(f)) != 0) {
+		fprintf(stderr, "xspace-gen: cannot write %s: %s\n",
+			path ? path : "standard output", strerror(errno));
 		return 1;
 	}
 	return 0;
@@ -1007,6 +1001,16 @@ int main(int argc, char **argv)
 		c.threads = c.ops;
 	struct truth tr;
 	GByteArray *file = generate(&c, &tr);
+	if (c.size > 0 && c.ops > 1 && (double)file->len > 1.01 * (double)c.size) {
+		/* larger numbers take more varint bytes: once more, scaled */
+		c.ops = (int)((double)c.ops * (double)c.size / (double)file->len);
+		if (c.ops < 1)
+			c.ops = 1;
+		if (c.threads > c.ops)
+			c.threads = c.ops;
+		g_byte_array_free(file, TRUE);
+		file = generate(&c, &tr);
+	}
 	int rc = write_all(c.out, file->data, file->len);
 	g_byte_array_free(file, TRUE);
 	if (rc != 0)
