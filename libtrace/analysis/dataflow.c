@@ -728,8 +728,13 @@ void tl_dataflow_links(const tl_run *run, const tl_dataflow_opts *opts, GArray *
 {
 	if (run->has_graphs)
 		graph_links(run, opts, links);
-	else
+	else if (!run->no_dataflow)
 		label_links(run, opts, links);
+	else if (run->n_execs > 0)
+		tl_warn("no-dataflow",
+			"'%s' is a TF2/JAX profile (XSpace), which records no dataflow: "
+			"the timeline and launch arrows only",
+			run->label);
 	if (!opts->launches)
 		return;
 	for (uint32_t i = 0; i < run->n_execs; i++) {

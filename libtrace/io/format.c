@@ -130,8 +130,7 @@ static const struct neighbour {
 	const char *what;
 } neighbours[] = {
     {&tensorflow__profiler__xspace__descriptor, 1, 1,
-     "a TF2/JAX profiler XSpace (tensorflow.profiler.XSpace), which tftrace does not read "
-     "yet; TensorBoard's profile plugin reads it"},
+     "a TF2/JAX profiler XSpace (tensorflow.profiler.XSpace)"},
     {&tensorflow__profiler__trace__descriptor, 4, 1,
      "a TF 2.0 profiler trace (tensorflow.profiler.Trace, a .trace file), which tftrace does "
      "not read yet; TensorBoard's profile plugin reads it"},
@@ -171,16 +170,17 @@ static bool has_top_field(const uint8_t *data, size_t len, uint32_t a, uint32_t 
 	return false;
 }
 
-bool tl_format_neighbour(const uint8_t *data, size_t len, tl_error *err)
+/* The neighbour the bytes are, or NULL; *cut when the walk ran past the
+ * end. */
+static const struct neighbour *find_neighbour(const uint8_t *data, size_t len, bool *cut_out)
 {
 	/* The RunMetadata family first: whatever walks as one of them is one,
 	 * whatever else it might also fit. */
 	const ProtobufCMessageDescriptor *ours = NULL;
 	if (tl_pbwire_classify(data, len, &ours, NULL) == 0)
-		return false;
+		return NULL;
 	const struct neighbour *best = NULL;
 	long best_score = NEIGHBOUR_MIN_SCORE - 1;
-	bool best_cut = false;
 	for (size_t i = 0; i < G_N_ELEMENTS(neighbours); i++) {
 		const struct neighbour *n = &neighbours[i];
 		long score = 0;
@@ -193,15 +193,28 @@ bool tl_format_neighbour(const uint8_t *data, size_t len, tl_error *err)
 			continue;
 		best = n;
 		best_score = score;
-		best_cut = cut;
+		*cut_out = cut;
 	}
+	return best;
+}
+
+bool tl_format_neighbour(const uint8_t *data, size_t len, tl_error *err)
+{
+	bool cut = false;
+	const struct neighbour *best = find_neighbour(data, len, &cut);
 	if (best == NULL)
 		return false;
-	if (best_cut)
+	if (cut)
 		tl_error_set(err, "%s (this one is truncated at byte %zu)", best->what, len);
 	else
 		tl_error_set(err, "%s", best->what);
 	return true;
+}
+
+bool tl_format_is_xspace(const uint8_t *data, size_t len)
+{
+	bool cut = false;
+	return find_neighbour(data, len, &cut) == &neighbours[0];
 }
 
 /* ---- Chrome trace flavours ------------------------------------------------ */

@@ -48,6 +48,11 @@ int tl_format_sniff(const uint8_t *data, size_t len, tl_format *out, tl_error *e
  * profile plugin reads it"); false (err untouched) otherwise. */
 bool tl_format_neighbour(const uint8_t *data, size_t len, tl_error *err);
 
+/* Whether binary bytes that are none of RunMetadata, StepStats and GraphDef
+ * walk as a TF2/JAX profiler XSpace (tl_format_neighbour's test; a file cut
+ * short counts). */
+bool tl_format_is_xspace(const uint8_t *data, size_t len);
+
 /* What kind of Chrome trace JSON the bytes hold, as a noun phrase for
  * messages: "a PyTorch profiler (Kineto) trace" (Kineto's top-level keys
  * schemaVersion, deviceProperties, traceName or distributedInfo, or its

@@ -5,6 +5,7 @@
 #include "io/pbtext.h"
 #include "io/pbwire.h"
 #include "io/tfrecord.h"
+#include "io/xspace.h"
 
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -32,6 +33,10 @@ struct tl_source {
 	char *label_dir;      /* the file's folder below `folder`, or NULL */
 	uint64_t offset_done; /* bytes of the files already read */
 	size_t folder_runs;
+	/* An XSpace: decoded once into its own arena, a run per step. */
+	tl_xspace *xs;
+	tl_arena *xs_arena;
+	size_t xs_next;
 };
 
 static const ProtobufCMessageDescriptor *descriptor_for(tl_format f)
@@ -265,6 +270,15 @@ static int open_folder(tl_source *src, const char *path, tl_format forced, tl_er
 	return 0;
 }
 
+static void close_xspace(tl_source *src)
+{
+	tl_xspace_free(src->xs);
+	src->xs = NULL;
+	if (src->xs_arena != NULL)
+		tl_arena_free(src->xs_arena);
+	src->xs_arena = NULL;
+}
+
 int tl_source_open(tl_source **out, const char *path, tl_format forced, tl_error *err)
 {
 	tl_source *src = g_new0(tl_source, 1);
@@ -287,6 +301,7 @@ void tl_source_close(tl_source *src)
 	if (src == NULL)
 		return;
 	tl_input_close(src->in);
+	close_xspace(src);
 	g_byte_array_free(src->rec, TRUE);
 	g_free(src->first_damage);
 	g_free(src->base);
@@ -307,6 +322,12 @@ uint64_t tl_source_offset(const tl_source *src)
 	return src->offset_done + (src->in != NULL ? tl_input_offset(src->in) : 0);
 }
 
+size_t tl_source_links(const tl_source *src, const Tensorflow__NodeExecStats *const **pairs)
+{
+	*pairs = NULL;
+	return src->xs != NULL ? tl_xspace_links(src->xs, pairs) : 0;
+}
+
 tl_format tl_source_format(const tl_source *src)
 {
 	return src->format;
@@ -322,6 +343,71 @@ int tl_source_map(tl_source *src, const uint8_t **data, size_t *len, tl_error *e
 	if (tl_input_map(src->in, data, len, err) < 0)
 		return -1;
 	return report_input_damage(src, err);
+}
+
+/* The next run of the XSpace being read. */
+static int next_xspace(tl_source *src, tl_arena **arena_out, Tensorflow__RunMetadata **meta,
+		       const char **label, tl_error *err)
+{
+	if (src->xs == NULL || src->xs_next >= tl_xspace_n_runs(src->xs))
+		return 0;
+	tl_arena *arena = tl_arena_new();
+	if (tl_xspace_run(src->xs, src->xs_next, src->base, arena, meta, label, err) < 0) {
+		tl_arena_free(arena);
+		return -1;
+	}
+	src->xs_next++;
+	src->count++;
+	*arena_out = arena;
+	return 1;
+}
+
+/* The bytes of whole top-level fields at the start of a message cut short:
+ * an XSpace's planes before the cut. */
+static size_t whole_fields_prefix(const uint8_t *data, size_t len)
+{
+	size_t pos = 0, good = 0;
+	while (pos < len) {
+		uint64_t key, v;
+		if (!tl_pbwire_varint(data, len, &pos, &key) || (key & 7) != 2 ||
+		    !tl_pbwire_varint(data, len, &pos, &v) || v > len - pos)
+			break;
+		pos += (size_t)v;
+		good = pos;
+	}
+	return good;
+}
+
+/* An XSpace read into `arena` (which the source keeps): decoded, then its
+ * first run. A file cut short keeps the planes before the cut. */
+static int start_xspace(tl_source *src, tl_arena *arena, uint8_t *data, size_t len,
+			tl_arena **arena_out, Tensorflow__RunMetadata **meta, const char **label,
+			tl_error *err)
+{
+	src->format = TL_FORMAT_XSPACE;
+	src->xs_arena = arena;
+	const char *name = tl_input_name(src->in);
+	if (tl_xspace_open(&src->xs, data, len, arena, name, err) < 0) {
+		size_t whole = whole_fields_prefix(data, len);
+		tl_error cut = *err;
+		if (whole == 0 || whole == len) {
+			note_input_damage(src, err);
+			return -1;
+		}
+		tl_error_set(err, "XSpace cut short or damaged after byte %zu", whole);
+		if (source_damage(src, err, "the planes before it are read") < 0)
+			return -1;
+		/* the decoder leaves a refused input as it was */
+		if (tl_xspace_open(&src->xs, data, whole, arena, name, err) < 0) {
+			*err = cut;
+			return -1;
+		}
+	}
+	if (report_input_damage(src, err) < 0)
+		return -1;
+	if (tl_xspace_n_runs(src->xs) == 0)
+		return tl_error_set(err, "an XSpace with no events");
+	return next_xspace(src, arena_out, meta, label, err);
 }
 
 static int next_whole(tl_source *src, tl_pbdecode_fields fields, tl_arena **arena_out,
@@ -349,7 +435,13 @@ static int next_whole(tl_source *src, tl_pbdecode_fields fields, tl_arena **aren
 		tl_error_set(err, "empty input");
 		return note_input_damage(src, err);
 	}
+	if (src->format == TL_FORMAT_XSPACE)
+		return start_xspace(src, arena, data, len, arena_out, meta, label, err);
 	int rc = decode_whole(data, data, len, src->format, fields, arena, meta, err);
+	/* What is none of RunMetadata, StepStats and GraphDef may be an XSpace
+	 * (decode_whole leaves refused bytes as they were). */
+	if (rc < 0 && src->format == TL_FORMAT_BINARY_PROTO && tl_format_is_xspace(data, len))
+		return start_xspace(src, arena, data, len, arena_out, meta, label, err);
 	if (rc == 0)
 		rc = report_input_damage(src, err);
 	else
@@ -522,6 +614,8 @@ static int next_record(tl_source *src, tl_pbdecode_fields fields, tl_arena **are
 static int next_in_file(tl_source *src, tl_pbdecode_fields fields, tl_arena **arena,
 			Tensorflow__RunMetadata **meta, const char **label, tl_error *err)
 {
+	if (src->xs != NULL)
+		return next_xspace(src, arena, meta, label, err);
 	if (src->done)
 		return 0;
 	switch (src->format) {

@@ -46,6 +46,11 @@ const char *tl_source_name(const tl_source *src);
 /* The input's kind once sniffed (TL_FORMAT_CHROME: read tl_source_map). */
 tl_format tl_source_format(const tl_source *src);
 tl_input *tl_source_input(tl_source *src);
+/* Launch links the input names itself for the run last produced (an
+ * XSpace's correlation ids; io/xspace.h): pairs[2k] is a kernel's record,
+ * pairs[2k + 1] its launcher's. 0 for other inputs. */
+size_t tl_source_links(const tl_source *src, const Tensorflow__NodeExecStats *const **pairs);
+
 /* Bytes read so far (a folder: over all its files), for progress. */
 uint64_t tl_source_offset(const tl_source *src);
 

@@ -103,7 +103,15 @@ tl_device_kind tl_run_device_kind_of(const char *name)
 		return TL_DEV_MEMCPY;
 	if (g_str_has_suffix(name, "/sync"))
 		return TL_DEV_SYNC;
-	if (g_str_has_prefix(name, "/job:") || g_str_has_prefix(name, "/device:"))
+	/* An executor's name ends at its device ("/device:GPU:0", "/host:CPU",
+	 * as the TF2 profiler names its planes); anything under it is a
+	 * pseudo-device (an XSpace's "/device:GPU:0/TensorFlow Ops" line). */
+	const char *dev = strstr(name, "/device:");
+	if (dev == NULL && g_str_has_prefix(name, "/host:"))
+		dev = name;
+	if (dev != NULL && strchr(dev + 1, '/') == NULL)
+		return TL_DEV_EXECUTOR;
+	if (dev == NULL && g_str_has_prefix(name, "/job:"))
 		return TL_DEV_EXECUTOR;
 	return TL_DEV_OTHER;
 }
@@ -842,6 +850,23 @@ int32_t tl_run_find_node(const tl_run *run, const char *device, const char *name
 	return -1;
 }
 
+/* Launchers the input names itself (an XSpace's correlation ids): pairs of
+ * (kernel, launcher) records; they replace what names gave. */
+static void set_launchers(tl_run *run, const Tensorflow__NodeExecStats *const *pairs, size_t n)
+{
+	GHashTable *exec_of = g_hash_table_new(g_direct_hash, g_direct_equal);
+	for (size_t i = 0; i < run->n_execs; i++)
+		g_hash_table_insert(exec_of, (gpointer)run->execs[i].ns, GSIZE_TO_POINTER(i + 1));
+	for (size_t k = 0; k < n; k++) {
+		gpointer kernel = g_hash_table_lookup(exec_of, pairs[2 * k]);
+		gpointer launcher = g_hash_table_lookup(exec_of, pairs[2 * k + 1]);
+		if (kernel != NULL && launcher != NULL)
+			run->execs[GPOINTER_TO_SIZE(kernel) - 1].launcher =
+			    (int32_t)(GPOINTER_TO_SIZE(launcher) - 1);
+	}
+	g_hash_table_destroy(exec_of);
+}
+
 int tl_run_next(tl_source *src, tl_run **run, tl_error *err)
 {
 	tl_arena *arena = NULL;
@@ -855,5 +880,10 @@ int tl_run_next(tl_source *src, tl_run **run, tl_error *err)
 		tl_arena_free(arena);
 		return -1;
 	}
+	const Tensorflow__NodeExecStats *const *pairs = NULL;
+	size_t n = tl_source_links(src, &pairs);
+	(*run)->no_dataflow = tl_source_format(src) == TL_FORMAT_XSPACE;
+	if (n > 0)
+		set_launchers(*run, pairs, n);
 	return 1;
 }

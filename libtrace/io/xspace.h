@@ -1,0 +1,79 @@
+/*
+ * xspace: the TF2 and JAX profiler's XSpace (*.xplane.pb, message
+ * tensorflow.profiler.XSpace of tsl/profiler/protobuf/xplane.proto) read as
+ * RunMetadata, so every tool reads it as it reads a TF1 dump.
+ *
+ *   planes     "/host:CPU" is a device whose lines are its threads (thread_id
+ *              the line's id, thread_names its name); "/device:GPU:N" (TPU
+ *              alike) gives one tracer device per stream line
+ *              ("Stream #7(Compute)" -> /device:GPU:N/stream:7) and one
+ *              pseudo-device per derived line ("TensorFlow Ops",
+ *              "TensorFlow Name Scope", "XLA Modules", "XLA Ops", "Steps",
+ *              ...: /device:GPU:N/<line name>), drawn but not counted as
+ *              op time;
+ *   events     one NodeExecStats each: node_name the event metadata's name
+ *              ("dense/MatMul:MatMul" becomes node dense/MatMul, op MatMul,
+ *              as TF's TraceMe writes them; other names are their own op),
+ *              times exact to the nanosecond from timestamp_ns + offset_ps;
+ *              a kernel or copy is named after the TF op it ran for (its
+ *              tf_op stat, else the op around the host event with the same
+ *              correlation_id), its kernel name in timeline_label;
+ *   arrows     a kernel's launcher is the TF op around the host event with
+ *              the same correlation_id (tl_xspace_links);
+ *   steps      the events of a "Steps" line: with two or more, each step is
+ *              a run ("HOST.xplane.pb step 12"), an event going to the step
+ *              of its group_id stat, else to the step its start falls in;
+ *   memory     MemoryAllocation and MemoryDeallocation events are no op
+ *              executions: tl_xspace_alloc_events gives them to trace-memory.
+ *
+ * Odd content costs what it touches, with one warning per kind and file: a
+ * stat whose metadata (or ref_value) names no stat metadata is ignored; an
+ * event whose metadata_id names no event metadata is named "metadata#ID"; an
+ * event whose time leaves +-2^61 ns is skipped; num_occurrences events (an
+ * aggregate with no time) are skipped.
+ *
+ * The decoded XSpace lives in the arena given to tl_xspace_open; each run is
+ * built into its own arena, copying what it keeps, so runs outlive the
+ * tl_xspace.
+ */
+#ifndef TL_IO_XSPACE_H
+#define TL_IO_XSPACE_H
+
+#include "base/arena.h"
+#include "base/warn.h"
+#include "io/alloc_event.h"
+#include "tensorflow.pb-c.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct tl_xspace tl_xspace;
+
+/* Decodes data[0..len) (writable, one byte more than len, in `arena`,
+ * which must outlive the tl_xspace). `name` names the input in warnings. */
+int tl_xspace_open(tl_xspace **out, uint8_t *data, size_t len, tl_arena *arena, const char *name,
+		   tl_error *err);
+void tl_xspace_free(tl_xspace *xs);
+
+/* Runs: one per step of a "Steps" line holding two or more, else one. */
+size_t tl_xspace_n_runs(const tl_xspace *xs);
+
+/* Run i as a RunMetadata (step_stats only) in `arena`; *label is "BASE" or
+ * "BASE step NAME", in `arena`. */
+int tl_xspace_run(tl_xspace *xs, size_t i, const char *base, tl_arena *arena,
+		  Tensorflow__RunMetadata **meta, const char **label, tl_error *err);
+
+/* The launch links of the run last built: pairs[2k] is a kernel's
+ * NodeExecStats, pairs[2k + 1] its launcher's. Valid until the next
+ * tl_xspace_run. */
+size_t tl_xspace_links(const tl_xspace *xs, const Tensorflow__NodeExecStats *const **pairs);
+
+/* The allocator events of the whole XSpace, into `arena`. */
+int tl_xspace_allocs(tl_xspace *xs, tl_arena *arena, tl_alloc_events *out);
+
+/* tl_xspace_open and tl_xspace_allocs in one, for whole inputs: the bytes
+ * are copied. */
+int tl_xspace_alloc_events(const uint8_t *data, size_t len, tl_arena *arena,
+			   tl_alloc_events *out, tl_error *err);
+
+#endif
