@@ -13,14 +13,11 @@
 
 #include "emit/chrome.h"
 #include "emit/optrace.h"
+#include "base/arena.h"
 #include "io/source.h"
 #include "model/run.h"
 
-#if defined(__has_include)
-#if __has_include("io/xspace.h")
 #include "io/xspace.h"
-#endif
-#endif
 
 /* What tl_run_build promises of any run (model/run.h). */
 static void check_run(const tl_run *run)
@@ -81,15 +78,28 @@ static void read_runs(const uint8_t *data, size_t size, tl_format forced)
 	tl_source_close(src);
 }
 
-#ifdef TL_IO_XSPACE_H
-/* The allocator events of the input, as trace-memory reads them. */
+/* The allocator events of the input, as trace-memory reads them: each one
+ * on a named device and allocator, at a time the model accepts. */
 static void alloc_events(const uint8_t *data, size_t size)
 {
-	/* filled in when io/xspace.h settles tl_xspace_alloc_events */
-	(void)data;
-	(void)size;
+	tl_arena *arena = tl_arena_new();
+	tl_alloc_events ev;
+	tl_error err;
+	if (tl_xspace_alloc_events(data, size, arena, &ev, &err) < 0) {
+		if (err.msg[0] == '\0')
+			abort(); /* an error says what went wrong */
+		tl_arena_free(arena);
+		return;
+	}
+	for (size_t i = 0; i < ev.n; i++) {
+		const tl_alloc_event *a = &ev.ev[i];
+		if (a->device == NULL || a->allocator == NULL || a->allocator[0] == '\0')
+			abort();
+		if (a->t_ns < -TL_TIME_LIMIT_NS || a->t_ns > TL_TIME_LIMIT_NS)
+			abort();
+	}
+	tl_arena_free(arena);
 }
-#endif
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -97,9 +107,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_end();
 	read_runs(data, size, TL_FORMAT_AUTO);
 	fuzz_end();
-#ifdef TL_IO_XSPACE_H
 	alloc_events(data, size);
 	fuzz_end();
-#endif
 	return 0;
 }

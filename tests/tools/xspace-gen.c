@@ -26,7 +26,8 @@
  *
  * --hostile KIND adds damage the reader must survive beside the good events
  * above, which stay as they are (the truth's counts hold): stat-ref,
- * missing-metadata, time-overflow, occurrences, million-lines, empty-plane;
+ * missing-metadata, time-overflow, occurrences, million-lines, empty-plane,
+ * alloc-extremes (allocator events with int64's extremes);
  * truncated cuts the file in the middle of an event. --size BYTES picks the
  * ops per step that make a file of about that size.
  *
@@ -76,11 +77,12 @@ enum hostile {
 	H_OCCURRENCES,
 	H_MILLION_LINES,
 	H_EMPTY_PLANE,
-	H_TRUNCATED
+	H_TRUNCATED,
+	H_ALLOC_EXTREMES
 };
 static const char *const hostile_names[] = {"none",	     "stat-ref",    "missing-metadata",
 					    "time-overflow", "occurrences", "million-lines",
-					    "empty-plane",   "truncated"};
+					    "empty-plane",   "truncated",   "alloc-extremes"};
 
 struct cfg {
 	uint64_t seed;
@@ -97,7 +99,7 @@ struct truth {
 	long gpu_kernels[MAX_GPUS];
 	int64_t peak[MAX_GPUS + 1]; /* largest bytes_allocated per allocator */
 	long bad_stat_ids, bad_stat_refs, unnamed, overflow, far, occurrences, extra_lines;
-	long empty_planes;
+	long empty_planes, extreme_allocs;
 	size_t cut_at, full_len;
 };
 
@@ -473,11 +475,34 @@ static void free_op(struct host *h, struct line *l, int k, int64_t *t, int64_t t
 	}
 }
 
+/* --hostile alloc-extremes: an allocation and a free of sizes, totals,
+ * peaks and addresses at the ends of int64, beside the good ones. */
+static void host_alloc_extremes(struct host *h, struct line *l, int64_t t)
+{
+	int64_t alloc_ref = md_id(&h->p.st, h->g->alloc_names[0]);
+	for (int i = 0; i < 2; i++) {
+		struct event ev;
+		int64_t md = md_id(&h->p.ev, i == 0 ? "MemoryAllocation" : "MemoryDeallocation");
+		ev_at(&ev, l, md, t + 7900 + i, 0);
+		ev_ref(&ev, h->si.allocator_name, (uint64_t)alloc_ref);
+		ev_i64(&ev, h->si.allocation_bytes, i == 0 ? INT64_MAX : INT64_MIN);
+		ev_i64(&ev, h->si.bytes_allocated, i == 0 ? INT64_MIN : INT64_MAX);
+		ev_i64(&ev, h->si.peak_bytes_in_use, i == 0 ? INT64_MAX : -1);
+		ev_i64(&ev, h->si.bytes_reserved, INT64_MIN);
+		ev_i64(&ev, h->si.addr, i == 0 ? -1 : INT64_MIN);
+		ev_u64(&ev, h->si.tf_op, UINT64_MAX); /* a tf_op of the wrong type */
+		line_put(l, &ev);
+		h->g->truth->extreme_allocs++;
+	}
+}
+
 /* What --hostile adds after op k's events, on its thread's line. */
 static void host_hostile(struct host *h, struct line *l, int k, int64_t t)
 {
 	struct truth *tr = h->g->truth;
 	struct event ev;
+	if (h->g->cfg->hostile == H_ALLOC_EXTREMES && k % 5 == 0)
+		host_alloc_extremes(h, l, t);
 	if (h->g->cfg->hostile == H_MISSING_MD && k % 3 == 0) {
 		ev_at(&ev, l, 900000 + k, t + 12000, 1000);
 		line_put(l, &ev);
@@ -875,7 +900,8 @@ static void truth_write(FILE *f, const struct cfg *c, const struct truth *tr)
 		     {"far_events", tr->far},
 		     {"occurrence_events", tr->occurrences},
 		     {"extra_lines", tr->extra_lines},
-		     {"empty_planes", tr->empty_planes}};
+		     {"empty_planes", tr->empty_planes},
+		     {"extreme_allocs", tr->extreme_allocs}};
 	for (size_t i = 0; i < G_N_ELEMENTS(extra); i++)
 		if (extra[i].v > 0)
 			fprintf(f, "%s %ld\n", extra[i].key, extra[i].v);
@@ -898,7 +924,7 @@ static const char usage_text[] =
     "  --size BYTES     as many ops per step as make about BYTES\n"
     "  --seed N         durations and sizes (default 1)\n"
     "  --hostile KIND   stat-ref, missing-metadata, time-overflow, occurrences,\n"
-    "                   million-lines, empty-plane, truncated\n"
+    "                   million-lines, empty-plane, truncated, alloc-extremes\n"
     "  --truth FILE     the truth into FILE, not standard error\n"
     "  -o FILE          the XSpace into FILE (default: standard output)\n";
 
