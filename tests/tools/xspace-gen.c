@@ -350,7 +350,7 @@ struct gen {
 	const struct cfg *cfg;
 	struct truth *truth;
 	int n_alloc;
-	char alloc_names[MAX_GPUS + 1][16];
+	char alloc_names[MAX_GPUS + 1][24];
 	int64_t in_use[MAX_GPUS + 1], peak[MAX_GPUS + 1];
 	uint64_t next_addr[MAX_GPUS + 1];
 	struct buf *bufs; /* a step's buffers, op K's at [K * mem, (K + 1) * mem) */
