@@ -1,6 +1,8 @@
 #!/bin/sh
 # Benchmarks (never run by the tests): every tool on generated dumps of six
-# shapes, each at about 10 and 100 MB. Per line: wall time, that time as a
+# shapes, each at about 10 and 100 MB, and trace-dataflow and trace-summarize
+# on generated TF2 profiler XSpace files (xspace-gen) at the same sizes. Per
+# line: wall time, that time as a
 # multiple of gzip -1 over the same file in the same run, peak RSS, and the
 # growth from 10 to 100 MB: (wall at 100 / wall at 10) / (bytes at 100 /
 # bytes at 10), 1.00 being linear. Exits 1 when a growth is over 1.25 (or a
@@ -66,19 +68,28 @@ shape_args() {
 	loop-100) echo "--seed 4 --gpus 2 --loop 100" ;;
 	devices) echo "--seed 5 --gpus 1 --tasks $((11 * $2))" ;;
 	scopes-30) echo "--seed 6 --gpus 2 --scope-depth 30" ;;
+	xspace) echo "--seed 7 --gpus 2 --threads 4 --steps 10" ;; # xspace-gen's
 	esac
 }
-SHAPES=${BENCH_SHAPES:-one-run runs-1000 recv-20pct loop-100 devices scopes-30}
+SHAPES=${BENCH_SHAPES:-one-run runs-1000 recv-20pct loop-100 devices scopes-30 xspace}
 
 # Generated once and kept, beside the options that made it: a file whose
-# options changed is made again.
+# options changed is made again. The xspace shape is an XSpace made by
+# xspace-gen (--size in bytes; its truth kept beside it), the others
+# RunMetadata made by trace-gen.
 dump() { # shape, MB -> path
+	gen=trace-gen
 	args="$(shape_args "$1" "$2") --size-mb $2"
 	f="$WORK/$1-$2mb.pb"
+	if [ "$1" = xspace ]; then
+		gen=xspace-gen
+		f="$WORK/$1-$2mb.xplane.pb"
+		args="$(shape_args "$1" "$2") --size $(($2 * 1000000)) --truth $f.truth"
+	fi
 	if [ ! -s "$f" ] || [ "$(cat "$f.args" 2>/dev/null)" != "$args" ]; then
-		echo "bench: generating $f (trace-gen $args)" >&2
+		echo "bench: generating $f ($gen $args)" >&2
 		# shellcheck disable=SC2086 # the options are words
-		"$TESTBIN/trace-gen" $args -o "$f"
+		"$TESTBIN/$gen" $args -o "$f"
 		echo "$args" >"$f.args"
 	fi
 	echo "$f"
@@ -93,6 +104,14 @@ tool_cmd() { # tool, file
 	esac
 }
 TOOLS="trace-dataflow trace-memory trace-summarize trace-merge graph-render trace-report"
+# The tools timed on a shape: on XSpace the readers' speed, by the two tools
+# whose work past reading is least.
+shape_tools() {
+	case $1 in
+	xspace) echo "trace-dataflow trace-summarize" ;;
+	*) echo "$TOOLS" ;;
+	esac
+}
 
 mb() { awk -v b="$1" 'BEGIN { printf "%.0f", b / 1e6 }'; }
 bytes() { wc -c <"$1" | tr -d ' '; }
@@ -108,7 +127,8 @@ echo "linear; cpu: the same of user + system CPU time. A line over $LIMIT in bot
 echo "measured twice more (the best kept); still over $LIMIT in both, it fails: a path"
 echo "worse than linear slows both, a loaded machine mostly the wall clock"
 echo
-echo "shapes (trace-gen options, with --size-mb 10 and 100):"
+echo "shapes (trace-gen options, with --size-mb 10 and 100; xspace: xspace-gen's, with"
+echo "--size 10 and 100 MB):"
 for s in $SHAPES; do
 	printf '  %-11s %s\n' "$s" "$(shape_args "$s" 10 | sed 's/--tasks 110/--tasks 110 (1100 at 100 MB)/')"
 done
@@ -152,7 +172,7 @@ for s in $SHAPES; do
 	both gzip -1 -c {}
 	g10=$w10 g100=$w100
 	row "gzip -1" ""
-	for t in $TOOLS; do
+	for t in $(shape_tools "$s"); do
 		[ -x "$BIN/$t" ] || continue
 		both "$(tool_cmd "$t" {})"
 		if over "$(growth "$w10" "$w100")" && over "$(growth "$c10" "$c100")"; then

@@ -10,6 +10,7 @@
 # and exits 1 if any harness failed.
 #
 # Usage: FUZZ_SECONDS=60 scripts/fuzz.sh [NAME...]    (NAME: binary, text, ...)
+# (the xspace harness's seeds are xspace-gen's, in tests/fuzz/seeds/xspace)
 # Environment: FUZZ_BUILD (default build/fuzz), SHARED (default ../shared),
 # TESTBIN (build/tests, for trace-gen), FUZZ_JOBS (harnesses run at once,
 # default: the number of cores), FUZZ_MAX_LEN (default 65536).
@@ -21,7 +22,7 @@ FUZZ_MAX_LEN=${FUZZ_MAX_LEN:-65536}
 FUZZ_JOBS=${FUZZ_JOBS:-$(nproc)}
 SHARED=${SHARED-../shared}
 TESTBIN=${TESTBIN:-build/tests}
-names=${*:-binary text tfrecord chrome dataflow memory merge summarize graph decode}
+names=${*:-binary text tfrecord chrome dataflow memory merge summarize graph decode xspace}
 
 corpus=$FUZZ_BUILD/corpus
 artifacts=$FUZZ_BUILD/artifacts
@@ -71,6 +72,10 @@ for name in $names; do
 		seed tfrecord '*tfevents*' $data_dirs
 		;;
 	chrome) seed chrome '*.json' $chrome_dirs ;;
+	xspace)
+		seed xspace '*' tests/fuzz/seeds/xspace
+		seed xspace '*.xplane.pb*' $data_dirs
+		;;
 	dataflow | memory | summarize | merge | graph)
 		for p in '*.pb' '*.pbtxt' '*tfrecord*' '*tfevents*' '*.gz'; do
 			seed "$name" "$p" $data_dirs "$streams"

@@ -1,0 +1,1053 @@
+/*
+ * xspace-gen: a deterministic generator of TF2 profiler XSpace files
+ * (tensorflow.profiler.XSpace, *.xplane.pb) for tests and benchmarks of the
+ * XSpace reader (io/xspace.h).
+ *
+ * What it writes is shaped like what TF 2.x's profiler writes for a Keras
+ * training loop on GPUs (compare shared/realdata/semisupcv_*.xplane.pb):
+ *   - a "/host:CPU" plane: a "python3" line with one "train_function" slice
+ *     per step, and --threads "tf_Compute/N" lines; each op of a step is an
+ *     event "model/layer_L/name_K:Op" on one of them, holding a nested
+ *     "cuLaunchKernel" event with a correlation_id stat (GPUs only) and the
+ *     op's MemoryAllocation / MemoryDeallocation events (--mem per op; stats
+ *     allocator_name as a ref_value, bytes_allocated, allocation_bytes,
+ *     requested_bytes, bytes_reserved, addr, peak_bytes_in_use, tf_op);
+ *   - per GPU a "/device:GPU:N" plane: a "Stream #7(Compute)" line with the
+ *     kernel of each op placed there (correlation_id as its launch, tf_op as
+ *     a ref_value, kernel_details), and the derived lines "TensorFlow Ops"
+ *     (one event per op), "TensorFlow Name Scope" ("model" per step, then
+ *     runs of one layer) and "Steps" (one event per step, named by its
+ *     number).
+ * Op K of a step runs on thread K % threads and GPU K % gpus; a buffer
+ * allocated in op K is freed in op K + 2 (the step's last op frees what is
+ * left), so every allocator is empty between steps. Fields are written in
+ * field order, as TensorFlow's serializer does (a plane's lines before its
+ * metadata maps).
+ *
+ * --hostile KIND adds damage the reader must survive beside the good events
+ * above, which stay as they are (the truth's counts hold): stat-ref,
+ * missing-metadata, time-overflow, occurrences, million-lines, empty-plane,
+ * alloc-extremes (allocator events with int64's extremes);
+ * truncated cuts the file in the middle of an event. --size BYTES picks the
+ * ops per step that make a file of about that size.
+ *
+ * The truth (on standard error, or --truth FILE) is one "key value" line per
+ * count: steps, ops, op_type TYPE N, launches, kernels, gpu_kernels GPU N,
+ * tf_ops_events, memory_events, allocations, deallocations, peak ALLOCATOR
+ * BYTES (the largest bytes_allocated), and what the hostile kind added.
+ *
+ * Same arguments, same bytes. Exit status: 0 ok, 1 cannot write, 2 usage.
+ */
+#include "io/pbwire.h"
+#include "tensorflow.pb-c.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <glib.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef Tensorflow__Profiler__XEvent xevent;
+typedef Tensorflow__Profiler__XStat xstat;
+
+#define MAX_GPUS 64
+#define MAX_THREADS 256
+#define MAX_MEM 16
+#define MAX_STATS 24
+#define T0_NS INT64_C(1608569000000000000) /* a 2020 wall clock, as real files have */
+#define OP_GAP_NS 20000			   /* between the starts of two ops */
+#define MARGIN_NS 10000			   /* before the first op and after the last */
+#define STEP_GAP_NS 5000
+#define WIRE_LEN 2
+#define LINE_TF_OPS INT64_C(-559038734) /* the derived lines' ids in real files */
+#define LINE_SCOPES INT64_C(-559038735)
+#define LINE_STEPS INT64_C(-559038737)
+#define MILLION_LINES 1000000
+
+enum hostile {
+	H_NONE,
+	H_STAT_REF,
+	H_MISSING_MD,
+	H_TIME_OVERFLOW,
+	H_OCCURRENCES,
+	H_MILLION_LINES,
+	H_EMPTY_PLANE,
+	H_TRUNCATED,
+	H_ALLOC_EXTREMES
+};
+static const char *const hostile_names[] = {"none",	     "stat-ref",    "missing-metadata",
+					    "time-overflow", "occurrences", "million-lines",
+					    "empty-plane",   "truncated",   "alloc-extremes"};
+
+struct cfg {
+	uint64_t seed;
+	int steps, ops, gpus, threads, mem;
+	long long size; /* --size target in bytes, 0: none */
+	enum hostile hostile;
+	const char *out, *truth;
+};
+
+/* What was generated, for the truth. */
+struct truth {
+	long ops, launches, kernels, tf_ops, allocs, deallocs;
+	long op_type[8];
+	long gpu_kernels[MAX_GPUS];
+	int64_t peak[MAX_GPUS + 1]; /* largest bytes_allocated per allocator */
+	long bad_stat_ids, bad_stat_refs, unnamed, overflow, far, occurrences, extra_lines;
+	long empty_planes, extreme_allocs;
+	size_t cut_at, full_len;
+};
+
+/* ------------------------------------------------------------------ */
+/* Random numbers: splitmix64, one stream per (step, op)               */
+
+static uint64_t splitmix(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static uint64_t stream_seed(uint64_t seed, uint64_t a, uint64_t b)
+{
+	uint64_t s = seed ^ (a * 0xd1b54a32d192ed03ull) ^ (b * 0x8cb92ba72f3d8dd7ull);
+	splitmix(&s);
+	return s;
+}
+
+/* ------------------------------------------------------------------ */
+/* Metadata: name -> id, ids from 1 in order of first use              */
+
+struct md {
+	GHashTable *ids;
+	GPtrArray *names; /* names->pdata[i] has id i + 1 */
+};
+
+static void md_init(struct md *m)
+{
+	m->ids = g_hash_table_new(g_str_hash, g_str_equal);
+	m->names = g_ptr_array_new_with_free_func(g_free);
+}
+
+static void md_free(struct md *m)
+{
+	g_hash_table_destroy(m->ids);
+	g_ptr_array_free(m->names, TRUE);
+}
+
+static int64_t md_id(struct md *m, const char *name)
+{
+	gpointer v = g_hash_table_lookup(m->ids, name);
+	if (v != NULL)
+		return (int64_t)GPOINTER_TO_SIZE(v);
+	char *copy = g_strdup(name);
+	g_ptr_array_add(m->names, copy);
+	g_hash_table_insert(m->ids, copy, GSIZE_TO_POINTER(m->names->len));
+	return (int64_t)m->names->len;
+}
+
+/* ------------------------------------------------------------------ */
+/* Writing: an event packed into its line's bytes at once, a line into */
+/* its plane's, a plane into the file's                                */
+
+struct event {
+	xevent e;
+	xstat s[MAX_STATS];
+	xstat *sp[MAX_STATS];
+};
+
+struct line {
+	GByteArray *bytes; /* the events, packed */
+	int64_t id, ts_ns;
+	char name[64];
+};
+
+struct plane {
+	GByteArray *bytes; /* the lines, packed */
+	int64_t id;
+	const char *name;
+	struct md ev, st;
+};
+
+/* A length-delimited field holding a packed message. */
+static void put_msg(GByteArray *out, uint32_t field, const ProtobufCMessage *m)
+{
+	size_t n = protobuf_c_message_get_packed_size(m);
+	tl_pbwire_put_tag(out, field, WIRE_LEN);
+	tl_pbwire_put_varint(out, n);
+	size_t at = out->len;
+	g_byte_array_set_size(out, (guint)(at + n));
+	protobuf_c_message_pack(m, out->data + at);
+}
+
+static void put_bytes(GByteArray *out, uint32_t field, const GByteArray *head,
+		      const GByteArray *body, const GByteArray *tail)
+{
+	tl_pbwire_put_tag(out, field, WIRE_LEN);
+	tl_pbwire_put_varint(out, head->len + body->len + tail->len);
+	g_byte_array_append(out, head->data, head->len);
+	g_byte_array_append(out, body->data, body->len);
+	g_byte_array_append(out, tail->data, tail->len);
+}
+
+static void ev_begin(struct event *ev, int64_t md, int64_t off_ps, int64_t dur_ps)
+{
+	xevent init = TENSORFLOW__PROFILER__XEVENT__INIT;
+	ev->e = init;
+	ev->e.metadata_id = md;
+	ev->e.data_case = TENSORFLOW__PROFILER__XEVENT__DATA_OFFSET_PS;
+	ev->e.offset_ps = off_ps;
+	ev->e.duration_ps = dur_ps;
+	ev->e.stats = ev->sp;
+}
+
+static xstat *ev_stat(struct event *ev, int64_t md, Tensorflow__Profiler__XStat__ValueCase c)
+{
+	g_assert(ev->e.n_stats < MAX_STATS);
+	xstat init = TENSORFLOW__PROFILER__XSTAT__INIT;
+	xstat *s = &ev->s[ev->e.n_stats];
+	*s = init;
+	s->metadata_id = md;
+	s->value_case = c;
+	ev->sp[ev->e.n_stats++] = s;
+	return s;
+}
+
+static void ev_u64(struct event *ev, int64_t md, uint64_t v)
+{
+	ev_stat(ev, md, TENSORFLOW__PROFILER__XSTAT__VALUE_UINT64_VALUE)->uint64_value = v;
+}
+
+static void ev_i64(struct event *ev, int64_t md, int64_t v)
+{
+	ev_stat(ev, md, TENSORFLOW__PROFILER__XSTAT__VALUE_INT64_VALUE)->int64_value = v;
+}
+
+static void ev_ref(struct event *ev, int64_t md, uint64_t ref)
+{
+	ev_stat(ev, md, TENSORFLOW__PROFILER__XSTAT__VALUE_REF_VALUE)->ref_value = ref;
+}
+
+static void ev_str(struct event *ev, int64_t md, const char *s)
+{
+	ev_stat(ev, md, TENSORFLOW__PROFILER__XSTAT__VALUE_STR_VALUE)->str_value = (char *)s;
+}
+
+static void line_begin(struct line *l, int64_t id, const char *name, int64_t ts_ns)
+{
+	l->bytes = g_byte_array_new();
+	l->id = id;
+	l->ts_ns = ts_ns;
+	g_strlcpy(l->name, name, sizeof l->name);
+}
+
+static void line_put(struct line *l, struct event *ev)
+{
+	put_msg(l->bytes, 4, &ev->e.base);
+}
+
+/* An event at t_ns (on the line's clock) lasting dur_ns. */
+static void ev_at(struct event *ev, const struct line *l, int64_t md, int64_t t_ns, int64_t dur_ns)
+{
+	ev_begin(ev, md, (t_ns - l->ts_ns) * 1000, dur_ns * 1000);
+}
+
+/* The line into its plane: id, name, timestamp_ns, then the events. */
+static void line_end(struct plane *p, struct line *l)
+{
+	Tensorflow__Profiler__XLine head = TENSORFLOW__PROFILER__XLINE__INIT;
+	head.id = l->id;
+	head.name = l->name;
+	head.timestamp_ns = l->ts_ns;
+	GByteArray *h = g_byte_array_new(), *none = g_byte_array_new();
+	/* XLine's fields 1..3 packed alone are its head */
+	size_t n = protobuf_c_message_get_packed_size(&head.base);
+	g_byte_array_set_size(h, (guint)n);
+	protobuf_c_message_pack(&head.base, h->data);
+	put_bytes(p->bytes, 3, h, l->bytes, none);
+	g_byte_array_free(h, TRUE);
+	g_byte_array_free(none, TRUE);
+	g_byte_array_free(l->bytes, TRUE);
+	l->bytes = NULL;
+}
+
+static void plane_begin(struct plane *p, int64_t id, const char *name)
+{
+	p->bytes = g_byte_array_new();
+	p->id = id;
+	p->name = name;
+	md_init(&p->ev);
+	md_init(&p->st);
+}
+
+/* The plane into the file: id and name, the lines, then the metadata maps
+ * (the order TensorFlow writes). */
+static void plane_end(GByteArray *file, struct plane *p)
+{
+	Tensorflow__Profiler__XPlane head = TENSORFLOW__PROFILER__XPLANE__INIT;
+	head.id = p->id;
+	head.name = (char *)p->name;
+	GByteArray *h = g_byte_array_new(), *t = g_byte_array_new();
+	g_byte_array_set_size(h, (guint)protobuf_c_message_get_packed_size(&head.base));
+	protobuf_c_message_pack(&head.base, h->data);
+	/* the maps' entries, each a repeated field 4 (events) or 5 (stats) */
+	for (guint i = 0; i < p->ev.names->len; i++) {
+		Tensorflow__Profiler__XEventMetadata m =
+		    TENSORFLOW__PROFILER__XEVENT_METADATA__INIT;
+		Tensorflow__Profiler__XPlane__EventMetadataEntry e =
+		    TENSORFLOW__PROFILER__XPLANE__EVENT_METADATA_ENTRY__INIT;
+		m.id = e.key = i + 1;
+		m.name = p->ev.names->pdata[i];
+		e.value = &m;
+		put_msg(t, 4, &e.base);
+	}
+	for (guint i = 0; i < p->st.names->len; i++) {
+		Tensorflow__Profiler__XStatMetadata m = TENSORFLOW__PROFILER__XSTAT_METADATA__INIT;
+		Tensorflow__Profiler__XPlane__StatMetadataEntry e =
+		    TENSORFLOW__PROFILER__XPLANE__STAT_METADATA_ENTRY__INIT;
+		m.id = e.key = i + 1;
+		m.name = p->st.names->pdata[i];
+		e.value = &m;
+		put_msg(t, 5, &e.base);
+	}
+	put_bytes(file, 1, h, p->bytes, t);
+	g_byte_array_free(h, TRUE);
+	g_byte_array_free(t, TRUE);
+	g_byte_array_free(p->bytes, TRUE);
+	md_free(&p->ev);
+	md_free(&p->st);
+}
+
+/* ------------------------------------------------------------------ */
+/* The model: ops, their names, times and buffers                      */
+
+static const char *const op_types[8] = {"MatMul", "BiasAdd", "Relu", "Conv2D",
+					"AddV2",  "Mul",     "Cast", "Softmax"};
+static const char *const kernels[8] = {
+    "volta_sgemm_128x64_nn",
+    "void tensorflow::BiasNHWCKernel<float>(int, float const*, float const*, float*, int)",
+    "void Eigen::internal::EigenMetaKernel<Relu>(float*, int)",
+    "volta_scudnn_128x64_relu_interior_nn_v1",
+    "void Eigen::internal::EigenMetaKernel<AddV2>(float*, int)",
+    "void Eigen::internal::EigenMetaKernel<Mul>(float*, int)",
+    "void Eigen::internal::EigenMetaKernel<Cast>(float*, int)",
+    "void tensorflow::functor::SoftmaxKernel<float>(int, float const*, float*)"};
+
+struct buf {
+	uint64_t addr;
+	int64_t size;
+	int alloc; /* allocator: the GPU, or 0 ("cpu") without GPUs */
+};
+
+/* Everything one generation shares. */
+struct gen {
+	const struct cfg *cfg;
+	struct truth *truth;
+	int n_alloc;
+	char alloc_names[MAX_GPUS + 1][24];
+	int64_t in_use[MAX_GPUS + 1], peak[MAX_GPUS + 1];
+	uint64_t next_addr[MAX_GPUS + 1];
+	struct buf *bufs; /* a step's buffers, op K's at [K * mem, (K + 1) * mem) */
+};
+
+static int64_t step_len_ns(const struct cfg *c)
+{
+	return (int64_t)c->ops * OP_GAP_NS + 2 * MARGIN_NS;
+}
+
+static int64_t step_start_ns(const struct cfg *c, int s)
+{
+	return T0_NS + (int64_t)s * (step_len_ns(c) + STEP_GAP_NS);
+}
+
+static int64_t op_start_ns(const struct cfg *c, int s, int k)
+{
+	return step_start_ns(c, s) + MARGIN_NS + (int64_t)k * OP_GAP_NS;
+}
+
+static void op_name(char *out, size_t n, int k)
+{
+	const char *t = op_types[k % 8];
+	char *lower = g_ascii_strdown(t, -1);
+	snprintf(out, n, "model/layer_%d/%s_%d:%s", k / 4, lower, k, t);
+	g_free(lower);
+}
+
+static int64_t op_dur_ns(const struct cfg *c, int s, int k)
+{
+	uint64_t r = stream_seed(c->seed, 1 + (uint64_t)s, (uint64_t)k);
+	return 8000 + (int64_t)(splitmix(&r) % 2000);
+}
+
+static int64_t kernel_dur_ns(const struct cfg *c, int s, int k)
+{
+	uint64_t r = stream_seed(c->seed, 100001 + (uint64_t)s, (uint64_t)k);
+	return 6000 + (int64_t)(splitmix(&r) % 4000);
+}
+
+static int64_t buf_size(const struct cfg *c, int s, int k, int j)
+{
+	uint64_t r = stream_seed(c->seed, 200001 + (uint64_t)s, (uint64_t)k * MAX_MEM + j);
+	return 256 * (1 + (int64_t)(splitmix(&r) % 4096));
+}
+
+static uint64_t correlation_id(const struct cfg *c, int s, int k)
+{
+	return 1 + (uint64_t)s * (uint64_t)c->ops + (uint64_t)k;
+}
+
+/* The stat metadata every plane registers first, in this order, so that
+ * ids do not depend on which event uses one first. */
+struct sids {
+	int64_t group_id, step_num, step_name, correlation_id, context_id, kernel_details, tf_op;
+	int64_t allocator_name, bytes_reserved, bytes_allocated, peak_bytes_in_use, requested_bytes,
+	    allocation_bytes, addr, note;
+};
+
+static void sids_register(struct md *st, struct sids *si)
+{
+	si->group_id = md_id(st, "group_id");
+	si->step_num = md_id(st, "step_num");
+	si->step_name = md_id(st, "step_name");
+	si->correlation_id = md_id(st, "correlation_id");
+	si->context_id = md_id(st, "context_id");
+	si->kernel_details = md_id(st, "kernel_details");
+	si->tf_op = md_id(st, "tf_op");
+	si->allocator_name = md_id(st, "allocator_name");
+	si->bytes_reserved = md_id(st, "bytes_reserved");
+	si->bytes_allocated = md_id(st, "bytes_allocated");
+	si->peak_bytes_in_use = md_id(st, "peak_bytes_in_use");
+	si->requested_bytes = md_id(st, "requested_bytes");
+	si->allocation_bytes = md_id(st, "allocation_bytes");
+	si->addr = md_id(st, "addr");
+	si->note = md_id(st, "note");
+}
+
+/* ------------------------------------------------------------------ */
+/* The host plane                                                      */
+
+struct host {
+	struct gen *g;
+	struct plane p;
+	struct sids si;
+	struct line *threads;
+};
+
+static void mem_event(struct host *h, struct line *l, int64_t t, const struct buf *b, bool alloc,
+		      int64_t tf_op_ref)
+{
+	struct gen *g = h->g;
+	int a = b->alloc;
+	g->in_use[a] += alloc ? b->size : -b->size;
+	if (g->in_use[a] > g->peak[a])
+		g->peak[a] = g->in_use[a];
+	int64_t md = md_id(&h->p.ev, alloc ? "MemoryAllocation" : "MemoryDeallocation");
+	int64_t alloc_ref = md_id(&h->p.st, g->alloc_names[a]);
+	struct event ev;
+	ev_at(&ev, l, md, t, 0);
+	ev_ref(&ev, h->si.allocator_name, (uint64_t)alloc_ref);
+	ev_i64(&ev, h->si.bytes_reserved, INT64_C(1) << 34);
+	ev_i64(&ev, h->si.bytes_allocated, g->in_use[a]);
+	ev_i64(&ev, h->si.peak_bytes_in_use, g->peak[a]);
+	ev_i64(&ev, h->si.requested_bytes, b->size);
+	ev_i64(&ev, h->si.allocation_bytes, b->size);
+	ev_i64(&ev, h->si.addr, (int64_t)b->addr);
+	ev_ref(&ev, h->si.tf_op, (uint64_t)tf_op_ref);
+	line_put(l, &ev);
+	if (alloc)
+		g->truth->allocs++;
+	else
+		g->truth->deallocs++;
+}
+
+/* The buffers of op k, freed from *t on. */
+static void free_op(struct host *h, struct line *l, int k, int64_t *t, int64_t tf_op_ref)
+{
+	for (int j = 0; j < h->g->cfg->mem; j++) {
+		mem_event(h, l, *t, &h->g->bufs[k * h->g->cfg->mem + j], false, tf_op_ref);
+		*t += 10;
+	}
+}
+
+/* --hostile alloc-extremes: an allocation and a free of sizes, totals,
+ * peaks and addresses at the ends of int64, beside the good ones. */
+static void host_alloc_extremes(struct host *h, struct line *l, int64_t t)
+{
+	int64_t alloc_ref = md_id(&h->p.st, h->g->alloc_names[0]);
+	for (int i = 0; i < 2; i++) {
+		struct event ev;
+		int64_t md = md_id(&h->p.ev, i == 0 ? "MemoryAllocation" : "MemoryDeallocation");
+		ev_at(&ev, l, md, t + 7900 + i, 0);
+		ev_ref(&ev, h->si.allocator_name, (uint64_t)alloc_ref);
+		ev_i64(&ev, h->si.allocation_bytes, i == 0 ? INT64_MAX : INT64_MIN);
+		ev_i64(&ev, h->si.bytes_allocated, i == 0 ? INT64_MIN : INT64_MAX);
+		ev_i64(&ev, h->si.peak_bytes_in_use, i == 0 ? INT64_MAX : -1);
+		ev_i64(&ev, h->si.bytes_reserved, INT64_MIN);
+		ev_i64(&ev, h->si.addr, i == 0 ? -1 : INT64_MIN);
+		ev_u64(&ev, h->si.tf_op, UINT64_MAX); /* a tf_op of the wrong type */
+		line_put(l, &ev);
+		h->g->truth->extreme_allocs++;
+	}
+}
+
+/* What --hostile adds after op k's events, on its thread's line. */
+static void host_hostile(struct host *h, struct line *l, int k, int64_t t)
+{
+	struct truth *tr = h->g->truth;
+	struct event ev;
+	if (h->g->cfg->hostile == H_ALLOC_EXTREMES && k % 5 == 0)
+		host_alloc_extremes(h, l, t);
+	if (h->g->cfg->hostile == H_MISSING_MD && k % 3 == 0) {
+		ev_at(&ev, l, 900000 + k, t + 12000, 1000);
+		line_put(l, &ev);
+		tr->unnamed++;
+	}
+	if (h->g->cfg->hostile == H_OCCURRENCES && k % 4 == 0) {
+		ev_begin(&ev, md_id(&h->p.ev, "TraceMeCounter"), 0, 0);
+		ev.e.data_case = TENSORFLOW__PROFILER__XEVENT__DATA_NUM_OCCURRENCES;
+		ev.e.num_occurrences = 3;
+		line_put(l, &ev);
+		tr->occurrences++;
+	}
+}
+
+/* Op k of step s on its thread: the op, its allocations, its launch, the
+ * frees of op k - 2 (and in the last op, of what is left). */
+static void host_op(struct host *h, int s, int k)
+{
+	const struct cfg *c = h->g->cfg;
+	struct gen *g = h->g;
+	struct line *l = &h->threads[k % c->threads];
+	char name[96];
+	op_name(name, sizeof name, k);
+	int64_t t = op_start_ns(c, s, k);
+	int64_t op_md = md_id(&h->p.ev, name);
+	int64_t op_ref = md_id(&h->p.st, name);
+	struct event ev;
+	ev_at(&ev, l, op_md, t, op_dur_ns(c, s, k));
+	ev_i64(&ev, h->si.group_id, s);
+	if (c->hostile == H_STAT_REF && k % 3 == 0) {
+		ev_i64(&ev, 1000000 + k, k); /* no such stat metadata */
+		g->truth->bad_stat_ids++;
+	}
+	line_put(l, &ev);
+	g->truth->ops++;
+	g->truth->op_type[k % 8]++;
+	int a = c->gpus > 0 ? k % c->gpus : 0;
+	for (int j = 0; j < c->mem; j++) {
+		struct buf *b = &g->bufs[k * c->mem + j];
+		b->alloc = a;
+		b->size = buf_size(c, s, k, j);
+		b->addr = g->next_addr[a];
+		g->next_addr[a] += (uint64_t)b->size;
+		mem_event(h, l, t + 200 + 10 * j, b, true, op_ref);
+	}
+	if (c->gpus > 0) {
+		ev_at(&ev, l, md_id(&h->p.ev, "cuLaunchKernel"), t + 1000, 2000);
+		ev_u64(&ev, h->si.correlation_id, correlation_id(c, s, k));
+		ev_i64(&ev, h->si.group_id, s);
+		line_put(l, &ev);
+		g->truth->launches++;
+	}
+	int64_t ft = t + 6000;
+	if (k >= 2)
+		free_op(h, l, k - 2, &ft, op_ref);
+	if (k == c->ops - 1) {
+		if (k >= 1)
+			free_op(h, l, k - 1, &ft, op_ref);
+		free_op(h, l, k, &ft, op_ref);
+	}
+	host_hostile(h, l, k, t);
+}
+
+/* --hostile time-overflow: lines whose times leave +-2^61 ns (counted as
+ * overflow) and events far out but representable (counted as far). */
+static void host_time_overflow(struct host *h)
+{
+	static const struct {
+		int64_t ts, off, dur;
+		bool out;
+	} evs[] = {
+	    {INT64_MAX - 1, 0, 1000, true},
+	    {INT64_MAX - 1, 1000000, 1000, true},
+	    {INT64_MAX - 1, INT64_MAX, INT64_MAX, true},
+	    {INT64_MIN + 1, 0, 1000, true},
+	    {INT64_MIN + 1, INT64_MIN, 1000, true},
+	    {INT64_MIN + 1, 0, INT64_MAX, true},
+	    {T0_NS, INT64_MAX, INT64_MAX, false},
+	    {T0_NS, INT64_MIN, INT64_MAX, false},
+	    {T0_NS, 0, INT64_MIN, false},
+	    {T0_NS, 1000, -1000, false},
+	};
+	int64_t md = md_id(&h->p.ev, "hostile_time");
+	for (size_t i = 0; i < G_N_ELEMENTS(evs);) {
+		struct line l;
+		char name[64];
+		snprintf(name, sizeof name, "tf_hostile/%zu", 2000 + i);
+		line_begin(&l, (int64_t)(2000 + i), name, evs[i].ts);
+		size_t j = i;
+		for (; j < G_N_ELEMENTS(evs) && evs[j].ts == evs[i].ts; j++) {
+			struct event ev;
+			ev_begin(&ev, md, evs[j].off, evs[j].dur);
+			line_put(&l, &ev);
+			if (evs[j].out)
+				h->g->truth->overflow++;
+			else
+				h->g->truth->far++;
+		}
+		line_end(&h->p, &l);
+		i = j;
+	}
+}
+
+static void host_million_lines(struct host *h)
+{
+	int64_t md = md_id(&h->p.ev, "Idle");
+	for (int i = 0; i < MILLION_LINES; i++) {
+		struct line l;
+		char name[64];
+		snprintf(name, sizeof name, "tf_idle/%d", 10000 + i);
+		line_begin(&l, 10000 + i, name, T0_NS);
+		struct event ev;
+		ev_begin(&ev, md, (int64_t)(i % 1000) * 1000, 1000);
+		line_put(&l, &ev);
+		line_end(&h->p, &l);
+	}
+	h->g->truth->extra_lines += MILLION_LINES;
+}
+
+static void host_plane(struct gen *g, GByteArray *file)
+{
+	const struct cfg *c = g->cfg;
+	struct host h = {.g = g};
+	plane_begin(&h.p, 0, "/host:CPU");
+	sids_register(&h.p.st, &h.si);
+	struct line main_line;
+	line_begin(&main_line, 1, "python3", T0_NS);
+	h.threads = g_new0(struct line, (size_t)c->threads);
+	for (int t = 0; t < c->threads; t++) {
+		char name[64];
+		snprintf(name, sizeof name, "tf_Compute/%d", 1000 + t);
+		line_begin(&h.threads[t], 1000 + t, name, T0_NS);
+	}
+	int64_t train_md = md_id(&h.p.ev, "train_function");
+	for (int s = 0; s < c->steps; s++) {
+		struct event ev;
+		ev_at(&ev, &main_line, train_md, step_start_ns(c, s), step_len_ns(c));
+		ev_i64(&ev, h.si.group_id, s);
+		ev_i64(&ev, h.si.step_num, s);
+		line_put(&main_line, &ev);
+		for (int k = 0; k < c->ops; k++)
+			host_op(&h, s, k);
+	}
+	line_end(&h.p, &main_line);
+	for (int t = 0; t < c->threads; t++)
+		line_end(&h.p, &h.threads[t]);
+	g_free(h.threads);
+	if (c->hostile == H_TIME_OVERFLOW)
+		host_time_overflow(&h);
+	if (c->hostile == H_MILLION_LINES)
+		host_million_lines(&h);
+	plane_end(file, &h.p);
+}
+
+/* ------------------------------------------------------------------ */
+/* The GPU planes                                                      */
+
+struct gpu {
+	struct gen *g;
+	int n;
+	struct plane p;
+	struct sids si;
+	struct line stream, ops, scopes, steps;
+};
+
+static int64_t kernel_start_ns(const struct cfg *c, int s, int k)
+{
+	return op_start_ns(c, s, k) + 4000;
+}
+
+static int64_t kernel_end_ns(const struct cfg *c, int s, int k)
+{
+	return kernel_start_ns(c, s, k) + kernel_dur_ns(c, s, k);
+}
+
+static void gpu_kernel(struct gpu *d, int s, int k)
+{
+	const struct cfg *c = d->g->cfg;
+	struct truth *tr = d->g->truth;
+	char name[96];
+	op_name(name, sizeof name, k);
+	int64_t t = kernel_start_ns(c, s, k), dur = kernel_dur_ns(c, s, k);
+	int64_t kmd = md_id(&d->p.ev, kernels[k % 8]);
+	int64_t op_ref = md_id(&d->p.st, name);
+	struct event ev;
+	ev_at(&ev, &d->stream, kmd, t, dur);
+	ev_u64(&ev, d->si.correlation_id, correlation_id(c, s, k));
+	ev_u64(&ev, d->si.context_id, 1);
+	ev_str(&ev, d->si.kernel_details, "regs:32 static_shared:0 grid:128,1,1 block:256,1,1");
+	ev_ref(&ev, d->si.tf_op, (uint64_t)op_ref);
+	ev_i64(&ev, d->si.group_id, s);
+	if (c->hostile == H_STAT_REF && k % 3 == 0) {
+		ev_ref(&ev, d->si.note, 2000000 + (uint64_t)k); /* no such stat metadata */
+		tr->bad_stat_refs++;
+	}
+	line_put(&d->stream, &ev);
+	tr->kernels++;
+	tr->gpu_kernels[d->n]++;
+	if (c->hostile == H_MISSING_MD && k % 3 == 0) {
+		ev_at(&ev, &d->stream, 900000 + k, t + dur + 500, 1000);
+		line_put(&d->stream, &ev);
+		tr->unnamed++;
+	}
+	if (c->hostile == H_OCCURRENCES && k % 4 == 0) {
+		ev_begin(&ev, kmd, 0, 0);
+		ev.e.data_case = TENSORFLOW__PROFILER__XEVENT__DATA_NUM_OCCURRENCES;
+		ev.e.num_occurrences = 2;
+		line_put(&d->stream, &ev);
+		tr->occurrences++;
+	}
+	ev_at(&ev, &d->ops, md_id(&d->p.ev, name), t, dur);
+	ev_i64(&ev, d->si.group_id, s);
+	line_put(&d->ops, &ev);
+	tr->tf_ops++;
+}
+
+/* Step s on this GPU: its "Steps" event, its "model" scope, then its ops
+ * with a "layer_L" scope over each run of one layer. */
+static void gpu_step(struct gpu *d, int s)
+{
+	const struct cfg *c = d->g->cfg;
+	int G = c->gpus;
+	char sname[32];
+	snprintf(sname, sizeof sname, "%d", s);
+	struct event ev;
+	ev_at(&ev, &d->steps, md_id(&d->p.ev, sname), step_start_ns(c, s), step_len_ns(c));
+	ev_i64(&ev, d->si.group_id, s);
+	ev_str(&ev, d->si.step_name, sname);
+	line_put(&d->steps, &ev);
+	if (d->n >= c->ops)
+		return;
+	int last = d->n + (c->ops - 1 - d->n) / G * G;
+	int64_t first_t = kernel_start_ns(c, s, d->n);
+	ev_at(&ev, &d->scopes, md_id(&d->p.ev, "model"), first_t,
+	      kernel_end_ns(c, s, last) - first_t);
+	ev_i64(&ev, d->si.group_id, s);
+	line_put(&d->scopes, &ev);
+	for (int k = d->n; k < c->ops; k += G) {
+		if (k == d->n || (k - G) / 4 != k / 4) {
+			int end = k;
+			while (end + G < c->ops && (end + G) / 4 == k / 4)
+				end += G;
+			char layer[32];
+			snprintf(layer, sizeof layer, "layer_%d", k / 4);
+			int64_t lt = kernel_start_ns(c, s, k);
+			ev_at(&ev, &d->scopes, md_id(&d->p.ev, layer), lt,
+			      kernel_end_ns(c, s, end) - lt);
+			ev_i64(&ev, d->si.group_id, s);
+			line_put(&d->scopes, &ev);
+		}
+		gpu_kernel(d, s, k);
+	}
+}
+
+/* A line of one event at a time that leaves +-2^61 ns. */
+static void gpu_time_overflow(struct gpu *d)
+{
+	struct line l;
+	line_begin(&l, 9, "Stream #9(Compute)", INT64_MAX - 1);
+	struct event ev;
+	ev_begin(&ev, md_id(&d->p.ev, kernels[0]), 5000, 1000);
+	ev_u64(&ev, d->si.correlation_id, 1);
+	line_put(&l, &ev);
+	line_end(&d->p, &l);
+	d->g->truth->overflow++;
+}
+
+static void gpu_plane(struct gen *g, GByteArray *file, int n)
+{
+	const struct cfg *c = g->cfg;
+	struct gpu d = {.g = g, .n = n};
+	char pname[32];
+	snprintf(pname, sizeof pname, "/device:GPU:%d", n);
+	plane_begin(&d.p, n + 1, pname);
+	sids_register(&d.p.st, &d.si);
+	line_begin(&d.stream, 7, "Stream #7(Compute)", T0_NS);
+	line_begin(&d.ops, LINE_TF_OPS, "TensorFlow Ops", T0_NS);
+	line_begin(&d.scopes, LINE_SCOPES, "TensorFlow Name Scope", T0_NS);
+	line_begin(&d.steps, LINE_STEPS, "Steps", T0_NS);
+	for (int s = 0; s < c->steps; s++)
+		gpu_step(&d, s);
+	line_end(&d.p, &d.stream);
+	line_end(&d.p, &d.ops);
+	line_end(&d.p, &d.scopes);
+	line_end(&d.p, &d.steps);
+	if (c->hostile == H_TIME_OVERFLOW && n == 0)
+		gpu_time_overflow(&d);
+	plane_end(file, &d.p);
+}
+
+/* --hostile empty-plane: a plane with nothing in it, a GPU plane with a name
+ * and no lines, a host plane with one line of no events. */
+static void empty_planes(struct gen *g, GByteArray *file)
+{
+	tl_pbwire_put_tag(file, 1, WIRE_LEN);
+	tl_pbwire_put_varint(file, 0);
+	struct plane p;
+	char name[32];
+	snprintf(name, sizeof name, "/device:GPU:%d", g->cfg->gpus);
+	plane_begin(&p, 100, name);
+	plane_end(file, &p);
+	plane_begin(&p, 101, "/host:empty");
+	struct line l;
+	line_begin(&l, 1, "idle", T0_NS);
+	line_end(&p, &l);
+	plane_end(file, &p);
+	g->truth->empty_planes = 3;
+}
+
+/* ------------------------------------------------------------------ */
+/* The whole file                                                      */
+
+static GByteArray *generate(const struct cfg *c, struct truth *tr)
+{
+	memset(tr, 0, sizeof *tr);
+	struct gen g = {.cfg = c, .truth = tr};
+	g.n_alloc = c->gpus > 0 ? c->gpus : 1;
+	for (int a = 0; a < g.n_alloc; a++) {
+		if (c->gpus > 0)
+			snprintf(g.alloc_names[a], sizeof g.alloc_names[a], "GPU_%d_bfc", a);
+		else
+			snprintf(g.alloc_names[a], sizeof g.alloc_names[a], "cpu");
+		g.next_addr[a] = UINT64_C(0x7f0000000000) + ((uint64_t)a << 36);
+	}
+	g.bufs = g_new0(struct buf, (size_t)c->ops * (size_t)(c->mem > 0 ? c->mem : 1));
+	GByteArray *file = g_byte_array_new();
+	host_plane(&g, file);
+	for (int n = 0; n < c->gpus; n++)
+		gpu_plane(&g, file, n);
+	if (c->hostile == H_EMPTY_PLANE)
+		empty_planes(&g, file);
+	tl_pbwire_put_bytes(file, 4, "xspace-gen", strlen("xspace-gen"));
+	for (int a = 0; a < g.n_alloc; a++)
+		tr->peak[a] = g.peak[a];
+	g_free(g.bufs);
+	tr->full_len = file->len;
+	if (c->hostile == H_TRUNCATED) {
+		tr->cut_at = file->len * 3 / 5 + 1;
+		g_byte_array_set_size(file, (guint)tr->cut_at);
+	}
+	return file;
+}
+
+/* --size: the ops per step that make about `size` bytes, from the sizes at
+ * two op counts (a file grows linearly with its ops). */
+static int ops_for_size(const struct cfg *c)
+{
+	struct cfg t = *c;
+	struct truth tr;
+	t.hostile = H_NONE;
+	t.ops = 64;
+	GByteArray *a = generate(&t, &tr);
+	t.ops = 128;
+	GByteArray *b = generate(&t, &tr);
+	double per_op = (double)(b->len - a->len) / 64.0;
+	double fixed = (double)a->len - 64.0 * per_op;
+	g_byte_array_free(a, TRUE);
+	g_byte_array_free(b, TRUE);
+	double ops = ((double)c->size - fixed) / per_op;
+	return ops < 1 ? 1 : ops > 10000000 ? 10000000 : (int)ops;
+}
+
+static void truth_write(FILE *f, const struct cfg *c, const struct truth *tr)
+{
+	fprintf(f, "steps %d\nops_per_step %d\nops %ld\n", c->steps, c->ops, tr->ops);
+	int types = 0;
+	for (int i = 0; i < 8; i++)
+		types += tr->op_type[i] > 0;
+	fprintf(f, "op_types %d\n", types);
+	for (int i = 0; i < 8; i++)
+		if (tr->op_type[i] > 0)
+			fprintf(f, "op_type %s %ld\n", op_types[i], tr->op_type[i]);
+	fprintf(f, "launches %ld\nkernels %ld\ntf_ops_events %ld\n", tr->launches, tr->kernels,
+		tr->tf_ops);
+	for (int n = 0; n < c->gpus; n++)
+		fprintf(f, "gpu_kernels %d %ld\n", n, tr->gpu_kernels[n]);
+	fprintf(f, "memory_events %ld\nallocations %ld\ndeallocations %ld\n",
+		tr->allocs + tr->deallocs, tr->allocs, tr->deallocs);
+	for (int a = 0; a < (c->gpus > 0 ? c->gpus : 1); a++) {
+		if (c->mem == 0)
+			break;
+		if (c->gpus > 0)
+			fprintf(f, "peak GPU_%d_bfc %" PRId64 "\n", a, tr->peak[a]);
+		else
+			fprintf(f, "peak cpu %" PRId64 "\n", tr->peak[a]);
+	}
+	fprintf(f, "hostile %s\n", hostile_names[c->hostile]);
+	const struct {
+		const char *key;
+		long v;
+	} extra[] = {{"bad_stat_ids", tr->bad_stat_ids},
+		     {"bad_stat_refs", tr->bad_stat_refs},
+		     {"unnamed_events", tr->unnamed},
+		     {"overflow_events", tr->overflow},
+		     {"far_events", tr->far},
+		     {"occurrence_events", tr->occurrences},
+		     {"extra_lines", tr->extra_lines},
+		     {"empty_planes", tr->empty_planes},
+		     {"extreme_allocs", tr->extreme_allocs}};
+	for (size_t i = 0; i < G_N_ELEMENTS(extra); i++)
+		if (extra[i].v > 0)
+			fprintf(f, "%s %ld\n", extra[i].key, extra[i].v);
+	if (c->hostile == H_TRUNCATED)
+		fprintf(f, "truncated_at %zu of %zu\n", tr->cut_at, tr->full_len);
+}
+
+/* ------------------------------------------------------------------ */
+/* Command line                                                        */
+
+static const char usage_text[] =
+    "usage: xspace-gen [OPTION]... [-o FILE]\n"
+    "Writes a synthetic TF2 profiler XSpace (*.xplane.pb), the same bytes for the\n"
+    "same options, and what it holds (the truth) on standard error.\n"
+    "  --steps N        training steps (default 1)\n"
+    "  --ops N          ops per step (default 20)\n"
+    "  --gpus N         GPU planes, 0..64 (default 1)\n"
+    "  --threads N      host tf_Compute threads (default 1)\n"
+    "  --mem N          buffers allocated per op, 0..16 (default 1)\n"
+    "  --size BYTES     as many ops per step as make about BYTES\n"
+    "  --seed N         durations and sizes (default 1)\n"
+    "  --hostile KIND   stat-ref, missing-metadata, time-overflow, occurrences,\n"
+    "                   million-lines, empty-plane, truncated, alloc-extremes\n"
+    "  --truth FILE     the truth into FILE, not standard error\n"
+    "  -o FILE          the XSpace into FILE (default: standard output)\n";
+
+static _Noreturn void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static _Noreturn void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "xspace-gen: ");
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nusage: xspace-gen [OPTION]... [-o FILE] (--help says more)\n");
+	exit(2);
+}
+
+static long long parse_num(const char *opt, const char *v, long long lo, long long hi)
+{
+	char *end = NULL;
+	errno = 0;
+	long long x = strtoll(v, &end, 10);
+	if (end == v || *end != '\0' || errno != 0 || x < lo || x > hi)
+		usage_error("option '--%s' wants an integer in %lld..%lld, not '%s'", opt, lo, hi,
+			    v);
+	return x;
+}
+
+static void parse_args(int argc, char **argv, struct cfg *c)
+{
+	enum { O_HOSTILE = 256, O_TRUTH, O_NUM };
+	long long steps = c->steps, ops = c->ops, gpus = c->gpus, threads = c->threads;
+	long long mem = c->mem, size = 0, seed = (long long)c->seed;
+	const struct {
+		struct option o;
+		long long *v, lo, hi;
+	} nums[] = {
+	    {{"steps", required_argument, NULL, O_NUM}, &steps, 1, 100000},
+	    {{"ops", required_argument, NULL, O_NUM + 1}, &ops, 1, 10000000},
+	    {{"gpus", required_argument, NULL, O_NUM + 2}, &gpus, 0, MAX_GPUS},
+	    {{"threads", required_argument, NULL, O_NUM + 3}, &threads, 1, MAX_THREADS},
+	    {{"mem", required_argument, NULL, O_NUM + 4}, &mem, 0, MAX_MEM},
+	    {{"size", required_argument, NULL, O_NUM + 5}, &size, 1, 2000000000},
+	    {{"seed", required_argument, NULL, O_NUM + 6}, &seed, 0, INT64_MAX},
+	};
+	struct option opts[G_N_ELEMENTS(nums) + 4] = {
+	    {"hostile", required_argument, NULL, O_HOSTILE},
+	    {"truth", required_argument, NULL, O_TRUTH},
+	    {"help", no_argument, NULL, 'h'}};
+	for (size_t i = 0; i < G_N_ELEMENTS(nums); i++)
+		opts[3 + i] = nums[i].o;
+	int o;
+	opterr = 0;
+	while ((o = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+		if (o >= O_NUM && o < O_NUM + (int)G_N_ELEMENTS(nums)) {
+			int i = o - O_NUM;
+			*nums[i].v = parse_num(nums[i].o.name, optarg, nums[i].lo, nums[i].hi);
+		} else if (o == O_HOSTILE) {
+			size_t i = 1;
+			while (i < G_N_ELEMENTS(hostile_names) && strcmp(hostile_names[i], optarg))
+				i++;
+			if (i == G_N_ELEMENTS(hostile_names))
+				usage_error("no hostile kind '%s'", optarg);
+			c->hostile = (enum hostile)i;
+		} else if (o == O_TRUTH) {
+			c->truth = optarg;
+		} else if (o == 'o') {
+			c->out = optarg;
+		} else if (o == 'h') {
+			fputs(usage_text, stdout);
+			exit(0);
+		} else {
+			usage_error("unknown option or missing value: '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		usage_error("unexpected argument '%s' (xspace-gen reads no input)", argv[optind]);
+	c->steps = (int)steps, c->ops = (int)ops, c->gpus = (int)gpus, c->threads = (int)threads;
+	c->mem = (int)mem, c->size = size, c->seed = (uint64_t)seed;
+}
+
+static int write_all(const char *path, const void *data, size_t len)
+{
+	FILE *f = path != NULL && strcmp(path, "-") != 0 ? fopen(path, "wb") : stdout;
+	if (f == NULL || fwrite(data, 1, len, f) != len ||
+	    (f != stdout ? fclose(f) : fflush(f)) != 0) {
+		fprintf(stderr, "xspace-gen: cannot write %s: %s\n",
+			path ? path : "standard output", strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct cfg c = {.seed = 1, .steps = 1, .ops = 20, .gpus = 1, .threads = 1, .mem = 1};
+	parse_args(argc, argv, &c);
+	if (c.size > 0)
+		c.ops = ops_for_size(&c);
+	if (c.threads > c.ops)
+		c.threads = c.ops;
+	struct truth tr;
+	GByteArray *file = generate(&c, &tr);
+	if (c.size > 0 && c.ops > 1 && (double)file->len > 1.01 * (double)c.size) {
+		/* larger numbers take more varint bytes: once more, scaled */
+		c.ops = (int)((double)c.ops * (double)c.size / (double)file->len);
+		if (c.ops < 1)
+			c.ops = 1;
+		if (c.threads > c.ops)
+			c.threads = c.ops;
+		g_byte_array_free(file, TRUE);
+		file = generate(&c, &tr);
+	}
+	int rc = write_all(c.out, file->data, file->len);
+	g_byte_array_free(file, TRUE);
+	if (rc != 0)
+		return rc;
+	FILE *t = c.truth != NULL ? fopen(c.truth, "w") : stderr;
+	if (t == NULL) {
+		fprintf(stderr, "xspace-gen: cannot write %s: %s\n", c.truth, strerror(errno));
+		return 1;
+	}
+	truth_write(t, &c, &tr);
+	if (t != stderr && fclose(t) != 0)
+		return 1;
+	return 0;
+}
