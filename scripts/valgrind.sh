@@ -10,7 +10,8 @@
 #   VALGRIND_SKIP  extended regex of cases left out (matched against
 #                  "file:line what"); default: the case that runs four
 #                  tools on a million executions of one node and the three
-#                  that run one tool each on a million devices, which take
+#                  that run one tool each on a million devices (and the
+#                  XSpace plane of a million lines), which take
 #                  over 10 minutes each under memcheck and exercise no code
 #                  the small cases do not (the first 2 ms of the million
 #                  executions still runs). Set it empty to run everything.
@@ -39,7 +40,7 @@ PATH="$BIN:\$PATH" exec valgrind --quiet --error-exitcode=99 --leak-check=full \
 SCRIPT
 	chmod +x "$wrap/$name"
 done
-default_skip='hostile\.test:.*(a node executed a million times|a million devices)'
+default_skip='hostile\.test:.*(a node executed a million times|a million devices)|xspace\.test:.*a plane with a million lines'
 CLI_SKIP=${VALGRIND_SKIP-$default_skip} \
 	CLI_TIMEOUT_SCALE=${VALGRIND_TIMEOUT_SCALE:-30} \
 	CLI_JOBS=${VALGRIND_JOBS:-$(nproc)} TOOLBUILD=$(dirname "$BIN") \
