@@ -125,12 +125,6 @@ static uint32_t thread_get(creader *c, const tl_chrome_in_event *ev)
 	return c->threads->len - 1;
 }
 
-static bool span_is(const tl_chrome_in_event *ev, tl_span sp, const char *quoted)
-{
-	size_t n = strlen(quoted);
-	return sp.len == n && memcmp(ev->raw + sp.off, quoted, n) == 0;
-}
-
 static json_t *args_of(const tl_chrome_in_event *ev)
 {
 	json_error_t jerr;
@@ -140,9 +134,9 @@ static json_t *args_of(const tl_chrome_in_event *ev)
 /* process_name, process_labels, thread_name */
 static void read_meta(creader *c, const tl_chrome_in_event *ev)
 {
-	bool pname = span_is(ev, ev->name, "\"process_name\"");
-	bool plabel = span_is(ev, ev->name, "\"process_labels\"");
-	bool tname = span_is(ev, ev->name, "\"thread_name\"");
+	bool pname = tl_chrome_reader_span_is(ev, ev->name, "\"process_name\"");
+	bool plabel = tl_chrome_reader_span_is(ev, ev->name, "\"process_labels\"");
+	bool tname = tl_chrome_reader_span_is(ev, ev->name, "\"thread_name\"");
 	if (!pname && !plabel && !tname)
 		return;
 	json_t *a = args_of(ev);

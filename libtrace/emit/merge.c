@@ -278,11 +278,6 @@ static char *meta_arg_name(const tl_chrome_in_event *ev, GString *buf)
 	return out;
 }
 
-static bool span_is(const tl_chrome_in_event *ev, tl_span s, const char *quoted)
-{
-	return s.len == strlen(quoted) && memcmp(ev->raw + s.off, quoted, s.len) == 0;
-}
-
 /* An event's ts and dur, where present, are finite numbers within the
  * model's time limit (what a shift can move); other events are dropped. */
 static bool chrome_times_usable(const tl_chrome_in_event *ev)
@@ -309,8 +304,8 @@ static int scan_chrome(const uint8_t *data, size_t len, struct chrome_scan *sc, 
 		if (!chrome_times_usable(&ev))
 			continue;
 		if (ev.ph == 'M') {
-			bool proc = span_is(&ev, ev.name, "\"process_name\"");
-			bool thread = span_is(&ev, ev.name, "\"thread_name\"");
+			bool proc = tl_chrome_reader_span_is(&ev, ev.name, "\"process_name\"");
+			bool thread = tl_chrome_reader_span_is(&ev, ev.name, "\"thread_name\"");
 			if (!proc && !thread)
 				continue;
 			char *name = meta_arg_name(&ev, buf);
@@ -456,10 +451,10 @@ static int64_t input_tid(struct chrome_input *ci, const tl_chrome_in_event *ev, 
 /* Metadata the merge writes itself: process and thread names and order. */
 static bool ours(const tl_chrome_in_event *ev)
 {
-	return ev->ph == 'M' && (span_is(ev, ev->name, "\"process_name\"") ||
-				 span_is(ev, ev->name, "\"thread_name\"") ||
-				 span_is(ev, ev->name, "\"process_sort_index\"") ||
-				 span_is(ev, ev->name, "\"thread_sort_index\""));
+	return ev->ph == 'M' && (tl_chrome_reader_span_is(ev, ev->name, "\"process_name\"") ||
+				 tl_chrome_reader_span_is(ev, ev->name, "\"thread_name\"") ||
+				 tl_chrome_reader_span_is(ev, ev->name, "\"process_sort_index\"") ||
+				 tl_chrome_reader_span_is(ev, ev->name, "\"thread_sort_index\""));
 }
 
 /* Metadata already written for this process and thread (hand-merged files

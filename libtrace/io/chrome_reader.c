@@ -647,3 +647,9 @@ void tl_chrome_reader_rewrite(tl_output *out, const tl_chrome_in_event *ev,
 	}
 	copy_json(out, ev->raw + at, ev->raw_len - at);
 }
+
+bool tl_chrome_reader_span_is(const tl_chrome_in_event *ev, tl_span s, const char *quoted)
+{
+	size_t n = strlen(quoted);
+	return s.len == n && memcmp(ev->raw + s.off, quoted, n) == 0;
+}

@@ -64,6 +64,10 @@ struct _GString;
 const char *tl_chrome_reader_span_text(const tl_chrome_in_event *ev, tl_span s,
 				       struct _GString *buf);
 
+/* Whether a value span is exactly `quoted`, a JSON text such as "\"X\""
+ * (a string with its quotes), byte for byte. */
+bool tl_chrome_reader_span_is(const tl_chrome_in_event *ev, tl_span s, const char *quoted);
+
 /* Parses a number or numeric string value span into *out; false otherwise. */
 bool tl_chrome_reader_span_number(const tl_chrome_in_event *ev, tl_span s, double *out);
 

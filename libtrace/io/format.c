@@ -219,12 +219,6 @@ bool tl_format_is_xspace(const uint8_t *data, size_t len)
 
 /* ---- Chrome trace flavours ------------------------------------------------ */
 
-static bool span_is(const tl_chrome_in_event *ev, tl_span s, const char *quoted)
-{
-	size_t n = strlen(quoted);
-	return s.len == n && memcmp(ev->raw + s.off, quoted, n) == 0;
-}
-
 /* Categories only Kineto writes (PyTorch 1.8 to 2.x). */
 static bool kineto_category(const tl_chrome_in_event *ev)
 {
@@ -242,7 +236,7 @@ static bool kineto_category(const tl_chrome_in_event *ev)
 	    "\"Runtime\"",
 	};
 	for (size_t i = 0; i < G_N_ELEMENTS(cats); i++)
-		if (span_is(ev, ev->cat, cats[i]))
+		if (tl_chrome_reader_span_is(ev, ev->cat, cats[i]))
 			return true;
 	return false;
 }
@@ -251,7 +245,8 @@ static bool kineto_category(const tl_chrome_in_event *ev)
  * (timeline.py names them "/job:.../device:CPU:0 Compute"). */
 static bool tf2_process(const tl_chrome_in_event *ev, GString *buf)
 {
-	if (ev->ph != 'M' || !span_is(ev, ev->name, "\"process_name\"") || ev->args.len == 0)
+	if (ev->ph != 'M' || !tl_chrome_reader_span_is(ev, ev->name, "\"process_name\"") ||
+	    ev->args.len == 0)
 		return false;
 	const char *args = tl_chrome_reader_span_text(ev, ev->args, buf);
 	return strstr(args, "\"/host:") != NULL;

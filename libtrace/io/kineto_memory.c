@@ -54,14 +54,9 @@ struct mem_args {
 	tl_span addr, bytes, total_alloc, total_res, dev_type, dev_id;
 };
 
-static bool span_is(const tl_chrome_in_event *ev, tl_span s, const char *quoted)
-{
-	size_t n = strlen(quoted);
-	return s.len == n && memcmp(ev->raw + s.off, quoted, n) == 0;
-}
-
-/* A whole number (a JSON number or a numeric string) within +-VALUE_MAX. */
-static bool span_int(const tl_chrome_in_event *ev, tl_span s, int64_t *out)
+/* A number's text, a JSON number or the inside of a string, into text[64];
+ * false when absent, empty or too long to be one. */
+static bool span_number_text(const tl_chrome_in_event *ev, tl_span s, char text[64])
 {
 	if (s.len == 0)
 		return false;
@@ -71,11 +66,19 @@ static bool span_int(const tl_chrome_in_event *ev, tl_span s, int64_t *out)
 		v++;
 		n = n >= 2 ? n - 2 : 0;
 	}
-	char text[64];
-	if (n == 0 || n >= sizeof text)
+	if (n == 0 || n >= 64)
 		return false;
 	memcpy(text, v, n);
 	text[n] = '\0';
+	return true;
+}
+
+/* A whole number (a JSON number or a numeric string) within +-VALUE_MAX. */
+static bool span_int(const tl_chrome_in_event *ev, tl_span s, int64_t *out)
+{
+	char text[64];
+	if (!span_number_text(ev, s, text))
+		return false;
 	char *end = NULL;
 	errno = 0;
 	long long i = strtoll(text, &end, 10);
@@ -95,19 +98,9 @@ static bool span_int(const tl_chrome_in_event *ev, tl_span s, int64_t *out)
 /* An address: a whole number in [0, 2^64), decimal or "0x..." hex. */
 static bool span_addr(const tl_chrome_in_event *ev, tl_span s, uint64_t *out)
 {
-	if (s.len == 0)
-		return false;
-	const char *v = ev->raw + s.off;
-	size_t n = s.len;
-	if (v[0] == '"') {
-		v++;
-		n = n >= 2 ? n - 2 : 0;
-	}
 	char text[64];
-	if (n == 0 || n >= sizeof text || v[0] == '-')
+	if (!span_number_text(ev, s, text) || text[0] == '-')
 		return false;
-	memcpy(text, v, n);
-	text[n] = '\0';
 	char *end = NULL;
 	errno = 0;
 	unsigned long long a = strtoull(text, &end, 0);
@@ -300,9 +293,9 @@ static void take_memory(struct kreader *r, const tl_chrome_in_event *ev)
 
 static bool is_op_slice(const tl_chrome_in_event *ev)
 {
-	return ev->ph == 'X' &&
-	       (span_is(ev, ev->cat, "\"cpu_op\"") || span_is(ev, ev->cat, "\"Operator\"") ||
-		span_is(ev, ev->cat, "\"user_annotation\""));
+	return ev->ph == 'X' && (tl_chrome_reader_span_is(ev, ev->cat, "\"cpu_op\"") ||
+				 tl_chrome_reader_span_is(ev, ev->cat, "\"Operator\"") ||
+				 tl_chrome_reader_span_is(ev, ev->cat, "\"user_annotation\""));
 }
 
 static void take_slice(struct kreader *r, const tl_chrome_in_event *ev)
@@ -464,7 +457,8 @@ int tl_kineto_memory_read(const uint8_t *data, size_t len, tl_arena *arena, tl_a
 				r.origin = t;
 			r.has_origin = true;
 		}
-		if ((ev.ph == 'i' || ev.ph == 'I') && span_is(&ev, ev.name, "\"[memory]\""))
+		if ((ev.ph == 'i' || ev.ph == 'I') &&
+		    tl_chrome_reader_span_is(&ev, ev.name, "\"[memory]\""))
 			take_memory(&r, &ev);
 		else if (is_op_slice(&ev))
 			take_slice(&r, &ev);
