@@ -83,50 +83,33 @@ static int read_xspace(tl_source *src, GPtrArray *allocs, tl_error *err)
 	return 0;
 }
 
-static int read_runs(tl_source *src, GPtrArray *runs, GPtrArray *allocs, tl_progress *prog,
-		     tl_error *err)
+struct alloc_read {
+	GPtrArray *runs, *allocs;
+};
+
+/* A Chrome trace's [memory] events; an XSpace's allocator events (known
+ * once its first run is asked for), not its runs; a RunMetadata's runs. */
+static int read_one(tl_source *src, tl_progress *prog, void *ctx, tl_error *err)
 {
+	struct alloc_read *r = ctx;
+	if (tl_source_format(src) == TL_FORMAT_CHROME)
+		return read_chrome(src, r->allocs, err);
 	tl_run *run = NULL;
-	int rc;
-	while ((rc = tl_run_next(src, &run, err)) > 0) {
-		if (tl_source_format(src) == TL_FORMAT_XSPACE) {
-			tl_run_free(run);
-			return read_xspace(src, allocs, err);
-		}
-		g_ptr_array_add(runs, run);
-		tl_progress_run(prog, tl_source_offset(src));
+	int rc = tl_run_next(src, &run, err);
+	if (rc <= 0 && !(rc == 0 && tl_source_format(src) == TL_FORMAT_XSPACE))
+		return rc;
+	if (tl_source_format(src) == TL_FORMAT_XSPACE) {
+		tl_run_free(run);
+		return read_xspace(src, r->allocs, err);
 	}
-	if (rc == 0 && tl_source_format(src) == TL_FORMAT_XSPACE)
-		return read_xspace(src, allocs, err);
-	return rc;
+	g_ptr_array_add(r->runs, run);
+	tl_progress_run(prog, tl_source_offset(src));
+	return tl_cli_read_source_runs(src, prog, r->runs, err);
 }
 
 int tl_alloc_inputs_read(const tl_cli *cli, const tl_cli_inputs *in, GPtrArray *runs,
 			 GPtrArray *allocs)
 {
-	tl_error err = {{0}};
-	tl_progress prog;
-	tl_progress_begin(&prog, cli->prog, cli->quiet);
-	for (size_t i = 0; i < in->n; i++) {
-		tl_source *src = NULL;
-		if (tl_source_open(&src, in->paths[i], cli->format, &err) < 0) {
-			tl_progress_end(&prog);
-			tl_cli_input_error(cli, in->paths[i], &err);
-			return TL_EXIT_INPUT;
-		}
-		int rc;
-		if (tl_source_format(src) == TL_FORMAT_CHROME)
-			rc = read_chrome(src, allocs, &err);
-		else
-			rc = read_runs(src, runs, allocs, &prog, &err);
-		tl_progress_input_done(&prog, tl_source_offset(src));
-		tl_source_close(src);
-		if (rc < 0) {
-			tl_progress_end(&prog);
-			tl_cli_input_error(cli, in->paths[i], &err);
-			return TL_EXIT_INPUT;
-		}
-	}
-	tl_progress_end(&prog);
-	return TL_EXIT_OK;
+	struct alloc_read r = {runs, allocs};
+	return tl_cli_read_inputs(cli, in, cli->format, read_one, &r);
 }

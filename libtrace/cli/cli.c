@@ -277,7 +277,8 @@ static int chrome_refusal(tl_source *src, tl_error *err)
 			    kind);
 }
 
-int tl_cli_read_runs(const tl_cli *cli, const tl_cli_inputs *in, tl_format format, GPtrArray *runs)
+int tl_cli_read_inputs(const tl_cli *cli, const tl_cli_inputs *in, tl_format format,
+		       tl_cli_source_fn read, void *ctx)
 {
 	tl_error err = {{0}};
 	tl_progress prog;
@@ -285,19 +286,11 @@ int tl_cli_read_runs(const tl_cli *cli, const tl_cli_inputs *in, tl_format forma
 	for (size_t i = 0; i < in->n; i++) {
 		tl_source *src = NULL;
 		if (tl_source_open(&src, in->paths[i], format, &err) < 0) {
+			tl_progress_end(&prog);
 			tl_cli_input_error(cli, in->paths[i], &err);
 			return TL_EXIT_INPUT;
 		}
-		int rc = 0;
-		if (tl_source_format(src) == TL_FORMAT_CHROME) {
-			rc = chrome_refusal(src, &err);
-		} else {
-			tl_run *run = NULL;
-			while ((rc = tl_run_next(src, &run, &err)) > 0) {
-				g_ptr_array_add(runs, run);
-				tl_progress_run(&prog, tl_source_offset(src));
-			}
-		}
+		int rc = read(src, &prog, ctx, &err);
 		tl_progress_input_done(&prog, tl_source_offset(src));
 		tl_source_close(src);
 		if (rc < 0) {
@@ -308,6 +301,29 @@ int tl_cli_read_runs(const tl_cli *cli, const tl_cli_inputs *in, tl_format forma
 	}
 	tl_progress_end(&prog);
 	return TL_EXIT_OK;
+}
+
+int tl_cli_read_source_runs(tl_source *src, tl_progress *prog, GPtrArray *runs, tl_error *err)
+{
+	tl_run *run = NULL;
+	int rc;
+	while ((rc = tl_run_next(src, &run, err)) > 0) {
+		g_ptr_array_add(runs, run);
+		tl_progress_run(prog, tl_source_offset(src));
+	}
+	return rc;
+}
+
+static int read_runs(tl_source *src, tl_progress *prog, void *runs, tl_error *err)
+{
+	if (tl_source_format(src) == TL_FORMAT_CHROME)
+		return chrome_refusal(src, err);
+	return tl_cli_read_source_runs(src, prog, runs, err);
+}
+
+int tl_cli_read_runs(const tl_cli *cli, const tl_cli_inputs *in, tl_format format, GPtrArray *runs)
+{
+	return tl_cli_read_inputs(cli, in, format, read_runs, runs);
 }
 
 void tl_cli_free_runs(GPtrArray *runs)

@@ -22,6 +22,7 @@
 #include "base/progress.h"
 #include "base/output.h"
 #include "io/format.h"
+#include "io/source.h"
 
 #include <glib.h>
 
@@ -174,6 +175,15 @@ tl_cli_inputs tl_cli_inputs_of(int argc, char **argv, int first);
  * prints its error line and returns TL_EXIT_INPUT (runs read so far stay in
  * `runs`); TL_EXIT_OK otherwise. */
 int tl_cli_read_runs(const tl_cli *cli, const tl_cli_inputs *in, tl_format format, GPtrArray *runs);
+/* The reading loop itself: each input opened, given to `read` (which
+ * returns -1 with err on what makes the input unusable), closed; the first
+ * bad input's error line printed and TL_EXIT_INPUT returned. */
+typedef int (*tl_cli_source_fn)(tl_source *src, tl_progress *prog, void *ctx, tl_error *err);
+int tl_cli_read_inputs(const tl_cli *cli, const tl_cli_inputs *in, tl_format format,
+		       tl_cli_source_fn read, void *ctx);
+/* Every run of one source into `runs`, counted in `prog`: 0 at its end,
+ * -1 on error. */
+int tl_cli_read_source_runs(tl_source *src, tl_progress *prog, GPtrArray *runs, tl_error *err);
 /* Frees every run in `runs` and the array. */
 void tl_cli_free_runs(GPtrArray *runs);
 
