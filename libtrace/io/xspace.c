@@ -1,6 +1,7 @@
 #include "io/xspace.h"
 
 #include "io/pbdecode.h"
+#include "io/xspace_wire.h"
 
 #include <glib.h>
 #include <inttypes.h>
@@ -61,7 +62,8 @@ typedef struct id_map {
 } id_map;
 
 typedef struct xplane {
-	const Tensorflow__Profiler__XPlane *p;
+	const tl_xspace_wire_plane *p;
+	tl_arena *arena; /* where stat strings are copied when read */
 	plane_kind kind;
 	id_map ev_md, st_md;
 	int64_t sid[N_STAT_KEYS];
@@ -77,7 +79,8 @@ enum ev_flags {
 };
 
 typedef struct xev {
-	const Tensorflow__Profiler__XEvent *e;
+	const uint8_t *raw; /* the XEvent's bytes (its stats are read from them) */
+	size_t raw_len;
 	const char *name;
 	int64_t start, end; /* ns */
 	uint32_t plane, line;
@@ -92,7 +95,6 @@ typedef struct xev {
 
 typedef struct xdev {
 	const char *name;
-	const Tensorflow__Profiler__XPlane *plane;
 	bool threads; /* a host plane: lines are threads */
 } xdev;
 
@@ -103,7 +105,7 @@ typedef struct xstep {
 } xstep;
 
 struct tl_xspace {
-	const Tensorflow__Profiler__XSpace *space;
+	tl_xspace_wire space;
 	const char *input;
 	xplane *planes;
 	xev *ev;
@@ -163,24 +165,22 @@ static plane_kind kind_of_plane(const char *name)
 	return P_OTHER;
 }
 
-static void index_plane(xplane *x, const Tensorflow__Profiler__XPlane *p)
+static void index_plane(xplane *x, const tl_xspace_wire_plane *p, tl_arena *arena)
 {
 	x->p = p;
-	x->kind = kind_of_plane(p->name != NULL ? p->name : "");
-	x->ev_md.v = g_new(id_ptr, p->n_event_metadata + 1);
-	for (size_t i = 0; i < p->n_event_metadata; i++) {
-		const Tensorflow__Profiler__XPlane__EventMetadataEntry *m = p->event_metadata[i];
-		x->ev_md.v[x->ev_md.n++] = (id_ptr){m->key, m->value};
-	}
+	x->arena = arena;
+	x->kind = kind_of_plane(p->name);
+	x->ev_md.v = g_new(id_ptr, p->n_ev_md + 1);
+	for (size_t i = 0; i < p->n_ev_md; i++)
+		x->ev_md.v[x->ev_md.n++] = (id_ptr){p->ev_md[i].id, p->ev_md[i].name};
 	map_finish(&x->ev_md);
-	x->st_md.v = g_new(id_ptr, p->n_stat_metadata + 1);
-	for (size_t i = 0; i < p->n_stat_metadata; i++) {
-		const Tensorflow__Profiler__XPlane__StatMetadataEntry *m = p->stat_metadata[i];
-		x->st_md.v[x->st_md.n++] = (id_ptr){m->key, m->value};
-		const char *n = m->value != NULL ? m->value->name : NULL;
+	x->st_md.v = g_new(id_ptr, p->n_st_md + 1);
+	for (size_t i = 0; i < p->n_st_md; i++) {
+		const char *n = p->st_md[i].name;
+		x->st_md.v[x->st_md.n++] = (id_ptr){p->st_md[i].id, n};
 		for (int k = 0; n != NULL && k < N_STAT_KEYS; k++)
 			if (!x->has_sid[k] && strcmp(n, stat_names[k]) == 0) {
-				x->sid[k] = m->key;
+				x->sid[k] = p->st_md[i].id;
 				x->has_sid[k] = true;
 			}
 	}
@@ -191,76 +191,104 @@ static void index_plane(xplane *x, const Tensorflow__Profiler__XPlane *p)
 
 typedef struct counts {
 	size_t bad_stat, bad_event_md, bad_time, occurrences;
+	bool malformed; /* an event or stat that is none: the XSpace is refused */
 } counts;
 
-static const Tensorflow__Profiler__XStat *
-stat_of(const xplane *x, const Tensorflow__Profiler__XEvent *e, enum stat_key k)
+static tl_xspace_wire_event event_of(const xev *v)
+{
+	return (tl_xspace_wire_event){.raw = v->raw, .raw_len = v->raw_len};
+}
+
+/* The first stat of an event named `k`: false when it has none. */
+static bool stat_get(const xplane *x, const xev *v, enum stat_key k, tl_xspace_wire_stat *st)
 {
 	if (!x->has_sid[k])
-		return NULL;
-	for (size_t i = 0; i < e->n_stats; i++)
-		if (e->stats[i]->metadata_id == x->sid[k])
-			return e->stats[i];
-	return NULL;
-}
-
-/* A stat's text: a string, or the name of the stat metadata a ref names. */
-static const char *stat_str(const xplane *x, const Tensorflow__Profiler__XStat *s)
-{
-	if (s == NULL)
-		return NULL;
-	if (s->value_case == TENSORFLOW__PROFILER__XSTAT__VALUE_STR_VALUE)
-		return s->str_value;
-	if (s->value_case == TENSORFLOW__PROFILER__XSTAT__VALUE_REF_VALUE) {
-		const Tensorflow__Profiler__XStatMetadata *m =
-		    find_id(&x->st_md, (int64_t)s->ref_value);
-		return m != NULL ? m->name : NULL;
-	}
-	return NULL;
-}
-
-static bool stat_int(const Tensorflow__Profiler__XStat *s, int64_t *out)
-{
-	if (s == NULL)
 		return false;
-	switch (s->value_case) {
-	case TENSORFLOW__PROFILER__XSTAT__VALUE_INT64_VALUE:
-		*out = s->int64_value;
+	tl_xspace_wire_event ev = event_of(v);
+	size_t pos = 0;
+	while (tl_xspace_wire_next_stat(&ev, &pos, st) > 0)
+		if (st->metadata_id == x->sid[k])
+			return true;
+	return false;
+}
+
+/* A stat's text: a string (copied into the arena), or the name of the stat
+ * metadata a ref names; NULL for other values. */
+static const char *stat_str(const xplane *x, const tl_xspace_wire_stat *st)
+{
+	if (st->kind == TL_XSTAT_STR)
+		return tl_arena_strndup(x->arena, (const char *)st->s, st->s_len);
+	if (st->kind == TL_XSTAT_REF)
+		return find_id(&x->st_md, (int64_t)st->u);
+	return NULL;
+}
+
+/* Every stat the reader knows of an event in one pass: st[k] is the first
+ * named k, kind TL_XSTAT_NONE where there is none. */
+static void stats_all(const xplane *x, const xev *v, tl_xspace_wire_stat st[N_STAT_KEYS])
+{
+	memset(st, 0, N_STAT_KEYS * sizeof *st);
+	tl_xspace_wire_event ev = event_of(v);
+	tl_xspace_wire_stat s;
+	size_t pos = 0;
+	while (tl_xspace_wire_next_stat(&ev, &pos, &s) > 0)
+		for (int k = 0; k < N_STAT_KEYS; k++)
+			if (x->has_sid[k] && s.metadata_id == x->sid[k] &&
+			    st[k].kind == TL_XSTAT_NONE)
+				st[k] = s;
+}
+
+/* The text of an event's stat `k`, or NULL. */
+static const char *stat_text(const xplane *x, const xev *v, enum stat_key k)
+{
+	tl_xspace_wire_stat st;
+	return stat_get(x, v, k, &st) ? stat_str(x, &st) : NULL;
+}
+
+static bool stat_int(const tl_xspace_wire_stat *st, int64_t *out)
+{
+	switch (st->kind) {
+	case TL_XSTAT_INT64:
+	case TL_XSTAT_UINT64:
+		*out = (int64_t)st->u;
 		return true;
-	case TENSORFLOW__PROFILER__XSTAT__VALUE_UINT64_VALUE:
-		*out = (int64_t)s->uint64_value;
-		return true;
-	case TENSORFLOW__PROFILER__XSTAT__VALUE_DOUBLE_VALUE:
-		if (!(s->double_value > -9.2e18 && s->double_value < 9.2e18))
+	case TL_XSTAT_DOUBLE: {
+		double d;
+		memcpy(&d, &st->u, sizeof d);
+		if (!(d > -9.2e18 && d < 9.2e18))
 			return false;
-		*out = (int64_t)s->double_value;
+		*out = (int64_t)d;
 		return true;
+	}
 	default:
 		return false;
 	}
 }
 
 /* One pass over an event's stats: those naming no metadata counted, the
- * correlation and group ids kept; the step_name stat returned. */
-static const Tensorflow__Profiler__XStat *scan_stats(const xplane *x, xev *v, counts *c)
+ * correlation and group ids kept; the text of its step_name stat, or NULL. */
+static const char *scan_stats(const xplane *x, xev *v, counts *c)
 {
-	const Tensorflow__Profiler__XStat *step = NULL;
-	const Tensorflow__Profiler__XEvent *e = v->e;
-	for (size_t i = 0; i < e->n_stats; i++) {
-		const Tensorflow__Profiler__XStat *s = e->stats[i];
-		if (find_id(&x->st_md, s->metadata_id) == NULL ||
-		    (s->value_case == TENSORFLOW__PROFILER__XSTAT__VALUE_REF_VALUE &&
-		     find_id(&x->st_md, (int64_t)s->ref_value) == NULL))
+	const char *step = NULL;
+	tl_xspace_wire_event ev = event_of(v);
+	tl_xspace_wire_stat st;
+	size_t pos = 0;
+	int rc;
+	while ((rc = tl_xspace_wire_next_stat(&ev, &pos, &st)) > 0) {
+		if (find_id(&x->st_md, st.metadata_id) == NULL ||
+		    (st.kind == TL_XSTAT_REF && find_id(&x->st_md, (int64_t)st.u) == NULL))
 			c->bad_stat++;
-		else if (x->has_sid[S_CORRELATION] && s->metadata_id == x->sid[S_CORRELATION] &&
-			 stat_int(s, &v->corr))
+		else if (x->has_sid[S_CORRELATION] && st.metadata_id == x->sid[S_CORRELATION] &&
+			 stat_int(&st, &v->corr))
 			v->flags |= F_CORR;
-		else if (x->has_sid[S_GROUP] && s->metadata_id == x->sid[S_GROUP] &&
-			 stat_int(s, &v->group))
+		else if (x->has_sid[S_GROUP] && st.metadata_id == x->sid[S_GROUP] &&
+			 stat_int(&st, &v->group))
 			v->flags |= F_GROUP;
-		else if (x->has_sid[S_STEP_NAME] && s->metadata_id == x->sid[S_STEP_NAME])
-			step = s;
+		else if (x->has_sid[S_STEP_NAME] && st.metadata_id == x->sid[S_STEP_NAME])
+			step = stat_str(x, &st);
 	}
+	if (rc < 0)
+		c->malformed = true;
 	return step;
 }
 
@@ -288,10 +316,10 @@ static bool is_stream_line(const char *name, long *stream)
 }
 
 static uint32_t device_for(tl_xspace *xs, GHashTable *by_name, const xplane *x,
-			   const Tensorflow__Profiler__XLine *l, tl_arena *arena)
+			   const tl_xspace_wire_line *l, tl_arena *arena)
 {
-	const char *pname = x->p->name != NULL && x->p->name[0] ? x->p->name : "/unnamed";
-	const char *lname = l->name != NULL ? l->name : "";
+	const char *pname = x->p->name[0] ? x->p->name : "/unnamed";
+	const char *lname = l->name;
 	char *name;
 	long stream;
 	if (x->kind == P_HOST)
@@ -305,8 +333,7 @@ static uint32_t device_for(tl_xspace *xs, GHashTable *by_name, const xplane *x,
 		g_free(name);
 		return GPOINTER_TO_UINT(hit) - 1;
 	}
-	xdev d = {
-	    .name = tl_arena_strdup(arena, name), .plane = x->p, .threads = x->kind == P_HOST};
+	xdev d = {.name = tl_arena_strdup(arena, name), .threads = x->kind == P_HOST};
 	g_array_append_val(xs->devs, d);
 	g_hash_table_insert(by_name, (gpointer)d.name, GUINT_TO_POINTER(xs->devs->len));
 	g_free(name);
@@ -314,8 +341,8 @@ static uint32_t device_for(tl_xspace *xs, GHashTable *by_name, const xplane *x,
 }
 
 /* start and end of an event in ns, false when they leave the limit. */
-static bool event_time(const Tensorflow__Profiler__XLine *l, const Tensorflow__Profiler__XEvent *e,
-		       int64_t *start, int64_t *end)
+static bool event_time(const tl_xspace_wire_line *l, const tl_xspace_wire_event *e, int64_t *start,
+		       int64_t *end)
 {
 	int64_t base = l->timestamp_ns;
 	if (base <= -TIME_LIMIT_NS || base >= TIME_LIMIT_NS || e->offset_ps < 0 ||
@@ -338,7 +365,7 @@ static int cmp_ev_start(const void *a, const void *b)
 		return x->start < y->start ? -1 : 1;
 	if (x->end != y->end)
 		return x->end > y->end ? -1 : 1; /* the longer one encloses */
-	return (x->e > y->e) - (x->e < y->e);
+	return (x->raw > y->raw) - (x->raw < y->raw);
 }
 
 /* Parents within one line's events ev[lo..hi), sorted by start. */
@@ -363,35 +390,37 @@ static void add_line(tl_xspace *xs, GArray *out, GHashTable *by_name, uint32_t p
 		     tl_arena *arena, counts *c)
 {
 	const xplane *x = &xs->planes[pi];
-	const Tensorflow__Profiler__XLine *l = x->p->lines[li];
+	const tl_xspace_wire_line *l = &x->p->lines[li];
 	uint32_t dev = UINT32_MAX;
-	bool steps = l->name != NULL && strcmp(l->name, "Steps") == 0;
+	bool steps = strcmp(l->name, "Steps") == 0;
 	size_t first = out->len;
-	for (size_t i = 0; i < l->n_events; i++) {
-		const Tensorflow__Profiler__XEvent *e = l->events[i];
-		if (e->data_case == TENSORFLOW__PROFILER__XEVENT__DATA_NUM_OCCURRENCES) {
+	tl_xspace_wire_event e;
+	size_t pos = 0;
+	int rc;
+	while ((rc = tl_xspace_wire_next_event(l, &pos, &e)) > 0) {
+		if (e.occurrences) {
 			c->occurrences++;
 			continue;
 		}
-		xev v = {.e = e, .plane = pi, .line = li, .parent = -1, .launcher = -1};
-		if (!event_time(l, e, &v.start, &v.end)) {
+		xev v = {.raw = e.raw,
+			 .raw_len = e.raw_len,
+			 .plane = pi,
+			 .line = li,
+			 .parent = -1,
+			 .launcher = -1};
+		if (!event_time(l, &e, &v.start, &v.end)) {
 			c->bad_time++;
 			continue;
 		}
-		const Tensorflow__Profiler__XEventMetadata *m = find_id(&x->ev_md, e->metadata_id);
-		if (m == NULL) {
+		v.name = find_id(&x->ev_md, e.metadata_id);
+		if (v.name == NULL) {
 			c->bad_event_md++;
-			char *n = g_strdup_printf("metadata#%" PRId64, e->metadata_id);
+			char *n = g_strdup_printf("metadata#%" PRId64, e.metadata_id);
 			v.name = tl_arena_strdup(arena, n);
 			g_free(n);
-		} else {
-			v.name = m->display_name != NULL && m->display_name[0] ? m->display_name
-									       : m->name;
-			if (v.name == NULL)
-				v.name = "";
 		}
 		/* TensorBoard names an event with a step_name stat by it */
-		const char *step = stat_str(x, scan_stats(x, &v, c));
+		const char *step = scan_stats(x, &v, c);
 		if (step != NULL && step[0] != '\0')
 			v.name = step;
 		if (strcmp(v.name, "MemoryAllocation") == 0 ||
@@ -406,6 +435,8 @@ static void add_line(tl_xspace *xs, GArray *out, GHashTable *by_name, uint32_t p
 		v.dev = dev;
 		g_array_append_val(out, v);
 	}
+	if (rc < 0)
+		c->malformed = true;
 	xev *ev = (xev *)(void *)out->data;
 	qsort(ev + first, out->len - first, sizeof(xev), cmp_ev_start);
 	nest_line(ev, first, out->len);
@@ -421,12 +452,12 @@ static int32_t enclosing_op(const xev *ev, int32_t i)
 }
 
 /* The "X:Op" a device event names in its tf_op or "level 0" stat, or NULL. */
-static const char *kernel_tf_op(const xplane *x, const Tensorflow__Profiler__XEvent *e)
+static const char *kernel_tf_op(const xplane *x, const xev *v)
 {
-	const char *s = stat_str(x, stat_of(x, e, S_TF_OP));
+	const char *s = stat_text(x, v, S_TF_OP);
 	if (s != NULL && is_tf_op(s))
 		return s;
-	s = stat_str(x, stat_of(x, e, S_LEVEL0));
+	s = stat_text(x, v, S_LEVEL0);
 	return s != NULL && is_tf_op(s) ? s : NULL;
 }
 
@@ -457,7 +488,7 @@ static void link_launches(tl_xspace *xs)
 		/* TF 2.2 to 2.4 trace no op around a launch: the launch is the
 		 * op's time on the host, named by the TF op its kernel names. */
 		if (op < 0 && xs->ev[h].as_op == NULL)
-			xs->ev[h].as_op = kernel_tf_op(x, xs->ev[i].e);
+			xs->ev[h].as_op = kernel_tf_op(x, &xs->ev[i]);
 	}
 	g_hash_table_destroy(host);
 	g_free(keys);
@@ -517,7 +548,7 @@ static void find_steps(tl_xspace *xs, tl_arena *arena)
 		s->end = v->end;
 		s->has_group = (v->flags & F_GROUP) != 0;
 		s->group = v->group;
-		const char *name = stat_str(x, stat_of(x, v->e, S_STEP_NAME));
+		const char *name = stat_text(x, v, S_STEP_NAME);
 		s->name = name != NULL && name[0] ? name : v->name;
 	}
 	merge_steps(xs);
@@ -602,29 +633,33 @@ static int warn_counts(const char *input, const counts *c, tl_error *err)
 int tl_xspace_open(tl_xspace **out, uint8_t *data, size_t len, tl_arena *arena, const char *name,
 		   tl_error *err)
 {
-	ProtobufCMessage *msg = NULL;
-	if (tl_pbdecode(&tensorflow__profiler__xspace__descriptor, data, len, TL_PBDECODE_ALL, 0,
-			arena, &msg, err) < 0) {
+	tl_xspace_wire space;
+	if (tl_xspace_wire_read(&space, data, len, arena) < 0) {
 		tl_error_set(err, "malformed XSpace (protobuf decoding failed)");
 		return TL_PBDECODE_MALFORMED;
 	}
 	tl_xspace *xs = g_new0(tl_xspace, 1);
-	xs->space = (const Tensorflow__Profiler__XSpace *)msg;
+	xs->space = space;
 	xs->input = tl_arena_strdup(arena, name != NULL ? name : "");
-	xs->planes = g_new0(xplane, xs->space->n_planes + 1);
+	xs->planes = g_new0(xplane, xs->space.n_planes + 1);
 	xs->devs = g_array_new(FALSE, FALSE, sizeof(xdev));
 	xs->links = g_ptr_array_new();
 	GArray *ev = g_array_new(FALSE, FALSE, sizeof(xev));
 	GHashTable *by_name = g_hash_table_new(g_str_hash, g_str_equal);
 	counts c = {0};
-	for (size_t p = 0; p < xs->space->n_planes; p++) {
-		index_plane(&xs->planes[p], xs->space->planes[p]);
-		for (size_t l = 0; l < xs->space->planes[p]->n_lines; l++)
+	for (size_t p = 0; p < xs->space.n_planes; p++) {
+		index_plane(&xs->planes[p], &xs->space.planes[p], arena);
+		for (size_t l = 0; l < xs->space.planes[p].n_lines; l++)
 			add_line(xs, ev, by_name, (uint32_t)p, (uint32_t)l, arena, &c);
 	}
 	g_hash_table_destroy(by_name);
 	xs->n_ev = ev->len;
 	xs->ev = (xev *)(void *)g_array_free(ev, FALSE);
+	if (c.malformed) {
+		tl_xspace_free(xs);
+		tl_error_set(err, "malformed XSpace (protobuf decoding failed)");
+		return TL_PBDECODE_MALFORMED;
+	}
 	if (warn_counts(xs->input, &c, err) < 0) {
 		tl_xspace_free(xs);
 		return -1;
@@ -640,7 +675,7 @@ void tl_xspace_free(tl_xspace *xs)
 {
 	if (xs == NULL)
 		return;
-	for (size_t p = 0; p < xs->space->n_planes; p++) {
+	for (size_t p = 0; p < xs->space.n_planes; p++) {
 		map_free(&xs->planes[p].ev_md);
 		map_free(&xs->planes[p].st_md);
 	}
@@ -682,12 +717,12 @@ static const char *hlo_kind(tl_arena *arena, const char *hlo)
 static const char *device_node_name(const tl_xspace *xs, const xev *v, tl_arena *arena)
 {
 	const xplane *x = &xs->planes[v->plane];
-	const char *s = kernel_tf_op(x, v->e);
+	const char *s = kernel_tf_op(x, v);
 	if (s != NULL)
 		return tl_arena_strdup(arena, s);
 	if (v->launcher >= 0 && (xs->ev[v->launcher].flags & F_TFOP))
 		return tl_arena_strdup(arena, xs->ev[v->launcher].name);
-	const char *hlo = stat_str(x, stat_of(x, v->e, S_HLO_OP));
+	const char *hlo = stat_text(x, v, S_HLO_OP);
 	if (hlo != NULL && hlo[0] != '\0') {
 		/* JAX: the op's path names the node, the HLO kind its type */
 		char *n = g_strdup_printf("%s:%s", hlo, hlo_kind(arena, hlo));
@@ -703,7 +738,7 @@ static void fill_exec(const tl_xspace *xs, const xev *v, Tensorflow__NodeExecSta
 {
 	tensorflow__node_exec_stats__init(ns);
 	const xdev *d = &g_array_index(xs->devs, xdev, v->dev);
-	const Tensorflow__Profiler__XLine *l = xs->planes[v->plane].p->lines[v->line];
+	const tl_xspace_wire_line *l = &xs->planes[v->plane].p->lines[v->line];
 	ns->all_start_nanos = v->start;
 	ns->all_start_micros = v->start / 1000;
 	ns->all_end_rel_nanos = v->end - v->start;
@@ -734,7 +769,7 @@ static void fill_exec(const tl_xspace *xs, const xev *v, Tensorflow__NodeExecSta
 }
 
 /* thread_names of a host device: the lines of the run's events, once each. */
-static void name_thread(Tensorflow__DeviceStepStats *ds, const Tensorflow__Profiler__XLine *l,
+static void name_thread(Tensorflow__DeviceStepStats *ds, const tl_xspace_wire_line *l,
 			GHashTable *seen, tl_arena *arena)
 {
 	if (!g_hash_table_add(seen, (gpointer)l))
@@ -742,7 +777,7 @@ static void name_thread(Tensorflow__DeviceStepStats *ds, const Tensorflow__Profi
 	Tensorflow__DeviceStepStats__ThreadNamesEntry *t = tl_arena_alloc(arena, sizeof *t);
 	tensorflow__device_step_stats__thread_names_entry__init(t);
 	t->key = (uint32_t)l->id;
-	const char *n = l->display_name != NULL && l->display_name[0] ? l->display_name : l->name;
+	const char *n = l->display_name[0] ? l->display_name : l->name;
 	t->value = tl_arena_strdup(arena, n != NULL ? n : "");
 	ds->thread_names[ds->n_thread_names++] = t;
 }
@@ -796,7 +831,7 @@ int tl_xspace_run(tl_xspace *xs, size_t run, const char *base, tl_arena *arena,
 		ds->node_stats[ds->n_node_stats++] = ns;
 		xs->ns_slot[ev[k]] = ns;
 		if (g_array_index(xs->devs, xdev, v->dev).threads)
-			name_thread(ds, xs->planes[v->plane].p->lines[v->line], seen, arena);
+			name_thread(ds, &xs->planes[v->plane].p->lines[v->line], seen, arena);
 	}
 	g_hash_table_destroy(seen);
 	/* a launcher of another run (or an allocator event) has no record here */
@@ -838,14 +873,15 @@ static const char *allocator_device(const char *alloc, const char *plane, tl_are
 static void fill_alloc(const tl_xspace *xs, const xev *v, tl_alloc_event *a, tl_arena *arena)
 {
 	const xplane *x = &xs->planes[v->plane];
-	const Tensorflow__Profiler__XEvent *e = v->e;
-	const char *alloc = stat_str(x, stat_of(x, e, S_ALLOCATOR));
+	tl_xspace_wire_stat st[N_STAT_KEYS];
+	stats_all(x, v, st);
+	const char *alloc = stat_str(x, &st[S_ALLOCATOR]);
 	int64_t bytes = 0, addr = 0;
-	if (!stat_int(stat_of(x, e, S_ALLOCATION_BYTES), &bytes))
-		stat_int(stat_of(x, e, S_REQUESTED_BYTES), &bytes);
+	if (!stat_int(&st[S_ALLOCATION_BYTES], &bytes))
+		stat_int(&st[S_REQUESTED_BYTES], &bytes);
 	if (bytes < 0) /* a size cannot be; its negation may not exist */
 		bytes = 0;
-	stat_int(stat_of(x, e, S_ADDR), &addr);
+	stat_int(&st[S_ADDR], &addr);
 	*a = (tl_alloc_event){.t_ns = v->start,
 			      .device = allocator_device(alloc, x->p->name, arena),
 			      .allocator = tl_arena_strdup(arena, alloc != NULL ? alloc : ""),
@@ -856,10 +892,10 @@ static void fill_alloc(const tl_xspace *xs, const xev *v, tl_alloc_event *a, tl_
 			      .peak = -1};
 	if (a->allocator[0] == '\0')
 		a->allocator = a->device;
-	stat_int(stat_of(x, e, S_BYTES_ALLOCATED), &a->total_allocated);
-	stat_int(stat_of(x, e, S_RESERVED), &a->total_reserved);
-	stat_int(stat_of(x, e, S_PEAK), &a->peak);
-	const char *op = stat_str(x, stat_of(x, e, S_TF_OP));
+	stat_int(&st[S_BYTES_ALLOCATED], &a->total_allocated);
+	stat_int(&st[S_RESERVED], &a->total_reserved);
+	stat_int(&st[S_PEAK], &a->peak);
+	const char *op = stat_str(x, &st[S_TF_OP]);
 	if (op == NULL || op[0] == '\0') {
 		/* the TF op around it, else (JAX) the innermost event around it */
 		int32_t k = v->parent >= 0 ? enclosing_op(xs->ev, v->parent) : -1;

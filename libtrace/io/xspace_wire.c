@@ -1,0 +1,345 @@
+#include "io/xspace_wire.h"
+
+#include "io/pbwire.h"
+
+#include <glib.h>
+#include <string.h>
+
+enum { WT_VARINT = 0, WT_FIXED64 = 1, WT_LEN = 2, WT_FIXED32 = 5 };
+
+/* One field of a message. */
+typedef struct field {
+	uint32_t number;
+	unsigned wt;
+	uint64_t v;	    /* varint and fixed values */
+	const uint8_t *sub; /* WT_LEN: the bytes */
+	size_t sub_len;
+} field;
+
+/* A varint; the one-byte case (most keys, ids and small values) inline. */
+static inline bool varint(const uint8_t *d, size_t n, size_t *pos, uint64_t *out)
+{
+	if (*pos < n && d[*pos] < 0x80) {
+		*out = d[(*pos)++];
+		return true;
+	}
+	return tl_pbwire_varint(d, n, pos, out);
+}
+
+/* The next field at *pos: 1, 0 at the end, -1 for bytes that do not frame
+ * (groups, wire types 6 and 7, field 0, cut values). */
+static int next_field(const uint8_t *d, size_t n, size_t *pos, field *f)
+{
+	if (*pos >= n)
+		return 0;
+	uint64_t key;
+	if (!varint(d, n, pos, &key) || key >> 3 == 0 || key >> 3 > UINT32_MAX)
+		return -1;
+	f->number = (uint32_t)(key >> 3);
+	f->wt = (unsigned)(key & 7);
+	switch (f->wt) {
+	case WT_VARINT:
+		return varint(d, n, pos, &f->v) ? 1 : -1;
+	case WT_FIXED64:
+		if (n - *pos < 8)
+			return -1;
+		memcpy(&f->v, d + *pos, 8); /* little-endian, as the machines we build for */
+		*pos += 8;
+		return 1;
+	case WT_LEN:
+		if (!varint(d, n, pos, &f->v) || f->v > n - *pos)
+			return -1;
+		f->sub = d + *pos;
+		f->sub_len = (size_t)f->v;
+		*pos += (size_t)f->v;
+		return 1;
+	case WT_FIXED32: {
+		if (n - *pos < 4)
+			return -1;
+		uint32_t x;
+		memcpy(&x, d + *pos, 4);
+		f->v = x;
+		*pos += 4;
+		return 1;
+	}
+	default:
+		return -1;
+	}
+}
+
+/* Whether a known field has its declared wire type (a repeated varint may
+ * come packed). */
+static bool wt_is(const field *f, unsigned want, bool packable)
+{
+	return f->wt == want || (packable && f->wt == WT_LEN);
+}
+
+static const char *copy_str(const field *f, tl_arena *arena)
+{
+	return tl_arena_strndup(arena, (const char *)f->sub, f->sub_len);
+}
+
+/* ---- stats and events ---------------------------------------------------- */
+
+static int read_stat(const uint8_t *d, size_t n, tl_xspace_wire_stat *st)
+{
+	*st = (tl_xspace_wire_stat){0};
+	size_t pos = 0;
+	field f;
+	int rc;
+	while ((rc = next_field(d, n, &pos, &f)) > 0) {
+		switch (f.number) {
+		case 1:
+			if (!wt_is(&f, WT_VARINT, false))
+				return -1;
+			st->metadata_id = (int64_t)f.v;
+			break;
+		case 2:
+			if (!wt_is(&f, WT_FIXED64, false))
+				return -1;
+			st->kind = TL_XSTAT_DOUBLE;
+			st->u = f.v;
+			break;
+		case 3:
+		case 4:
+		case 7:
+			if (!wt_is(&f, WT_VARINT, false))
+				return -1;
+			st->kind = (tl_xspace_wire_kind)f.number;
+			st->u = f.v;
+			break;
+		case 5:
+		case 6:
+			if (!wt_is(&f, WT_LEN, false))
+				return -1;
+			st->kind = (tl_xspace_wire_kind)f.number;
+			st->s = f.sub;
+			st->s_len = f.sub_len;
+			break;
+		default:
+			break;
+		}
+	}
+	return rc;
+}
+
+static int read_event(const uint8_t *d, size_t n, tl_xspace_wire_event *ev)
+{
+	*ev = (tl_xspace_wire_event){.raw = d, .raw_len = n};
+	size_t pos = 0;
+	field f;
+	int rc;
+	while ((rc = next_field(d, n, &pos, &f)) > 0) {
+		if (f.number == 4) { /* stats: checked as they are read */
+			if (!wt_is(&f, WT_LEN, false))
+				return -1;
+			continue;
+		}
+		if (f.number > 5)
+			continue;
+		if (!wt_is(&f, WT_VARINT, false))
+			return -1;
+		if (f.number == 1)
+			ev->metadata_id = (int64_t)f.v;
+		else if (f.number == 3)
+			ev->duration_ps = (int64_t)f.v;
+		else if (f.number == 2 || f.number == 5) {
+			ev->occurrences = f.number == 5;
+			ev->offset_ps = f.number == 2 ? (int64_t)f.v : 0;
+		}
+	}
+	return rc;
+}
+
+int tl_xspace_wire_next_event(const tl_xspace_wire_line *l, size_t *pos, tl_xspace_wire_event *ev)
+{
+	field f;
+	int rc;
+	while ((rc = next_field(l->raw, l->raw_len, pos, &f)) > 0)
+		if (f.number == 4)
+			return read_event(f.sub, f.sub_len, ev) < 0 ? -1 : 1;
+	return rc;
+}
+
+int tl_xspace_wire_next_stat(const tl_xspace_wire_event *ev, size_t *pos, tl_xspace_wire_stat *st)
+{
+	field f;
+	int rc;
+	while ((rc = next_field(ev->raw, ev->raw_len, pos, &f)) > 0)
+		if (f.number == 4)
+			return read_stat(f.sub, f.sub_len, st) < 0 ? -1 : 1;
+	return rc;
+}
+
+/* ---- lines, metadata, planes --------------------------------------------- */
+
+static int read_line(const uint8_t *d, size_t n, tl_xspace_wire_line *l, tl_arena *arena)
+{
+	*l = (tl_xspace_wire_line){.name = "", .display_name = "", .raw = d, .raw_len = n};
+	size_t pos = 0;
+	field f;
+	int rc;
+	while ((rc = next_field(d, n, &pos, &f)) > 0) {
+		switch (f.number) {
+		case 1:
+		case 3:
+		case 9:
+		case 10:
+			if (!wt_is(&f, WT_VARINT, false))
+				return -1;
+			if (f.number == 1)
+				l->id = (int64_t)f.v;
+			else if (f.number == 3)
+				l->timestamp_ns = (int64_t)f.v;
+			break;
+		case 2:
+		case 11:
+			if (!wt_is(&f, WT_LEN, false))
+				return -1;
+			*(f.number == 2 ? &l->name : &l->display_name) = copy_str(&f, arena);
+			break;
+		case 4: /* events: checked as they are read (tl_xspace_wire_next_event) */
+			if (!wt_is(&f, WT_LEN, false))
+				return -1;
+			break;
+		default:
+			break;
+		}
+	}
+	return rc;
+}
+
+/* XEventMetadata (event: true) or XStatMetadata: its name. */
+static int read_meta_value(const uint8_t *d, size_t n, bool event, const char **name,
+			   tl_arena *arena)
+{
+	const char *plain = "", *display = "";
+	size_t pos = 0;
+	field f;
+	int rc;
+	while ((rc = next_field(d, n, &pos, &f)) > 0) {
+		bool len_field = f.number == 2 || f.number == 3 || (event && f.number >= 4);
+		if (f.number == 1 || (event && f.number == 6)) {
+			if (!wt_is(&f, WT_VARINT, f.number == 6))
+				return -1;
+		} else if (len_field && f.number <= 5) {
+			if (!wt_is(&f, WT_LEN, false))
+				return -1;
+			if (f.number == 2)
+				plain = copy_str(&f, arena);
+			else if (event && f.number == 4)
+				display = copy_str(&f, arena);
+		}
+	}
+	*name = display[0] != '\0' ? display : plain;
+	return rc;
+}
+
+/* A map entry (key 1, value 2) of event_metadata or stat_metadata. */
+static int read_meta(const uint8_t *d, size_t n, bool event, tl_xspace_wire_meta *m,
+		     tl_arena *arena)
+{
+	*m = (tl_xspace_wire_meta){0};
+	size_t pos = 0;
+	field f;
+	int rc;
+	while ((rc = next_field(d, n, &pos, &f)) > 0) {
+		if (f.number == 1) {
+			if (!wt_is(&f, WT_VARINT, false))
+				return -1;
+			m->id = (int64_t)f.v;
+		} else if (f.number == 2) {
+			if (!wt_is(&f, WT_LEN, false) ||
+			    read_meta_value(f.sub, f.sub_len, event, &m->name, arena) < 0)
+				return -1;
+		}
+	}
+	return rc;
+}
+
+/* Appends to a growing array in a GArray, then moves it into the arena. */
+static void *to_arena(GArray *a, size_t elt, size_t *n, tl_arena *arena)
+{
+	*n = a->len;
+	void *out = tl_arena_alloc(arena, (a->len ? a->len : 1) * elt);
+	if (a->len)
+		memcpy(out, a->data, a->len * elt);
+	g_array_free(a, TRUE);
+	return out;
+}
+
+static int read_plane_fields(const uint8_t *d, size_t n, tl_xspace_wire_plane *p, GArray *lines,
+			     GArray *ev_md, GArray *st_md, tl_arena *arena)
+{
+	size_t pos = 0;
+	field f;
+	int rc;
+	while ((rc = next_field(d, n, &pos, &f)) > 0) {
+		if (f.number == 1) {
+			if (!wt_is(&f, WT_VARINT, false))
+				return -1;
+			continue;
+		}
+		if (f.number > 6)
+			continue;
+		if (!wt_is(&f, WT_LEN, false))
+			return -1;
+		if (f.number == 2) {
+			p->name = copy_str(&f, arena);
+		} else if (f.number == 3) {
+			tl_xspace_wire_line l;
+			if (read_line(f.sub, f.sub_len, &l, arena) < 0)
+				return -1;
+			g_array_append_val(lines, l);
+		} else if (f.number == 4 || f.number == 5) {
+			tl_xspace_wire_meta m;
+			if (read_meta(f.sub, f.sub_len, f.number == 4, &m, arena) < 0)
+				return -1;
+			g_array_append_val(f.number == 4 ? ev_md : st_md, m);
+		} else {
+			tl_xspace_wire_stat st;
+			if (read_stat(f.sub, f.sub_len, &st) < 0)
+				return -1;
+		}
+	}
+	return rc;
+}
+
+static int read_plane(const uint8_t *d, size_t n, tl_xspace_wire_plane *p, tl_arena *arena)
+{
+	*p = (tl_xspace_wire_plane){.name = ""};
+	GArray *lines = g_array_new(FALSE, FALSE, sizeof(tl_xspace_wire_line));
+	GArray *ev_md = g_array_new(FALSE, FALSE, sizeof(tl_xspace_wire_meta));
+	GArray *st_md = g_array_new(FALSE, FALSE, sizeof(tl_xspace_wire_meta));
+	int rc = read_plane_fields(d, n, p, lines, ev_md, st_md, arena);
+	p->lines = to_arena(lines, sizeof(tl_xspace_wire_line), &p->n_lines, arena);
+	p->ev_md = to_arena(ev_md, sizeof(tl_xspace_wire_meta), &p->n_ev_md, arena);
+	p->st_md = to_arena(st_md, sizeof(tl_xspace_wire_meta), &p->n_st_md, arena);
+	return rc;
+}
+
+int tl_xspace_wire_read(tl_xspace_wire *out, const uint8_t *data, size_t len, tl_arena *arena)
+{
+	GArray *planes = g_array_new(FALSE, FALSE, sizeof(tl_xspace_wire_plane));
+	size_t pos = 0;
+	field f;
+	int rc;
+	while ((rc = next_field(data, len, &pos, &f)) > 0) {
+		if (f.number > 4)
+			continue;
+		if (!wt_is(&f, WT_LEN, false)) {
+			rc = -1;
+			break;
+		}
+		if (f.number != 1)
+			continue; /* errors, warnings, hostnames */
+		tl_xspace_wire_plane p;
+		if (read_plane(f.sub, f.sub_len, &p, arena) < 0) {
+			rc = -1;
+			break;
+		}
+		g_array_append_val(planes, p);
+	}
+	out->planes = to_arena(planes, sizeof(tl_xspace_wire_plane), &out->n_planes, arena);
+	return rc < 0 ? -1 : 0;
+}

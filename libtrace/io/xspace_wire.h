@@ -1,0 +1,88 @@
+/*
+ * xspace_wire: an XSpace's bytes walked directly, for io/xspace.c. Planes,
+ * lines and metadata become small structs (names copied into the arena);
+ * events and their stats stay bytes, read by the iterators below when they
+ * are needed. A 100 MB XSpace holds some 1.6 million events and 5 million
+ * stats: as protobuf-c structs they took 400 MB and most of the time.
+ *
+ * What protobuf-c refuses (a field's wire type not its declared one, a
+ * length past the end, a bad varint) is refused: by tl_xspace_wire_read down
+ * to the lines, by the iterators in the events and stats (-1), so a reader
+ * that has walked every event and stat once meets no error after. Unknown
+ * fields are skipped, as protobuf does.
+ */
+#ifndef TL_IO_XSPACE_WIRE_H
+#define TL_IO_XSPACE_WIRE_H
+
+#include "base/arena.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct tl_xspace_wire_line {
+	int64_t id, timestamp_ns;
+	const char *name, *display_name; /* "" when absent */
+	const uint8_t *raw;		 /* the XLine's bytes: its events are read from them */
+	size_t raw_len;
+} tl_xspace_wire_line;
+
+/* An event or stat metadata entry: its map key and its name (for events
+ * the display_name where there is one). name is NULL for an entry with no
+ * value. */
+typedef struct tl_xspace_wire_meta {
+	int64_t id;
+	const char *name;
+} tl_xspace_wire_meta;
+
+typedef struct tl_xspace_wire_plane {
+	const char *name;
+	tl_xspace_wire_line *lines;
+	size_t n_lines;
+	tl_xspace_wire_meta *ev_md, *st_md; /* in the file's order */
+	size_t n_ev_md, n_st_md;
+} tl_xspace_wire_plane;
+
+typedef struct tl_xspace_wire {
+	tl_xspace_wire_plane *planes;
+	size_t n_planes;
+} tl_xspace_wire;
+
+/* Walks data[0..len) into *out, everything in `arena`; -1 when the bytes
+ * are no XSpace. */
+int tl_xspace_wire_read(tl_xspace_wire *out, const uint8_t *data, size_t len, tl_arena *arena);
+
+typedef struct tl_xspace_wire_event {
+	int64_t metadata_id, offset_ps, duration_ps;
+	bool occurrences;   /* num_occurrences set (the oneof's last member): no time */
+	const uint8_t *raw; /* the XEvent's bytes, for its stats */
+	size_t raw_len;
+} tl_xspace_wire_event;
+
+/* The events of a line in order: *pos starts at 0; 1 with *ev, 0 at the
+ * end, -1 for bytes that are no XEvent. */
+int tl_xspace_wire_next_event(const tl_xspace_wire_line *l, size_t *pos, tl_xspace_wire_event *ev);
+
+typedef enum tl_xspace_wire_kind {
+	TL_XSTAT_NONE = 0,
+	TL_XSTAT_DOUBLE = 2,
+	TL_XSTAT_UINT64 = 3,
+	TL_XSTAT_INT64 = 4,
+	TL_XSTAT_STR = 5,
+	TL_XSTAT_BYTES = 6,
+	TL_XSTAT_REF = 7,
+} tl_xspace_wire_kind;
+
+typedef struct tl_xspace_wire_stat {
+	int64_t metadata_id;
+	tl_xspace_wire_kind kind; /* the oneof's last member set */
+	uint64_t u;		  /* a number's bits (double, uint64, int64, ref) */
+	const uint8_t *s;	  /* a string's bytes (not NUL-terminated) */
+	size_t s_len;
+} tl_xspace_wire_stat;
+
+/* The stats of an event in order: *pos starts at 0; 1 with *st, 0 at the
+ * end, -1 for bytes that are no XStat. */
+int tl_xspace_wire_next_stat(const tl_xspace_wire_event *ev, size_t *pos, tl_xspace_wire_stat *st);
+
+#endif
