@@ -437,6 +437,8 @@ static void add_line(tl_xspace *xs, GArray *out, GHashTable *by_name, uint32_t p
 	}
 	if (rc < 0)
 		c->malformed = true;
+	if (out->len == first) /* no events: out->data may still be NULL */
+		return;
 	xev *ev = (xev *)(void *)out->data;
 	qsort(ev + first, out->len - first, sizeof(xev), cmp_ev_start);
 	nest_line(ev, first, out->len);
