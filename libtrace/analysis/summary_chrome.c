@@ -18,6 +18,18 @@
  *                  Profiler (0)") and gpu_user_annotation (a label drawn
  *                  over kernels, not work).
  *   host (cpu_micros)  everything else.
+ *
+ * Kernels to the ops that launched them (op, node, scope views): Kineto
+ * gives a device slice and the runtime call that launched it (cat
+ * cuda_runtime, cuda_driver, older Runtime) the same args "correlation";
+ * the op is the innermost cpu_op (older Operator) slice around that call
+ * on its thread, found from the nesting. The kernel's time goes to that
+ * op's row as accelerator time (PyTorch's "Self CUDA": the op's own
+ * kernels, not its children's), and to its total and self, as
+ * tl_summary_add_run adds a RunMetadata op's kernels: total is host
+ * inclusive time plus the op's kernels; each kernel counts once, so the
+ * shares still add up. A kernel whose launch or op is not found keeps a
+ * row of its own. The kernel, device and step views do not change.
  */
 #include "analysis/summary.h"
 
@@ -30,6 +42,14 @@
 #include <string.h>
 
 enum slice_kind { K_HOST = 0, K_DEVICE, K_SKIP, K_STEPS };
+/* what a slice is to the kernel-to-op links */
+enum slice_role { R_NONE = 0, R_OP, R_LAUNCH };
+
+/* A correlation id and the slice (index into slices) that carries it. */
+typedef struct clink {
+	int64_t corr;
+	uint32_t slice;
+} clink;
 
 typedef struct cproc {
 	char *pid;
@@ -51,6 +71,7 @@ typedef struct cslice {
 	uint32_t extra;		    /* kernel view: the op, or UINT32_MAX */
 	uint8_t cat;		    /* from its cat: K_HOST (none or other), K_DEVICE, K_SKIP */
 	uint8_t kind;		    /* decided at the end */
+	uint8_t role;		    /* from its cat: enum slice_role */
 } cslice;
 
 typedef struct creader {
@@ -58,8 +79,9 @@ typedef struct creader {
 	GHashTable *proc_ix, *thread_ix, *str_ix; /* text -> index + 1 */
 	GPtrArray *procs, *threads, *strs;
 	GStringChunk *chunk;
-	GArray *slices; /* cslice */
-	GArray *spans;	/* tl_summary_slice, parallel */
+	GArray *slices;		    /* cslice */
+	GArray *spans;		    /* tl_summary_slice, parallel */
+	GArray *launches, *kernels; /* clink: runtime calls, device slices */
 	GString *buf, *buf2;
 } creader;
 
@@ -162,19 +184,53 @@ static void read_meta(creader *c, const tl_chrome_in_event *ev)
 	json_decref(a);
 }
 
-static uint8_t cat_kind(const tl_chrome_in_event *ev, GString *buf)
+/* The kind and the role its cat gives a slice. */
+static void cat_read(cslice *x, const tl_chrome_in_event *ev, GString *buf)
 {
+	x->cat = K_HOST;
+	x->role = R_NONE;
 	if (ev->cat.len == 0)
-		return K_HOST;
+		return;
 	const char *cat = tl_chrome_reader_span_text(ev, ev->cat, buf);
 	static const char *const device[] = {"kernel", "gpu_memcpy", "gpu_memset", "memcpy",
 					     "memset"};
 	for (size_t i = 0; i < G_N_ELEMENTS(device); i++)
 		if (g_ascii_strcasecmp(cat, device[i]) == 0)
-			return K_DEVICE;
+			x->cat = K_DEVICE;
 	if (strcmp(cat, "Trace") == 0 || strcmp(cat, "gpu_user_annotation") == 0)
-		return K_SKIP;
-	return K_HOST;
+		x->cat = K_SKIP;
+	if (strcmp(cat, "cpu_op") == 0 || strcmp(cat, "Operator") == 0)
+		x->role = R_OP;
+	/* cuda_runtime, cuda_driver, privateuse1_runtime, ...; older Runtime */
+	if (g_str_has_suffix(cat, "_runtime") || g_str_has_suffix(cat, "_driver") ||
+	    strcmp(cat, "Runtime") == 0)
+		x->role = R_LAUNCH;
+}
+
+/* The integer of args "correlation", found in the raw text (parsing every
+ * event's args would cost more than reading the file); false if none. */
+static bool read_correlation(const tl_chrome_in_event *ev, int64_t *out)
+{
+	static const char key[] = "\"correlation\"";
+	if (ev->args.len == 0)
+		return false;
+	const char *a = ev->raw + ev->args.off, *end = a + ev->args.len;
+	const char *p = g_strstr_len(a, (gssize)ev->args.len, key);
+	if (p == NULL)
+		return false;
+	p += sizeof key - 1;
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == ':'))
+		p++;
+	char num[24];
+	size_t n = 0;
+	while (p + n < end && n < sizeof num - 1 &&
+	       (g_ascii_isdigit(p[n]) || (n == 0 && p[n] == '-')))
+		n++;
+	memcpy(num, p, n);
+	num[n] = '\0';
+	char *stop = NULL;
+	*out = g_ascii_strtoll(num, &stop, 10);
+	return n > 0 && stop == num + n;
 }
 
 /* The op and node of TF2's "node:Op#...#" kernel annotations (and
@@ -242,8 +298,12 @@ static void read_slice(creader *c, const tl_chrome_in_event *ev)
 	cslice x = {.thread = thread_get(c, ev), .key = UINT32_MAX, .extra = UINT32_MAX};
 	x.name =
 	    intern(c, ev->name.len ? tl_chrome_reader_span_text(ev, ev->name, c->buf) : "unknown");
-	x.cat = cat_kind(ev, c->buf);
+	cat_read(&x, ev, c->buf);
 	tl_summary_view v = c->s->view;
+	clink link = {.slice = c->slices->len};
+	bool links = v == TL_VIEW_OP || v == TL_VIEW_NODE || v == TL_VIEW_SCOPE;
+	if (links && (x.role == R_LAUNCH || x.cat == K_DEVICE) && read_correlation(ev, &link.corr))
+		g_array_append_val(x.cat == K_DEVICE ? c->kernels : c->launches, link);
 	/* args are parsed only where the view reads them: a 100 MB Kineto
 	 * trace has a JSON object of args on every event */
 	bool want = v == TL_VIEW_NODE || v == TL_VIEW_SCOPE || v == TL_VIEW_KERNEL ||
@@ -336,21 +396,120 @@ static const char *row_name(const creader *c, const cslice *x, GString *buf)
 	}
 }
 
+static int cmp_link(const void *a, const void *b)
+{
+	const clink *x = a, *y = b;
+	if (x->corr != y->corr)
+		return x->corr < y->corr ? -1 : 1;
+	return x->slice < y->slice ? -1 : (x->slice > y->slice);
+}
+
+/* The runtime call of a correlation id (the first in the file where
+ * several carry it), or NULL. */
+static const clink *launch_find(const GArray *launches, int64_t corr)
+{
+	size_t lo = 0, hi = launches->len;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (g_array_index(launches, clink, mid).corr < corr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	const clink *l = lo < launches->len ? &g_array_index(launches, clink, lo) : NULL;
+	return l != NULL && l->corr == corr ? l : NULL;
+}
+
+#define OP_UNSEEN (UINT32_MAX - 1)
+
+/* The innermost op slice (index into sp) around sp[k], or UINT32_MAX.
+ * memo[j] keeps the answer for sp[j] and what is above it (OP_UNSEEN
+ * where not found yet), so each chain is walked once. */
+static uint32_t op_around(const creader *c, const tl_summary_slice *sp, const uint32_t *of,
+			  uint32_t *memo, GArray *path, size_t k)
+{
+	uint32_t found = UINT32_MAX;
+	g_array_set_size(path, 0);
+	for (int64_t p = sp[k].parent; p >= 0; p = sp[p].parent) {
+		if (memo[p] != OP_UNSEEN) {
+			found = memo[p];
+			break;
+		}
+		if (g_array_index(c->slices, cslice, of[p]).role == R_OP) {
+			found = (uint32_t)p;
+			break;
+		}
+		uint32_t up = (uint32_t)p;
+		g_array_append_val(path, up);
+	}
+	for (guint i = 0; i < path->len; i++)
+		memo[g_array_index(path, uint32_t, i)] = found;
+	if (found != UINT32_MAX)
+		memo[found] = found;
+	return found;
+}
+
+/* Per slice k of sp, the op slice (index into sp) that launched it, or
+ * UINT32_MAX: set for device slices whose runtime call is found nested in
+ * an op. NULL where nothing links. */
+static uint32_t *link_kernels(creader *c, const tl_summary_slice *sp, const uint32_t *of, size_t n)
+{
+	if (c->launches->len == 0 || c->kernels->len == 0)
+		return NULL;
+	qsort(c->launches->data, c->launches->len, sizeof(clink), cmp_link);
+	uint32_t *at = g_new(uint32_t, c->slices->len); /* slice -> index into sp */
+	memset(at, 0xff, (size_t)c->slices->len * sizeof *at);
+	for (size_t k = 0; k < n; k++)
+		at[of[k]] = (uint32_t)k;
+	uint32_t *memo = g_new(uint32_t, n), *launcher = g_new(uint32_t, n);
+	for (size_t k = 0; k < n; k++) {
+		memo[k] = OP_UNSEEN;
+		launcher[k] = UINT32_MAX;
+	}
+	GArray *path = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	for (guint i = 0; i < c->kernels->len; i++) {
+		const clink *kl = &g_array_index(c->kernels, clink, i);
+		const clink *l = launch_find(c->launches, kl->corr);
+		uint32_t kk = at[kl->slice];
+		if (l == NULL || kk == UINT32_MAX || at[l->slice] == UINT32_MAX)
+			continue;
+		if (g_array_index(c->slices, cslice, of[kk]).kind == K_DEVICE)
+			launcher[kk] = op_around(c, sp, of, memo, path, at[l->slice]);
+	}
+	g_array_free(path, TRUE);
+	g_free(memo);
+	g_free(at);
+	return launcher;
+}
+
+/* A slice's values; a kernel under its op adds no occurrence to it. */
+static void slice_vals(const cslice *x, const tl_summary_slice *sp, bool launched,
+		       tl_summary_vals *v)
+{
+	double dur = (double)(sp->end - sp->start) / 1000.0;
+	memset(v, 0, sizeof *v);
+	v->v[x->kind == K_DEVICE ? TL_COL_ACCEL : TL_COL_CPU] = dur;
+	v->v[TL_COL_TOTAL] = dur;
+	v->v[TL_COL_SELF] = (double)sp->self / 1000.0;
+	v->v[TL_COL_OCCURRENCE] = launched ? 0 : 1;
+}
+
+/* launcher: per slice, the op slice that launched it (link_kernels), or
+ * NULL. */
 static void add_slice_rows(creader *c, size_t ri, const tl_summary_slice *sp, const uint32_t *of,
-			   size_t n)
+			   size_t n, const uint32_t *launcher)
 {
 	GString *buf = g_string_new(NULL);
 	for (size_t k = 0; k < n; k++) {
 		const cslice *x = &g_array_index(c->slices, cslice, of[k]);
-		const char *name = row_name(c, x, buf);
+		bool launched = launcher != NULL && launcher[k] != UINT32_MAX;
+		const cslice *rx =
+		    launched ? &g_array_index(c->slices, cslice, of[launcher[k]]) : x;
+		const char *name = row_name(c, rx, buf);
 		if (name == NULL)
 			continue;
-		double dur = (double)(sp[k].end - sp[k].start) / 1000.0;
-		tl_summary_vals v = {{0}};
-		v.v[x->kind == K_DEVICE ? TL_COL_ACCEL : TL_COL_CPU] = dur;
-		v.v[TL_COL_TOTAL] = dur;
-		v.v[TL_COL_SELF] = (double)sp[k].self / 1000.0;
-		v.v[TL_COL_OCCURRENCE] = 1;
+		tl_summary_vals v;
+		slice_vals(x, &sp[k], launched, &v);
 		tl_row *r = tl_summary_row_add(c->s, name, ri, &v);
 		if (c->s->view == TL_VIEW_KERNEL && r->extra == NULL && x->extra != UINT32_MAX)
 			r->extra = g_strdup(str_of(c, x->extra));
@@ -484,10 +643,13 @@ static void add_rows(creader *c, size_t ri, const char *label)
 	}
 	if (tl_summary_nest(sp, n) > 0)
 		c->s->nested = true;
-	if (c->s->view == TL_VIEW_STEP)
+	if (c->s->view == TL_VIEW_STEP) {
 		add_step_rows(c, ri, sp, of, n, label);
-	else
-		add_slice_rows(c, ri, sp, of, n);
+	} else {
+		uint32_t *launcher = link_kernels(c, sp, of, n);
+		add_slice_rows(c, ri, sp, of, n, launcher);
+		g_free(launcher);
+	}
 	g_free(sp);
 	g_free(of);
 }
@@ -515,6 +677,8 @@ int tl_summary_add_chrome(tl_summary *s, const uint8_t *data, size_t len, const 
 	    .chunk = g_string_chunk_new(1 << 16),
 	    .slices = g_array_new(FALSE, FALSE, sizeof(cslice)),
 	    .spans = g_array_new(FALSE, FALSE, sizeof(tl_summary_slice)),
+	    .launches = g_array_new(FALSE, FALSE, sizeof(clink)),
+	    .kernels = g_array_new(FALSE, FALSE, sizeof(clink)),
 	    .buf = g_string_new(NULL),
 	    .buf2 = g_string_new(NULL),
 	};
@@ -538,6 +702,8 @@ int tl_summary_add_chrome(tl_summary *s, const uint8_t *data, size_t len, const 
 	g_string_chunk_free(c.chunk);
 	g_array_free(c.slices, TRUE);
 	g_array_free(c.spans, TRUE);
+	g_array_free(c.launches, TRUE);
+	g_array_free(c.kernels, TRUE);
 	g_string_free(c.buf, TRUE);
 	g_string_free(c.buf2, TRUE);
 	tl_chrome_reader_close(r);

@@ -80,6 +80,29 @@ static const char tf1[] = "{\"traceEvents\":["
 	"{\"ph\":\"X\",\"pid\":3,\"tid\":0,\"ts\":16,\"dur\":2,\"name\":\"MEMCPYDtoH\",\"args\":{\"name\":\"edge_1_mm\",\"op\":\"MEMCPYDtoH\"}},"
 	"{\"ph\":\"X\",\"pid\":4,\"tid\":0,\"ts\":16,\"dur\":2,\"name\":\"MEMCPYDtoH\",\"args\":{\"name\":\"edge_1_mm\",\"op\":\"MEMCPYDtoH\"}}"
 	"]}";
+
+/* Kernels and the ops that launched them (args "correlation"): on the
+ * host thread aten::conv2d 0..40 holds aten::convolution 5..35 holding
+ * cudaLaunchKernel 10..15 (correlation 1); aten::relu 50..70 holds
+ * cuLaunchKernel 55..58 (2); cudaLaunchKernel 80..83 (3) is in no op. On
+ * the GPU: conv_kernel 20..50 (1), relu_kernel 60..64 (2), orphan 70..72
+ * (99: no launch carries it), stray 85..90 (3: its launch has no op). */
+#define XA(cat, name, pid, tid, ts, dur, corr)                                                      \
+	"{\"ph\":\"X\",\"cat\":\"" cat "\",\"name\":\"" name "\",\"pid\":" #pid ",\"tid\":" #tid   \
+	",\"ts\":" T0 #ts ",\"dur\":" #dur ",\"args\":{\"External id\": 4, \"correlation\": " #corr "}},"
+static const char linked[] = "{\"traceEvents\":["
+	XK("cpu_op", "aten::conv2d", 100, 100, 000, 40)
+	XK("cpu_op", "aten::convolution", 100, 100, 005, 30)
+	XA("cuda_runtime", "cudaLaunchKernel", 100, 100, 010, 5, 1)
+	XK("cpu_op", "aten::relu", 100, 100, 050, 20)
+	XA("cuda_driver", "cuLaunchKernel", 100, 100, 055, 3, 2)
+	XA("cuda_runtime", "cudaLaunchKernel", 100, 100, 080, 3, 3)
+	XA("kernel", "conv_kernel", 0, 7, 020, 30, 1)
+	XA("kernel", "relu_kernel", 0, 7, 060, 4, 2)
+	XA("kernel", "orphan", 0, 7, 070, 2, 99)
+	XA("gpu_memset", "stray", 0, 7, 085, 5, 3)
+	"{\"ph\":\"M\",\"name\":\"process_labels\",\"pid\":0,\"args\":{\"labels\":\"GPU 0\"}}"
+	"]}";
 /* clang-format on */
 
 static tl_summary *summary_of(tl_summary_view view, const char *trace)
@@ -170,6 +193,45 @@ static void test_kineto_views(void **state)
 	tl_summary_free(s);
 }
 
+/* A kernel is accelerator time of the innermost op around its launch
+ * (conv_kernel: aten::convolution, not aten::conv2d), added to its total
+ * and self and not to its occurrences; a kernel with no launch, or whose
+ * launch is in no op, keeps its own row. Every kernel counts once: the
+ * accelerator time over the rows is the kernels' 41, the self time the
+ * host's busy 63 plus those 41. The node view links the same way; the
+ * kernel view still lists kernels by name. */
+static void test_kineto_links(void **state)
+{
+	(void)state;
+	tl_summary *s = summary_of(TL_VIEW_OP, linked);
+	assert_int_equal(g_hash_table_size(s->rows), 7);
+	assert_times(s, "aten::conv2d", 40, 10, 0, 40, 1);
+	assert_times(s, "aten::convolution", 60, 55, 30, 30, 1);
+	assert_times(s, "aten::relu", 24, 21, 4, 20, 1);
+	assert_times(s, "cudaLaunchKernel", 8, 8, 0, 8, 2);
+	assert_times(s, "cuLaunchKernel", 3, 3, 0, 3, 1);
+	assert_times(s, "orphan", 2, 2, 2, 0, 1);
+	assert_times(s, "stray", 5, 5, 5, 0, 1);
+	assert_null(g_hash_table_lookup(s->rows, "conv_kernel"));
+	tl_summary_opts o;
+	tl_summary_opts_init(&o);
+	tl_summary_opts_fit(&o, s);
+	tl_summary_flat *f = tl_summary_flat_new(s, &o);
+	assert_true(f->total[TL_COL_ACCEL] == 41);
+	assert_true(f->total[TL_COL_SELF] == 104);
+	assert_string_equal(f->lines[0].row->name, "aten::convolution");
+	tl_summary_flat_free(f);
+	tl_summary_free(s);
+	s = summary_of(TL_VIEW_NODE, linked);
+	assert_times(s, "aten::convolution", 60, 55, 30, 30, 1);
+	assert_times(s, "stray", 5, 5, 5, 0, 1);
+	tl_summary_free(s);
+	s = summary_of(TL_VIEW_KERNEL, linked);
+	assert_int_equal(g_hash_table_size(s->rows), 4);
+	assert_times(s, "conv_kernel", 30, 30, 30, 0, 1);
+	tl_summary_free(s);
+}
+
 /* TF2: the kernel is the MatMul op's accelerator time (its annotation
  * names the op), the "TensorFlow Ops" line does not count it again, the
  * host MatMul is inside train_function; the node view by the node the
@@ -247,9 +309,9 @@ int main(void)
 {
 	td_filter();
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_kineto_op), cmocka_unit_test(test_kineto_views),
-	    cmocka_unit_test(test_tf2),	      cmocka_unit_test(test_tf1),
-	    cmocka_unit_test(test_partial_flags),
+	    cmocka_unit_test(test_kineto_op),	  cmocka_unit_test(test_kineto_views),
+	    cmocka_unit_test(test_tf2),		  cmocka_unit_test(test_tf1),
+	    cmocka_unit_test(test_partial_flags), cmocka_unit_test(test_kineto_links),
 	};
 	return cmocka_run_group_tests_name("summary chrome", tests, tmpdir_setup, tmpdir_teardown);
 }
