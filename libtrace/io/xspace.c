@@ -440,7 +440,12 @@ static void add_line(tl_xspace *xs, GArray *out, GHashTable *by_name, uint32_t p
 	if (out->len == first) /* no events: out->data may still be NULL */
 		return;
 	xev *ev = (xev *)(void *)out->data;
-	qsort(ev + first, out->len - first, sizeof(xev), cmp_ev_start);
+	/* profilers write a line's events in time order: sort only if not */
+	for (size_t i = first + 1; i < out->len; i++)
+		if (cmp_ev_start(&ev[i - 1], &ev[i]) > 0) {
+			qsort(ev + first, out->len - first, sizeof(xev), cmp_ev_start);
+			break;
+		}
 	nest_line(ev, first, out->len);
 }
 
@@ -765,9 +770,15 @@ static void fill_exec(const tl_xspace *xs, const xev *v, Tensorflow__NodeExecSta
 	const char *colon = (v->flags & F_TFOP) ? strrchr(name, ':') : NULL;
 	size_t nlen = colon != NULL ? (size_t)(colon - name) : strlen(name);
 	ns->node_name = tl_arena_strndup(arena, name, nlen);
-	char *label = g_strdup_printf("%s = %s()", ns->node_name, colon != NULL ? colon + 1 : name);
-	ns->timeline_label = tl_arena_strdup(arena, label);
-	g_free(label);
+	/* "node = Op()", the label timeline.py reads the op type from */
+	const char *op = colon != NULL ? colon + 1 : name;
+	size_t op_len = strlen(op);
+	char *label = tl_arena_alloc(arena, nlen + op_len + 6);
+	memcpy(label, name, nlen);
+	memcpy(label + nlen, " = ", 3);
+	memcpy(label + nlen + 3, op, op_len);
+	memcpy(label + nlen + 3 + op_len, "()", 3);
+	ns->timeline_label = label;
 }
 
 /* thread_names of a host device: the lines of the run's events, once each. */
