@@ -72,10 +72,16 @@ struct tl_lanes_fit {
 	uint32_t n_rows;
 };
 
+/* Nesting rows (nest_place below): each a stack of its open slices' ends. */
+struct nest_rows {
+	GPtrArray *rows; /* GArray of int64_t ends */
+};
+
 struct thread_rows {
 	uint32_t thread;
 	uint32_t offset; /* first lane of this thread, once known */
 	tl_lanes_fit *rows;
+	struct nest_rows nest; /* instead, where slices nest */
 };
 
 static bool busy_less(const struct busy_row *a, const struct busy_row *b)
@@ -188,13 +194,60 @@ void tl_lanes_fit_free(tl_lanes_fit *f)
 	g_free(f);
 }
 
+/* Nesting rows, for the host planes of TF2/JAX profiles whose slices sit
+ * inside each other on one thread (train_function > EagerExecute > ops): a
+ * slice goes to the first row where it fits inside the innermost slice still
+ * open, or that is free. Each row is a stack of the ends of its open slices.
+ * Properly nested slices keep one row, as TensorBoard draws them. */
+static void free_stack(gpointer p)
+{
+	g_array_free(p, TRUE);
+}
+
+static uint32_t nest_place(struct nest_rows *nr, int64_t start, int64_t end)
+{
+	for (guint r = 0; r < nr->rows->len; r++) {
+		GArray *st = g_ptr_array_index(nr->rows, r);
+		while (st->len > 0 && g_array_index(st, int64_t, st->len - 1) <= start)
+			g_array_set_size(st, st->len - 1);
+		if (st->len == 0 || g_array_index(st, int64_t, st->len - 1) >= end) {
+			g_array_append_val(st, end);
+			return r;
+		}
+	}
+	GArray *st = g_array_new(FALSE, FALSE, sizeof(int64_t));
+	g_array_append_val(st, end);
+	g_ptr_array_add(nr->rows, st);
+	return nr->rows->len - 1;
+}
+
+/* Where slices nest: a TF2/JAX host plane ("/host:CPU"). */
+static bool nests(const tl_device *dev)
+{
+	return g_str_has_prefix(dev->name, "/host:");
+}
+
+/* By start, the longer first: a parent before the children that start
+ * with it. */
+static int cmp_nesting(const void *a, const void *b, void *ctx)
+{
+	const tl_lanes *v = ctx;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	if (v->start[x] != v->start[y])
+		return v->start[x] < v->start[y] ? -1 : 1;
+	if (v->end[x] != v->end[y])
+		return v->end[x] > v->end[y] ? -1 : 1;
+	return x < y ? -1 : (x > y);
+}
+
 static void assign_device(tl_lanes *v, const tl_run *run, size_t d, uint32_t *order)
 {
 	const tl_device *dev = &run->devices[d];
 	uint32_t n = dev->n_exec;
 	for (uint32_t i = 0; i < n; i++)
 		order[i] = dev->first_exec + i;
-	qsort_r(order, n, sizeof *order, cmp_by_start, v);
+	bool nesting = nests(dev);
+	qsort_r(order, n, sizeof *order, nesting ? cmp_nesting : cmp_by_start, v);
 	bool threaded = false;
 	if (dev->kind == TL_DEV_EXECUTOR)
 		for (uint32_t i = 0; i < n; i++)
@@ -213,7 +266,11 @@ static void assign_device(tl_lanes *v, const tl_run *run, size_t d, uint32_t *or
 		gpointer hit = g_hash_table_lookup(by_id, GUINT_TO_POINTER(thread + 1u));
 		guint g;
 		if (hit == NULL) {
-			struct thread_rows t = {.thread = thread, .rows = tl_lanes_fit_new()};
+			struct thread_rows t = {.thread = thread};
+			if (nesting)
+				t.nest.rows = g_ptr_array_new_with_free_func(free_stack);
+			else
+				t.rows = tl_lanes_fit_new();
 			g_array_append_val(threads, t);
 			g = threads->len - 1;
 			g_hash_table_insert(by_id, GUINT_TO_POINTER(thread + 1u),
@@ -223,13 +280,14 @@ static void assign_device(tl_lanes *v, const tl_run *run, size_t d, uint32_t *or
 		}
 		struct thread_rows *t = &g_array_index(threads, struct thread_rows, g);
 		group[i] = g;
-		v->lane[x] = tl_lanes_fit_place(t->rows, v->start[x], v->end[x]);
+		v->lane[x] = nesting ? nest_place(&t->nest, v->start[x], v->end[x])
+				     : tl_lanes_fit_place(t->rows, v->start[x], v->end[x]);
 	}
 	uint32_t nr = 0;
 	for (guint g = 0; g < threads->len; g++) {
 		struct thread_rows *t = &g_array_index(threads, struct thread_rows, g);
 		t->offset = nr;
-		nr += tl_lanes_fit_rows(t->rows);
+		nr += nesting ? t->nest.rows->len : tl_lanes_fit_rows(t->rows);
 	}
 	for (uint32_t i = 0; i < n; i++)
 		v->lane[order[i]] += g_array_index(threads, struct thread_rows, group[i]).offset;
@@ -237,9 +295,13 @@ static void assign_device(tl_lanes *v, const tl_run *run, size_t d, uint32_t *or
 	v->lanes[d] = g_new(tl_lane, nr ? nr : 1);
 	for (guint g = 0; g < threads->len; g++) {
 		struct thread_rows *t = &g_array_index(threads, struct thread_rows, g);
-		for (uint32_t s = 0; s < tl_lanes_fit_rows(t->rows); s++)
+		uint32_t rows = nesting ? t->nest.rows->len : tl_lanes_fit_rows(t->rows);
+		for (uint32_t s = 0; s < rows; s++)
 			v->lanes[d][t->offset + s] = (tl_lane){.thread = t->thread, .sub = s};
-		tl_lanes_fit_free(t->rows);
+		if (nesting)
+			g_ptr_array_free(t->nest.rows, TRUE);
+		else
+			tl_lanes_fit_free(t->rows);
 	}
 	g_array_free(threads, TRUE);
 	g_hash_table_destroy(by_id);

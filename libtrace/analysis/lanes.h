@@ -11,6 +11,9 @@
  * Lanes never overlap: on executors each dump thread_id gets its own row
  * (extra rows only when one thread's records overlap, e.g. async _Recv);
  * elsewhere rows are filled first-fit. Touching intervals share a row.
+ * On a TF2/JAX host plane ("/host:CPU"), whose slices sit inside each other
+ * on one thread, a row holds properly nested slices (the viewer draws them
+ * as a stack): extra rows only for partial overlaps.
  */
 #ifndef TL_ANALYSIS_LANES_H
 #define TL_ANALYSIS_LANES_H
