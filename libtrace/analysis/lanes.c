@@ -72,9 +72,14 @@ struct tl_lanes_fit {
 	uint32_t n_rows;
 };
 
-/* Nesting rows (nest_place below): each a stack of its open slices' ends. */
+/* Nesting rows (nest_place below): each a stack of its open slices' ends;
+ * past NEST_ROWS rows, slices that nest nowhere go first-fit (a file of
+ * staggered overlaps must not cost rows x slices). */
+#define NEST_ROWS 8
+
 struct nest_rows {
-	GPtrArray *rows; /* GArray of int64_t ends */
+	GPtrArray *rows;    /* GArray of int64_t ends */
+	tl_lanes_fit *more; /* rows NEST_ROWS and after, or NULL */
 };
 
 struct thread_rows {
@@ -215,10 +220,20 @@ static uint32_t nest_place(struct nest_rows *nr, int64_t start, int64_t end)
 			return r;
 		}
 	}
+	if (nr->rows->len == NEST_ROWS) {
+		if (nr->more == NULL)
+			nr->more = tl_lanes_fit_new();
+		return NEST_ROWS + tl_lanes_fit_place(nr->more, start, end);
+	}
 	GArray *st = g_array_new(FALSE, FALSE, sizeof(int64_t));
 	g_array_append_val(st, end);
 	g_ptr_array_add(nr->rows, st);
 	return nr->rows->len - 1;
+}
+
+static uint32_t nest_rows_count(const struct nest_rows *nr)
+{
+	return nr->rows->len + (nr->more != NULL ? tl_lanes_fit_rows(nr->more) : 0);
 }
 
 /* Where slices nest: a TF2/JAX host plane ("/host:CPU"). */
@@ -287,7 +302,7 @@ static void assign_device(tl_lanes *v, const tl_run *run, size_t d, uint32_t *or
 	for (guint g = 0; g < threads->len; g++) {
 		struct thread_rows *t = &g_array_index(threads, struct thread_rows, g);
 		t->offset = nr;
-		nr += nesting ? t->nest.rows->len : tl_lanes_fit_rows(t->rows);
+		nr += nesting ? nest_rows_count(&t->nest) : tl_lanes_fit_rows(t->rows);
 	}
 	for (uint32_t i = 0; i < n; i++)
 		v->lane[order[i]] += g_array_index(threads, struct thread_rows, group[i]).offset;
@@ -295,12 +310,13 @@ static void assign_device(tl_lanes *v, const tl_run *run, size_t d, uint32_t *or
 	v->lanes[d] = g_new(tl_lane, nr ? nr : 1);
 	for (guint g = 0; g < threads->len; g++) {
 		struct thread_rows *t = &g_array_index(threads, struct thread_rows, g);
-		uint32_t rows = nesting ? t->nest.rows->len : tl_lanes_fit_rows(t->rows);
+		uint32_t rows = nesting ? nest_rows_count(&t->nest) : tl_lanes_fit_rows(t->rows);
 		for (uint32_t s = 0; s < rows; s++)
 			v->lanes[d][t->offset + s] = (tl_lane){.thread = t->thread, .sub = s};
-		if (nesting)
+		if (nesting) {
 			g_ptr_array_free(t->nest.rows, TRUE);
-		else
+			tl_lanes_fit_free(t->nest.more);
+		} else
 			tl_lanes_fit_free(t->rows);
 	}
 	g_array_free(threads, TRUE);
