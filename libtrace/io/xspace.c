@@ -468,6 +468,32 @@ static const char *kernel_tf_op(const xplane *x, const xev *v)
 	return s != NULL && is_tf_op(s) ? s : NULL;
 }
 
+/* "cudnn-conv.1" -> "cudnn-conv": an HLO instruction's kind. */
+static const char *hlo_kind(tl_arena *arena, const char *hlo)
+{
+	size_t n = strlen(hlo);
+	const char *dot = strrchr(hlo, '.');
+	if (dot != NULL && dot[1] != '\0' && strspn(dot + 1, "0123456789") == strlen(dot + 1))
+		n = (size_t)(dot - hlo);
+	return tl_arena_strndup(arena, hlo, n);
+}
+
+/* The "X:Op" a device event ran for, from its own stats: a TF op (tf_op,
+ * "level 0"), or for JAX its HLO op ("cudnn-conv.1:cudnn-conv"); NULL. */
+static const char *kernel_op(const xplane *x, const xev *v)
+{
+	const char *s = kernel_tf_op(x, v);
+	if (s != NULL)
+		return s;
+	const char *hlo = stat_text(x, v, S_HLO_OP);
+	if (hlo == NULL || hlo[0] == '\0')
+		return NULL;
+	char *n = g_strdup_printf("%s:%s", hlo, hlo_kind(x->arena, hlo));
+	char *out = tl_arena_strdup(x->arena, n);
+	g_free(n);
+	return out;
+}
+
 /* Device events to the TF op around the host event of the same
  * correlation_id. */
 static void link_launches(tl_xspace *xs)
@@ -492,10 +518,10 @@ static void link_launches(tl_xspace *xs)
 		int32_t h = (int32_t)(GPOINTER_TO_SIZE(hit) - 1);
 		int32_t op = enclosing_op(xs->ev, h);
 		xs->ev[i].launcher = op >= 0 ? op : h;
-		/* TF 2.2 to 2.4 trace no op around a launch: the launch is the
-		 * op's time on the host, named by the TF op its kernel names. */
+		/* TF 2.2 to 2.4 and JAX trace no op around a launch: the launch
+		 * is the op's time on the host, named by the op its kernel names. */
 		if (op < 0 && xs->ev[h].as_op == NULL)
-			xs->ev[h].as_op = kernel_tf_op(x, &xs->ev[i]);
+			xs->ev[h].as_op = kernel_op(x, &xs->ev[i]);
 	}
 	g_hash_table_destroy(host);
 	g_free(keys);
@@ -710,34 +736,16 @@ size_t tl_xspace_links(const tl_xspace *xs, const Tensorflow__NodeExecStats *con
 
 /* ---- runs ---------------------------------------------------------------- */
 
-/* "cudnn-conv.1" -> "cudnn-conv": an HLO instruction's kind. */
-static const char *hlo_kind(tl_arena *arena, const char *hlo)
-{
-	size_t n = strlen(hlo);
-	const char *dot = strrchr(hlo, '.');
-	if (dot != NULL && dot[1] != '\0' && strspn(dot + 1, "0123456789") == strlen(dot + 1))
-		n = (size_t)(dot - hlo);
-	return tl_arena_strndup(arena, hlo, n);
-}
-
 /* node_name "X:Op" of a device event: the TF op it ran for. */
 static const char *device_node_name(const tl_xspace *xs, const xev *v, tl_arena *arena)
 {
 	const xplane *x = &xs->planes[v->plane];
 	const char *s = kernel_tf_op(x, v);
-	if (s != NULL)
-		return tl_arena_strdup(arena, s);
-	if (v->launcher >= 0 && (xs->ev[v->launcher].flags & F_TFOP))
-		return tl_arena_strdup(arena, xs->ev[v->launcher].name);
-	const char *hlo = stat_text(x, v, S_HLO_OP);
-	if (hlo != NULL && hlo[0] != '\0') {
-		/* JAX: the op's path names the node, the HLO kind its type */
-		char *n = g_strdup_printf("%s:%s", hlo, hlo_kind(arena, hlo));
-		char *out = tl_arena_strdup(arena, n);
-		g_free(n);
-		return out;
-	}
-	return "";
+	if (s == NULL && v->launcher >= 0 && (xs->ev[v->launcher].flags & F_TFOP))
+		s = xs->ev[v->launcher].name;
+	if (s == NULL)
+		s = kernel_op(x, v);
+	return s != NULL ? tl_arena_strdup(arena, s) : "";
 }
 
 static void fill_exec(const tl_xspace *xs, const xev *v, Tensorflow__NodeExecStats *ns,
