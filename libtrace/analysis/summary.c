@@ -295,7 +295,8 @@ static void add_step_rows(tl_summary *s, const tl_run *run, size_t ri)
 	v.v[TL_COL_OCCURRENCE] = 1;
 	for (size_t d = 0; d < run->n_devices; d++) {
 		const tl_device *dev = &run->devices[d];
-		if (dev->kind == TL_DEV_STREAM_ALL || dev->kind == TL_DEV_SYNC || dev->kind == TL_DEV_OTHER)
+		if (dev->kind == TL_DEV_STREAM_ALL || dev->kind == TL_DEV_SYNC ||
+		    dev->kind == TL_DEV_OTHER)
 			continue;
 		GArray *iv = g_array_new(FALSE, FALSE, sizeof(int64_t));
 		for (uint32_t i = dev->first_exec; i < dev->first_exec + dev->n_exec; i++) {
@@ -341,6 +342,17 @@ static void count_defined(tl_summary *s, const tl_run *run)
 	g_hash_table_destroy(counts);
 }
 
+/* A kernel or copy no record launched, in a profile that records no GPU
+ * executor (an XSpace whose host API tracing was off): its own record
+ * names its op, the only owner its time has. Where a GPU has an executor
+ * (TF1), an unlinked kernel stays out of the op rows, as before. */
+static bool orphan_kernel(const tl_run *run, const tl_exec *e)
+{
+	const tl_device *d = &run->devices[e->device];
+	return (d->kind == TL_DEV_STREAM || d->kind == TL_DEV_MEMCPY) && e->launcher < 0 &&
+	       d->executor < 0 && run->no_dataflow;
+}
+
 void tl_summary_add_run(tl_summary *s, const tl_run *run)
 {
 	size_t ri = s->n_runs++;
@@ -370,6 +382,14 @@ void tl_summary_add_run(tl_summary *s, const tl_run *run)
 			if (r->extra == NULL)
 				r->extra = g_strdup(e->op);
 			g_free(kname);
+			continue;
+		}
+		if (orphan_kernel(run, e)) {
+			tl_summary_vals v = {{0}};
+			v.v[TL_COL_ACCEL] = v.v[TL_COL_TOTAL] = v.v[TL_COL_SELF] =
+			    (double)(e->end - e->start) / 1000.0;
+			/* occurrence counts the op's executions, not its kernels */
+			tl_summary_row_add(s, row_key(s, run, e), ri, &v);
 			continue;
 		}
 		if (!is_host(&run->devices[e->device]))

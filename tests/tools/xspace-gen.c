@@ -89,6 +89,7 @@ struct cfg {
 	int steps, ops, gpus, threads, mem;
 	long long size; /* --size target in bytes, 0: none */
 	enum hostile hostile;
+	bool no_launches; /* --no-launches: host API tracing off (kernels, no launch events) */
 	const char *out, *truth;
 };
 
@@ -548,7 +549,7 @@ static void host_op(struct host *h, int s, int k)
 		g->next_addr[a] += (uint64_t)b->size;
 		mem_event(h, l, t + 200 + 10 * j, b, true, op_ref);
 	}
-	if (c->gpus > 0) {
+	if (c->gpus > 0 && !c->no_launches) {
 		ev_at(&ev, l, md_id(&h->p.ev, "cuLaunchKernel"), t + 1000, 2000);
 		ev_u64(&ev, h->si.correlation_id, correlation_id(c, s, k));
 		ev_i64(&ev, h->si.group_id, s);
@@ -923,6 +924,8 @@ static const char usage_text[] =
     "  --mem N          buffers allocated per op, 0..16 (default 1)\n"
     "  --size BYTES     as many ops per step as make about BYTES\n"
     "  --seed N         durations and sizes (default 1)\n"
+    "  --no-launches    no host launch events (host API tracing off): kernels stand\n"
+    "                   alone, named by their tf_op stat\n"
     "  --hostile KIND   stat-ref, missing-metadata, time-overflow, occurrences,\n"
     "                   million-lines, empty-plane, truncated, alloc-extremes\n"
     "  --truth FILE     the truth into FILE, not standard error\n"
@@ -954,7 +957,7 @@ static long long parse_num(const char *opt, const char *v, long long lo, long lo
 
 static void parse_args(int argc, char **argv, struct cfg *c)
 {
-	enum { O_HOSTILE = 256, O_TRUTH, O_NUM };
+	enum { O_HOSTILE = 256, O_TRUTH, O_NO_LAUNCHES, O_NUM };
 	long long steps = c->steps, ops = c->ops, gpus = c->gpus, threads = c->threads;
 	long long mem = c->mem, size = 0, seed = (long long)c->seed;
 	const struct {
@@ -969,12 +972,13 @@ static void parse_args(int argc, char **argv, struct cfg *c)
 	    {{"size", required_argument, NULL, O_NUM + 5}, &size, 1, 2000000000},
 	    {{"seed", required_argument, NULL, O_NUM + 6}, &seed, 0, INT64_MAX},
 	};
-	struct option opts[G_N_ELEMENTS(nums) + 4] = {
+	struct option opts[G_N_ELEMENTS(nums) + 5] = {
 	    {"hostile", required_argument, NULL, O_HOSTILE},
 	    {"truth", required_argument, NULL, O_TRUTH},
+	    {"no-launches", no_argument, NULL, O_NO_LAUNCHES},
 	    {"help", no_argument, NULL, 'h'}};
 	for (size_t i = 0; i < G_N_ELEMENTS(nums); i++)
-		opts[3 + i] = nums[i].o;
+		opts[4 + i] = nums[i].o;
 	int o;
 	opterr = 0;
 	while ((o = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
@@ -988,6 +992,8 @@ static void parse_args(int argc, char **argv, struct cfg *c)
 			if (i == G_N_ELEMENTS(hostile_names))
 				usage_error("no hostile kind '%s'", optarg);
 			c->hostile = (enum hostile)i;
+		} else if (o == O_NO_LAUNCHES) {
+			c->no_launches = true;
 		} else if (o == O_TRUTH) {
 			c->truth = optarg;
 		} else if (o == 'o') {
