@@ -565,7 +565,7 @@ static void merge_steps(tl_xspace *xs)
 	qsort(xs->steps, xs->n_steps, sizeof(xstep), cmp_step);
 }
 
-static void find_steps(tl_xspace *xs, tl_arena *arena)
+static void find_steps(tl_xspace *xs)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < xs->n_ev; i++)
@@ -616,7 +616,6 @@ static void find_steps(tl_xspace *xs, tl_arena *arena)
 		v->run = lo > 0 ? (uint32_t)(lo - 1) : 0;
 	}
 	g_hash_table_destroy(by_group);
-	(void)arena;
 }
 
 /* The events of each run, by a counting sort (runs x events would be
@@ -698,7 +697,7 @@ int tl_xspace_open(tl_xspace **out, uint8_t *data, size_t len, tl_arena *arena, 
 		return -1;
 	}
 	link_launches(xs);
-	find_steps(xs, arena);
+	find_steps(xs);
 	group_runs(xs);
 	*out = xs;
 	return 0;

@@ -151,24 +151,29 @@ static int read_event(const uint8_t *d, size_t n, tl_xspace_wire_event *ev)
 	return rc;
 }
 
+/* The next field 4 of a message (a line's events, an event's stats), whose
+ * wire type the first walk has checked: 1, 0 at the end, -1. */
+static int next_repeated(const uint8_t *d, size_t n, size_t *pos, field *f)
+{
+	int rc;
+	while ((rc = next_field(d, n, pos, f)) > 0)
+		if (f->number == 4)
+			return 1;
+	return rc;
+}
+
 int tl_xspace_wire_next_event(const tl_xspace_wire_line *l, size_t *pos, tl_xspace_wire_event *ev)
 {
 	field f;
-	int rc;
-	while ((rc = next_field(l->raw, l->raw_len, pos, &f)) > 0)
-		if (f.number == 4)
-			return read_event(f.sub, f.sub_len, ev) < 0 ? -1 : 1;
-	return rc;
+	int rc = next_repeated(l->raw, l->raw_len, pos, &f);
+	return rc <= 0 ? rc : read_event(f.sub, f.sub_len, ev) < 0 ? -1 : 1;
 }
 
 int tl_xspace_wire_next_stat(const tl_xspace_wire_event *ev, size_t *pos, tl_xspace_wire_stat *st)
 {
 	field f;
-	int rc;
-	while ((rc = next_field(ev->raw, ev->raw_len, pos, &f)) > 0)
-		if (f.number == 4)
-			return read_stat(f.sub, f.sub_len, st) < 0 ? -1 : 1;
-	return rc;
+	int rc = next_repeated(ev->raw, ev->raw_len, pos, &f);
+	return rc <= 0 ? rc : read_stat(f.sub, f.sub_len, st) < 0 ? -1 : 1;
 }
 
 /* ---- lines, metadata, planes --------------------------------------------- */
