@@ -412,12 +412,17 @@ const char *tl_input_damage(const tl_input *in)
 	return in->damage;
 }
 
+bool tl_input_can_map(const tl_input *in)
+{
+	return in->map == NULL && !in->gzip && in->file_size > 0 && in->offset == 0 &&
+	       in->head_pos == 0;
+}
+
 int tl_input_map(tl_input *in, const uint8_t **data, size_t *len, tl_error *err)
 {
 	/* A plain file read from its start is mapped, not copied: a 100 MB
 	 * dump costs no copy and no fresh pages. */
-	if (in->map == NULL && !in->gzip && in->file_size > 0 && in->offset == 0 &&
-	    in->head_pos == 0) {
+	if (tl_input_can_map(in)) {
 		/* Populated at once: one call instead of a fault per page. */
 		void *p =
 		    mmap(NULL, in->file_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, in->fd, 0);

@@ -54,6 +54,10 @@ int tl_input_slurp(tl_input *in, uint8_t **data, size_t *len, tl_error *err);
  * memory-mapped, anything else read into a buffer. */
 int tl_input_map(tl_input *in, const uint8_t **data, size_t *len, tl_error *err);
 
+/* Whether tl_input_map would map the input (a plain file not read yet), not
+ * read it into memory. */
+bool tl_input_can_map(const tl_input *in);
+
 /* Everything left, read into memory of `arena`: *len bytes, writable, and a
  * NUL after them (a decoder may write there too). For a plain file, one
  * read into one buffer of its size. */

@@ -389,7 +389,7 @@ static size_t whole_fields_prefix(const uint8_t *data, size_t len)
 
 /* An XSpace read into `arena` (which the source keeps): decoded, then its
  * first run. A file cut short keeps the planes before the cut. */
-static int start_xspace(tl_source *src, tl_arena *arena, uint8_t *data, size_t len,
+static int start_xspace(tl_source *src, tl_arena *arena, const uint8_t *data, size_t len,
 			tl_arena **arena_out, Tensorflow__RunMetadata **meta, const char **label,
 			tl_error *err)
 {
@@ -435,9 +435,20 @@ static int next_whole(tl_source *src, tl_pbdecode_fields fields, tl_arena **aren
 	}
 	/* Read into the run's arena, where the decoder leaves the strings. */
 	tl_arena *arena = tl_arena_new();
-	uint8_t *data = NULL;
+	const uint8_t *data = NULL;
+	uint8_t *own = NULL;
 	size_t len = 0;
-	if (tl_input_read_all(src->in, arena, &data, &len, err) < 0) {
+	int got;
+	if ((src->format == TL_FORMAT_XSPACE || src->format == TL_FORMAT_BINARY_PROTO) &&
+	    tl_input_can_map(src->in)) {
+		/* A binary file is mapped: an XSpace is read where it lies,
+		 * a RunMetadata copied by the decoder into the arena. */
+		got = tl_input_map(src->in, &data, &len, err);
+	} else {
+		got = tl_input_read_all(src->in, arena, &own, &len, err);
+		data = own;
+	}
+	if (got < 0) {
 		tl_arena_free(arena);
 		return -1;
 	}
@@ -449,7 +460,7 @@ static int next_whole(tl_source *src, tl_pbdecode_fields fields, tl_arena **aren
 	}
 	if (src->format == TL_FORMAT_XSPACE)
 		return start_xspace(src, arena, data, len, arena_out, meta, label, err);
-	int rc = decode_whole(data, data, len, src->format, fields, arena, meta, err);
+	int rc = decode_whole(data, own, len, src->format, fields, arena, meta, err);
 	/* What is none of RunMetadata, StepStats and GraphDef may be an XSpace
 	 * (decode_whole leaves refused bytes as they were). */
 	if (rc < 0 && src->format == TL_FORMAT_BINARY_PROTO && tl_format_is_xspace(data, len))

@@ -662,7 +662,7 @@ static int warn_counts(const char *input, const counts *c, tl_error *err)
 	return 0;
 }
 
-int tl_xspace_open(tl_xspace **out, uint8_t *data, size_t len, tl_arena *arena, const char *name,
+int tl_xspace_open(tl_xspace **out, const uint8_t *data, size_t len, tl_arena *arena, const char *name,
 		   tl_error *err)
 {
 	tl_xspace_wire space;

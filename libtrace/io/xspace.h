@@ -54,7 +54,7 @@ typedef struct tl_xspace tl_xspace;
  * which must outlive the tl_xspace). `name` names the input in warnings.
  * Returns TL_PBDECODE_MALFORMED (io/pbdecode.h) for bytes that do not
  * decode (a refused input is left as it was), -1 for damage under --strict. */
-int tl_xspace_open(tl_xspace **out, uint8_t *data, size_t len, tl_arena *arena, const char *name,
+int tl_xspace_open(tl_xspace **out, const uint8_t *data, size_t len, tl_arena *arena, const char *name,
 		   tl_error *err);
 void tl_xspace_free(tl_xspace *xs);
 
