@@ -61,7 +61,8 @@ static const char usage[] =
     "A PyTorch profiler (Kineto) trace recorded with profile_memory=True gives per\n"
     "allocator the peak (the largest \"Total Allocated\"), the blocks live at it by\n"
     "op, and the check of the running sum of \"Bytes\" against the totals;\n"
-    "--buffers, --objects and --no-flows do not apply to it, --plot is not drawn.\n"
+    "--buffers, --objects and --no-flows do not apply to it. The same holds for a TF2/JAX\n"
+    "XSpace's MemoryAllocation/MemoryDeallocation events.\n"
     "Exit status: 0 ok, 1 bad input or write error, 2 usage.\n";
 
 struct job {
@@ -151,14 +152,26 @@ static void write_report(struct job *job, tl_output *out, GPtrArray *runs)
 	tl_memreport_end(&rep);
 }
 
-/* Inputs of allocation events (PyTorch [memory]): the report or the
- * trace. */
+/* Inputs of allocation events (PyTorch [memory], XSpace): the plot, the
+ * report or the trace. */
 static void write_allocs(struct job *job, tl_output *out)
 {
 	tl_allocreport r;
 	tl_chrome w;
 	int64_t next_pid = 1;
 	uint64_t next_id = 1;
+	if (job->plot >= 0) {
+		tl_allocs **all = g_new0(tl_allocs *, job->allocs->len + 1);
+		for (guint i = 0; i < job->allocs->len; i++) {
+			const tl_alloc_input *in = g_ptr_array_index(job->allocs, i);
+			all[i] = tl_allocs_build(&in->events, in->label);
+		}
+		tl_svgplot_allocs((const tl_allocs *const *)all, job->allocs->len, out);
+		for (guint i = 0; i < job->allocs->len; i++)
+			tl_allocs_free(all[i]);
+		g_free(all);
+		return;
+	}
 	if (job->report)
 		tl_allocreport_begin(&r, out, job->ropts.format, job->ropts.top);
 	else
@@ -187,9 +200,6 @@ static int read_inputs(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_e
 	if (job->allocs->len > 0 && runs->len > 0)
 		return tl_error_set(err, "give RunMetadata and PyTorch memory traces in separate "
 					 "calls");
-	if (job->allocs->len > 0 && job->plot >= 0)
-		return tl_error_set(err, "--plot draws RunMetadata only, not yet a PyTorch "
-					 "memory trace");
 	return 0;
 }
 

@@ -5,6 +5,7 @@
 #include "emit/chrome.h"
 #include "emit/memreport.h"
 
+#include <glib.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -86,6 +87,134 @@ static void xml_text_short(tl_output *o, const char *name, size_t max)
 	xml_text(o, shortn);
 }
 
+/* One memory panel, whatever analysis it comes from: times in
+ * microseconds. */
+typedef struct panel_point {
+	double us, bytes;
+} panel_point;
+
+typedef struct panel_live {
+	int64_t bytes;
+	const char *name, *kind;
+} panel_live;
+
+typedef struct panel {
+	const char *run, *allocator;
+	double t0, t1;	 /* the x axis */
+	double origin;	 /* what "+x ms" counts from */
+	int64_t peak_bytes;
+	double peak_us;
+	const char *peak_op; /* or NULL */
+	const panel_point *curve;
+	size_t n_curve;
+	const panel_live *live; /* largest first */
+	size_t n_live;
+} panel;
+
+/* Beside a memory panel: the largest buffers live at the peak. */
+static void plot_live(tl_output *o, const panel *pn, int tx, int py)
+{
+	char size[TL_BYTES_FORMAT_MAX];
+	tl_output_printf(o,
+			 "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">live at the "
+			 "peak</text>\n",
+			 tx, py + 10);
+	for (size_t k = 0; k < pn->n_live && k < 8; k++) {
+		tl_bytes_format(size, sizeof size, (double)pn->live[k].bytes);
+		tl_output_printf(o, "<text x=\"%d\" y=\"%d\">%s ", tx, py + 28 + (int)k * 18, size);
+		xml_text_short(o, pn->live[k].name, 48);
+		tl_output_printf(o, " (%s)</text>\n", pn->live[k].kind);
+	}
+}
+
+enum { PANEL_H = 300 };
+
+/* The panel whose top is at y0: title, axes, the curve as filled steps, the
+ * peak marked, the live set beside it. */
+static void plot_panel(tl_output *o, const panel *pn, int y0)
+{
+	const int left = 80, top_pad = 40, plot_w = 600, plot_h = 200;
+	double t0 = pn->t0, t1 = pn->t1;
+	if (pn->n_curve > 0 && pn->curve[0].us < t0)
+		t0 = pn->curve[0].us;
+	if (t1 <= t0)
+		t1 = t0 + 1;
+	double ymax = pn->peak_bytes > 0 ? (double)pn->peak_bytes * 1.1 : 1;
+	int px = left, py = y0 + top_pad;
+	char b1[32], b2[32];
+	tl_bytes_format(b1, sizeof b1, (double)pn->peak_bytes);
+	tl_output_printf(o, "<g>\n<text x=\"%d\" y=\"%d\" font-size=\"14\" font-weight=\"bold\">",
+			 left, y0 + 22);
+	xml_text(o, pn->run);
+	tl_output_str(o, ": ");
+	xml_text(o, pn->allocator);
+	tl_output_printf(o, " (peak %s)</text>\n", b1);
+	/* axes and grid */
+	tl_output_printf(o,
+			 "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+			 "fill=\"none\" stroke=\"#999\"/>\n",
+			 px, py, plot_w, plot_h);
+	double ystep = nice_step(ymax, 4);
+	for (double v = 0; v <= ymax; v += ystep) {
+		int yy = py + plot_h - (int)(v / ymax * plot_h);
+		tl_bytes_format(b2, sizeof b2, v);
+		tl_output_printf(o,
+				 "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
+				 "stroke=\"#eee\"/><text x=\"%d\" y=\"%d\" "
+				 "text-anchor=\"end\" fill=\"#555\">%s</text>\n",
+				 px, yy, px + plot_w, yy, px - 4, yy + 4, b2);
+	}
+	/* ticks in ms from the origin, where the peak's time counts from */
+	double lo = (t0 - pn->origin) / 1000.0, hi = (t1 - pn->origin) / 1000.0;
+	double xstep = nice_step(hi - lo, 6);
+	for (double v = ceil(lo / xstep) * xstep; v <= hi; v += xstep) {
+		int xx = px + (int)((v - lo) / (hi - lo) * plot_w);
+		tl_output_printf(o,
+				 "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
+				 "fill=\"#555\">%g ms</text>\n",
+				 xx, py + plot_h + 16, v);
+	}
+	/* the curve as steps, filled */
+	tl_output_printf(o,
+			 "<path fill=\"#4e79a7\" fill-opacity=\"0.35\" "
+			 "stroke=\"#4e79a7\" d=\"M%d %d",
+			 px, py + plot_h);
+	double prev_y = py + plot_h;
+	for (size_t k = 0; k < pn->n_curve; k++) {
+		double x = px + (pn->curve[k].us - t0) / (t1 - t0) * plot_w;
+		double y = py + plot_h - pn->curve[k].bytes / ymax * plot_h;
+		tl_output_printf(o, " L%.1f %.1f L%.1f %.1f", x, prev_y, x, y);
+		prev_y = y;
+	}
+	tl_output_printf(o, " L%d %.1f L%d %d Z\"/>\n", px + plot_w, prev_y, px + plot_w,
+			 py + plot_h);
+	/* the peak */
+	double kx = px + (pn->peak_us - t0) / (t1 - t0) * plot_w;
+	double ky = py + plot_h - (double)pn->peak_bytes / ymax * plot_h;
+	bool right_half = kx > px + plot_w / 2.0;
+	tl_output_printf(o,
+			 "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#e15759\"/>\n"
+			 "<text x=\"%.1f\" y=\"%.1f\" fill=\"#e15759\" "
+			 "text-anchor=\"%s\">peak %s at +%.3f ms",
+			 kx, ky, right_half ? kx - 6 : kx + 6, ky - 6 < py + 12 ? py + 12 : ky - 6,
+			 right_half ? "end" : "start", b1, (pn->peak_us - pn->origin) / 1000.0);
+	if (pn->peak_op != NULL) {
+		tl_output_str(o, " in ");
+		xml_text(o, pn->peak_op);
+	}
+	tl_output_str(o, "</text>\n");
+	plot_live(o, pn, px + plot_w + 16, py);
+	tl_output_str(o, "</g>\n");
+}
+
+static void plot_begin(tl_output *o, size_t panels, const char *none)
+{
+	int height = (int)(panels ? panels : 1) * PANEL_H + 10;
+	svg_begin(o, height, "trace-memory: in-use bytes per allocator");
+	if (panels == 0)
+		tl_output_printf(o, "<text x=\"20\" y=\"30\">%s</text>\n", none);
+}
+
 /* What the plot calls a buffer: its tensor, else its producer. */
 static const char *buffer_name(const tl_memory *mem, const tl_buffer *b)
 {
@@ -96,114 +225,98 @@ static const char *buffer_name(const tl_memory *mem, const tl_buffer *b)
 	return b->producer >= 0 ? mem->run->execs[b->producer].node : "?";
 }
 
-/* Beside a memory panel: the largest buffers live at the peak. */
-static void plot_live(tl_output *o, const tl_memory *mem, const tl_allocator *al, int tx, int py)
-{
-	char size[TL_BYTES_FORMAT_MAX];
-	tl_output_printf(o,
-			 "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">live at the "
-			 "peak</text>\n",
-			 tx, py + 10);
-	for (size_t k = 0; k < al->n_live && k < 8; k++) {
-		const tl_buffer *b = &mem->buffers[al->live_at_peak[k]];
-		tl_bytes_format(size, sizeof size, (double)b->allocated);
-		tl_output_printf(o, "<text x=\"%d\" y=\"%d\">%s ", tx, py + 28 + (int)k * 18, size);
-		xml_text_short(o, buffer_name(mem, b), 48);
-		tl_output_printf(o, " (%s)</text>\n", tl_memory_kind_name(b->kind));
-	}
-}
-
 void tl_svgplot_memory(const tl_memory *const *mems, size_t n, tl_output *o)
 {
-	const int panel_h = 300, left = 80, top_pad = 40, plot_w = 600, plot_h = 200;
 	size_t panels = 0;
 	for (size_t m = 0; m < n; m++)
 		panels += mems[m]->n_allocators;
-	int height = (int)(panels ? panels : 1) * panel_h + 10;
-	svg_begin(o, height, "trace-memory: in-use bytes per allocator");
-	if (panels == 0)
-		tl_output_str(o, "<text x=\"20\" y=\"30\">no memory records in the input</text>\n");
+	plot_begin(o, panels, "no memory records in the input");
 	int y0 = 0;
-	char b1[32], b2[32];
 	for (size_t m = 0; m < n; m++) {
 		const tl_memory *mem = mems[m];
-		for (size_t a = 0; a < mem->n_allocators; a++, y0 += panel_h) {
+		for (size_t a = 0; a < mem->n_allocators; a++, y0 += PANEL_H) {
 			const tl_allocator *al = &mem->allocators[a];
-			int64_t t0 = mem->step_start_us, t1 = mem->step_end_us;
-			if (al->n_curve > 0 && al->curve[0].us < t0)
-				t0 = al->curve[0].us;
-			if (t1 <= t0)
-				t1 = t0 + 1;
-			double ymax = al->peak_bytes > 0 ? (double)al->peak_bytes * 1.1 : 1;
-			int px = left, py = y0 + top_pad;
-			tl_bytes_format(b1, sizeof b1, (double)al->peak_bytes);
-			tl_output_printf(o,
-					 "<g>\n<text x=\"%d\" y=\"%d\" font-size=\"14\" "
-					 "font-weight=\"bold\">",
-					 left, y0 + 22);
-			xml_text(o, mem->run->label);
-			tl_output_str(o, ": ");
-			xml_text(o, al->name);
-			tl_output_printf(o, " (peak %s)</text>\n", b1);
-			/* axes and grid */
-			tl_output_printf(o,
-					 "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
-					 "fill=\"none\" stroke=\"#999\"/>\n",
-					 px, py, plot_w, plot_h);
-			double ystep = nice_step(ymax, 4);
-			for (double v = 0; v <= ymax; v += ystep) {
-				int yy = py + plot_h - (int)(v / ymax * plot_h);
-				tl_bytes_format(b2, sizeof b2, v);
-				tl_output_printf(o,
-						 "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
-						 "stroke=\"#eee\"/><text x=\"%d\" y=\"%d\" "
-						 "text-anchor=\"end\" fill=\"#555\">%s</text>\n",
-						 px, yy, px + plot_w, yy, px - 4, yy + 4, b2);
+			panel_point *pts = g_new(panel_point, al->n_curve + 1);
+			for (size_t k = 0; k < al->n_curve; k++)
+				pts[k] = (panel_point){(double)al->curve[k].us,
+						       (double)al->curve[k].bytes};
+			panel_live *live = g_new(panel_live, al->n_live + 1);
+			for (size_t k = 0; k < al->n_live; k++) {
+				const tl_buffer *b = &mem->buffers[al->live_at_peak[k]];
+				live[k] = (panel_live){b->allocated, buffer_name(mem, b),
+						       tl_memory_kind_name(b->kind)};
 			}
-			double span_ms = (double)(t1 - t0) / 1000.0;
-			double xstep = nice_step(span_ms, 6);
-			for (double v = 0; v <= span_ms; v += xstep) {
-				int xx = px + (int)(v / span_ms * plot_w);
-				tl_output_printf(o,
-						 "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
-						 "fill=\"#555\">%g ms</text>\n",
-						 xx, py + plot_h + 16, v);
+			panel pn = {.run = mem->run->label,
+				    .allocator = al->name,
+				    .t0 = (double)mem->step_start_us,
+				    .t1 = (double)mem->step_end_us,
+				    .origin = (double)mem->step_start_us,
+				    .peak_bytes = al->peak_bytes,
+				    .peak_us = (double)al->peak_us,
+				    .peak_op = tl_memory_peak_op(mem, al),
+				    .curve = pts,
+				    .n_curve = al->n_curve,
+				    .live = live,
+				    .n_live = al->n_live};
+			plot_panel(o, &pn, y0);
+			g_free(pts);
+			g_free(live);
+		}
+	}
+	tl_output_str(o, "</svg>\n");
+}
+
+void tl_svgplot_allocs(const tl_allocs *const *allocs, size_t n, tl_output *o)
+{
+	size_t panels = 0;
+	for (size_t m = 0; m < n; m++)
+		panels += allocs[m]->n_allocators;
+	plot_begin(o, panels, "no allocator events in the input");
+	int y0 = 0;
+	char addr[32];
+	for (size_t m = 0; m < n; m++) {
+		const tl_allocs *a = allocs[m];
+		for (size_t i = 0; i < a->n_allocators; i++, y0 += PANEL_H) {
+			const tl_allocs_allocator *al = &a->allocators[i];
+			panel_point *pts = g_new(panel_point, al->n_curve + 1);
+			for (size_t k = 0; k < al->n_curve; k++)
+				pts[k] = (panel_point){(double)al->curve[k].t_ns / 1000.0,
+						       (double)al->curve[k].bytes};
+			panel_live *live = g_new(panel_live, al->n_live + 1);
+			GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+			for (size_t k = 0; k < al->n_live; k++) {
+				const tl_alloc_block *b = &a->blocks[al->live[k]];
+				const char *name = b->op;
+				if (name == NULL) {
+					snprintf(addr, sizeof addr, "0x%" PRIx64, b->addr);
+					name = g_strdup(addr);
+					g_ptr_array_add(names, (char *)name);
+				}
+				live[k] = (panel_live){b->bytes, name,
+						       b->alloc_ns == TL_ALLOCS_BEFORE
+							   ? "before the trace"
+							   : "block"};
 			}
-			/* the curve as steps, filled */
-			tl_output_printf(o,
-					 "<path fill=\"#4e79a7\" fill-opacity=\"0.35\" "
-					 "stroke=\"#4e79a7\" d=\"M%d %d",
-					 px, py + plot_h);
-			double prev_y = py + plot_h;
-			for (size_t k = 0; k < al->n_curve; k++) {
-				double x = px + (double)(al->curve[k].us - t0) / (double)(t1 - t0) *
-						    plot_w;
-				double y = py + plot_h - (double)al->curve[k].bytes / ymax * plot_h;
-				tl_output_printf(o, " L%.1f %.1f L%.1f %.1f", x, prev_y, x, y);
-				prev_y = y;
-			}
-			tl_output_printf(o, " L%d %.1f L%d %d Z\"/>\n", px + plot_w, prev_y,
-					 px + plot_w, py + plot_h);
-			/* the peak */
-			double kx = px + (double)(al->peak_us - t0) / (double)(t1 - t0) * plot_w;
-			double ky = py + plot_h - (double)al->peak_bytes / ymax * plot_h;
-			const char *op = tl_memory_peak_op(mem, al);
-			bool right_half = kx > px + plot_w / 2.0;
-			tl_output_printf(
-			    o,
-			    "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#e15759\"/>\n"
-			    "<text x=\"%.1f\" y=\"%.1f\" fill=\"#e15759\" "
-			    "text-anchor=\"%s\">peak %s at +%.3f ms",
-			    kx, ky, right_half ? kx - 6 : kx + 6,
-			    ky - 6 < py + 12 ? py + 12 : ky - 6, right_half ? "end" : "start", b1,
-			    (double)(al->peak_us - mem->step_start_us) / 1000.0);
-			if (op != NULL) {
-				tl_output_str(o, " in ");
-				xml_text(o, op);
-			}
-			tl_output_str(o, "</text>\n");
-			plot_live(o, mem, al, px + plot_w + 16, py);
-			tl_output_str(o, "</g>\n");
+			char *title = g_strdup_printf("%s on %s", al->name, al->device);
+			/* times as the report gives them: from the input's
+			 * clock (a->clock) */
+			panel pn = {.run = a->label,
+				    .allocator = title,
+				    .t0 = (double)a->start_ns / 1000.0,
+				    .t1 = (double)a->end_ns / 1000.0,
+				    .origin = 0,
+				    .peak_bytes = al->peak_bytes,
+				    .peak_us = (double)al->peak_ns / 1000.0,
+				    .peak_op = al->peak_op,
+				    .curve = pts,
+				    .n_curve = al->n_curve,
+				    .live = live,
+				    .n_live = al->n_live};
+			plot_panel(o, &pn, y0);
+			g_free(title);
+			g_ptr_array_free(names, TRUE);
+			g_free(pts);
+			g_free(live);
 		}
 	}
 	tl_output_str(o, "</svg>\n");
