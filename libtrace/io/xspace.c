@@ -1,5 +1,6 @@
 #include "io/xspace.h"
 
+#include "base/limits.h"
 #include "io/pbdecode.h"
 #include "io/xspace_wire.h"
 
@@ -9,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TIME_LIMIT_NS ((int64_t)1 << 61)
 
 /* The stats the reader looks at, by name. */
 enum stat_key {
@@ -345,17 +345,17 @@ static bool event_time(const tl_xspace_wire_line *l, const tl_xspace_wire_event 
 		       int64_t *end)
 {
 	int64_t base = l->timestamp_ns;
-	if (base <= -TIME_LIMIT_NS || base >= TIME_LIMIT_NS || e->offset_ps < 0 ||
+	if (base <= -TL_TIME_LIMIT_NS || base >= TL_TIME_LIMIT_NS || e->offset_ps < 0 ||
 	    e->duration_ps < 0)
 		return false;
 	int64_t off = e->offset_ps / 1000, dur_end;
 	if (__builtin_add_overflow(e->offset_ps, e->duration_ps, &dur_end))
 		return false;
-	if (off >= TIME_LIMIT_NS || base + off >= TIME_LIMIT_NS)
+	if (off >= TL_TIME_LIMIT_NS || base + off >= TL_TIME_LIMIT_NS)
 		return false;
 	*start = base + off;
 	*end = base + dur_end / 1000;
-	return *end < TIME_LIMIT_NS;
+	return *end < TL_TIME_LIMIT_NS;
 }
 
 static int cmp_ev_start(const void *a, const void *b)

@@ -209,7 +209,6 @@ bool tl_run_op_label_parse(tl_arena *arena, const char *label, const char **name
 
 /* The microsecond fields obey TL_TIME_LIMIT_NS whichever unit is used (the
  * memory analysis reads them). */
-#define TIME_LIMIT_NS TL_TIME_LIMIT_NS
 #define TIME_LIMIT_US TL_TIME_LIMIT_US
 
 /* TF 1.3's GPU tracer wrote a kernel's launch time in nanoseconds into
@@ -226,7 +225,7 @@ static bool in_range_us(int64_t us)
 
 static bool in_range_ns(int64_t ns)
 {
-	return ns >= -TIME_LIMIT_NS && ns <= TIME_LIMIT_NS;
+	return ns >= -TL_TIME_LIMIT_NS && ns <= TL_TIME_LIMIT_NS;
 }
 
 static int64_t ns_time(int64_t micros, int64_t nanos, bool use_nanos)
@@ -315,7 +314,7 @@ static bool exec_uses_nanos(const Tensorflow__NodeExecStats *ns)
 					     "using microseconds");
 		return false;
 	}
-	if (!rel_in_range(ns->all_start_nanos, ns->all_end_rel_nanos, TIME_LIMIT_NS)) {
+	if (!rel_in_range(ns->all_start_nanos, ns->all_end_rel_nanos, TL_TIME_LIMIT_NS)) {
 		tl_warn("end-nanos-range", "all_end_rel_nanos beyond 73 years from 1970 ignored; "
 					   "using microseconds");
 		return false;
@@ -361,7 +360,7 @@ static bool exec_times_usable(Tensorflow__NodeExecStats *ns, tl_device_kind kind
 							 .op_start_rel = &ns->op_start_rel_nanos,
 							 .op_end_rel = &ns->op_end_rel_nanos,
 							 .all_end_rel = ns->all_end_rel_nanos,
-							 .limit = TIME_LIMIT_NS,
+							 .limit = TL_TIME_LIMIT_NS,
 							 .unit = "nanos",
 							 .start_key = "op-start-nanos-range",
 							 .end_key = "op-end-nanos-range"});

@@ -21,6 +21,7 @@
 #define TL_MODEL_RUN_H
 
 #include "base/arena.h"
+#include "base/limits.h"
 #include "io/source.h"
 #include "base/warn.h"
 #include "tensorflow.pb-c.h"
@@ -54,7 +55,6 @@
  * launch after its kernel started, impossible) whose value / 1000 lies
  * within an hour of all_start_micros is read as nanoseconds and stored
  * divided by 1000; no warning, it is what that version wrote. */
-#define TL_TIME_LIMIT_NS ((int64_t)1 << 61)
 #define TL_TIME_LIMIT_US (TL_TIME_LIMIT_NS / 1000)
 
 typedef enum tl_device_kind {
