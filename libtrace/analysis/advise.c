@@ -92,6 +92,26 @@ static int64_t union_ns(int64_t *p, size_t n)
 
 /* Accelerator utilization: the union of each GPU's stream records, its
  * streams found by grouping the devices by executor. */
+/* A GPU by the device part of its name ("/device:GPU:0", TF 1.x's "/gpu:0"),
+ * not by "GPU" anywhere in it ("/job:GPUworker/.../device:CPU:0" is a CPU). */
+static bool is_gpu_device(const char *name)
+{
+	for (const char *p = strchr(name, '/'); p != NULL; p = strchr(p + 1, '/')) {
+		if (g_str_has_prefix(p, "/device:GPU:") || g_str_has_prefix(p, "/gpu:") ||
+		    g_str_has_prefix(p, "/device:gpu:"))
+			return true;
+	}
+	return false;
+}
+
+/* The convolutions whose data_format matters for the GPU (cuDNN prefers
+ * NCHW in TF 1.x). */
+static bool is_conv2d(const char *op)
+{
+	return strcmp(op, "Conv2D") == 0 || strcmp(op, "Conv2DBackpropInput") == 0 ||
+	       strcmp(op, "Conv2DBackpropFilter") == 0;
+}
+
 static void gpu_utilization(const tl_run *run, tl_advice *a)
 {
 	int64_t span = run->t_end - run->t_begin;
@@ -108,7 +128,7 @@ static void gpu_utilization(const tl_run *run, tl_advice *a)
 	a->gpus = g_new0(tl_advice_gpu, nd ? nd : 1);
 	for (size_t d = 0; d < nd; d++) {
 		const tl_device *gpu = &run->devices[d];
-		if (gpu->kind != TL_DEV_EXECUTOR || strstr(gpu->name, "GPU") == NULL)
+		if (gpu->kind != TL_DEV_EXECUTOR || !is_gpu_device(gpu->name))
 			continue;
 		GArray *iv = g_array_new(FALSE, FALSE, sizeof(int64_t) * 2);
 		for (uint32_t k = st_first[d]; k < st_first[d + 1]; k++) {
@@ -132,8 +152,7 @@ static void operations(const tl_run *run, tl_advice *a)
 	char buf[32];
 	for (size_t n = 0; n < run->n_nodes; n++) {
 		const tl_gnode *g = &run->nodes[n];
-		bool on_gpu = strstr(g->device, "GPU") != NULL;
-		if (on_gpu && g_str_has_prefix(g->op, "Conv2D")) {
+		if (is_gpu_device(g->device) && is_conv2d(g->op)) {
 			const char *fmt = node_attr_s(g, "data_format", buf, sizeof buf);
 			if (fmt == NULL || strcmp(fmt, "NHWC") == 0) {
 				a->nhwc++;

@@ -200,13 +200,44 @@ static void test_no_graph(void **state)
 	tl_warn_clear();
 }
 
+/* A GPU by its device part: a CPU of a job named "GPUworker" is no GPU
+ * (no utilization row, its Conv2D no NHWC finding); the convolutions whose
+ * layout matters are Conv2D and its two gradients, exactly (a custom
+ * "Conv2DLike" op is not one). */
+static void test_gpu_by_device_part(void **state)
+{
+	(void)state;
+#define WCPU "/job:GPUworker/replica:0/task:0/device:CPU:0"
+	/* clang-format off */
+	static const char odd[] =
+		STEP(
+			DEV(WCPU, EXEC("wconv", 0, 10) END)
+			DEV(GPU, EXEC("g", 0, 10) END EXEC("f", 10, 10) END EXEC("l", 20, 10) END))
+		GRAPH(NODE("wconv", "Conv2D", WCPU, ""))
+		GRAPH(
+			NODE("g", "Conv2DBackpropFilter", GPU, ATTR_S("data_format", "NHWC"))
+			NODE("f", "Conv2DBackpropInput", GPU, "")
+			NODE("l", "Conv2DLike", GPU, ""));
+	/* clang-format on */
+#undef WCPU
+	tl_run *run = td_run_of_text(odd, "odd");
+	tl_advice *a = tl_advise_new(run);
+	assert_int_equal(a->n_gpus, 1);
+	assert_string_equal(run->devices[a->gpus[0].device].name, GPU);
+	assert_int_equal(a->nhwc, 2);
+	assert_string_equal(a->nhwc_example, "g");
+	tl_advise_free(a);
+	tl_run_free(run);
+	tl_warn_clear();
+}
+
 int main(void)
 {
 	td_filter();
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_top_ops),  cmocka_unit_test(test_top_few),
 	    cmocka_unit_test(test_gpu_busy), cmocka_unit_test(test_operations),
-	    cmocka_unit_test(test_no_graph),
+	    cmocka_unit_test(test_no_graph), cmocka_unit_test(test_gpu_by_device_part),
 	};
 	return cmocka_run_group_tests_name("advise", tests, NULL, NULL);
 }
