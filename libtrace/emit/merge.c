@@ -190,8 +190,13 @@ static void add_span(tl_merge *m, const char *label, const char *input, int64_t 
 void tl_merge_run(tl_merge *m, const tl_run *run, const char *input, int64_t offset_ns)
 {
 	int64_t shift = align_shift(m, run->t_begin, run->t_end, offset_ns);
-	char *prefix =
-	    m->opts.align == TL_ALIGN_OVERLAY ? g_strdup_printf("%s: ", run->label) : NULL;
+	/* Overlaid runs each get their processes; otherwise a run's devices
+	 * are shared with the other runs of its host (the steps of one
+	 * profile), and hosts are kept apart: two TF2 hosts both have a
+	 * /host:CPU and a /device:GPU:0. */
+	char *prefix = m->opts.align == TL_ALIGN_OVERLAY ? g_strdup_printf("%s: ", run->label)
+		       : run->host != NULL		 ? g_strdup_printf("%s: ", run->host)
+							 : NULL;
 	tl_optrace_opts oo;
 	tl_optrace_opts_init(&oo);
 	oo.flows = m->opts.flows;

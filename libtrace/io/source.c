@@ -347,6 +347,11 @@ tl_input *tl_source_input(tl_source *src)
 	return src->in;
 }
 
+const char *tl_source_host(const tl_source *src)
+{
+	return src->xs != NULL ? tl_xspace_host(src->xs) : NULL;
+}
+
 int tl_source_map(tl_source *src, const uint8_t **data, size_t *len, tl_error *err)
 {
 	if (tl_input_map(src->in, data, len, err) < 0)

@@ -52,6 +52,11 @@ tl_input *tl_source_input(tl_source *src);
  * pairs[2k + 1] its launcher's. 0 for other inputs. */
 size_t tl_source_links(const tl_source *src, const Tensorflow__NodeExecStats *const **pairs);
 
+/* The host the current file's runs were taken on, where the input kind
+ * records it (an XSpace: tl_xspace_host); NULL otherwise. Valid until the
+ * next run. */
+const char *tl_source_host(const tl_source *src);
+
 /* The allocator events of the XSpace being read (once its first run, or
  * the end, has been asked for), into `arena`; -1 when the input is no
  * XSpace. */

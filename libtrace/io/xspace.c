@@ -107,6 +107,7 @@ typedef struct xstep {
 struct tl_xspace {
 	tl_xspace_wire space;
 	const char *input;
+	const char *host; /* or NULL */
 	xplane *planes;
 	xev *ev;
 	size_t n_ev;
@@ -662,6 +663,21 @@ static int warn_counts(const char *input, const counts *c, tl_error *err)
 	return 0;
 }
 
+/* HOST of ".../HOST.xplane.pb[.gz]", or NULL. */
+static const char *host_of_path(const char *path, tl_arena *arena)
+{
+	const char *base = strrchr(path, '/');
+	base = base != NULL ? base + 1 : path;
+	size_t n = strlen(base);
+	if (n > 3 && strcmp(base + n - 3, ".gz") == 0)
+		n -= 3;
+	static const char suffix[] = ".xplane.pb";
+	size_t k = sizeof suffix - 1;
+	if (n <= k || strncmp(base + n - k, suffix, k) != 0)
+		return NULL;
+	return tl_arena_strndup(arena, base, n - k);
+}
+
 int tl_xspace_open(tl_xspace **out, const uint8_t *data, size_t len, tl_arena *arena, const char *name,
 		   tl_error *err)
 {
@@ -673,6 +689,7 @@ int tl_xspace_open(tl_xspace **out, const uint8_t *data, size_t len, tl_arena *a
 	tl_xspace *xs = g_new0(tl_xspace, 1);
 	xs->space = space;
 	xs->input = tl_arena_strdup(arena, name != NULL ? name : "");
+	xs->host = space.host != NULL && space.host[0] ? space.host : host_of_path(xs->input, arena);
 	xs->planes = g_new0(xplane, xs->space.n_planes + 1);
 	xs->devs = g_array_new(FALSE, FALSE, sizeof(xdev));
 	xs->links = g_ptr_array_new();
@@ -726,6 +743,12 @@ size_t tl_xspace_n_runs(const tl_xspace *xs)
 {
 	return xs->n_runs;
 }
+
+const char *tl_xspace_host(const tl_xspace *xs)
+{
+	return xs->host;
+}
+
 
 size_t tl_xspace_links(const tl_xspace *xs, const Tensorflow__NodeExecStats *const **pairs)
 {

@@ -61,6 +61,11 @@ void tl_xspace_free(tl_xspace *xs);
 /* Runs: one per step of a "Steps" line holding two or more, else one. */
 size_t tl_xspace_n_runs(const tl_xspace *xs);
 
+/* The host the profile was taken on: the XSpace's first hostname, else its
+ * file's name less ".xplane.pb" (TensorBoard writes HOST.xplane.pb); NULL
+ * when neither tells (stdin). */
+const char *tl_xspace_host(const tl_xspace *xs);
+
 /* Run i as a RunMetadata (step_stats only) in `arena`; *label is "BASE" or
  * "BASE step NAME", in `arena`. */
 int tl_xspace_run(tl_xspace *xs, size_t i, const char *base, tl_arena *arena,

@@ -326,6 +326,7 @@ static int read_plane(const uint8_t *d, size_t n, tl_xspace_wire_plane *p, tl_ar
 int tl_xspace_wire_read(tl_xspace_wire *out, const uint8_t *data, size_t len, tl_arena *arena)
 {
 	GArray *planes = g_array_new(FALSE, FALSE, sizeof(tl_xspace_wire_plane));
+	out->host = NULL;
 	size_t pos = 0;
 	field f;
 	int rc;
@@ -336,8 +337,12 @@ int tl_xspace_wire_read(tl_xspace_wire *out, const uint8_t *data, size_t len, tl
 			rc = -1;
 			break;
 		}
+		if (f.number == 4 && out->host == NULL) {
+			out->host = copy_str(&f, arena);
+			continue;
+		}
 		if (f.number != 1)
-			continue; /* errors, warnings, hostnames */
+			continue; /* errors, warnings, more hostnames */
 		tl_xspace_wire_plane p;
 		if (read_plane(f.sub, f.sub_len, &p, arena) < 0) {
 			rc = -1;

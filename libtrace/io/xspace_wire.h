@@ -46,6 +46,7 @@ typedef struct tl_xspace_wire_plane {
 typedef struct tl_xspace_wire {
 	tl_xspace_wire_plane *planes;
 	size_t n_planes;
+	const char *host; /* the first of its hostnames, or NULL */
 } tl_xspace_wire;
 
 /* Walks data[0..len) into *out, everything in `arena`; -1 when the bytes

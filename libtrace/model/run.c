@@ -890,6 +890,8 @@ int tl_run_next(tl_source *src, tl_run **run, tl_error *err)
 	const Tensorflow__NodeExecStats *const *pairs = NULL;
 	size_t n = tl_source_links(src, &pairs);
 	(*run)->no_dataflow = tl_source_format(src) == TL_FORMAT_XSPACE;
+	const char *host = tl_source_host(src);
+	(*run)->host = host != NULL ? tl_arena_strdup((*run)->arena, host) : NULL;
 	if (n > 0)
 		set_launchers(*run, pairs, n);
 	return 1;

@@ -136,6 +136,7 @@ typedef struct tl_run {
 	bool has_graphs;	/* partition graphs present */
 	bool has_nanos;		/* times came from *_nanos fields */
 	bool no_dataflow;	/* the input kind records none (an XSpace): none is guessed */
+	const char *host;	/* the host it ran on, where the input says (an XSpace), or NULL */
 	int64_t t_begin, t_end; /* span of all execs, ns */
 } tl_run;
 

@@ -91,6 +91,7 @@ struct cfg {
 	enum hostile hostile;
 	bool no_launches; /* --no-launches: host API tracing off (kernels, no launch events) */
 	const char *out, *truth;
+	const char *host; /* the XSpace's hostname ("": none written) */
 };
 
 /* What was generated, for the truth. */
@@ -835,7 +836,8 @@ static GByteArray *generate(const struct cfg *c, struct truth *tr)
 		gpu_plane(&g, file, n);
 	if (c->hostile == H_EMPTY_PLANE)
 		empty_planes(&g, file);
-	tl_pbwire_put_bytes(file, 4, "xspace-gen", strlen("xspace-gen"));
+	if (c->host[0])
+		tl_pbwire_put_bytes(file, 4, c->host, strlen(c->host));
 	for (int a = 0; a < g.n_alloc; a++)
 		tr->peak[a] = g.peak[a];
 	g_free(g.bufs);
@@ -929,6 +931,7 @@ static const char usage_text[] =
     "  --hostile KIND   stat-ref, missing-metadata, time-overflow, occurrences,\n"
     "                   million-lines, empty-plane, truncated, alloc-extremes\n"
     "  --truth FILE     the truth into FILE, not standard error\n"
+    "  --host NAME      the XSpace's hostname (default xspace-gen; '' writes none)\n"
     "  -o FILE          the XSpace into FILE (default: standard output)\n";
 
 static _Noreturn void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -957,7 +960,7 @@ static long long parse_num(const char *opt, const char *v, long long lo, long lo
 
 static void parse_args(int argc, char **argv, struct cfg *c)
 {
-	enum { O_HOSTILE = 256, O_TRUTH, O_NO_LAUNCHES, O_NUM };
+	enum { O_HOSTILE = 256, O_TRUTH, O_NO_LAUNCHES, O_HOST, O_NUM };
 	long long steps = c->steps, ops = c->ops, gpus = c->gpus, threads = c->threads;
 	long long mem = c->mem, size = 0, seed = (long long)c->seed;
 	const struct {
@@ -972,13 +975,14 @@ static void parse_args(int argc, char **argv, struct cfg *c)
 	    {{"size", required_argument, NULL, O_NUM + 5}, &size, 1, 2000000000},
 	    {{"seed", required_argument, NULL, O_NUM + 6}, &seed, 0, INT64_MAX},
 	};
-	struct option opts[G_N_ELEMENTS(nums) + 5] = {
+	struct option opts[G_N_ELEMENTS(nums) + 6] = {
+	    {"host", required_argument, NULL, O_HOST},
 	    {"hostile", required_argument, NULL, O_HOSTILE},
 	    {"truth", required_argument, NULL, O_TRUTH},
 	    {"no-launches", no_argument, NULL, O_NO_LAUNCHES},
 	    {"help", no_argument, NULL, 'h'}};
 	for (size_t i = 0; i < G_N_ELEMENTS(nums); i++)
-		opts[4 + i] = nums[i].o;
+		opts[5 + i] = nums[i].o;
 	int o;
 	opterr = 0;
 	while ((o = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
@@ -992,6 +996,8 @@ static void parse_args(int argc, char **argv, struct cfg *c)
 			if (i == G_N_ELEMENTS(hostile_names))
 				usage_error("no hostile kind '%s'", optarg);
 			c->hostile = (enum hostile)i;
+		} else if (o == O_HOST) {
+			c->host = optarg;
 		} else if (o == O_NO_LAUNCHES) {
 			c->no_launches = true;
 		} else if (o == O_TRUTH) {
@@ -1025,7 +1031,8 @@ static int write_all(const char *path, const void *data, size_t len)
 
 int main(int argc, char **argv)
 {
-	struct cfg c = {.seed = 1, .steps = 1, .ops = 20, .gpus = 1, .threads = 1, .mem = 1};
+	struct cfg c = {.seed = 1, .steps = 1, .ops = 20, .gpus = 1, .threads = 1, .mem = 1,
+			.host = "xspace-gen"};
 	parse_args(argc, argv, &c);
 	if (c.size > 0)
 		c.ops = ops_for_size(&c);
