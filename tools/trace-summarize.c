@@ -34,6 +34,28 @@ static const char usage[] =
     "      --step N             only run N (0-based)\n"
     "      --occurrence MODE    run (executions, default) or defined (graph nodes)\n"
     "\n"
+    "Columns (RunMetadata; tfprof's definitions, from tfprof_node.cc):\n"
+    "  cpu_micros          an op's executor records, each from its start to its\n"
+    "                      op_end_rel (a record with op_end_rel 0 counts 1us);\n"
+    "                      the timeline's slices (trace-dataflow) run to all_end_rel,\n"
+    "                      the executor's post-processing included, so they are longer\n"
+    "  accelerator_micros  the GPU kernels it launched, on the GPU's stream:all tracer\n"
+    "                      device, or on its streams (each kernel once) where there is\n"
+    "                      no stream:all\n"
+    "  total_micros        accelerator_micros + cpu_micros (tfprof's exec time): not\n"
+    "                      a span of the timeline; kernels overlap the op's own time\n"
+    "  self_micros         total less the slices nested inside (TF2/JAX host planes,\n"
+    "                      Chrome traces); equal to total where nothing nests\n"
+    "  occurrence          executions on an executor (tfprof's run count); text scope\n"
+    "                      view: run|defined as tfprof prints it\n"
+    "  requested_bytes     sum of the allocators' total_bytes, plus memory_stats' temp\n"
+    "                      and persistent sizes; peak_bytes the same of peak_bytes\n"
+    "                      (a row: its largest execution); residual_bytes live_bytes\n"
+    "                      plus persistent; output_bytes the outputs' allocated (or\n"
+    "                      requested, if larger) bytes\n"
+    "  Chrome traces: cpu_micros and accelerator_micros are host and device slices'\n"
+    "  durations, total_micros a slice's inclusive time.\n"
+    "\n"
     "tfprof's grammar:\n"
     "      --order-by COL       a column (default total_micros; self_micros where\n"
     "                           slices nest, as in Kineto and TF2 traces), or name\n"
@@ -84,6 +106,8 @@ struct job {
 	int defined; /* --occurrence: 0 run, 1 defined */
 	int plot;    /* --plot: 0 svg, -1 none */
 	const char *overlay;
+	const char *graph_path;	  /* --graph */
+	tl_graph_attach *graph;
 	tl_summary *s, *b; /* the inputs' summary; B of --diff */
 };
 
@@ -112,6 +136,7 @@ static const tl_cli_opt fixed[] = {
     TL_OPT_CHOICE("stat", 0, JOB(topts.stat), tl_summary_stat_names),
     TL_OPT("step", 0, TL_ARG_COUNT, JOB(topts.step)),
     TL_OPT_CHOICE("occurrence", 0, JOB(defined), ((const char *const[]){"run", "defined", NULL})),
+    TL_OPT("graph", 0, TL_ARG_STRING, JOB(graph_path)),
     TL_OPT_CALL("order-by", 0, parse_order_by),
     TL_OPT("account-type", 0, TL_ARG_REGEX, JOB(topts.account_type)),
     TL_OPT("show", 0, TL_ARG_REGEX, JOB(topts.show)),
@@ -152,6 +177,18 @@ static void parse_args(struct job *job, int argc, char **argv)
 	job->topts.occurrence_defined = job->defined == 1;
 }
 
+/* One line for the executions --graph kept out of the tables. */
+static void warn_kept_out(const tl_summary *s)
+{
+	if (s->kept_out_execs == 0)
+		return;
+	char *names = tl_summary_kept_out_names(s, 5);
+	tl_warn("graph-kept-out",
+		"%zu execution(s) of %u node(s) not in the graph kept out of the tables: %s",
+		s->kept_out_execs, g_hash_table_size(s->kept_out), names);
+	g_free(names);
+}
+
 /* The inputs into summaries: all of them, or A then B for --diff. */
 static int read_inputs(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_error *err)
 {
@@ -161,6 +198,17 @@ static int read_inputs(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_e
 	tl_summary_inputs_opts o = {job->cli.format, job->combine, &progress};
 	job->s = tl_summary_new((tl_summary_view)job->view);
 	job->b = job->diff ? tl_summary_new((tl_summary_view)job->view) : NULL;
+	if (job->graph_path != NULL) {
+		if (tl_graph_attach_read(&job->graph, job->graph_path, err) < 0) {
+			tl_progress_end(&progress);
+			tl_cli_input_error(&job->cli, job->graph_path, err);
+			err->msg[0] = '\0';
+			return -1;
+		}
+		tl_summary_set_graph(job->s, job->graph);
+		if (job->b != NULL)
+			tl_summary_set_graph(job->b, job->graph);
+	}
 	size_t bad = 0;
 	int rc = tl_summary_add_inputs(job->s, in->paths, job->diff ? 1 : in->n, &o, &bad, err);
 	if (rc == 0 && job->diff) {
@@ -173,6 +221,7 @@ static int read_inputs(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_e
 		err->msg[0] = '\0';
 		return -1;
 	}
+	warn_kept_out(job->s);
 	return 0;
 }
 
@@ -237,6 +286,7 @@ int main(int argc, char **argv)
 	int status = tl_cli_run(&job.cli, argc, argv, per_run ? &analyses : &tables, &job);
 	tl_summary_free(job.s);
 	tl_summary_free(job.b);
+	tl_graph_attach_free(job.graph);
 	GRegex *res[] = {job.topts.account_type, job.topts.show, job.topts.hide, job.topts.start,
 			 job.topts.trim};
 	for (size_t i = 0; i < G_N_ELEMENTS(res); i++)

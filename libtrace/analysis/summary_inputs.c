@@ -64,6 +64,7 @@ int tl_summary_add_inputs(tl_summary *s, const char *const *paths, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		tasks[i] = (struct task){
 		    .o = o, .path = paths[i], .s = parallel ? tl_summary_new(s->view) : s};
+		tl_summary_set_graph(tasks[i].s, s->graph);
 		if (pool != NULL) {
 			g_thread_pool_push(pool, &tasks[i], NULL);
 			continue;
