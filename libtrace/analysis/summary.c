@@ -486,7 +486,7 @@ void tl_summary_add_run(tl_summary *s, const tl_run *run)
 		/* node rows remember their op type, for --account-type */
 		tl_row *r = tl_summary_row_add(s, key, ri, &v);
 		if (r->extra == NULL && (s->view == TL_VIEW_NODE || s->view == TL_VIEW_SCOPE))
-			r->extra = g_strdup(e->op);
+			r->extra = g_strdup(gm != NULL ? tl_summary_graph_op(gm, (uint32_t)gn) : e->op);
 	}
 	if (gm != NULL) {
 		tl_summary_graph_rows(s, gm, ri);

@@ -123,6 +123,12 @@ double tl_summary_graph_float_ops(const tl_summary_graph *m, uint32_t exec)
 				      matmul && tl_opcost_transpose_a(def));
 }
 
+const char *tl_summary_graph_op(const tl_summary_graph *m, uint32_t node)
+{
+	const Tensorflow__NodeDef *def = tl_graph_attach_node(m->g, node);
+	return def->op != NULL ? def->op : "";
+}
+
 const char *tl_summary_graph_key(const tl_summary *s, const tl_summary_graph *m, uint32_t node)
 {
 	const Tensorflow__NodeDef *def = tl_graph_attach_node(m->g, node);

@@ -37,6 +37,8 @@ int32_t tl_summary_graph_node(const tl_summary_graph *m, uint32_t exec);
 /* The row of a graph node in the summary's view (NULL: none, the device
  * view's node that did not run). */
 const char *tl_summary_graph_key(const tl_summary *s, const tl_summary_graph *m, uint32_t node);
+/* A graph node's op type. */
+const char *tl_summary_graph_op(const tl_summary_graph *m, uint32_t node);
 /* Float operations of an execution with the graph's shapes beside the
  * records'. */
 double tl_summary_graph_float_ops(const tl_summary_graph *m, uint32_t exec);
