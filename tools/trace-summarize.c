@@ -23,39 +23,14 @@ static const char usage[] =
     "View and columns:\n"
     "      --view VIEW          op (default), scope (name-scope tree), node, device,\n"
     "                           kernel (GPU kernels with their op), step (one row per run)\n"
-    "      --select COLS        comma list of: total_micros, self_micros,\n"
-    "                           accelerator_micros, cpu_micros, occurrence,\n"
-    "                           requested_bytes, peak_bytes, residual_bytes,\n"
-    "                           output_bytes, params, float_ops (default: total_micros,\n"
+    "      --select COLS        comma list of the columns below (default: total_micros,\n"
     "                           accelerator_micros,cpu_micros,occurrence; self_micros\n"
     "                           after total_micros where slices nest)\n"
     "      --stat STAT          across steps: avg (default), first, min, max, p50, p90,\n"
     "                           stddev\n"
     "      --step N             only run N (0-based)\n"
     "      --occurrence MODE    run (executions, default) or defined (graph nodes)\n"
-    "\n"
-    "Columns (RunMetadata; tfprof's definitions, from tfprof_node.cc):\n"
-    "  cpu_micros          an op's executor records, each from its start to its\n"
-    "                      op_end_rel (a record with op_end_rel 0 counts 1us);\n"
-    "                      the timeline's slices (trace-dataflow) run to all_end_rel,\n"
-    "                      the executor's post-processing included, so they are longer\n"
-    "  accelerator_micros  the GPU kernels it launched, on the GPU's stream:all tracer\n"
-    "                      device, or on its streams (each kernel once) where there is\n"
-    "                      no stream:all\n"
-    "  total_micros        accelerator_micros + cpu_micros (tfprof's exec time): not\n"
-    "                      a span of the timeline; kernels overlap the op's own time\n"
-    "  self_micros         total less the slices nested inside (TF2/JAX host planes,\n"
-    "                      Chrome traces); equal to total where nothing nests\n"
-    "  occurrence          executions on an executor (tfprof's run count); text scope\n"
-    "                      view: run|defined as tfprof prints it\n"
-    "  requested_bytes     sum of the allocators' total_bytes, plus memory_stats' temp\n"
-    "                      and persistent sizes; peak_bytes the same of peak_bytes\n"
-    "                      (a row: its largest execution); residual_bytes live_bytes\n"
-    "                      plus persistent; output_bytes the outputs' allocated (or\n"
-    "                      requested, if larger) bytes\n"
-    "  Chrome traces: cpu_micros and accelerator_micros are host and device slices'\n"
-    "  durations, total_micros a slice's inclusive time.\n"
-    "\n"
+    TL_SUMMARY_HELP_COLUMNS
     "tfprof's grammar:\n"
     "      --order-by COL       a column (default total_micros; self_micros where\n"
     "                           slices nest, as in Kineto and TF2 traces), or name\n"
@@ -121,10 +96,7 @@ static void parse_select(tl_cli *cli, void *ctx, const char *value)
 static void parse_order_by(tl_cli *cli, void *ctx, const char *value)
 {
 	if (tl_summary_opts_order(&((struct job *)ctx)->topts, value) < 0)
-		tl_cli_usage_error(cli,
-				   "option '--order-by' wants a column of --help or name, not "
-				   "'%s'",
-				   value);
+		tl_cli_usage_error(cli, "option '--order-by' wants a column or name, not '%s'", value);
 }
 
 static const char *const formats[] = {"text", "csv", "json", "partial", NULL};
@@ -177,38 +149,15 @@ static void parse_args(struct job *job, int argc, char **argv)
 	job->topts.occurrence_defined = job->defined == 1;
 }
 
-/* One line for the executions --graph kept out of the tables. */
-static void warn_kept_out(const tl_summary *s)
-{
-	if (s->kept_out_execs == 0)
-		return;
-	char *names = tl_summary_kept_out_names(s, 5);
-	tl_warn("graph-kept-out",
-		"%zu execution(s) of %u node(s) not in the graph kept out of the tables: %s",
-		s->kept_out_execs, g_hash_table_size(s->kept_out), names);
-	g_free(names);
-}
-
 /* The inputs into summaries: all of them, or A then B for --diff. */
 static int read_inputs(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_error *err)
 {
 	struct job *job = ctx;
 	tl_progress progress;
 	tl_progress_begin(&progress, job->cli.prog, job->cli.quiet);
-	tl_summary_inputs_opts o = {job->cli.format, job->combine, &progress};
+	tl_summary_inputs_opts o = {job->cli.format, job->combine, &progress, job->graph};
 	job->s = tl_summary_new((tl_summary_view)job->view);
 	job->b = job->diff ? tl_summary_new((tl_summary_view)job->view) : NULL;
-	if (job->graph_path != NULL) {
-		if (tl_graph_attach_read(&job->graph, job->graph_path, err) < 0) {
-			tl_progress_end(&progress);
-			tl_cli_input_error(&job->cli, job->graph_path, err);
-			err->msg[0] = '\0';
-			return -1;
-		}
-		tl_summary_set_graph(job->s, job->graph);
-		if (job->b != NULL)
-			tl_summary_set_graph(job->b, job->graph);
-	}
 	size_t bad = 0;
 	int rc = tl_summary_add_inputs(job->s, in->paths, job->diff ? 1 : in->n, &o, &bad, err);
 	if (rc == 0 && job->diff) {
@@ -221,7 +170,6 @@ static int read_inputs(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_e
 		err->msg[0] = '\0';
 		return -1;
 	}
-	warn_kept_out(job->s);
 	return 0;
 }
 
@@ -282,6 +230,11 @@ int main(int argc, char **argv)
 	static const tl_cli_tool tables = {
 	    .stream = true, .prepare = read_inputs, .write = write_tables};
 	static const tl_cli_tool analyses = {.write = write_analyses};
+	tl_error gerr = {0};
+	if (job.graph_path != NULL && tl_graph_attach_read(&job.graph, job.graph_path, &gerr) < 0) {
+		tl_cli_input_error(&job.cli, job.graph_path, &gerr);
+		return 1;
+	}
 	bool per_run = job.idle || job.critical_path || job.advise;
 	int status = tl_cli_run(&job.cli, argc, argv, per_run ? &analyses : &tables, &job);
 	tl_summary_free(job.s);

@@ -501,7 +501,19 @@ void tl_summary_add_run(tl_summary *s, const tl_run *run)
 
 void tl_summary_set_graph(tl_summary *s, const tl_graph_attach *g)
 {
-	s->graph = g;
+	if (s != NULL)
+		s->graph = g;
+}
+
+void tl_summary_warn_kept_out(const tl_summary *s)
+{
+	if (s->kept_out_execs == 0)
+		return;
+	char *names = tl_summary_kept_out_names(s, 5);
+	tl_warn("graph-kept-out",
+		"%zu execution(s) of %u node(s) not in the graph kept out of the tables: %s",
+		s->kept_out_execs, g_hash_table_size(s->kept_out), names);
+	g_free(names);
 }
 
 static int cmp_kept(const void *a, const void *b, void *ctx)

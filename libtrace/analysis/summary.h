@@ -138,12 +138,51 @@ tl_summary *tl_summary_new(tl_summary_view view);
 void tl_summary_free(tl_summary *s);
 
 /* The graph of the runs added after it that have no partition graphs
- * (tfprof's --graph_path); g stays the caller's and must outlive s. */
+ * (tfprof's --graph_path); g stays the caller's and must outlive s (s
+ * NULL: nothing). */
 void tl_summary_set_graph(tl_summary *s, const tl_graph_attach *g);
 /* The names kept out of the tables (not in the graph), most executions
  * first, then by name, at most `max` of them joined by ", " (g_malloc'd;
  * "" when none). */
 char *tl_summary_kept_out_names(const tl_summary *s, size_t max);
+
+/* --help's words on --graph and the columns (trace-summarize, trace-report). */
+#define TL_SUMMARY_HELP_COLUMNS \
+	"      --graph FILE         GraphDef (binary or text, gzip) of runs without partition\n" \
+	"                           graphs, as tfprof's --graph_path: the rows are its nodes\n" \
+	"                           (run or not) with its shapes, params and float_ops;\n" \
+	"                           runs of nodes it lacks (_SOURCE, _retval_*) are kept\n" \
+	"                           out, counted in one line on stderr\n" \
+	"\n" \
+	"Columns (RunMetadata; tfprof's definitions, from tfprof_node.cc):\n" \
+	"  cpu_micros          an op's executor records, each from its start to its\n" \
+	"                      op_end_rel (a record with op_end_rel 0 counts 1us);\n" \
+	"                      the timeline's slices (trace-dataflow) run to all_end_rel,\n" \
+	"                      the executor's post-processing included, so they are longer\n" \
+	"  accelerator_micros  the GPU kernels it launched, on the GPU's stream:all tracer\n" \
+	"                      device, or on its streams (each kernel once) where there is\n" \
+	"                      no stream:all\n" \
+	"  total_micros        accelerator_micros + cpu_micros (tfprof's exec time): not\n" \
+	"                      a span of the timeline; kernels overlap the op's own time\n" \
+	"  self_micros         total less the slices nested inside (TF2/JAX host planes,\n" \
+	"                      Chrome traces); equal to total where nothing nests\n" \
+	"  occurrence          executions on an executor (tfprof's run count); text scope\n" \
+	"                      view: run|defined as tfprof prints it\n" \
+	"  requested_bytes     sum of the allocators' total_bytes, plus memory_stats' temp\n" \
+	"                      and persistent sizes; peak_bytes the same of peak_bytes\n" \
+	"                      (a row: its largest execution); residual_bytes live_bytes\n" \
+	"                      plus persistent; output_bytes the outputs' allocated (or\n" \
+	"                      requested, if larger) bytes\n" \
+	"  params              elements of the variables (VariableV2, VarHandleOp)\n" \
+	"  float_ops           from shapes: MatMul 2mnk, Conv2D 2*out*kh*kw*cin,\n" \
+	"                      element-wise ops one per output element\n" \
+	"  Chrome traces: cpu_micros and accelerator_micros are host and device slices'\n" \
+	"  durations, total_micros a slice's inclusive time.\n" \
+	"\n"
+
+/* One warning line (tl_warn) for the executions --graph kept out, if any:
+ * how many, of how many nodes, and the first names. */
+void tl_summary_warn_kept_out(const tl_summary *s);
 
 /* Adds one RunMetadata run. */
 void tl_summary_add_run(tl_summary *s, const tl_run *run);

@@ -193,7 +193,8 @@ struct tree_writer {
 	tl_cell *cells;
 };
 
-/* One item "self/total": "--" for the root's own value, as tfprof. */
+/* One item "self/total": "--" for a value tfprof does not account (the
+ * root's; a scope that is no node where --account-type picks nodes). */
 static void tree_item(GString *line, int c, const tl_summary_scope *t, bool root)
 {
 	char a[48], b[48];
@@ -224,7 +225,7 @@ static const char *tree_line(struct tree_writer *w, const tl_summary_scope *t, i
 		if (!first)
 			g_string_append(w->line, ", ");
 		first = false;
-		tree_item(w->line, c, t, root);
+		tree_item(w->line, c, t, root || (t->row == NULL && o->account_type != NULL));
 	}
 	g_string_append_c(w->line, ')');
 	return w->line->str;
