@@ -4,6 +4,7 @@
 #include "base/bytes.h"
 #include "emit/json.h"
 
+#include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -107,6 +108,12 @@ static void write_flat(const tl_summary *s, const tl_summary_opts *o, const tl_t
 		for (int k = 0; k < o->n_select; k++) {
 			int c = o->select[k];
 			tl_summary_human(c, line->v[c], human[k].s, sizeof human[k].s);
+			/* tfprof's "run|defined" where a graph defines the nodes */
+			if (c == TL_COL_OCCURRENCE && s->have_graph && !o->occurrence_defined &&
+			    s->view != TL_VIEW_KERNEL && s->view != TL_VIEW_STEP)
+				snprintf(human[k].s + strlen(human[k].s),
+					 sizeof human[k].s - strlen(human[k].s), "|%" PRId64,
+					 line->row->defined);
 			cells[1 + k] = (tl_cell){.s = human[k].s, .v = line->v[c]};
 		}
 		double share = total > 0 ? 100.0 * line->v[f->share_col] / total : 0;
