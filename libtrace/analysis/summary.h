@@ -154,30 +154,26 @@ char *tl_summary_kept_out_names(const tl_summary *s, size_t max);
 	"                           runs of nodes it lacks (_SOURCE, _retval_*) are kept\n" \
 	"                           out, counted in one line on stderr\n" \
 	"\n" \
-	"Columns (RunMetadata; tfprof's definitions, from tfprof_node.cc):\n" \
-	"  cpu_micros          an op's executor records, each from its start to its\n" \
-	"                      op_end_rel (a record with op_end_rel 0 counts 1us);\n" \
-	"                      the timeline's slices (trace-dataflow) run to all_end_rel,\n" \
-	"                      the executor's post-processing included, so they are longer\n" \
-	"  accelerator_micros  the GPU kernels it launched, on the GPU's stream:all tracer\n" \
-	"                      device, or on its streams (each kernel once) where there is\n" \
-	"                      no stream:all\n" \
-	"  total_micros        accelerator_micros + cpu_micros (tfprof's exec time): not\n" \
-	"                      a span of the timeline; kernels overlap the op's own time\n" \
-	"  self_micros         total less the slices nested inside (TF2/JAX host planes,\n" \
-	"                      Chrome traces); equal to total where nothing nests\n" \
-	"  occurrence          executions on an executor (tfprof's run count); text scope\n" \
-	"                      view: run|defined as tfprof prints it\n" \
-	"  requested_bytes     sum of the allocators' total_bytes, plus memory_stats' temp\n" \
-	"                      and persistent sizes; peak_bytes the same of peak_bytes\n" \
-	"                      (a row: its largest execution); residual_bytes live_bytes\n" \
-	"                      plus persistent; output_bytes the outputs' allocated (or\n" \
-	"                      requested, if larger) bytes\n" \
-	"  params              elements of the variables (VariableV2, VarHandleOp)\n" \
-	"  float_ops           from shapes: MatMul 2mnk, Conv2D 2*out*kh*kw*cin,\n" \
-	"                      element-wise ops one per output element\n" \
-	"  Chrome traces: cpu_micros and accelerator_micros are host and device slices'\n" \
-	"  durations, total_micros a slice's inclusive time.\n" \
+	"Columns (RunMetadata: tfprof's definitions, tfprof_node.cc; see the man page):\n" \
+	"  cpu_micros: each executor record from its start to its op_end_rel (0 counts\n" \
+	"    1us, as tfprof rounds it), not to all_end_rel as the timeline's slices\n" \
+	"    (trace-dataflow), which add the executor's post-processing\n" \
+	"  accelerator_micros: the kernels the op launched, on its GPU's stream:all\n" \
+	"    tracer device, or on the GPU's streams (each kernel once) without one\n" \
+	"  total_micros: accelerator + cpu (tfprof's exec time), no span of the\n" \
+	"    timeline: kernels run while the op's own record does\n" \
+	"  self_micros: total less the slices nested inside (TF2/JAX host planes,\n" \
+	"    Chrome traces); total where nothing nests\n" \
+	"  occurrence: executions on an executor (tfprof's run count); as text,\n" \
+	"    run|defined where a graph defines the nodes\n" \
+	"  requested_bytes, peak_bytes, residual_bytes: the allocators' total, peak\n" \
+	"    and live bytes summed, with memory_stats' temp and persistent sizes\n" \
+	"    (residual: persistent only); a row's peak is its largest execution's\n" \
+	"  output_bytes: the outputs' allocated bytes (requested, if larger)\n" \
+	"  params: elements of the variables; float_ops: from shapes (MatMul 2mnk,\n" \
+	"    Conv2D 2*out*kh*kw*cin, element-wise ops one per output element)\n" \
+	"  Chrome traces: cpu_micros and accelerator_micros are host and device\n" \
+	"    slices' durations, total_micros a slice's inclusive time\n" \
 	"\n"
 
 /* One warning line (tl_warn) for the executions --graph kept out, if any:
