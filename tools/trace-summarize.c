@@ -29,9 +29,8 @@ static const char usage[] =
     "      --stat STAT          across steps: avg (default), first, min, max, p50, p90,\n"
     "                           stddev\n"
     "      --step N             only run N (0-based)\n"
-    "      --occurrence MODE    run (executions, default) or defined (graph nodes)\n"
-    TL_SUMMARY_HELP_COLUMNS
-    "tfprof's grammar:\n"
+    "      --occurrence MODE    run (executions, default) or defined (graph "
+    "nodes)\n" TL_SUMMARY_HELP_TFPROF "tfprof's grammar:\n"
     "      --order-by COL       a column (default total_micros; self_micros where\n"
     "                           slices nest, as in Kineto and TF2 traces), or name\n"
     "      --min-COL VALUE      hide rows below VALUE in column COL (any column name)\n"
@@ -81,7 +80,7 @@ struct job {
 	int defined; /* --occurrence: 0 run, 1 defined */
 	int plot;    /* --plot: 0 svg, -1 none */
 	const char *overlay;
-	const char *graph_path;	  /* --graph */
+	const char *graph_path; /* --graph */
 	tl_graph_attach *graph;
 	tl_summary *s, *b; /* the inputs' summary; B of --diff */
 };
@@ -96,7 +95,8 @@ static void parse_select(tl_cli *cli, void *ctx, const char *value)
 static void parse_order_by(tl_cli *cli, void *ctx, const char *value)
 {
 	if (tl_summary_opts_order(&((struct job *)ctx)->topts, value) < 0)
-		tl_cli_usage_error(cli, "option '--order-by' wants a column or name, not '%s'", value);
+		tl_cli_usage_error(cli, "option '--order-by' wants a column or name, not '%s'",
+				   value);
 }
 
 static const char *const formats[] = {"text", "csv", "json", "partial", NULL};

@@ -51,7 +51,6 @@ const Tensorflow__TensorShapeProto *tl_opcost_exec_shape(const tl_exec *e, int32
 	return NULL;
 }
 
-
 /* Shape of data input `port` of an execution, from its producer's outputs. */
 static const Tensorflow__TensorShapeProto *input_shape(const tl_run *run, uint32_t x, int32_t port)
 {
@@ -130,9 +129,9 @@ double tl_opcost_float_ops(const tl_run *run, uint32_t x)
 	const tl_exec *e = &run->execs[x];
 	bool matmul = strcmp(e->op, "MatMul") == 0, conv = strcmp(e->op, "Conv2D") == 0;
 	const Tensorflow__NodeDef *def = e->gnode >= 0 ? run->nodes[e->gnode].def : NULL;
-	return tl_opcost_float_ops_of(e->op, tl_opcost_exec_shape(e, 0), matmul ? input_shape(run, x, 0) : NULL,
-				      conv ? input_shape(run, x, 1) : NULL,
-				      matmul && tl_opcost_transpose_a(def));
+	return tl_opcost_float_ops_of(
+	    e->op, tl_opcost_exec_shape(e, 0), matmul ? input_shape(run, x, 0) : NULL,
+	    conv ? input_shape(run, x, 1) : NULL, matmul && tl_opcost_transpose_a(def));
 }
 
 const Tensorflow__TensorShapeProto *tl_opcost_variable_shape(const tl_run *run, uint32_t node)

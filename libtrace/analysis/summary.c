@@ -442,8 +442,7 @@ void tl_summary_add_run(tl_summary *s, const tl_run *run)
 		return;
 	}
 	if (s->graph != NULL && run->has_graphs)
-		tl_warn("graph-unused",
-			"a run has partition graphs: --graph is not used for it");
+		tl_warn("graph-unused", "a run has partition graphs: --graph is not used for it");
 	tl_summary_graph *gm = s->graph != NULL && !run->has_graphs && s->view != TL_VIEW_KERNEL
 				   ? tl_summary_graph_new(s, run, exec_is_host)
 				   : NULL;
@@ -466,8 +465,8 @@ void tl_summary_add_run(tl_summary *s, const tl_run *run)
 			tl_summary_graph_keep_out(s, e->node);
 			continue;
 		}
-		const char *key = gm != NULL ? tl_summary_graph_key(s, gm, (uint32_t)gn)
-					     : row_key(s, run, e);
+		const char *key =
+		    gm != NULL ? tl_summary_graph_key(s, gm, (uint32_t)gn) : row_key(s, run, e);
 		if (key == NULL)
 			key = row_key(s, run, e);
 		if (!host) {
@@ -486,7 +485,8 @@ void tl_summary_add_run(tl_summary *s, const tl_run *run)
 		/* node rows remember their op type, for --account-type */
 		tl_row *r = tl_summary_row_add(s, key, ri, &v);
 		if (r->extra == NULL && (s->view == TL_VIEW_NODE || s->view == TL_VIEW_SCOPE))
-			r->extra = g_strdup(gm != NULL ? tl_summary_graph_op(gm, (uint32_t)gn) : e->op);
+			r->extra =
+			    g_strdup(gm != NULL ? tl_summary_graph_op(gm, (uint32_t)gn) : e->op);
 	}
 	if (gm != NULL) {
 		tl_summary_graph_rows(s, gm, ri);

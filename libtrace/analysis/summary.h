@@ -126,9 +126,9 @@ typedef struct tl_summary {
 	GPtrArray *run_labels; /* char * */
 	bool have_graph;       /* some run had partition graphs */
 	bool have_memory;
-	bool from_chrome; /* some input was a Chrome trace */
-	bool nested;	  /* some slice or execution had a parent: self < total */
-	bool have_device; /* a Chrome trace had device slices (accelerator time) */
+	bool from_chrome;	      /* some input was a Chrome trace */
+	bool nested;		      /* some slice or execution had a parent: self < total */
+	bool have_device;	      /* a Chrome trace had device slices (accelerator time) */
 	const tl_graph_attach *graph; /* --graph, or NULL; the caller's */
 	GHashTable *kept_out;	      /* node name -> executions kept out (not in graph) */
 	size_t kept_out_execs;
@@ -147,33 +147,33 @@ void tl_summary_set_graph(tl_summary *s, const tl_graph_attach *g);
 char *tl_summary_kept_out_names(const tl_summary *s, size_t max);
 
 /* --help's words on --graph and the columns (trace-summarize, trace-report). */
-#define TL_SUMMARY_HELP_COLUMNS \
-	"      --graph FILE         GraphDef (binary or text, gzip) of runs without partition\n" \
-	"                           graphs, as tfprof's --graph_path: the rows are its nodes\n" \
-	"                           (run or not) with its shapes, params and float_ops;\n" \
-	"                           runs of nodes it lacks (_SOURCE, _retval_*) are kept\n" \
-	"                           out, counted in one line on stderr\n" \
-	"\n" \
-	"Columns (RunMetadata: tfprof's definitions, tfprof_node.cc; see the man page):\n" \
-	"  cpu_micros: each executor record from its start to its op_end_rel (0 counts\n" \
-	"    1us, as tfprof rounds it), not to all_end_rel as the timeline's slices\n" \
-	"    (trace-dataflow), which add the executor's post-processing\n" \
-	"  accelerator_micros: the kernels the op launched, on its GPU's stream:all\n" \
-	"    tracer device, or on the GPU's streams (each kernel once) without one\n" \
-	"  total_micros: accelerator + cpu (tfprof's exec time), no span of the\n" \
-	"    timeline: kernels run while the op's own record does\n" \
-	"  self_micros: total less the slices nested inside (TF2/JAX host planes,\n" \
-	"    Chrome traces); total where nothing nests\n" \
-	"  occurrence: executions on an executor (tfprof's run count); as text,\n" \
-	"    run|defined where a graph defines the nodes\n" \
-	"  requested_bytes, peak_bytes, residual_bytes: the allocators' total, peak\n" \
-	"    and live bytes summed, with memory_stats' temp and persistent sizes\n" \
-	"    (residual: persistent only); a row's peak is its largest execution's\n" \
-	"  output_bytes: the outputs' allocated bytes (requested, if larger)\n" \
-	"  params: elements of the variables; float_ops: from shapes (MatMul 2mnk,\n" \
-	"    Conv2D 2*out*kh*kw*cin, element-wise ops one per output element)\n" \
-	"  Chrome traces: cpu_micros and accelerator_micros are host and device\n" \
-	"    slices' durations, total_micros a slice's inclusive time\n" \
+#define TL_SUMMARY_HELP_TFPROF                                                                     \
+	"      --graph FILE         GraphDef (binary or text, gzip) of runs without partition\n"   \
+	"                           graphs, as tfprof's --graph_path: the rows are its nodes\n"    \
+	"                           (run or not) with its shapes, params and float_ops;\n"         \
+	"                           runs of nodes it lacks (_SOURCE, _retval_*) are kept\n"        \
+	"                           out, counted in one line on stderr\n"                          \
+	"\n"                                                                                       \
+	"Columns (RunMetadata: tfprof's definitions, tfprof_node.cc; see the man page):\n"         \
+	"  cpu_micros: each executor record from its start to its op_end_rel (0 counts\n"          \
+	"    1us, as tfprof rounds it), not to all_end_rel as the timeline's slices\n"             \
+	"    (trace-dataflow), which add the executor's post-processing\n"                         \
+	"  accelerator_micros: the kernels the op launched, on its GPU's stream:all\n"             \
+	"    tracer device, or on the GPU's streams (each kernel once) without one\n"              \
+	"  total_micros: accelerator + cpu (tfprof's exec time), no span of the\n"                 \
+	"    timeline: kernels run while the op's own record does\n"                               \
+	"  self_micros: total less the slices nested inside (TF2/JAX host planes,\n"               \
+	"    Chrome traces); total where nothing nests\n"                                          \
+	"  occurrence: executions on an executor (tfprof's run count); as text,\n"                 \
+	"    run|defined where a graph defines the nodes\n"                                        \
+	"  requested_bytes, peak_bytes, residual_bytes: the allocators' total, peak\n"             \
+	"    and live bytes summed, with memory_stats' temp and persistent sizes\n"                \
+	"    (residual: persistent only); a row's peak is its largest execution's\n"               \
+	"  output_bytes: the outputs' allocated bytes (requested, if larger)\n"                    \
+	"  params: elements of the variables; float_ops: from shapes (MatMul 2mnk,\n"              \
+	"    Conv2D 2*out*kh*kw*cin, element-wise ops one per output element)\n"                   \
+	"  Chrome traces: cpu_micros and accelerator_micros are host and device\n"                 \
+	"    slices' durations, total_micros a slice's inclusive time\n"                           \
 	"\n"
 
 /* One warning line (tl_warn) for the executions --graph kept out, if any:

@@ -18,10 +18,10 @@
 struct tl_summary_graph {
 	const tl_graph_attach *g;
 	const tl_run *run;
-	int32_t *node_of;    /* per exec: its graph node, or -1 */
-	uint32_t *first_of;  /* per graph node: its first host exec + 1, 0 when none */
-	size_t matched;	     /* host executions that name a graph node */
-	size_t host;	     /* host executions */
+	int32_t *node_of;   /* per exec: its graph node, or -1 */
+	uint32_t *first_of; /* per graph node: its first host exec + 1, 0 when none */
+	size_t matched;	    /* host executions that name a graph node */
+	size_t host;	    /* host executions */
 };
 
 /* A record's node as tfprof reads it: the name up to its first ':'. */
@@ -175,7 +175,8 @@ void tl_summary_graph_rows(tl_summary *s, const tl_summary_graph *m, size_t ri)
 		if (r->extra == NULL && (s->view == TL_VIEW_NODE || s->view == TL_VIEW_SCOPE))
 			r->extra = g_strdup(op);
 		g_hash_table_insert(
-		    counts, r, GSIZE_TO_POINTER(GPOINTER_TO_SIZE(g_hash_table_lookup(counts, r)) + 1));
+		    counts, r,
+		    GSIZE_TO_POINTER(GPOINTER_TO_SIZE(g_hash_table_lookup(counts, r)) + 1));
 	}
 	GHashTableIter it;
 	gpointer k, v;

@@ -14,9 +14,9 @@
 #include "io/format.h"
 
 typedef struct tl_summary_inputs_opts {
-	tl_format format;      /* --input-format (TL_FORMAT_AUTO: sniffed) */
-	bool combine;	       /* the inputs are partials (read one by one) */
-	tl_progress *progress; /* runs and bytes read, or NULL */
+	tl_format format;	      /* --input-format (TL_FORMAT_AUTO: sniffed) */
+	bool combine;		      /* the inputs are partials (read one by one) */
+	tl_progress *progress;	      /* runs and bytes read, or NULL */
 	const tl_graph_attach *graph; /* --graph (tl_summary_set_graph), or NULL */
 } tl_summary_inputs_opts;
 

@@ -147,9 +147,8 @@ static const char *col_unit(int c)
 /* The order tfprof prints a node's items in, whatever the order of
  * --select (tfprof_show.cc FormatNode), self_micros beside the times. */
 static const int tfprof_order[] = {
-    TL_COL_PARAMS, TL_COL_FLOPS, TL_COL_REQUESTED, TL_COL_PEAK,	      TL_COL_RESIDUAL,
-    TL_COL_OUTPUT, TL_COL_TOTAL, TL_COL_SELF,	   TL_COL_ACCEL,      TL_COL_CPU,
-    TL_COL_OCCURRENCE,
+    TL_COL_PARAMS, TL_COL_FLOPS, TL_COL_REQUESTED, TL_COL_PEAK, TL_COL_RESIDUAL,   TL_COL_OUTPUT,
+    TL_COL_TOTAL,  TL_COL_SELF,	 TL_COL_ACCEL,	   TL_COL_CPU,	TL_COL_OCCURRENCE,
 };
 
 static bool selected(const tl_summary_opts *o, int c)

@@ -37,9 +37,9 @@ static gboolean key_equal(gconstpointer a, gconstpointer b)
 
 static int not_a_graph(tl_error *err, tl_format f, const Tensorflow__RunMetadata *meta)
 {
-	const char *what = f == TL_FORMAT_CHROME	  ? "a Chrome trace"
-			   : f == TL_FORMAT_XSPACE	  ? "an XSpace profile"
-			   : f == TL_FORMAT_TFRECORD	  ? "a TFRecord stream"
+	const char *what = f == TL_FORMAT_CHROME	      ? "a Chrome trace"
+			   : f == TL_FORMAT_XSPACE	      ? "an XSpace profile"
+			   : f == TL_FORMAT_TFRECORD	      ? "a TFRecord stream"
 			   : meta != NULL && meta->step_stats ? "a run (step_stats)"
 							      : "no single graph";
 	return tl_error_set(err, "not a GraphDef (it is %s)", what);
@@ -109,8 +109,7 @@ int32_t tl_graph_attach_find(const tl_graph_attach *g, const char *name, size_t 
 	return hit != NULL ? (int32_t)(GPOINTER_TO_SIZE(hit) - 1) : -1;
 }
 
-int32_t tl_graph_attach_input(const tl_graph_attach *g, uint32_t node, int32_t port,
-			      int32_t *slot)
+int32_t tl_graph_attach_input(const tl_graph_attach *g, uint32_t node, int32_t port, int32_t *slot)
 {
 	const Tensorflow__NodeDef *def = g->graph->node[node];
 	int32_t data_pos = 0;

@@ -33,8 +33,7 @@ int32_t tl_graph_attach_find(const tl_graph_attach *g, const char *name, size_t 
 
 /* The node whose data input `port` a node reads, with the producer's
  * output slot in *slot; -1 when none (or it names no node). */
-int32_t tl_graph_attach_input(const tl_graph_attach *g, uint32_t node, int32_t port,
-			      int32_t *slot);
+int32_t tl_graph_attach_input(const tl_graph_attach *g, uint32_t node, int32_t port, int32_t *slot);
 /* A node's output `slot` as the graph declares it: its _output_shapes
  * entry, else (slot 0) its "shape" attribute; NULL when neither. */
 const Tensorflow__TensorShapeProto *tl_graph_attach_output_shape(const tl_graph_attach *g,

@@ -210,9 +210,9 @@ static void test_graph_unused(void **state)
 {
 	(void)state;
 	tl_graph_attach *g = graph_of(graph_text);
-	tl_summary *s = summary_of(TL_VIEW_NODE, STEP(DEV(CPU, EXEC("z", 100, 2) END))
-					      GRAPH(NODE("z", "Neg", CPU, "")),
-				   g);
+	tl_summary *s =
+	    summary_of(TL_VIEW_NODE,
+		       STEP(DEV(CPU, EXEC("z", 100, 2) END)) GRAPH(NODE("z", "Neg", CPU, "")), g);
 	assert_int_equal(g_hash_table_size(s->rows), 1);
 	assert_int_equal(s->kept_out_execs, 0);
 	tl_summary_free(s);
