@@ -363,10 +363,19 @@ static void count_defined(tl_summary *s, const tl_run *run)
 							      : g->name;
 		tl_row *r = row_find(s, key, false);
 		if (r != NULL)
-			g_hash_table_insert(
-			    counts, r,
-			    GSIZE_TO_POINTER(GPOINTER_TO_SIZE(g_hash_table_lookup(counts, r)) + 1));
+			tl_summary_defined_add(counts, r);
 	}
+	tl_summary_defined_set(counts);
+}
+
+void tl_summary_defined_add(GHashTable *counts, tl_row *r)
+{
+	g_hash_table_insert(counts, r,
+			    GSIZE_TO_POINTER(GPOINTER_TO_SIZE(g_hash_table_lookup(counts, r)) + 1));
+}
+
+void tl_summary_defined_set(GHashTable *counts)
+{
 	GHashTableIter it;
 	gpointer k, v;
 	g_hash_table_iter_init(&it, counts);

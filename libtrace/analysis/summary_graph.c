@@ -174,18 +174,9 @@ void tl_summary_graph_rows(tl_summary *s, const tl_summary_graph *m, size_t ri)
 		tl_row *r = tl_summary_row_add(s, key, ri, &(tl_summary_vals){{0}});
 		if (r->extra == NULL && (s->view == TL_VIEW_NODE || s->view == TL_VIEW_SCOPE))
 			r->extra = g_strdup(op);
-		g_hash_table_insert(
-		    counts, r,
-		    GSIZE_TO_POINTER(GPOINTER_TO_SIZE(g_hash_table_lookup(counts, r)) + 1));
+		tl_summary_defined_add(counts, r);
 	}
-	GHashTableIter it;
-	gpointer k, v;
-	g_hash_table_iter_init(&it, counts);
-	while (g_hash_table_iter_next(&it, &k, &v)) {
-		tl_row *r = k;
-		r->defined = MAX(r->defined, (int64_t)GPOINTER_TO_SIZE(v));
-	}
-	g_hash_table_destroy(counts);
+	tl_summary_defined_set(counts);
 	if (m->matched == 0 && m->host > 0)
 		tl_warn("graph-no-match",
 			"'%s' names none of the --graph nodes: is it a run of that graph?",

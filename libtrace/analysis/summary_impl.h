@@ -26,6 +26,12 @@ char *tl_summary_valid_dup(const char *s);
 /* The rows by name (strcmp order); the caller frees the array. */
 GPtrArray *tl_summary_sorted_rows(const tl_summary *s);
 
+/* Definitions per row (occurrence "defined"): counts[r] += 1, then each
+ * row's defined the larger of its own and its count (a stream, its inputs
+ * absorbed apart and their partials all count the same); frees counts. */
+void tl_summary_defined_add(GHashTable *counts, tl_row *r);
+void tl_summary_defined_set(GHashTable *counts);
+
 /* --graph (analysis/summary_graph.c): a run's executions matched to the
  * graph's nodes by name. */
 typedef struct tl_summary_graph tl_summary_graph;
