@@ -471,7 +471,7 @@ void tl_summary_add_run(tl_summary *s, const tl_run *run)
 			continue;
 		int32_t gn = gm != NULL ? tl_summary_graph_node(gm, i) : -1;
 		if (gm != NULL && gn < 0) {
-			tl_summary_graph_keep_out(s, e->node);
+			tl_summary_graph_keep_out(s, e->node, 1);
 			continue;
 		}
 		const char *key =
@@ -770,8 +770,7 @@ void tl_summary_absorb(tl_summary *dst, tl_summary *src)
 	if (src->kept_out != NULL) {
 		g_hash_table_iter_init(&it, src->kept_out);
 		while (g_hash_table_iter_next(&it, &k, &v))
-			for (size_t i = 0; i < GPOINTER_TO_SIZE(v); i++)
-				tl_summary_graph_keep_out(dst, k);
+			tl_summary_graph_keep_out(dst, k, GPOINTER_TO_SIZE(v));
 	}
 	g_hash_table_iter_init(&it, src->rows);
 	while (g_hash_table_iter_next(&it, &k, &v)) {

@@ -69,18 +69,16 @@ int32_t tl_summary_graph_node(const tl_summary_graph *m, uint32_t exec)
 	return m->node_of[exec];
 }
 
-/* Counts an execution the graph does not define. */
-void tl_summary_graph_keep_out(tl_summary *s, const char *node)
+/* Counts executions of a node the graph does not define. */
+void tl_summary_graph_keep_out(tl_summary *s, const char *node, size_t execs)
 {
 	if (s->kept_out == NULL)
 		s->kept_out = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-	gpointer n = g_hash_table_lookup(s->kept_out, node);
-	if (n == NULL)
-		g_hash_table_insert(s->kept_out, tl_summary_valid_dup(node), GSIZE_TO_POINTER(1));
-	else
-		g_hash_table_insert(s->kept_out, tl_summary_valid_dup(node),
-				    GSIZE_TO_POINTER(GPOINTER_TO_SIZE(n) + 1));
-	s->kept_out_execs++;
+	char *name = tl_summary_valid_dup(node);
+	size_t n = GPOINTER_TO_SIZE(g_hash_table_lookup(s->kept_out, name));
+	/* an existing key stays, the new copy is freed */
+	g_hash_table_insert(s->kept_out, name, GSIZE_TO_POINTER(n + execs));
+	s->kept_out_execs += execs;
 }
 
 /* The shape of a node's output `slot`: what its first execution recorded,

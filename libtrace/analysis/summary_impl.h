@@ -48,8 +48,9 @@ const char *tl_summary_graph_op(const tl_summary_graph *m, uint32_t node);
 /* Float operations of an execution with the graph's shapes beside the
  * records'. */
 double tl_summary_graph_float_ops(const tl_summary_graph *m, uint32_t exec);
-/* Counts an execution kept out of the tables (its node is not in the graph). */
-void tl_summary_graph_keep_out(tl_summary *s, const char *node);
+/* Counts `execs` executions of a node kept out of the tables (not in the
+ * graph). */
+void tl_summary_graph_keep_out(tl_summary *s, const char *node, size_t execs);
 /* Rows for every graph node in run ri, params and definitions. */
 void tl_summary_graph_rows(tl_summary *s, const tl_summary_graph *m, size_t ri);
 
