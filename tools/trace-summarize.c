@@ -23,18 +23,14 @@ static const char usage[] =
     "View and columns:\n"
     "      --view VIEW          op (default), scope (name-scope tree), node, device,\n"
     "                           kernel (GPU kernels with their op), step (one row per run)\n"
-    "      --select COLS        comma list of: total_micros, self_micros,\n"
-    "                           accelerator_micros, cpu_micros, occurrence,\n"
-    "                           requested_bytes, peak_bytes, residual_bytes,\n"
-    "                           output_bytes, params, float_ops (default: total_micros,\n"
+    "      --select COLS        comma list of the columns below (default: total_micros,\n"
     "                           accelerator_micros,cpu_micros,occurrence; self_micros\n"
     "                           after total_micros where slices nest)\n"
     "      --stat STAT          across steps: avg (default), first, min, max, p50, p90,\n"
     "                           stddev\n"
     "      --step N             only run N (0-based)\n"
-    "      --occurrence MODE    run (executions, default) or defined (graph nodes)\n"
-    "\n"
-    "tfprof's grammar:\n"
+    "      --occurrence MODE    run (executions, default) or defined (graph "
+    "nodes)\n" TL_SUMMARY_HELP_TFPROF "tfprof's grammar:\n"
     "      --order-by COL       a column (default total_micros; self_micros where\n"
     "                           slices nest, as in Kineto and TF2 traces), or name\n"
     "      --min-COL VALUE      hide rows below VALUE in column COL (any column name)\n"
@@ -84,6 +80,8 @@ struct job {
 	int defined; /* --occurrence: 0 run, 1 defined */
 	int plot;    /* --plot: 0 svg, -1 none */
 	const char *overlay;
+	const char *graph_path; /* --graph */
+	tl_graph_attach *graph;
 	tl_summary *s, *b; /* the inputs' summary; B of --diff */
 };
 
@@ -97,9 +95,7 @@ static void parse_select(tl_cli *cli, void *ctx, const char *value)
 static void parse_order_by(tl_cli *cli, void *ctx, const char *value)
 {
 	if (tl_summary_opts_order(&((struct job *)ctx)->topts, value) < 0)
-		tl_cli_usage_error(cli,
-				   "option '--order-by' wants a column of --help or name, not "
-				   "'%s'",
+		tl_cli_usage_error(cli, "option '--order-by' wants a column or name, not '%s'",
 				   value);
 }
 
@@ -112,6 +108,7 @@ static const tl_cli_opt fixed[] = {
     TL_OPT_CHOICE("stat", 0, JOB(topts.stat), tl_summary_stat_names),
     TL_OPT("step", 0, TL_ARG_COUNT, JOB(topts.step)),
     TL_OPT_CHOICE("occurrence", 0, JOB(defined), ((const char *const[]){"run", "defined", NULL})),
+    TL_OPT("graph", 0, TL_ARG_STRING, JOB(graph_path)),
     TL_OPT_CALL("order-by", 0, parse_order_by),
     TL_OPT("account-type", 0, TL_ARG_REGEX, JOB(topts.account_type)),
     TL_OPT("show", 0, TL_ARG_REGEX, JOB(topts.show)),
@@ -158,7 +155,7 @@ static int read_inputs(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_e
 	struct job *job = ctx;
 	tl_progress progress;
 	tl_progress_begin(&progress, job->cli.prog, job->cli.quiet);
-	tl_summary_inputs_opts o = {job->cli.format, job->combine, &progress};
+	tl_summary_inputs_opts o = {job->cli.format, job->combine, &progress, job->graph};
 	job->s = tl_summary_new((tl_summary_view)job->view);
 	job->b = job->diff ? tl_summary_new((tl_summary_view)job->view) : NULL;
 	size_t bad = 0;
@@ -233,10 +230,16 @@ int main(int argc, char **argv)
 	static const tl_cli_tool tables = {
 	    .stream = true, .prepare = read_inputs, .write = write_tables};
 	static const tl_cli_tool analyses = {.write = write_analyses};
+	tl_error gerr = {0};
+	if (job.graph_path != NULL && tl_graph_attach_read(&job.graph, job.graph_path, &gerr) < 0) {
+		tl_cli_input_error(&job.cli, job.graph_path, &gerr);
+		return 1;
+	}
 	bool per_run = job.idle || job.critical_path || job.advise;
 	int status = tl_cli_run(&job.cli, argc, argv, per_run ? &analyses : &tables, &job);
 	tl_summary_free(job.s);
 	tl_summary_free(job.b);
+	tl_graph_attach_free(job.graph);
 	GRegex *res[] = {job.topts.account_type, job.topts.show, job.topts.hide, job.topts.start,
 			 job.topts.trim};
 	for (size_t i = 0; i < G_N_ELEMENTS(res); i++)

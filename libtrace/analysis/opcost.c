@@ -43,8 +43,7 @@ bool tl_opcost_is_variable(const char *op)
 	       strcmp(op, "VarHandleOp") == 0;
 }
 
-/* Output shape of an execution's slot, else NULL. */
-static const Tensorflow__TensorShapeProto *exec_shape(const tl_exec *e, int32_t slot)
+const Tensorflow__TensorShapeProto *tl_opcost_exec_shape(const tl_exec *e, int32_t slot)
 {
 	for (size_t k = 0; k < e->ns->n_output; k++)
 		if (e->ns->output[k]->slot == slot && e->ns->output[k]->tensor_description != NULL)
@@ -65,7 +64,7 @@ static const Tensorflow__TensorShapeProto *input_shape(const tl_run *run, uint32
 			continue;
 		const tl_gnode *src = &run->nodes[edge->src];
 		for (uint32_t i = 0; i < src->n_exec; i++) {
-			const Tensorflow__TensorShapeProto *sh = exec_shape(
+			const Tensorflow__TensorShapeProto *sh = tl_opcost_exec_shape(
 			    &run->execs[run->node_execs[src->first_exec + i]], edge->src_port);
 			if (sh != NULL)
 				return sh;
@@ -89,40 +88,50 @@ static bool is_elementwise(const char *op)
 	return false;
 }
 
+double tl_opcost_float_ops_of(const char *op, const Tensorflow__TensorShapeProto *out,
+			      const Tensorflow__TensorShapeProto *in0,
+			      const Tensorflow__TensorShapeProto *in1, bool transpose_a)
+{
+	double out_n = tl_opcost_elements(out);
+	if (strcmp(op, "MatMul") == 0) {
+		/* 2 m n k: k is the contracted dimension of input 0 */
+		if (in0 == NULL || in0->n_dim != 2 || out_n == 0)
+			return 0;
+		double k = (double)in0->dim[transpose_a ? 0 : 1]->size;
+		return k > 0 ? 2.0 * out_n * k : 0;
+	}
+	if (strcmp(op, "Conv2D") == 0) {
+		/* 2 * output elements * kh * kw * input channels (filter HWIO) */
+		if (in1 == NULL || in1->n_dim != 4 || out_n == 0)
+			return 0;
+		/* in doubles: int64 products of hostile sizes overflow */
+		double kh = (double)in1->dim[0]->size, kw = (double)in1->dim[1]->size;
+		double cin = (double)in1->dim[2]->size;
+		return kh > 0 && kw > 0 && cin > 0 ? 2.0 * out_n * kh * kw * cin : 0;
+	}
+	if (is_elementwise(op))
+		return out_n;
+	return 0;
+}
+
+bool tl_opcost_transpose_a(const Tensorflow__NodeDef *def)
+{
+	const Tensorflow__AttrValue *ta = NULL;
+	for (size_t i = 0; def != NULL && i < def->n_attr; i++)
+		if (def->attr[i]->key != NULL && strcmp(def->attr[i]->key, "transpose_a") == 0)
+			ta = def->attr[i]->value;
+	return ta != NULL && ta->value_case == TENSORFLOW__ATTR_VALUE__VALUE_B && ta->b;
+}
+
 /* Float operations of one execution, from its shapes (0 when unknown). */
 double tl_opcost_float_ops(const tl_run *run, uint32_t x)
 {
 	const tl_exec *e = &run->execs[x];
-	const Tensorflow__TensorShapeProto *out = exec_shape(e, 0);
-	double out_n = tl_opcost_elements(out);
-	if (strcmp(e->op, "MatMul") == 0) {
-		/* 2 m n k: k is the contracted dimension of input 0 */
-		const Tensorflow__TensorShapeProto *a = input_shape(run, x, 0);
-		if (a == NULL || a->n_dim != 2 || out_n == 0)
-			return 0;
-		const Tensorflow__AttrValue *ta = NULL;
-		const Tensorflow__NodeDef *def = e->gnode >= 0 ? run->nodes[e->gnode].def : NULL;
-		for (size_t i = 0; def != NULL && i < def->n_attr; i++)
-			if (strcmp(def->attr[i]->key, "transpose_a") == 0)
-				ta = def->attr[i]->value;
-		bool trans =
-		    ta != NULL && ta->value_case == TENSORFLOW__ATTR_VALUE__VALUE_B && ta->b;
-		double k = (double)a->dim[trans ? 0 : 1]->size;
-		return k > 0 ? 2.0 * out_n * k : 0;
-	}
-	if (strcmp(e->op, "Conv2D") == 0) {
-		/* 2 * output elements * kh * kw * input channels (filter HWIO) */
-		const Tensorflow__TensorShapeProto *f = input_shape(run, x, 1);
-		if (f == NULL || f->n_dim != 4 || out_n == 0)
-			return 0;
-		/* in doubles: int64 products of hostile sizes overflow */
-		double kh = (double)f->dim[0]->size, kw = (double)f->dim[1]->size;
-		double cin = (double)f->dim[2]->size;
-		return kh > 0 && kw > 0 && cin > 0 ? 2.0 * out_n * kh * kw * cin : 0;
-	}
-	if (is_elementwise(e->op))
-		return out_n;
-	return 0;
+	bool matmul = strcmp(e->op, "MatMul") == 0, conv = strcmp(e->op, "Conv2D") == 0;
+	const Tensorflow__NodeDef *def = e->gnode >= 0 ? run->nodes[e->gnode].def : NULL;
+	return tl_opcost_float_ops_of(
+	    e->op, tl_opcost_exec_shape(e, 0), matmul ? input_shape(run, x, 0) : NULL,
+	    conv ? input_shape(run, x, 1) : NULL, matmul && tl_opcost_transpose_a(def));
 }
 
 const Tensorflow__TensorShapeProto *tl_opcost_variable_shape(const tl_run *run, uint32_t node)
@@ -130,6 +139,6 @@ const Tensorflow__TensorShapeProto *tl_opcost_variable_shape(const tl_run *run, 
 	const tl_gnode *g = &run->nodes[node];
 	const Tensorflow__TensorShapeProto *sh = attr_shape(g->def, "shape");
 	if (sh == NULL && g->n_exec > 0)
-		sh = exec_shape(&run->execs[run->node_execs[g->first_exec]], 0);
+		sh = tl_opcost_exec_shape(&run->execs[run->node_execs[g->first_exec]], 0);
 	return sh;
 }

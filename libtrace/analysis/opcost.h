@@ -16,6 +16,16 @@
 /* Float operations of one execution (0 when its shapes are unknown). */
 double tl_opcost_float_ops(const tl_run *run, uint32_t exec);
 
+/* The same from the shapes themselves: the output (slot 0) and data
+ * inputs 0 and 1 (NULL where unknown; MatMul reads in0, Conv2D in1). */
+double tl_opcost_float_ops_of(const char *op, const Tensorflow__TensorShapeProto *out,
+			      const Tensorflow__TensorShapeProto *in0,
+			      const Tensorflow__TensorShapeProto *in1, bool transpose_a);
+/* A MatMul node's transpose_a attribute (false when absent or def NULL). */
+bool tl_opcost_transpose_a(const Tensorflow__NodeDef *def);
+/* The shape an execution's record gives its output `slot`, or NULL. */
+const Tensorflow__TensorShapeProto *tl_opcost_exec_shape(const tl_exec *e, int32_t slot);
+
 /* VariableV2, Variable, VarHandleOp. */
 bool tl_opcost_is_variable(const char *op);
 /* A variable node's shape, or NULL. */

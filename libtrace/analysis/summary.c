@@ -73,6 +73,8 @@ void tl_summary_free(tl_summary *s)
 		return;
 	g_hash_table_destroy(s->rows);
 	g_ptr_array_free(s->run_labels, TRUE);
+	if (s->kept_out != NULL)
+		g_hash_table_destroy(s->kept_out);
 	g_free(s);
 }
 
@@ -153,29 +155,58 @@ tl_row *tl_summary_row_add(tl_summary *s, const char *name, size_t run, const tl
 
 /* ---- adding runs ------------------------------------------------------- */
 
+/* tfprof's time of a record: from its start to its op_end_rel; a record
+ * whose op_end_rel is 0 (or less) counts 1 us ("round quick execution to
+ * 1 micro", ExecStep::AddTimeStats). */
+static double op_micros(const tl_exec *e)
+{
+	int64_t d = e->op_end - e->start;
+	return d > 0 ? (double)d / 1000.0 : 1.0;
+}
+
+/* tfprof's memory of an execution (ExecStep::AddMemoryStats): the
+ * allocators' sums, with memory_stats' temporary and persistent sizes. */
+static void exec_memory(const Tensorflow__NodeExecStats *ns, tl_summary_vals *v)
+{
+	double persistent = 0, temp = 0;
+	if (ns->memory_stats != NULL) {
+		persistent = (double)ns->memory_stats->persistent_memory_size;
+		temp = (double)ns->memory_stats->temp_memory_size;
+	}
+	for (size_t m = 0; m < ns->n_memory; m++) {
+		const Tensorflow__AllocatorMemoryUsed *mu = ns->memory[m];
+		v->v[TL_COL_REQUESTED] += (double)mu->total_bytes;
+		v->v[TL_COL_RESIDUAL] += (double)mu->live_bytes;
+		v->v[TL_COL_PEAK] += (double)mu->peak_bytes;
+	}
+	v->v[TL_COL_REQUESTED] += persistent + temp;
+	v->v[TL_COL_PEAK] += persistent + temp;
+	v->v[TL_COL_RESIDUAL] += persistent;
+	for (size_t k = 0; k < ns->n_output; k++) {
+		const Tensorflow__TensorDescription *td = ns->output[k]->tensor_description;
+		if (td == NULL || td->allocation_description == NULL)
+			continue;
+		const Tensorflow__AllocationDescription *ad = td->allocation_description;
+		v->v[TL_COL_OUTPUT] += (double)MAX(ad->allocated_bytes, ad->requested_bytes);
+	}
+}
+
+static bool nests(const tl_device *d);
+
 static void exec_vals(const tl_run *run, uint32_t x, const double *accel, const int64_t *self,
 		      tl_summary_vals *v)
 {
 	const tl_exec *e = &run->execs[x];
 	memset(v, 0, sizeof *v);
-	v->v[TL_COL_CPU] = (double)(e->end - e->start) / 1000.0;
+	v->v[TL_COL_CPU] = op_micros(e);
 	v->v[TL_COL_ACCEL] = accel[x];
 	v->v[TL_COL_TOTAL] = v->v[TL_COL_CPU] + v->v[TL_COL_ACCEL];
 	/* the kernels it launched ran on a device, inside no child of it */
-	v->v[TL_COL_SELF] = (double)self[x] / 1000.0 + v->v[TL_COL_ACCEL];
+	v->v[TL_COL_SELF] = nests(&run->devices[e->device])
+				? (double)self[x] / 1000.0 + v->v[TL_COL_ACCEL]
+				: v->v[TL_COL_TOTAL];
 	v->v[TL_COL_OCCURRENCE] = 1;
-	for (size_t m = 0; m < e->ns->n_memory; m++) {
-		const Tensorflow__AllocatorMemoryUsed *mu = e->ns->memory[m];
-		v->v[TL_COL_REQUESTED] += (double)mu->total_bytes;
-		v->v[TL_COL_RESIDUAL] += (double)mu->live_bytes;
-		if ((double)mu->peak_bytes > v->v[TL_COL_PEAK])
-			v->v[TL_COL_PEAK] = (double)mu->peak_bytes;
-	}
-	for (size_t k = 0; k < e->ns->n_output; k++) {
-		const Tensorflow__TensorDescription *td = e->ns->output[k]->tensor_description;
-		if (td != NULL && td->allocation_description != NULL)
-			v->v[TL_COL_OUTPUT] += (double)td->allocation_description->requested_bytes;
-	}
+	exec_memory(e->ns, v);
 	v->v[TL_COL_FLOPS] = tl_opcost_float_ops(run, x);
 }
 
@@ -193,22 +224,26 @@ static const char *row_key(const tl_summary *s, const tl_run *run, const tl_exec
 	}
 }
 
-/* Kernel time per launching execution; per-stream records, stream:all
- * when there are none. */
+/* Kernel time per launching execution, tfprof's accelerator time: the
+ * records of a GPU's stream:all device, or of its streams where it has
+ * none (a kernel is on both: counted once). */
 static double *kernel_time(const tl_run *run)
 {
 	double *accel = g_new0(double, run->n_execs ? run->n_execs : 1);
-	bool have_streams = false;
+	/* per executor (+1: tracer devices with none), whether it has stream:all */
+	bool *has_all = g_new0(bool, run->n_devices + 1);
 	for (size_t d = 0; d < run->n_devices; d++)
-		if (run->devices[d].kind == TL_DEV_STREAM)
-			have_streams = true;
+		if (run->devices[d].kind == TL_DEV_STREAM_ALL)
+			has_all[run->devices[d].executor + 1] = true;
 	for (size_t i = 0; i < run->n_execs; i++) {
 		const tl_exec *k = &run->execs[i];
-		tl_device_kind kind = run->devices[k->device].kind;
-		bool use = have_streams ? kind == TL_DEV_STREAM : kind == TL_DEV_STREAM_ALL;
+		const tl_device *d = &run->devices[k->device];
+		bool use = d->kind == TL_DEV_STREAM_ALL ||
+			   (d->kind == TL_DEV_STREAM && !has_all[d->executor + 1]);
 		if (use && k->launcher >= 0)
-			accel[k->launcher] += (double)(k->end - k->start) / 1000.0;
+			accel[k->launcher] += op_micros(k);
 	}
+	g_free(has_all);
 	return accel;
 }
 
@@ -328,10 +363,19 @@ static void count_defined(tl_summary *s, const tl_run *run)
 							      : g->name;
 		tl_row *r = row_find(s, key, false);
 		if (r != NULL)
-			g_hash_table_insert(
-			    counts, r,
-			    GSIZE_TO_POINTER(GPOINTER_TO_SIZE(g_hash_table_lookup(counts, r)) + 1));
+			tl_summary_defined_add(counts, r);
 	}
+	tl_summary_defined_set(counts);
+}
+
+void tl_summary_defined_add(GHashTable *counts, tl_row *r)
+{
+	g_hash_table_insert(counts, r,
+			    GSIZE_TO_POINTER(GPOINTER_TO_SIZE(g_hash_table_lookup(counts, r)) + 1));
+}
+
+void tl_summary_defined_set(GHashTable *counts)
+{
 	GHashTableIter it;
 	gpointer k, v;
 	g_hash_table_iter_init(&it, counts);
@@ -353,58 +397,31 @@ static bool orphan_kernel(const tl_run *run, const tl_exec *e)
 	       d->executor < 0 && run->no_dataflow;
 }
 
-void tl_summary_add_run(tl_summary *s, const tl_run *run)
+static bool exec_is_host(const tl_run *run, const tl_exec *e)
 {
-	size_t ri = s->n_runs++;
-	g_ptr_array_add(s->run_labels, tl_summary_valid_dup(run->label));
-	if (run->has_graphs)
-		s->have_graph = true;
-	if (s->view == TL_VIEW_STEP) {
-		add_step_rows(s, run, ri);
+	return is_host(&run->devices[e->device]);
+}
+
+static void add_kernel_row(tl_summary *s, const tl_run *run, const tl_exec *e, size_t ri)
+{
+	const char *label = e->ns->timeline_label ? e->ns->timeline_label : "";
+	const char *at = strstr(label, "@@");
+	char *kname = g_strndup(label, at ? (gsize)(at - label) : strlen(label));
+	tl_summary_vals v = {{0}};
+	v.v[TL_COL_ACCEL] = v.v[TL_COL_TOTAL] = v.v[TL_COL_SELF] =
+	    (double)(e->end - e->start) / 1000.0;
+	v.v[TL_COL_OCCURRENCE] = 1;
+	tl_row *r = tl_summary_row_add(s, kname, ri, &v);
+	if (r->extra == NULL)
+		r->extra = g_strdup(e->op);
+	g_free(kname);
+}
+
+/* params: per variable node of the partition graphs, whether it ran or not */
+static void add_params(tl_summary *s, const tl_run *run, size_t ri)
+{
+	if (s->view == TL_VIEW_KERNEL)
 		return;
-	}
-	double *accel = kernel_time(run);
-	int64_t *self = s->view == TL_VIEW_KERNEL ? NULL : exec_self(s, run);
-	for (uint32_t i = 0; i < run->n_execs; i++) {
-		const tl_exec *e = &run->execs[i];
-		tl_device_kind kind = run->devices[e->device].kind;
-		if (s->view == TL_VIEW_KERNEL) {
-			if (kind != TL_DEV_STREAM)
-				continue;
-			const char *label = e->ns->timeline_label ? e->ns->timeline_label : "";
-			const char *at = strstr(label, "@@");
-			char *kname = g_strndup(label, at ? (gsize)(at - label) : strlen(label));
-			tl_summary_vals v = {{0}};
-			v.v[TL_COL_ACCEL] = v.v[TL_COL_TOTAL] = v.v[TL_COL_SELF] =
-			    (double)(e->end - e->start) / 1000.0;
-			v.v[TL_COL_OCCURRENCE] = 1;
-			tl_row *r = tl_summary_row_add(s, kname, ri, &v);
-			if (r->extra == NULL)
-				r->extra = g_strdup(e->op);
-			g_free(kname);
-			continue;
-		}
-		if (orphan_kernel(run, e)) {
-			tl_summary_vals v = {{0}};
-			v.v[TL_COL_ACCEL] = v.v[TL_COL_TOTAL] = v.v[TL_COL_SELF] =
-			    (double)(e->end - e->start) / 1000.0;
-			/* occurrence counts the op's executions, not its kernels */
-			tl_summary_row_add(s, row_key(s, run, e), ri, &v);
-			continue;
-		}
-		if (!is_host(&run->devices[e->device]))
-			continue;
-		if (e->ns->n_memory > 0)
-			s->have_memory = true;
-		tl_summary_vals v;
-		exec_vals(run, i, accel, self, &v);
-		const char *key = row_key(s, run, e);
-		/* node rows remember their op type, for --account-type */
-		tl_row *r = tl_summary_row_add(s, key, ri, &v);
-		if (r->extra == NULL && (s->view == TL_VIEW_NODE || s->view == TL_VIEW_SCOPE))
-			r->extra = g_strdup(e->op);
-	}
-	/* params: per variable node of the graphs, whether it ran or not */
 	for (uint32_t n = 0; n < run->n_nodes; n++) {
 		const tl_gnode *g = &run->nodes[n];
 		if (!tl_opcost_is_variable(g->op))
@@ -415,17 +432,125 @@ void tl_summary_add_run(tl_summary *s, const tl_run *run)
 		const char *key = s->view == TL_VIEW_OP	      ? g->op
 				  : s->view == TL_VIEW_DEVICE ? g->device
 							      : g->name;
-		if (s->view == TL_VIEW_KERNEL)
-			continue;
 		tl_row *r = tl_summary_row_add(s, key, ri, &v);
 		if (r->shape == NULL && s->view != TL_VIEW_OP && s->view != TL_VIEW_DEVICE)
 			r->shape = tl_opcost_shape_string(sh);
 		if (r->extra == NULL && (s->view == TL_VIEW_NODE || s->view == TL_VIEW_SCOPE))
 			r->extra = g_strdup(g->op);
 	}
-	count_defined(s, run);
+}
+
+void tl_summary_add_run(tl_summary *s, const tl_run *run)
+{
+	size_t ri = s->n_runs++;
+	g_ptr_array_add(s->run_labels, tl_summary_valid_dup(run->label));
+	if (run->has_graphs)
+		s->have_graph = true;
+	if (s->view == TL_VIEW_STEP) {
+		add_step_rows(s, run, ri);
+		return;
+	}
+	if (s->graph != NULL && run->has_graphs)
+		tl_warn("graph-unused", "a run has partition graphs: --graph is not used for it");
+	tl_summary_graph *gm = s->graph != NULL && !run->has_graphs && s->view != TL_VIEW_KERNEL
+				   ? tl_summary_graph_new(s, run, exec_is_host)
+				   : NULL;
+	if (gm != NULL)
+		s->have_graph = true;
+	double *accel = kernel_time(run);
+	int64_t *self = s->view == TL_VIEW_KERNEL ? NULL : exec_self(s, run);
+	for (uint32_t i = 0; i < run->n_execs; i++) {
+		const tl_exec *e = &run->execs[i];
+		if (s->view == TL_VIEW_KERNEL) {
+			if (run->devices[e->device].kind == TL_DEV_STREAM)
+				add_kernel_row(s, run, e, ri);
+			continue;
+		}
+		bool host = exec_is_host(run, e);
+		if (!host && !orphan_kernel(run, e))
+			continue;
+		int32_t gn = gm != NULL ? tl_summary_graph_node(gm, i) : -1;
+		if (gm != NULL && gn < 0) {
+			tl_summary_graph_keep_out(s, e->node, 1);
+			continue;
+		}
+		const char *key =
+		    gm != NULL ? tl_summary_graph_key(s, gm, (uint32_t)gn) : row_key(s, run, e);
+		if (key == NULL)
+			key = row_key(s, run, e);
+		if (!host) {
+			tl_summary_vals v = {{0}};
+			v.v[TL_COL_ACCEL] = v.v[TL_COL_TOTAL] = v.v[TL_COL_SELF] = op_micros(e);
+			/* occurrence counts the op's executions, not its kernels */
+			tl_summary_row_add(s, key, ri, &v);
+			continue;
+		}
+		if (e->ns->n_memory > 0 || e->ns->memory_stats != NULL)
+			s->have_memory = true;
+		tl_summary_vals v;
+		exec_vals(run, i, accel, self, &v);
+		if (gm != NULL)
+			v.v[TL_COL_FLOPS] = tl_summary_graph_float_ops(gm, i);
+		/* node rows remember their op type, for --account-type */
+		tl_row *r = tl_summary_row_add(s, key, ri, &v);
+		if (r->extra == NULL && (s->view == TL_VIEW_NODE || s->view == TL_VIEW_SCOPE))
+			r->extra =
+			    g_strdup(gm != NULL ? tl_summary_graph_op(gm, (uint32_t)gn) : e->op);
+	}
+	if (gm != NULL) {
+		tl_summary_graph_rows(s, gm, ri);
+	} else {
+		add_params(s, run, ri);
+		count_defined(s, run);
+	}
+	tl_summary_graph_free(gm);
 	g_free(accel);
 	g_free(self);
+}
+
+void tl_summary_set_graph(tl_summary *s, const tl_graph_attach *g)
+{
+	if (s != NULL)
+		s->graph = g;
+}
+
+void tl_summary_warn_kept_out(const tl_summary *s)
+{
+	if (s->kept_out_execs == 0)
+		return;
+	char *names = tl_summary_kept_out_names(s, 5);
+	tl_warn("graph-kept-out",
+		"%zu execution(s) of %u node(s) not in the graph kept out of the tables: %s",
+		s->kept_out_execs, g_hash_table_size(s->kept_out), names);
+	g_free(names);
+}
+
+static int cmp_kept(const void *a, const void *b, void *ctx)
+{
+	GHashTable *kept = ctx;
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+	size_t nx = GPOINTER_TO_SIZE(g_hash_table_lookup(kept, x));
+	size_t ny = GPOINTER_TO_SIZE(g_hash_table_lookup(kept, y));
+	if (nx != ny)
+		return nx > ny ? -1 : 1;
+	return strcmp(x, y);
+}
+
+char *tl_summary_kept_out_names(const tl_summary *s, size_t max)
+{
+	if (s->kept_out == NULL)
+		return g_strdup("");
+	guint n = 0;
+	gpointer *names = g_hash_table_get_keys_as_array(s->kept_out, &n);
+	if (n > 1)
+		g_qsort_with_data(names, (gint)n, sizeof *names, cmp_kept, s->kept_out);
+	GString *out = g_string_new(NULL);
+	for (guint i = 0; i < n && i < max; i++)
+		g_string_append_printf(out, "%s%s", i ? ", " : "", (const char *)names[i]);
+	if (n > max)
+		g_string_append(out, ", ...");
+	g_free(names);
+	return g_string_free(out, FALSE);
 }
 
 /* ---- rows and statistics ---------------------------------------------- */
@@ -642,6 +767,11 @@ void tl_summary_absorb(tl_summary *dst, tl_summary *src)
 	dst->have_device |= src->have_device;
 	GHashTableIter it;
 	gpointer k, v;
+	if (src->kept_out != NULL) {
+		g_hash_table_iter_init(&it, src->kept_out);
+		while (g_hash_table_iter_next(&it, &k, &v))
+			tl_summary_graph_keep_out(dst, k, GPOINTER_TO_SIZE(v));
+	}
 	g_hash_table_iter_init(&it, src->rows);
 	while (g_hash_table_iter_next(&it, &k, &v)) {
 		const tl_row *r = v;

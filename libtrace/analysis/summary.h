@@ -6,28 +6,49 @@
  * Per row and per run the metrics below are summed; across runs each
  * column is reported as the average (default), first, min, max, p50, p90
  * or stddev over the runs (a run where the row did not occur counts 0).
+ * RunMetadata columns are tfprof's (tfprof_node.cc: ExecStep::AddTimeStats,
+ * AddMemoryStats), not the timeline's slice durations:
  *
- *   cpu_micros          executor time of the executions (their own record);
+ *   cpu_micros          executor records: from the op's start to its
+ *                       op_end_rel (the kernel's end; the record's
+ *                       all_end_rel, which trace-dataflow draws, adds the
+ *                       executor's post-processing); a record whose
+ *                       op_end_rel is 0 counts 1 us, as in tfprof.
  *                       Chrome traces: host slices' durations
- *   accelerator_micros  GPU kernel time they launched (per-stream records);
+ *   accelerator_micros  GPU kernels the execution launched, each from its
+ *                       start to its op_end_rel: on the GPU's stream:all
+ *                       tracer device, or on its per-stream devices (each
+ *                       kernel once) where it has no stream:all.
  *                       Chrome traces: device slices (kernels, copies)
- *   total_micros        cpu + accelerator: inclusive time, a slice's
- *                       children (slices inside it on its thread) included
+ *   total_micros        accelerator + cpu (tfprof's exec_micros); Chrome
+ *                       traces: inclusive time, a slice's children (slices
+ *                       inside it on its thread) included
  *   self_micros         exclusive time: total minus the time of its
  *                       children (analysis/summary_nest.h), so the rows'
  *                       self times add up to the busy time and shares of
  *                       it to 100%; where nothing nests (TF1 RunMetadata,
  *                       timeline.py traces) it equals total. The step view:
  *                       the step's wall time, as total.
- *   occurrence          executions in the run (or nodes defined, with
+ *   occurrence          executions on an executor in the run, tfprof's
+ *                       "run" (or nodes defined, its "defined", with
  *                       --occurrence defined)
- *   requested_bytes     AllocatorMemoryUsed.total_bytes
- *   peak_bytes          largest AllocatorMemoryUsed.peak_bytes
- *   residual_bytes      AllocatorMemoryUsed.live_bytes
- *   output_bytes        requested bytes of the outputs (NodeOutput)
+ *   requested_bytes     sum of AllocatorMemoryUsed.total_bytes, plus
+ *                       memory_stats' temp and persistent sizes
+ *   peak_bytes          sum of AllocatorMemoryUsed.peak_bytes plus temp and
+ *                       persistent sizes (per row: the largest execution)
+ *   residual_bytes      sum of AllocatorMemoryUsed.live_bytes plus the
+ *                       persistent size
+ *   output_bytes        outputs' bytes: the larger of allocated and
+ *                       requested in their AllocationDescription
  *   params              elements of variables (VariableV2, VarHandleOp)
  *   float_ops           from shapes: MatMul 2mnk, Conv2D 2*out*kh*kw*cin,
  *                       element-wise ops one per output element
+ *
+ * With a graph (tl_summary_set_graph, --graph) a run that has no
+ * partition graphs is read as tfprof reads it with --graph_path: the rows
+ * are the graph's nodes, run or not; shapes come from the graph where the
+ * records lack them; executions of nodes the graph does not define are
+ * kept out and counted (kept_out).
  *
  * Rows keep per-run values, so a partial (--format partial) of some runs
  * combines with others into exactly the table of all runs.
@@ -35,6 +56,7 @@
 #ifndef TL_ANALYSIS_SUMMARY_H
 #define TL_ANALYSIS_SUMMARY_H
 
+#include "model/graph_attach.h"
 #include "model/run.h"
 #include "base/output.h"
 
@@ -104,13 +126,59 @@ typedef struct tl_summary {
 	GPtrArray *run_labels; /* char * */
 	bool have_graph;       /* some run had partition graphs */
 	bool have_memory;
-	bool from_chrome; /* some input was a Chrome trace */
-	bool nested;	  /* some slice or execution had a parent: self < total */
-	bool have_device; /* a Chrome trace had device slices (accelerator time) */
+	bool from_chrome;	      /* some input was a Chrome trace */
+	bool nested;		      /* some slice or execution had a parent: self < total */
+	bool have_device;	      /* a Chrome trace had device slices (accelerator time) */
+	const tl_graph_attach *graph; /* --graph, or NULL; the caller's */
+	GHashTable *kept_out;	      /* node name -> executions kept out (not in graph) */
+	size_t kept_out_execs;
 } tl_summary;
 
 tl_summary *tl_summary_new(tl_summary_view view);
 void tl_summary_free(tl_summary *s);
+
+/* The graph of the runs added after it that have no partition graphs
+ * (tfprof's --graph_path); g stays the caller's and must outlive s (s
+ * NULL: nothing). */
+void tl_summary_set_graph(tl_summary *s, const tl_graph_attach *g);
+/* The names kept out of the tables (not in the graph), most executions
+ * first, then by name, at most `max` of them joined by ", " (g_malloc'd;
+ * "" when none). */
+char *tl_summary_kept_out_names(const tl_summary *s, size_t max);
+
+/* --help's words on --graph and the columns (trace-summarize, trace-report). */
+#define TL_SUMMARY_HELP_TFPROF                                                                     \
+	"      --graph FILE         GraphDef (binary or text, gzip) of runs without partition\n"   \
+	"                           graphs, as tfprof's --graph_path: the rows are its nodes\n"    \
+	"                           (run or not) with its shapes, params and float_ops;\n"         \
+	"                           runs of nodes it lacks (_SOURCE, _retval_*) are kept\n"        \
+	"                           out, counted in one line on stderr\n"                          \
+	"\n"                                                                                       \
+	"Columns (RunMetadata: tfprof's definitions, tfprof_node.cc; see the man page):\n"         \
+	"  cpu_micros: each executor record from its start to its op_end_rel (0 counts\n"          \
+	"    1us, as tfprof rounds it), not to all_end_rel as the timeline's slices\n"             \
+	"    (trace-dataflow), which add the executor's post-processing\n"                         \
+	"  accelerator_micros: the kernels the op launched, on its GPU's stream:all\n"             \
+	"    tracer device, or on the GPU's streams (each kernel once) without one\n"              \
+	"  total_micros: accelerator + cpu (tfprof's exec time), no span of the\n"                 \
+	"    timeline: kernels run while the op's own record does\n"                               \
+	"  self_micros: total less the slices nested inside (TF2/JAX host planes,\n"               \
+	"    Chrome traces); total where nothing nests\n"                                          \
+	"  occurrence: executions on an executor (tfprof's run count); as text,\n"                 \
+	"    run|defined where a graph defines the nodes\n"                                        \
+	"  requested_bytes, peak_bytes, residual_bytes: the allocators' total, peak\n"             \
+	"    and live bytes summed, with memory_stats' temp and persistent sizes\n"                \
+	"    (residual: persistent only); a row's peak is its largest execution's\n"               \
+	"  output_bytes: the outputs' allocated bytes (requested, if larger)\n"                    \
+	"  params: elements of the variables; float_ops: from shapes (MatMul 2mnk,\n"              \
+	"    Conv2D 2*out*kh*kw*cin, element-wise ops one per output element)\n"                   \
+	"  Chrome traces: cpu_micros and accelerator_micros are host and device\n"                 \
+	"    slices' durations, total_micros a slice's inclusive time\n"                           \
+	"\n"
+
+/* One warning line (tl_warn) for the executions --graph kept out, if any:
+ * how many, of how many nodes, and the first names. */
+void tl_summary_warn_kept_out(const tl_summary *s);
 
 /* Adds one RunMetadata run. */
 void tl_summary_add_run(tl_summary *s, const tl_run *run);
@@ -199,6 +267,8 @@ typedef struct tl_summary_scope {
 	const tl_row *row;				      /* a real node, or NULL for a scope */
 	double *self; /* a real node's own values; NULL (zeros) for a scope */
 	double total[TL_N_COLS];
+	uint32_t n_defined; /* nodes of its subtree, itself included (root: not):
+			     * tfprof's total "defined" count */
 } tl_summary_scope;
 
 typedef struct tl_summary_tree {

@@ -26,4 +26,32 @@ char *tl_summary_valid_dup(const char *s);
 /* The rows by name (strcmp order); the caller frees the array. */
 GPtrArray *tl_summary_sorted_rows(const tl_summary *s);
 
+/* Definitions per row (occurrence "defined"): counts[r] += 1, then each
+ * row's defined the larger of its own and its count (a stream, its inputs
+ * absorbed apart and their partials all count the same); frees counts. */
+void tl_summary_defined_add(GHashTable *counts, tl_row *r);
+void tl_summary_defined_set(GHashTable *counts);
+
+/* --graph (analysis/summary_graph.c): a run's executions matched to the
+ * graph's nodes by name. */
+typedef struct tl_summary_graph tl_summary_graph;
+tl_summary_graph *tl_summary_graph_new(const tl_summary *s, const tl_run *run,
+				       bool (*is_host)(const tl_run *, const tl_exec *));
+void tl_summary_graph_free(tl_summary_graph *m);
+/* The graph node of an execution, or -1 (kept out). */
+int32_t tl_summary_graph_node(const tl_summary_graph *m, uint32_t exec);
+/* The row of a graph node in the summary's view (NULL: none, the device
+ * view's node that did not run). */
+const char *tl_summary_graph_key(const tl_summary *s, const tl_summary_graph *m, uint32_t node);
+/* A graph node's op type. */
+const char *tl_summary_graph_op(const tl_summary_graph *m, uint32_t node);
+/* Float operations of an execution with the graph's shapes beside the
+ * records'. */
+double tl_summary_graph_float_ops(const tl_summary_graph *m, uint32_t exec);
+/* Counts `execs` executions of a node kept out of the tables (not in the
+ * graph). */
+void tl_summary_graph_keep_out(tl_summary *s, const char *node, size_t execs);
+/* Rows for every graph node in run ri, params and definitions. */
+void tl_summary_graph_rows(tl_summary *s, const tl_summary_graph *m, size_t ri);
+
 #endif

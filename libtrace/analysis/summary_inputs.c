@@ -57,6 +57,8 @@ int tl_summary_add_inputs(tl_summary *s, const char *const *paths, size_t n,
 			  const tl_summary_inputs_opts *o, size_t *bad, tl_error *err)
 {
 	struct task *tasks = g_new0(struct task, n ? n : 1);
+	if (o->graph != NULL)
+		tl_summary_set_graph(s, o->graph);
 	guint cores = g_get_num_processors();
 	bool parallel = n > 1 && cores > 1 && !o->combine;
 	GThreadPool *pool =
@@ -64,6 +66,7 @@ int tl_summary_add_inputs(tl_summary *s, const char *const *paths, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		tasks[i] = (struct task){
 		    .o = o, .path = paths[i], .s = parallel ? tl_summary_new(s->view) : s};
+		tl_summary_set_graph(tasks[i].s, s->graph);
 		if (pool != NULL) {
 			g_thread_pool_push(pool, &tasks[i], NULL);
 			continue;
@@ -88,5 +91,7 @@ int tl_summary_add_inputs(tl_summary *s, const char *const *paths, size_t n,
 		}
 	}
 	g_free(tasks);
+	if (rc == 0)
+		tl_summary_warn_kept_out(s);
 	return rc;
 }

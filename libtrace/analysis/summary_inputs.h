@@ -14,15 +14,17 @@
 #include "io/format.h"
 
 typedef struct tl_summary_inputs_opts {
-	tl_format format;      /* --input-format (TL_FORMAT_AUTO: sniffed) */
-	bool combine;	       /* the inputs are partials (read one by one) */
-	tl_progress *progress; /* runs and bytes read, or NULL */
+	tl_format format;	      /* --input-format (TL_FORMAT_AUTO: sniffed) */
+	bool combine;		      /* the inputs are partials (read one by one) */
+	tl_progress *progress;	      /* runs and bytes read, or NULL */
+	const tl_graph_attach *graph; /* --graph (tl_summary_set_graph), or NULL */
 } tl_summary_inputs_opts;
 
 /* Adds every input: a RunMetadata input's runs, a Chrome trace as one run,
  * a partial with `combine`. On bad input returns -1 with *bad its index
  * (the first bad one in input order) and err filled; s then holds the
- * inputs before it. */
+ * inputs before it. With a graph, what it kept out of the tables is
+ * warned once at the end (tl_summary_warn_kept_out). */
 int tl_summary_add_inputs(tl_summary *s, const char *const *paths, size_t n,
 			  const tl_summary_inputs_opts *o, size_t *bad, tl_error *err);
 

@@ -70,10 +70,12 @@ static void sum_tree(tl_summary_scope *t)
 {
 	if (t->self != NULL)
 		memcpy(t->total, t->self, sizeof t->total);
+	t->n_defined = t->parent != NULL;
 	for (tl_summary_scope *c = t->first_kid; c != NULL; c = c->next) {
 		sum_tree(c);
 		for (int k = 0; k < TL_N_COLS; k++)
 			t->total[k] += c->total[k];
+		t->n_defined += c->n_defined;
 	}
 }
 

@@ -4,6 +4,7 @@
 #include "base/bytes.h"
 #include "emit/json.h"
 
+#include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -107,6 +108,12 @@ static void write_flat(const tl_summary *s, const tl_summary_opts *o, const tl_t
 		for (int k = 0; k < o->n_select; k++) {
 			int c = o->select[k];
 			tl_summary_human(c, line->v[c], human[k].s, sizeof human[k].s);
+			/* tfprof's "run|defined" where a graph defines the nodes */
+			if (c == TL_COL_OCCURRENCE && s->have_graph && !o->occurrence_defined &&
+			    s->view != TL_VIEW_KERNEL && s->view != TL_VIEW_STEP)
+				snprintf(human[k].s + strlen(human[k].s),
+					 sizeof human[k].s - strlen(human[k].s), "|%" PRId64,
+					 line->row->defined);
 			cells[1 + k] = (tl_cell){.s = human[k].s, .v = line->v[c]};
 		}
 		double share = total > 0 ? 100.0 * line->v[f->share_col] / total : 0;
@@ -129,13 +136,57 @@ static const char *col_unit(int c)
 {
 	switch (c) {
 	case TL_COL_PARAMS:
-		return "params";
+		return " params";
 	case TL_COL_FLOPS:
-		return "flops";
-	case TL_COL_OCCURRENCE:
-		return "calls";
+		return " flops";
 	default:
 		return "";
+	}
+}
+
+/* The order tfprof prints a node's items in, whatever the order of
+ * --select (tfprof_show.cc FormatNode), self_micros beside the times. */
+static const int tfprof_order[] = {
+    TL_COL_PARAMS, TL_COL_FLOPS, TL_COL_REQUESTED, TL_COL_PEAK, TL_COL_RESIDUAL,   TL_COL_OUTPUT,
+    TL_COL_TOTAL,  TL_COL_SELF,	 TL_COL_ACCEL,	   TL_COL_CPU,	TL_COL_OCCURRENCE,
+};
+
+static bool selected(const tl_summary_opts *o, int c)
+{
+	for (int k = 0; k < o->n_select; k++)
+		if (o->select[k] == c)
+			return true;
+	return false;
+}
+
+/* tfprof's legend words */
+static const char *col_legend(int c)
+{
+	switch (c) {
+	case TL_COL_PARAMS:
+		return "# parameters";
+	case TL_COL_FLOPS:
+		return "# float_ops";
+	case TL_COL_REQUESTED:
+		return "requested bytes";
+	case TL_COL_PEAK:
+		return "peak bytes";
+	case TL_COL_RESIDUAL:
+		return "residual bytes";
+	case TL_COL_OUTPUT:
+		return "output bytes";
+	case TL_COL_TOTAL:
+		return "total execution time";
+	case TL_COL_SELF:
+		return "self execution time";
+	case TL_COL_ACCEL:
+		return "accelerator execution time";
+	case TL_COL_CPU:
+		return "cpu execution time";
+	case TL_COL_OCCURRENCE:
+		return "op count (run|defined)";
+	default:
+		return tl_summary_col_name(c);
 	}
 }
 
@@ -148,22 +199,39 @@ struct tree_writer {
 	tl_cell *cells;
 };
 
-/* tfprof's line: name (self/total units, ...) */
+/* One item "self/total": "--" for a value tfprof does not account (the
+ * root's; a scope that is no node where --account-type picks nodes). */
+static void tree_item(GString *line, int c, const tl_summary_scope *t, bool root)
+{
+	char a[48], b[48];
+	tl_summary_human(c, t->self != NULL ? t->self[c] : 0, a, sizeof a);
+	tl_summary_human(c, t->total[c], b, sizeof b);
+	g_string_append_printf(line, "%s/%s%s", root ? "--" : a, b, col_unit(c));
+	if (c == TL_COL_OCCURRENCE)
+		/* tfprof's run|defined: each node is one definition */
+		g_string_append_printf(line, "|%s/%u", root ? "--" : "1", t->n_defined);
+}
+
+/* tfprof's line: name (shape, self/total units, ...) */
 static const char *tree_line(struct tree_writer *w, const tl_summary_scope *t, int depth,
-			     const char *name)
+			     const char *name, bool root)
 {
 	const tl_summary_opts *o = w->o;
 	g_string_printf(w->line, "%*s%s (", depth * 2, "", name);
-	if (t->row != NULL && t->row->shape != NULL)
-		g_string_append_printf(w->line, "%s, ", t->row->shape);
-	for (int k = 0; k < o->n_select; k++) {
-		int c = o->select[k];
-		char a[48], b[48];
-		tl_summary_human(c, t->self != NULL ? t->self[c] : 0, a, sizeof a);
-		tl_summary_human(c, t->total[c], b, sizeof b);
-		g_string_append_printf(w->line, "%s%s/%s%s%s", k ? ", " : "",
-				       t->row != NULL ? a : "--", b, col_unit(c)[0] ? " " : "",
-				       col_unit(c));
+	bool first = true;
+	/* the shape goes with the params, as tfprof shows it (a scalar: "1") */
+	if (t->row != NULL && t->row->shape != NULL && selected(o, TL_COL_PARAMS)) {
+		g_string_append_printf(w->line, "%s", t->row->shape[0] ? t->row->shape : "1");
+		first = false;
+	}
+	for (size_t k = 0; k < G_N_ELEMENTS(tfprof_order); k++) {
+		int c = tfprof_order[k];
+		if (!selected(o, c))
+			continue;
+		if (!first)
+			g_string_append(w->line, ", ");
+		first = false;
+		tree_item(w->line, c, t, root || (t->row == NULL && o->account_type != NULL));
 	}
 	g_string_append_c(w->line, ')');
 	return w->line->str;
@@ -174,7 +242,7 @@ static void tree_node(struct tree_writer *w, const tl_summary_scope *t, int dept
 	const tl_summary_opts *o = w->o;
 	const char *name = root ? "_TFProfRoot" : tl_summary_tree_name(t, w->buf);
 	w->cells[0].s = name;
-	w->cells[1].s = tree_line(w, t, depth, name);
+	w->cells[1].s = tree_line(w, t, depth, name, root);
 	for (int k = 0; k < o->n_select; k++)
 		w->cells[2 + k].v = t->total[o->select[k]];
 	tl_table_row(w->t, w->cells);
@@ -234,17 +302,13 @@ static void json_tree(struct tree_writer *w, const tl_summary_scope *t, int dept
 	tl_output_str(w->out, "]}");
 }
 
-/* tfprof's header words */
+/* tfprof's legend: its words, in its order */
 static char *tree_head(const tl_summary_opts *o)
 {
-	GString *h = g_string_new("node name |");
-	for (int k = 0; k < o->n_select; k++) {
-		int c = o->select[k];
-		g_string_append_printf(h, " %s%s", k ? "| " : "",
-				       c == TL_COL_PARAMS  ? "# parameters"
-				       : c == TL_COL_FLOPS ? "# float_ops"
-							   : tl_summary_col_name(c));
-	}
+	GString *h = g_string_new("node name");
+	for (size_t k = 0; k < G_N_ELEMENTS(tfprof_order); k++)
+		if (selected(o, tfprof_order[k]))
+			g_string_append_printf(h, " | %s", col_legend(tfprof_order[k]));
 	g_string_append_c(h, '\n');
 	return g_string_free(h, FALSE);
 }

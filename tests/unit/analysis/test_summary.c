@@ -2,8 +2,9 @@
  * tfprof-style aggregates of runs written here as RunMetadata text.
  *
  * Each view's rows of one run, every column worked out by hand (executor
- * time, kernel time on the streams, stream:all only when a run has no
- * streams, occurrences, the AllocatorMemoryUsed bytes, output bytes,
+ * time to op_end_rel, kernel time on stream:all, the streams only where a
+ * GPU has no stream:all, occurrences, the AllocatorMemoryUsed bytes summed
+ * over allocators as tfprof does (peak too), output bytes,
  * params of variables whether they ran or not, float ops of a MatMul and
  * a Conv2D); the statistics over runs, a run without the row counting 0;
  * the flat table's filters, totals and order; the scope tree's totals and
@@ -49,9 +50,10 @@
  * (60 B) 114..116, flops 15. unused: a VariableV2 [7] that never ran.
  * GPU: img [1x4x4x2] (128 B) and filt [3x3x2x8] (576 B) 100..101;
  * conv/Conv2D -> [1x4x4x8] (512 B) 102..105, memory gpu 512/1024/256 and
- * cpu 10/20/5; flops 2 * 128 * 3 * 3 * 2 = 4608. Its kernels: winograd
- * 106..126 on stream 7, k2 130..135 on stream 9, both repeated on
- * stream:all (not counted: the run has streams): 25 us. */
+ * cpu 10/20/5 (peak 1024 + 20, tfprof's sum); flops 2 * 128 * 3 * 3 * 2
+ * = 4608. Its kernels: winograd 106..126 on stream 7, k2 130..135 on
+ * stream 9, both repeated on stream:all (what counts: 25 us, the streams'
+ * copies not again). */
 /* clang-format off */
 static const char text_a[] =
 	STEP(
@@ -223,7 +225,7 @@ static void test_op_view(void **state)
 	assert_true(s->have_memory);
 	/* total, accelerator, cpu, occurrence, requested, peak, residual,
 	 * output, params, float_ops */
-	assert_row(s, "Conv2D", VALS(28, 25, 3, 1, 522, 1024, 261, 512, 0, 4608, 28));
+	assert_row(s, "Conv2D", VALS(28, 25, 3, 1, 522, 1044, 261, 512, 0, 4608, 28));
 	assert_row(s, "MatMul", VALS(10, 0, 10, 1, 60, 100, 0, 60, 0, 120, 10));
 	/* x, img, filt: 1 us and 48 + 128 + 576 bytes out */
 	assert_row(s, "Const", VALS(3, 0, 3, 3, 0, 0, 0, 752, 0, 0, 3));
@@ -248,7 +250,7 @@ static void test_node_view(void **state)
 	assert_string_equal(row_named(s, "w")->extra, "VariableV2");
 	assert_row(s, "unused", VALS(0, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0));
 	assert_string_equal(row_named(s, "unused")->shape, "7");
-	assert_row(s, "conv/Conv2D", VALS(28, 25, 3, 1, 522, 1024, 261, 512, 0, 4608, 28));
+	assert_row(s, "conv/Conv2D", VALS(28, 25, 3, 1, 522, 1044, 261, 512, 0, 4608, 28));
 	assert_string_equal(row_named(s, "conv/Conv2D")->extra, "Conv2D");
 	assert_null(row_named(s, "conv/Conv2D")->shape);
 	assert_row(s, "dense/Relu", VALS(2, 0, 2, 1, 0, 0, 0, 60, 0, 15, 2));
@@ -270,7 +272,7 @@ static void test_device_view(void **state)
 	tl_summary *s = summary_a(TL_VIEW_DEVICE);
 	assert_int_equal(g_hash_table_size(s->rows), 2);
 	assert_row(s, CPU, VALS(15, 0, 15, 4, 60, 100, 0, 248, 27, 135, 15));
-	assert_row(s, GPU, VALS(30, 25, 5, 3, 522, 1024, 261, 1216, 0, 4608, 30));
+	assert_row(s, GPU, VALS(30, 25, 5, 3, 522, 1044, 261, 1216, 0, 4608, 30));
 	tl_summary_free(s);
 }
 
