@@ -684,6 +684,16 @@ static int gv_message(char *piece)
 
 int tl_dot_render(const tl_graphdot *gd, const char *format, tl_output *out, tl_error *err)
 {
+	GString *data = NULL;
+	if (tl_dot_render_string(gd, format, &data, err) < 0)
+		return -1;
+	tl_output_bytes(out, data->str, data->len);
+	g_string_free(data, TRUE);
+	return 0;
+}
+
+int tl_dot_render_string(const tl_graphdot *gd, const char *format, GString **out, tl_error *err)
+{
 	const char *engine = gd->opts.engine != NULL ? gd->opts.engine : "dot";
 	GString *dot = tl_dot_string(gd);
 	gv_error = g_string_new(NULL);
@@ -706,7 +716,7 @@ int tl_dot_render(const tl_graphdot *gd, const char *format, tl_output *out, tl_
 					  gv_error->len ? gv_error->str
 							: "Graphviz has no renderer for it");
 		} else {
-			tl_output_bytes(out, data, len);
+			*out = g_string_new_len(data, len);
 		}
 		if (data != NULL)
 			gvFreeRenderData(data);
