@@ -36,13 +36,19 @@ static void string_len(tl_output *o, const char *str, size_t n, bool script)
 		if (i == n)
 			break;
 		if (s[i] == '<') {
-			bool slash = i + 1 < n && s[i + 1] == '/';
-			i += slash ? 2 : 1;
-			if (!slash)
-				continue;
-			tl_output_bytes(o, s + run, i - 1 - run);
-			tl_output_bytes(o, "\\/", 2);
-			run = i;
+			/* "</" would end the element, "<!--" would start an
+			 * escape in which "</script>" no longer does */
+			char next = i + 1 < n ? (char)s[i + 1] : '\0';
+			i++;
+			if (next == '/') {
+				tl_output_bytes(o, s + run, i - run);
+				tl_output_char(o, '\\');
+				run = i;
+			} else if (next == '!') {
+				tl_output_bytes(o, s + run, i - 1 - run);
+				tl_output_bytes(o, "\\u003c", 6);
+				run = i;
+			}
 			continue;
 		}
 		unsigned char c = s[i];
