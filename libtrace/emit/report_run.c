@@ -13,15 +13,19 @@
 
 #include <string.h>
 
-/* The run's strings, each once, index 0 being "". */
+/* The run's strings, each once, index 0 being "". The run's own strings
+ * repeat as pointers (every execution of a node points at one name), so a
+ * table by pointer answers most lookups without hashing the text. */
 typedef struct strtab {
-	GHashTable *index; /* string -> index */
+	GHashTable *by_ptr; /* the caller's pointer -> index */
+	GHashTable *index;  /* string -> index */
 	GPtrArray *strs;
 	GStringChunk *chunk;
 } strtab;
 
 static void strtab_init(strtab *t)
 {
+	t->by_ptr = g_hash_table_new(g_direct_hash, g_direct_equal);
 	t->index = g_hash_table_new(g_str_hash, g_str_equal);
 	t->strs = g_ptr_array_new();
 	t->chunk = g_string_chunk_new(1 << 16);
@@ -42,8 +46,21 @@ static uint32_t strtab_of(strtab *t, const char *s)
 	return i;
 }
 
+/* The same for a string that lives as long as the table (the run's). */
+static uint32_t strtab_of_kept(strtab *t, const char *s)
+{
+	gpointer v = g_hash_table_lookup(t->by_ptr, s);
+	if (v != NULL)
+		return GPOINTER_TO_UINT(v);
+	uint32_t i = strtab_of(t, s);
+	if (s != NULL)
+		g_hash_table_insert(t->by_ptr, (gpointer)s, GUINT_TO_POINTER(i));
+	return i;
+}
+
 static void strtab_free(strtab *t)
 {
+	g_hash_table_destroy(t->by_ptr);
 	g_hash_table_destroy(t->index);
 	g_ptr_array_free(t->strs, TRUE);
 	g_string_chunk_free(t->chunk);
@@ -199,7 +216,7 @@ static uint32_t slice_name(layout *l, const tl_exec *e, GString *buf)
 	const tl_device *dev = &l->run->devices[e->device];
 	const char *label = e->ns != NULL ? e->ns->timeline_label : NULL;
 	if (slice_kind(dev) == 0 || label == NULL || label[0] == '\0')
-		return strtab_of(&l->strings, e->node);
+		return strtab_of_kept(&l->strings, e->node);
 	const char *at = strstr(label, "@@");
 	g_string_assign(buf, "");
 	g_string_append_len(buf, label, at != NULL ? at - label : (gssize)strlen(label));
@@ -236,10 +253,10 @@ static void write_slice_col(tl_output *out, layout *l, int col, GString *buf)
 			tl_output_uint(out, slice_name(l, e, buf));
 			break;
 		case COL_OP:
-			tl_output_uint(out, strtab_of(&l->strings, e->op));
+			tl_output_uint(out, strtab_of_kept(&l->strings, e->op));
 			break;
 		case COL_NODE:
-			tl_output_uint(out, strtab_of(&l->strings, e->node));
+			tl_output_uint(out, strtab_of_kept(&l->strings, e->node));
 			break;
 		case COL_KIND:
 			tl_output_int(out, slice_kind(&run->devices[e->device]));
@@ -494,6 +511,28 @@ static void write_idle(tl_output *out, const tl_run *run)
 
 /* ---- the graph -------------------------------------------------------- */
 
+/* Graphviz's SVG from its <svg> element on, without the namespace
+ * declarations (an <svg> inside HTML needs none, and the page holds no
+ * URL). */
+static const char *svg_element(GString *svg)
+{
+	static const char *const ns[] = {" xmlns=\"http://www.w3.org/2000/svg\"",
+					 " xmlns:xlink=\"http://www.w3.org/1999/xlink\""};
+	const char *at = strstr(svg->str, "<svg");
+	if (at == NULL)
+		return svg->str;
+	const char *tag_end = strchr(at, '>');
+	for (size_t k = 0; k < G_N_ELEMENTS(ns); k++) {
+		char *p = strstr(at, ns[k]);
+		if (p != NULL && (tag_end == NULL || p < tag_end)) {
+			size_t len = strlen(ns[k]);
+			memmove(p, p + len, strlen(p + len) + 1);
+			tag_end = strchr(at, '>');
+		}
+	}
+	return at;
+}
+
 /* graph-render -T svg of the run (scopes collapsed above max_nodes), from
  * its <svg> element on. */
 static int write_graph(tl_output *out, const tl_run *run, const tl_report_opts *o,
@@ -520,9 +559,8 @@ static int write_graph(tl_output *out, const tl_run *run, const tl_report_opts *
 	tl_graphdot_free(gd);
 	if (rc < 0)
 		return -1;
-	const char *at = strstr(svg->str, "<svg");
 	tl_output_str(out, "{\"svg\":");
-	tl_report_string(out, at != NULL ? at : svg->str);
+	tl_report_string(out, svg_element(svg));
 	tl_output_char(out, '}');
 	g_string_free(svg, TRUE);
 	return 0;
