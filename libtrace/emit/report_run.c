@@ -441,29 +441,50 @@ static bool has_kernels(const tl_run *run)
 	return false;
 }
 
-/* trace-summarize --view VIEW of this run, with its default columns. */
-static void write_table(tl_output *out, const tl_run *run, tl_summary_view view)
+/* trace-summarize's op, scope and kernel views of the run, summed on a
+ * thread of their own while the timeline is written (the run is only
+ * read); warnings held in a log, told after, in order. */
+typedef struct tables_job {
+	const tl_run *run;
+	tl_summary *views[3]; /* op, scope, kernel (NULL: the run has no kernels) */
+	tl_warn_log *log;
+	GThread *thread;
+} tables_job;
+
+static gpointer tables_sum(gpointer p)
 {
-	tl_summary *s = tl_summary_new(view);
-	tl_summary_add_run(s, run);
-	tl_summary_opts o;
-	tl_summary_opts_init(&o);
-	tl_summary_opts_fit(&o, s);
-	tl_summary_write(s, &o, &tl_report_table_sink, out);
-	tl_summary_free(s);
+	tables_job *j = p;
+	static const tl_summary_view views[3] = {TL_VIEW_OP, TL_VIEW_SCOPE, TL_VIEW_KERNEL};
+	j->log = tl_warn_log_begin();
+	for (int k = 0; k < 3; k++) {
+		if (views[k] == TL_VIEW_KERNEL && !has_kernels(j->run))
+			continue;
+		j->views[k] = tl_summary_new(views[k]);
+		tl_summary_add_run(j->views[k], j->run);
+	}
+	tl_warn_log_end();
+	return NULL;
 }
 
-static void write_tables(tl_output *out, const tl_run *run)
+/* Each view with trace-summarize's default columns. */
+static void write_tables(tl_output *out, tables_job *j)
 {
-	tl_output_str(out, ",\n\"tables\":{\"op\":");
-	write_table(out, run, TL_VIEW_OP);
-	tl_output_str(out, ",\n\"scope\":");
-	write_table(out, run, TL_VIEW_SCOPE);
-	tl_output_str(out, ",\n\"kernel\":");
-	if (has_kernels(run))
-		write_table(out, run, TL_VIEW_KERNEL);
-	else
-		tl_output_str(out, "null");
+	g_thread_join(j->thread);
+	tl_warn_log_tell(j->log);
+	static const char *const keys[3] = {",\n\"tables\":{\"op\":", ",\n\"scope\":",
+					    ",\n\"kernel\":"};
+	for (int k = 0; k < 3; k++) {
+		tl_output_str(out, keys[k]);
+		if (j->views[k] == NULL) {
+			tl_output_str(out, "null");
+			continue;
+		}
+		tl_summary_opts o;
+		tl_summary_opts_init(&o);
+		tl_summary_opts_fit(&o, j->views[k]);
+		tl_summary_write(j->views[k], &o, &tl_report_table_sink, out);
+		tl_summary_free(j->views[k]);
+	}
 	tl_output_char(out, '}');
 }
 
@@ -533,36 +554,68 @@ static const char *svg_element(GString *svg)
 	return at;
 }
 
-/* graph-render -T svg of the run (scopes collapsed above max_nodes), from
- * its <svg> element on. */
-static int write_graph(tl_output *out, const tl_run *run, const tl_report_opts *o,
-		       int32_t graph_of, tl_error *err)
+/* graph-render -T svg of the run (scopes collapsed above max_nodes): the
+ * picture is built first (it reads the run's memory), then laid out and
+ * rendered by Graphviz on a thread of its own while the rest is written;
+ * warnings held in a log, told after, in order. */
+typedef struct graph_job {
+	tl_graphdot *gd;
+	GString *svg;
+	int rc;
+	tl_error err;
+	tl_warn_log *log;
+	GThread *thread;
+} graph_job;
+
+static gpointer graph_render(gpointer p)
 {
-	tl_output_str(out, ",\n\"graph\":");
-	if (!o->graph || run->n_nodes == 0) {
-		tl_output_str(out, "null");
+	graph_job *j = p;
+	j->log = tl_warn_log_begin();
+	j->rc = tl_dot_render_string(j->gd, "svg", &j->svg, &j->err);
+	tl_warn_log_end();
+	return NULL;
+}
+
+/* Starts the graph's render, unless there is none to draw; -1 when the
+ * picture cannot be built. */
+static int graph_start(graph_job *j, const tl_run *run, const tl_report_opts *o, int32_t graph_of,
+		       tl_error *err)
+{
+	memset(j, 0, sizeof *j);
+	if (!o->graph || run->n_nodes == 0 || graph_of >= 0)
 		return 0;
-	}
-	if (graph_of >= 0) {
-		tl_output_printf(out, "{\"run\":%d}", (int)graph_of);
-		return 0;
-	}
 	tl_graphdot_opts go;
 	tl_graphdot_opts_init(&go);
 	go.max_nodes = o->graph_max_nodes;
-	tl_graphdot *gd = NULL;
-	GString *svg = NULL;
 	tl_run *const runs[] = {(tl_run *)run};
-	int rc = tl_graphdot_build(&gd, runs, 1, &go, err);
-	if (rc == 0)
-		rc = tl_dot_render_string(gd, "svg", &svg, err);
-	tl_graphdot_free(gd);
-	if (rc < 0)
+	if (tl_graphdot_build(&j->gd, runs, 1, &go, err) < 0)
 		return -1;
+	j->thread = g_thread_new("tl-report-graph", graph_render, j);
+	return 0;
+}
+
+static int write_graph(tl_output *out, const tl_run *run, const tl_report_opts *o,
+		       int32_t graph_of, graph_job *j, tl_error *err)
+{
+	tl_output_str(out, ",\n\"graph\":");
+	if (j->thread == NULL) {
+		if (o->graph && run->n_nodes > 0 && graph_of >= 0)
+			tl_output_printf(out, "{\"run\":%d}", (int)graph_of);
+		else
+			tl_output_str(out, "null");
+		return 0;
+	}
+	g_thread_join(j->thread);
+	tl_warn_log_tell(j->log);
+	tl_graphdot_free(j->gd);
+	if (j->rc < 0) {
+		*err = j->err;
+		return -1;
+	}
 	tl_output_str(out, "{\"svg\":");
-	tl_report_string(out, svg_element(svg));
+	tl_report_string(out, svg_element(j->svg));
 	tl_output_char(out, '}');
-	g_string_free(svg, TRUE);
+	g_string_free(j->svg, TRUE);
 	return 0;
 }
 
@@ -580,6 +633,11 @@ static void write_strings(tl_output *out, const layout *l)
 int tl_report_run(tl_output *out, const tl_run *run, const tl_report_opts *o, int32_t graph_of,
 		  tl_error *err)
 {
+	graph_job graph;
+	if (graph_start(&graph, run, o, graph_of, err) < 0)
+		return -1;
+	tables_job tables = {.run = run};
+	tables.thread = g_thread_new("tl-report-tables", tables_sum, &tables);
 	layout l;
 	layout_build(&l, run);
 	tl_memory *mem = tl_memory_build(run);
@@ -595,10 +653,10 @@ int tl_report_run(tl_output *out, const tl_run *run, const tl_report_opts *o, in
 	write_arrows(out, &l);
 	write_memory(out, &l, mem, o->max_live);
 	tl_memory_free(mem);
-	write_tables(out, run);
+	write_tables(out, &tables);
 	write_critical_path(out, &l);
 	write_idle(out, run);
-	int rc = write_graph(out, run, o, graph_of, err);
+	int rc = write_graph(out, run, o, graph_of, &graph, err);
 	write_strings(out, &l);
 	tl_output_char(out, '}');
 	layout_free(&l);
