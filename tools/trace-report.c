@@ -30,6 +30,8 @@ static const char usage[] =
     "                           graph fits (default 400; 0: never)\n"
     "      --top N              buffers listed live at each memory peak (default 200;\n"
     "                           0: all)\n"
+    "      --table-rows N       rows of each table, the largest first (default 2000;\n"
+    "                           0: all)\n"
     "\n"
     "Output and input:\n"
     "  -o, --output FILE        write FILE (atomically) instead of stdout; .gz compresses\n"
@@ -45,6 +47,7 @@ struct job {
 	bool no_graph;
 	size_t max_nodes;
 	int top;
+	int table_rows;
 };
 
 #define JOB(field) offsetof(struct job, field)
@@ -53,6 +56,7 @@ static const tl_cli_opt options[] = {
     TL_OPT("no-graph", 0, TL_ARG_FLAG, JOB(no_graph)),
     TL_OPT("graph-max-nodes", 0, TL_ARG_SIZE, JOB(max_nodes)),
     TL_OPT("top", 0, TL_ARG_COUNT, JOB(top)),
+    TL_OPT("table-rows", 0, TL_ARG_COUNT, JOB(table_rows)),
     TL_OPT_END,
 };
 
@@ -74,6 +78,7 @@ int main(int argc, char **argv)
 	job.opts.generator = "trace-report " TL_VERSION;
 	job.max_nodes = job.opts.graph_max_nodes;
 	job.top = (int)job.opts.max_live;
+	job.table_rows = (int)job.opts.table_rows;
 	tl_cli_parse(&job.cli, argc, argv, options, &job);
 	if (job.cli.format == TL_FORMAT_CHROME)
 		tl_cli_usage_error(&job.cli,
@@ -81,6 +86,7 @@ int main(int argc, char **argv)
 	job.opts.graph = !job.no_graph;
 	job.opts.graph_max_nodes = job.max_nodes;
 	job.opts.max_live = (size_t)job.top;
+	job.opts.table_rows = (size_t)job.table_rows;
 	static const tl_cli_tool tool = {.write = write_report};
 	return tl_cli_run(&job.cli, argc, argv, &tool, &job);
 }

@@ -14,6 +14,7 @@ void tl_report_opts_init(tl_report_opts *o)
 	o->graph = true;
 	o->graph_max_nodes = 400;
 	o->max_live = 200;
+	o->table_rows = 2000;
 }
 
 void tl_report_string(tl_output *out, const char *s)
@@ -69,6 +70,9 @@ static void sink_begin(tl_table *t, const tl_cell *meta)
  * one, which JSON cannot hold, as null). */
 static void sink_row(tl_table *t, const tl_cell *cells)
 {
+	const tl_report_sink *rs = (const tl_report_sink *)t->sink;
+	if (rs->max_rows > 0 && t->rows >= rs->max_rows)
+		return;
 	tl_output_str(t->out, t->rows > 0 ? ",\n[" : "\n[");
 	bool first = true;
 	for (size_t i = 0; i < t->spec->n_cols; i++) {
@@ -98,21 +102,27 @@ static void sink_sub_row(tl_table *t, const tl_cell *cells)
 
 static void sink_end(tl_table *t)
 {
-	tl_output_str(t->out, "]}");
+	tl_output_str(t->out, "],\"rows_total\":");
+	tl_output_uint(t->out, t->rows);
+	tl_output_char(t->out, '}');
 }
 
-const tl_table_sink tl_report_table_sink = {
-    .name = "report",
-    .begin = sink_begin,
-    .row = sink_row,
-    .sub_row = sink_sub_row,
-    .end = sink_end,
-};
+void tl_report_sink_init(tl_report_sink *s, size_t max_rows)
+{
+	s->sink = (tl_table_sink){
+	    .name = "report",
+	    .begin = sink_begin,
+	    .row = sink_row,
+	    .sub_row = sink_sub_row,
+	    .end = sink_end,
+	};
+	s->max_rows = max_rows;
+}
 
 /* ---- the data --------------------------------------------------------- */
 
 /* trace-summarize --diff of the op view: run 0 as A, run 1 as B. */
-static void write_diff(tl_output *out, tl_run *const *runs)
+static void write_diff(tl_output *out, tl_run *const *runs, size_t max_rows)
 {
 	tl_summary *s[2];
 	for (int k = 0; k < 2; k++) {
@@ -123,7 +133,9 @@ static void write_diff(tl_output *out, tl_run *const *runs)
 	tl_summary_opts_init(&o);
 	tl_summary_opts_fit(&o, s[0]);
 	tl_summary_diff *d = tl_summary_diff_new(s[0], s[1], &o);
-	tl_summary_diff_write(d, &tl_report_table_sink, out);
+	tl_report_sink sink;
+	tl_report_sink_init(&sink, max_rows);
+	tl_summary_diff_write(d, &sink.sink, out);
 	tl_summary_diff_free(d);
 	tl_summary_free(s[0]);
 	tl_summary_free(s[1]);
@@ -189,7 +201,7 @@ static int write_data(tl_output *out, tl_run *const *runs, size_t n_runs, const 
 		return -1;
 	tl_output_str(out, "],\n\"diff\":");
 	if (n_runs == 2)
-		write_diff(out, runs);
+		write_diff(out, runs, o->table_rows);
 	else
 		tl_output_str(out, "null");
 	tl_output_char(out, '}');

@@ -22,9 +22,15 @@ extern const size_t tl_report_report_html_len, tl_report_report_css_len,
 /* A JSON string literal whose "</" is written "<\/"; NULL writes "". */
 void tl_report_string(tl_output *out, const char *s);
 
-/* trace-summarize's tables as {"columns":[...],"units":[...],"rows":[[...]]}
- * (the columns CSV names, units by their suffix: us, bytes). */
-extern const tl_table_sink tl_report_table_sink;
+/* trace-summarize's tables as {"columns":[...],"units":[...],"rows":[[...]],
+ * "rows_total":N} (the columns CSV names, units by their suffix: us, bytes),
+ * the first max_rows rows (0: all) of the N. */
+typedef struct tl_report_sink {
+	tl_table_sink sink; /* first: the table calls back with it */
+	size_t max_rows;
+} tl_report_sink;
+
+void tl_report_sink_init(tl_report_sink *s, size_t max_rows);
 
 /* One run's object. `graph_of` is the earlier run whose partition graphs
  * are the same (its picture is not drawn twice), or -1. */

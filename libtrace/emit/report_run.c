@@ -467,10 +467,12 @@ static gpointer tables_sum(gpointer p)
 }
 
 /* Each view with trace-summarize's default columns. */
-static void write_tables(tl_output *out, tables_job *j)
+static void write_tables(tl_output *out, tables_job *j, size_t max_rows)
 {
 	g_thread_join(j->thread);
 	tl_warn_log_tell(j->log);
+	tl_report_sink sink;
+	tl_report_sink_init(&sink, max_rows);
 	static const char *const keys[3] = {",\n\"tables\":{\"op\":", ",\n\"scope\":",
 					    ",\n\"kernel\":"};
 	for (int k = 0; k < 3; k++) {
@@ -482,7 +484,7 @@ static void write_tables(tl_output *out, tables_job *j)
 		tl_summary_opts o;
 		tl_summary_opts_init(&o);
 		tl_summary_opts_fit(&o, j->views[k]);
-		tl_summary_write(j->views[k], &o, &tl_report_table_sink, out);
+		tl_summary_write(j->views[k], &o, &sink.sink, out);
 		tl_summary_free(j->views[k]);
 	}
 	tl_output_char(out, '}');
@@ -653,7 +655,7 @@ int tl_report_run(tl_output *out, const tl_run *run, const tl_report_opts *o, in
 	write_arrows(out, &l);
 	write_memory(out, &l, mem, o->max_live);
 	tl_memory_free(mem);
-	write_tables(out, &tables);
+	write_tables(out, &tables, o->table_rows);
 	write_critical_path(out, &l);
 	write_idle(out, run);
 	int rc = write_graph(out, run, o, graph_of, &graph, err);
