@@ -91,13 +91,14 @@
     h ^= h >>> 13; h = Math.imul(h, 0x5bd1e995); h ^= h >>> 15;
     return h >>> 0;
   }
-  /* A stable, calm colour per op string. */
+  /* A stable, calm colour per op string: 24 hues 15 degrees apart, two tones each. */
   function colourOf(s) {
     if (!s) return '#bcc2cc';
     var h = hashStr(s);
-    var hue = h % 360;
-    var sat = 42 + ((h >>> 9) % 22);
-    var light = 64 + ((h >>> 17) % 12);
+    var k = h % 48;
+    var hue = ((k % 24) * 105 + 200) % 360;
+    var sat = k < 24 ? 58 : 46;
+    var light = k < 24 ? 70 : 62;
     return 'hsl(' + hue + ',' + sat + '%,' + light + '%)';
   }
 
@@ -336,8 +337,10 @@
     if (t0 < lo) { t0 = lo; t1 = lo + span; }
     if (t1 > hi) { t1 = hi; t0 = hi - span; }
     tl.t0 = t0; tl.t1 = t1;
+    noteView();
     redraw();
   }
+  function noteView() { html.setAttribute('data-view-us', +tl.t0.toFixed(3) + ' ' + +tl.t1.toFixed(3)); }
   function resetView() {
     var pad = (run.tMax - run.tMin) * 0.01;
     setView(run.tMin - pad, run.tMax + pad);
@@ -398,6 +401,7 @@
 
   function drawTimeline() {
     if (!run) return 0;
+    var began = performance.now();
     var ctx = tl.ctx, W = tl.w, H = tl.h, dpr = tl.dpr;
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.fillStyle = '#ffffff';
@@ -474,7 +478,7 @@
         }
         if (col !== lastFill) { ctx.fillStyle = lastFill = col; }
         ctx.fillRect(x0, y + 2, x1 - x0, ROW_H - 4); rects++;
-        if (x1 - x0 > 34) labels.push(i, x0, x1, y);
+        if (!hl && x1 - x0 > 34) labels.push(i, x0, x1, y);
       }
       if (pCol !== null) {
         if (pCol !== lastFill) { ctx.fillStyle = lastFill = pCol; }
@@ -590,6 +594,7 @@
       ctx.fillText('This run has no slices.', X0 + 20, AXIS_H + 40);
     }
     tl.lastRects = rects;
+    html.setAttribute('data-last-draw-ms', (performance.now() - began).toFixed(1));
     return rects;
   }
   var FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif';
@@ -1067,7 +1072,7 @@
       var cls = numeric[j] ? 'num' : j === 0 ? 'name' : '';
       if (opts.diff && typeof v === 'number' && /delta/.test(cols[j]) && v !== 0) cls += v > 0 ? ' up' : ' down';
       if (opts.diff && typeof v === 'number' && /delta/.test(cols[j]) && v > 0) txt = '+' + txt;
-      if (maxOf[j] > 0 && typeof v === 'number' && v > 0)
+      if (!opts.diff && maxOf[j] > 0 && typeof v === 'number' && v > 0)
         txt += '<span class="bar" style="width:' + Math.max(1, Math.round(40 * v / maxOf[j])) + 'px"></span>';
       var title = j === 0 || typeof v === 'number' ? ' title="' + esc(typeof v === 'number' ? fmtNum(v) + (u ? ' ' + u : '') : String(v)) + '"' : '';
       return '<td class="' + cls + '"' + title + '>' + txt + '</td>';
@@ -1650,7 +1655,8 @@
     if (!ok) return;
     var card = document.createElement('div');
     card.className = 'card';
-    var a = runs[0] ? runs[0].label : 'A', b = runs[1] ? runs[1].label : 'B';
+    var lab = function (q) { var r = data.runs[q]; return r && typeof r.label === 'string' && r.label ? r.label : 'run ' + (q + 1); };
+    var a = lab(0), b = lab(1);
     card.innerHTML = '<h2>Run diff</h2><div class="sub">A = ' + esc(a) + ' \u00b7 B = ' + esc(b) +
       ' \u00b7 delta = B \u2212 A (red: B is slower or larger)</div>';
     var box = document.createElement('div');
@@ -1693,6 +1699,7 @@
     layoutRows();
     var pad = (run.tMax - run.tMin) * 0.01;
     tl.t0 = run.tMin - pad; tl.t1 = run.tMax + pad;
+    noteView();
     tl.ctx.font = '11px ' + FONT;
     tl.charW = tl.ctx.measureText('abcdefghijklmnopqrstuvwxyz_/0123456789').width / 38 || 6.2;
     renderDetails();
@@ -1753,6 +1760,8 @@
     html.setAttribute('data-report-state', 'error');
     if (!e || !e.dataError) noteError(e && e.message ? e.message : String(e));
     var f = $('fatal');
+    $('tabs').hidden = true;
+    $('runpick').hidden = true;
     Array.prototype.forEach.call(document.querySelectorAll('main > .panel'), function (p) { p.classList.remove('on'); p.style.display = 'none'; });
     f.hidden = false;
     f.innerHTML = '<h2>This report cannot be shown</h2>' +
