@@ -46,7 +46,7 @@
   function fmtUs(us) {
     if (typeof us !== 'number' || !isFinite(us)) return String(us);
     var a = Math.abs(us);
-    if (a === 0) return '0';
+    if (a === 0) return '0 ' + MU + 's';
     if (a < 0.9995) return sig3(us * 1000) + ' ns';
     if (a < 999.5) return sig3(us) + ' ' + MU + 's';
     if (a < 999500) return sig3(us / 1000) + ' ms';
@@ -435,7 +435,7 @@
 
     var order = run.order, start = run.start, end = run.end, rowLo = run.rowLo;
     var hl = tl.hl;
-    var rects = 0;
+    var rects = 0, q = 0;
     var labels = [];
     ctx.globalAlpha = hl ? 0.28 : 1;
     var lastFill = '';
@@ -487,26 +487,49 @@
     }
     ctx.globalAlpha = 1;
 
-    /* highlighted slices, on top, at least 2 px wide */
+    /* highlighted slices, on top, at least 2 px wide; narrow neighbours merged as above */
     if (hl) {
-      var list = hl.list;
-      for (var q = 0; q < list.length; q++) {
-        i = list[q];
-        r = run.row[i];
-        if (!shown[r]) continue;
-        ry = rowY[r];
-        if (ry + ROW_H < scrollTop || ry > yLimit) continue;
+      var list = hl.list, curRow = -1, skipRow = true, hy = 0;
+      var qX0 = 0, qX1 = 0, qCol = null;
+      ctx.strokeStyle = '#c77700';
+      ctx.lineWidth = 1;
+      for (q = 0; q <= list.length; q++) {
+        i = q < list.length ? list[q] : -1;
+        r = i >= 0 ? run.row[i] : -1;
+        if (r !== curRow) {
+          if (qCol !== null) {
+            ctx.fillStyle = qCol;
+            ctx.fillRect(qX0, hy + 2, qX1 - qX0, ROW_H - 4);
+            ctx.strokeRect(qX0 + 0.5, hy + 2.5, Math.max(1, qX1 - qX0 - 1), ROW_H - 5);
+            qCol = null;
+          }
+          if (i < 0) break;
+          curRow = r;
+          ry = rowY[r];
+          skipRow = !shown[r] || ry + ROW_H < scrollTop || ry > yLimit;
+          hy = AXIS_H + ry - scrollTop;
+        }
+        if (skipRow) continue;
         s = start[i]; e = end[i];
         if (e < t0 || s > t1) continue;
-        y = AXIS_H + ry - scrollTop;
         x0 = Math.max(X0 - 2, X0 + (s - t0) * k); x1 = Math.min(W + 2, X0 + (e - t0) * k);
-        if (x1 - x0 < 2) { var c = (x0 + x1) / 2; x0 = c - 1; x1 = c + 1; }
-        ctx.fillStyle = colour(run, i);
-        ctx.fillRect(x0, y + 2, x1 - x0, ROW_H - 4);
-        ctx.strokeStyle = '#c77700';
-        ctx.lineWidth = 1;
-        ctx.strokeRect(x0 + 0.5, y + 2.5, Math.max(1, x1 - x0 - 1), ROW_H - 5);
-        if (x1 - x0 > 34) labels.push(i, x0, x1, y);
+        col = colour(run, i);
+        if (x1 - x0 < 2) {
+          var c = (x0 + x1) / 2;
+          x0 = c - 1; x1 = c + 1;
+          if (qCol !== null && x0 <= qX1 + 0.5) { if (x1 > qX1) qX1 = x1; continue; }
+        }
+        if (qCol !== null) {
+          ctx.fillStyle = qCol;
+          ctx.fillRect(qX0, hy + 2, qX1 - qX0, ROW_H - 4);
+          ctx.strokeRect(qX0 + 0.5, hy + 2.5, Math.max(1, qX1 - qX0 - 1), ROW_H - 5);
+          qCol = null;
+        }
+        if (x1 - x0 <= 2) { qX0 = x0; qX1 = x1; qCol = col; continue; }
+        ctx.fillStyle = col;
+        ctx.fillRect(x0, hy + 2, x1 - x0, ROW_H - 4);
+        ctx.strokeRect(x0 + 0.5, hy + 2.5, Math.max(1, x1 - x0 - 1), ROW_H - 5);
+        if (x1 - x0 > 34) labels.push(i, x0, x1, hy);
       }
     }
 
