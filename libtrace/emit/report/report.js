@@ -247,9 +247,20 @@
       length_us: Number(run.critical.length_us) || 0
     };
     run.idle = Array.isArray(raw.idle) ? raw.idle : [];
-    run.graph = raw.graph && typeof raw.graph.svg === 'string' ? raw.graph.svg : null;
+    run.graph = graphOf(raw, k);
     run.collapsed = Object.create(null);
     return run;
+  }
+
+  /* "graph": {"svg": ...}, or {"run": K}: the same graphs as run K (an earlier one) */
+  function graphOf(raw, k) {
+    var g = raw.graph;
+    if (g && typeof g.svg === 'string') return g.svg;
+    if (g && typeof g.run === 'number' && g.run !== k && g.run >= 0 && g.run < data.runs.length) {
+      var o = data.runs[g.run];
+      if (o && o.graph && typeof o.graph.svg === 'string') return o.graph.svg;
+    }
+    return null;
   }
 
   function colour(run, i) {
@@ -263,6 +274,10 @@
   var SLICE_KINDS = ['op', 'GPU kernel', 'memcpy', 'other'];
   var ARROW_KINDS = ['data', 'send/recv', 'launch'];
   function rowLabel(r) { return r.track || r.kind || '(main)'; }
+  function shortDevice(d) {
+    var s = d.replace(/^\/job:[^/]*\/replica:[^/]*\/task:[^/]*/, '').replace(/^\/device:/, '');
+    return s || d || '(no device)';
+  }
 
   /* ---------- global state ---------- */
 
@@ -289,11 +304,22 @@
     var rowY = tl.rowY = new Float64Array(R);
     var shown = tl.rowShown = new Uint8Array(R);
     var heads = tl.heads = [];
+    var single = tl.rowSingle = new Uint8Array(R);
     var y = 4, h = null;
     for (var r = 0; r < R; r++) {
       var dev = run.rows[r].device;
       if (!h || dev !== h.device) {
-        h = { device: dev, y: y, first: r, count: 0, collapsed: !!run.collapsed[dev] };
+        var n = 1;
+        while (r + n < R && run.rows[r + n].device === dev) n++;
+        if (n === 1) {
+          /* a device with one row (a GPU stream, say) gets no header band of its own */
+          h = { device: dev, y: y, hh: 0, first: r, count: 1, collapsed: false, single: true };
+          heads.push(h);
+          rowY[r] = y + 2; shown[r] = 1; single[r] = 1;
+          y += ROW_H + 4;
+          continue;
+        }
+        h = { device: dev, y: y, hh: HEAD_H, first: r, count: 0, collapsed: !!run.collapsed[dev], single: false };
         heads.push(h);
         y += HEAD_H;
       }
@@ -567,10 +593,16 @@
       y = AXIS_H + ry - scrollTop;
       ctx.fillStyle = '#eef0f3';
       ctx.fillRect(0, y + ROW_H - 1, LABEL_W, 1);
-      ctx.fillStyle = '#4a5163';
-      ctx.font = '11.5px ' + FONT;
       var row = run.rows[r];
-      ctx.fillText(truncText(rowLabel(row), LABEL_W - 30), 18, y + ROW_H / 2 + 0.5);
+      if (tl.rowSingle[r]) {
+        ctx.fillStyle = '#22283a';
+        ctx.font = '600 11.5px ' + FONT;
+        ctx.fillText(truncText(shortDevice(row.device) + (row.track ? ' \u00b7 ' + row.track : ''), LABEL_W - 16), 6, y + ROW_H / 2 + 0.5);
+      } else {
+        ctx.fillStyle = '#4a5163';
+        ctx.font = '11.5px ' + FONT;
+        ctx.fillText(truncText(rowLabel(row), LABEL_W - 30), 18, y + ROW_H / 2 + 0.5);
+      }
     }
     var heads = tl.heads;
     for (var hIx = 0; hIx < heads.length; hIx++) {
@@ -578,6 +610,11 @@
       if (hd.y > yLimit) break;
       if (hd.y + HEAD_H < scrollTop - 2) continue;
       y = AXIS_H + hd.y - scrollTop;
+      if (hd.single) {
+        ctx.fillStyle = '#dde1e8';
+        ctx.fillRect(0, y, W, 1);
+        continue;
+      }
       ctx.fillStyle = '#f0f2f6';
       ctx.fillRect(0, y, W, HEAD_H);
       ctx.fillStyle = '#dde1e8';
@@ -689,13 +726,13 @@
     var heads = tl.heads;
     for (var a = 0, b = heads.length; a < b;) {
       var m = (a + b) >> 1;
-      if (heads[m].y + HEAD_H <= cy) a = m + 1; else b = m;
+      if (heads[m].y + heads[m].hh <= cy) a = m + 1; else b = m;
     }
-    if (a < heads.length && heads[a].y <= cy && cy < heads[a].y + HEAD_H) return { head: heads[a] };
-    if (x < LABEL_W) return null;
+    if (a < heads.length && heads[a].y <= cy && cy < heads[a].y + heads[a].hh) return { head: heads[a] };
     var r = firstRowAt(cy);
     while (r < tl.rowY.length && !tl.rowShown[r] && tl.rowY[r] <= cy) r++;
     if (r >= tl.rowY.length || !tl.rowShown[r] || tl.rowY[r] > cy || cy >= tl.rowY[r] + ROW_H) return null;
+    if (x < LABEL_W) return { row: r, label: true };
     var k = plotW() / (tl.t1 - tl.t0);
     var t = tOf(x), tol = 3 / k;
     var best = -1, bestD = Infinity, bestDur = Infinity;
@@ -967,6 +1004,11 @@
           ' \u00b7 ' + esc(fmtUs(run.dur[i])) + '<br><span class="m">at ' + esc(fmtUs(run.start[i])) +
           (run.bytes[i] ? ' \u00b7 ' + esc(fmtBytes(run.bytes[i])) : '') + '</span>');
         cv.style.cursor = 'pointer';
+      } else if (h && h.label) {
+        var rw = run.rows[h.row];
+        showTip(ev, '<b>' + esc(rw.device || '(no device)') + '</b><br>' + esc(rowLabel(rw)) +
+          (rw.kind ? ' <span class="m">(' + esc(rw.kind) + ')</span>' : ''));
+        cv.style.cursor = 'default';
       } else if (h && h.head) {
         showTip(ev, '<b>' + esc(h.head.device || '(no device)') + '</b><br><span class="m">' + h.head.count +
           (h.head.count === 1 ? ' row' : ' rows') + ' \u00b7 click to ' + (h.head.collapsed ? 'unfold' : 'fold') + '</span>');
@@ -1767,8 +1809,9 @@
       var S = run.strings, want = -1, q, i, best = -1;
       for (q = 1; q < S.length; q++) if (S[q] === h.select) { want = q; break; }
       if (want > 0) {
-        for (i = 0; i < run.n; i++) if (run.node[i] === want && (best < 0 || run.start[i] < run.start[best])) best = i;
-        if (best < 0) for (i = 0; i < run.n; i++) if (run.name[i] === want && (best < 0 || run.start[i] < run.start[best])) best = i;
+        /* the first slice (lowest index) of that node; else the first one of that name */
+        for (i = 0; i < run.n && best < 0; i++) if (run.node[i] === want) best = i;
+        for (i = 0; i < run.n && best < 0; i++) if (run.name[i] === want) best = i;
       }
       if (best >= 0) select(best, 'arrows');
     }
