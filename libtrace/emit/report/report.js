@@ -1570,12 +1570,12 @@
 
   /* ---------- graph ---------- */
 
-  var graph = { svg: null, vb: null, nodes: null, sel: null };
+  var graph = { svg: null, vb: null, nodes: null, sel: null, view: null, drag: null };
 
   function buildGraph() {
     var panel = $('panel-graph');
     panel.innerHTML = '';
-    graph = { svg: null, vb: null, nodes: null, sel: null };
+    graph = { svg: null, vb: null, nodes: null, sel: null, view: null, drag: null };
     $('count-graph').textContent = '';
     function empty(msg) {
       panel.innerHTML = '<div class="card empty" style="margin:16px 18px">' + esc(msg) + '</div>';
@@ -1625,6 +1625,16 @@
     fit.type = 'button'; fit.className = 'btn'; fit.textContent = 'Fit';
     fit.addEventListener('click', function () { graph.vb = graph.home.slice(); applyVb(); });
     bar.appendChild(fit);
+    var one = document.createElement('button');
+    one.type = 'button'; one.className = 'btn'; one.textContent = '100%';
+    one.title = 'Actual size, around the middle of the view';
+    one.addEventListener('click', function () {
+      var vb = graph.vb, w = view.clientWidth || 800, h = view.clientHeight || 600;
+      var cx = vb[0] + vb[2] / 2, cy = vb[1] + vb[3] / 2;
+      graph.vb = [cx - w / 2, cy - h / 2, w, h];
+      applyVb();
+    });
+    bar.appendChild(one);
     var view = document.createElement('div');
     view.className = 'g-view';
     view.appendChild(svg);
@@ -1644,7 +1654,7 @@
     return { s: s, ox: (w - vb[2] * s) / 2, oy: (h - vb[3] * s) / 2 };
   }
   function bindGraph(view) {
-    var drag = null;
+    graph.view = view;
     view.addEventListener('wheel', function (ev) {
       ev.preventDefault();
       var b = view.getBoundingClientRect(), g = graphScale(view), vb = graph.vb;
@@ -1658,27 +1668,30 @@
     }, { passive: false });
     view.addEventListener('mousedown', function (ev) {
       if (ev.button !== 0) return;
-      drag = { x: ev.clientX, y: ev.clientY, vb: graph.vb.slice(), moved: false };
+      var node = ev.target && ev.target.closest ? ev.target.closest('g.node') : null;
+      graph.drag = { x: ev.clientX, y: ev.clientY, vb: graph.vb.slice(), moved: false, node: node };
       ev.preventDefault();
     });
+  }
+  /* once: drags of the graph follow the mouse out of its view */
+  function bindGraphWindow() {
     window.addEventListener('mousemove', function (ev) {
-      if (!drag) return;
-      var dx = ev.clientX - drag.x, dy = ev.clientY - drag.y;
-      if (!drag.moved && Math.abs(dx) + Math.abs(dy) > 3) { drag.moved = true; view.classList.add('drag'); }
-      if (!drag.moved) return;
-      var g = graphScale(view);
-      graph.vb = [drag.vb[0] - dx / g.s, drag.vb[1] - dy / g.s, drag.vb[2], drag.vb[3]];
+      var d = graph.drag;
+      if (!d || !graph.view) return;
+      var dx = ev.clientX - d.x, dy = ev.clientY - d.y;
+      if (!d.moved && Math.abs(dx) + Math.abs(dy) > 3) { d.moved = true; graph.view.classList.add('drag'); }
+      if (!d.moved) return;
+      var g = graphScale(graph.view);
+      graph.vb = [d.vb[0] - dx / g.s, d.vb[1] - dy / g.s, d.vb[2], d.vb[3]];
       applyVb();
     });
-    window.addEventListener('mouseup', function (ev) {
-      if (!drag) return;
-      var d = drag;
-      drag = null;
-      view.classList.remove('drag');
-      if (d.moved) return;
-      var g = ev.target && ev.target.closest ? ev.target.closest('g.node') : null;
-      if (!g || !view.contains(g)) return;
-      var t = g.querySelector('title');
+    window.addEventListener('mouseup', function () {
+      var d = graph.drag;
+      if (!d) return;
+      graph.drag = null;
+      if (graph.view) graph.view.classList.remove('drag');
+      if (d.moved || !d.node) return;
+      var t = d.node.querySelector('title');
       if (t) graphNodeToTimeline(t.textContent);
     });
   }
@@ -1863,6 +1876,7 @@
       b.addEventListener('click', function () { showTab(b.getAttribute('data-tab')); });
     });
     bindTimeline();
+    bindGraphWindow();
     buildDiff();
     setRun(0);
     html.setAttribute('data-first-draw-ms', String(Math.round(performance.now() - began)));
