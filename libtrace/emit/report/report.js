@@ -900,19 +900,36 @@
     for (var s = 1; s < low.length; s++) if (low[s].indexOf(ql) >= 0) hit[s] = 1;
     var out = [];
     for (var i = 0; i < run.n; i++) if (hit[run.name[i]] || hit[run.node[i]]) out.push(i);
-    out.sort(function (a, b) { return run.start[a] - run.start[b] || a - b; });
     S.list = out;
     $('tl-found').textContent = out.length ? out.length + ' found' : 'none found';
     if (out.length) setHighlight('\u201c' + q + '\u201d', out, { source: 'search' });
     else if (tl.hl && tl.hl.source === 'search') clearHighlight();
   }
+  /* Enter: the match that starts next after the selected slice (or the view's start), in time
+   * order across all rows; Shift+Enter: the one before.  Linear in the matches, no sort. */
   function searchStep(dir) {
-    var S = tl.search;
-    if (!S.list || !S.list.length) return;
-    S.pos = (S.pos + dir + S.list.length) % S.list.length;
-    if (dir < 0 && S.pos < 0) S.pos = S.list.length - 1;
-    $('tl-found').textContent = (S.pos + 1) + ' / ' + S.list.length;
-    select(S.list[S.pos], 'reveal');
+    var S = tl.search, L = S.list;
+    if (!L || !L.length) return;
+    var st = run.start, cs, ci;
+    if (tl.sel >= 0) { cs = st[tl.sel]; ci = tl.sel; }
+    else { cs = dir > 0 ? tl.t0 : tl.t1; ci = dir > 0 ? -1 : run.n; }
+    var best = -1, wrap = -1, q, i, s;
+    for (q = 0; q < L.length; q++) {
+      i = L[q]; s = st[i];
+      if (dir > 0) {
+        if ((s > cs || (s === cs && i > ci)) && (best < 0 || s < st[best] || (s === st[best] && i < best))) best = i;
+        if (wrap < 0 || s < st[wrap] || (s === st[wrap] && i < wrap)) wrap = i;
+      } else {
+        if ((s < cs || (s === cs && i < ci)) && (best < 0 || s > st[best] || (s === st[best] && i > best))) best = i;
+        if (wrap < 0 || s > st[wrap] || (s === st[wrap] && i > wrap)) wrap = i;
+      }
+    }
+    if (best < 0) best = wrap;
+    var rank = 1, sb = st[best];
+    for (q = 0; q < L.length; q++) { i = L[q]; s = st[i]; if (s < sb || (s === sb && i < best)) rank++; }
+    S.pos = rank - 1;
+    $('tl-found').textContent = rank + ' / ' + L.length;
+    select(best, 'reveal');
   }
 
   /* ---------- timeline events ---------- */
@@ -1806,7 +1823,7 @@
       if (!kvs) return;
       var at = kvs.indexOf('=');
       var key = at < 0 ? kvs : kvs.slice(0, at), val = at < 0 ? '' : kvs.slice(at + 1);
-      try { out[decodeURIComponent(key)] = decodeURIComponent(val.replace(/\+/g, ' ')); } catch (e) { out[key] = val; }
+      try { out[decodeURIComponent(key)] = decodeURIComponent(val); } catch (e) { out[key] = val; }
     });
     return out;
   }
