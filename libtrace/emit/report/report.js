@@ -1156,7 +1156,7 @@
       if (opts.diff && typeof v === 'number' && /delta/.test(cols[j]) && v > 0) txt = '+' + txt;
       if (!opts.diff && maxOf[j] > 0 && typeof v === 'number' && v > 0)
         txt += '<span class="bar" style="width:' + Math.max(1, Math.round(40 * v / maxOf[j])) + 'px"></span>';
-      var title = j === 0 || typeof v === 'number' ? ' title="' + esc(typeof v === 'number' ? fmtNum(v) + (u ? ' ' + u : '') : String(v)) + '"' : '';
+      var title = v === null || v === undefined ? '' : ' title="' + esc(typeof v === 'number' ? fmtNum(v) + (u ? ' ' + u : '') : String(v)) + '"';
       return '<td class="' + cls + '"' + title + '>' + txt + '</td>';
     }
     function render() {
@@ -1250,7 +1250,7 @@
       if (typeof rep === 'number') {
         var diff = peak ? (rep - peak) / peak * 100 : 0;
         h += '<div class="stat"><div class="k">Peak reported by the allocator</div><div class="v">' + esc(fmtBytes(rep)) +
-          ' <small>' + (peak ? (diff >= 0 ? '+' : '') + diff.toFixed(1) + '% vs the trace' : '') + '</small></div></div>';
+          ' <small>' + (peak ? (rep === peak ? 'same as the trace' : (diff >= 0 ? '+' : '') + diff.toFixed(Math.abs(diff) < 1 ? 2 : 1) + '% vs the trace') : '') + '</small></div></div>';
       }
       h += '<div class="stat"><div class="k">Live at the peak</div><div class="v">' + fmtNum(live.length) +
         ' <small>' + (live.length === 1 ? 'buffer' : 'buffers') + '</small></div></div></div>';
@@ -1266,14 +1266,14 @@
       card.appendChild(tbox);
       panel.appendChild(card);
       var tbl = {
-        columns: ['tensor', 'bytes', 'producer', 'last consumer', 'allocated at', 'freed at', 'held for'],
-        units: ['', 'bytes', '', '', 'us', 'us', 'us'],
+        columns: ['tensor', 'bytes', 'held for', 'allocated at', 'freed at', 'producer', 'last consumer'],
+        units: ['', 'bytes', 'us', 'us', 'us', '', ''],
         rows: live.map(function (b) {
           var p = b.producer, c = b.last_consumer;
           var row = [String(b.tensor || ''), Number(b.bytes) || 0,
+            Number(b.end_us) - Number(b.start_us), Number(b.start_us), Number(b.end_us),
             p >= 0 && p < run.n ? sliceName(run, p) : '\u2014',
-            c >= 0 && c < run.n ? sliceName(run, c) : '\u2014',
-            Number(b.start_us), Number(b.end_us), Number(b.end_us) - Number(b.start_us)];
+            c >= 0 && c < run.n ? sliceName(run, c) : '\u2014'];
           row.buf = b;
           return row;
         })
@@ -1554,11 +1554,11 @@
     var box = document.createElement('div');
     card.appendChild(box);
     makeTable(box, {
-      columns: ['#', 'slice', 'device / track', 'start', 'duration'],
-      units: ['', '', '', 'us', 'us'],
+      columns: ['#', 'slice', 'duration', 'start', 'where'],
+      units: ['', '', 'us', 'us', ''],
       rows: cp.slices.map(function (i, q) {
         var r = run.rows[run.row[i]];
-        var row = [q + 1, sliceName(run, i), (r.device.split('/').pop() || r.device) + ' \u00b7 ' + rowLabel(r), run.start[i], run.dur[i]];
+        var row = [q + 1, sliceName(run, i), run.dur[i], run.start[i], shortDevice(r.device) + ' \u00b7 ' + rowLabel(r)];
         row.slice = i;
         return row;
       })
