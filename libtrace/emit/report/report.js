@@ -1,6 +1,7 @@
 /* trace-report page script: reads the JSON in #tftrace-data (see report-schema) and draws the
  * timeline, memory curves, tables, graph and run diff of a profiled run.  Plain ES2017, no
- * framework, no network; works from file://.  This text never holds the closing script tag. */
+ * framework, no network; works from file://.  It is inlined in a script element, so its text
+ * never holds a closing script tag nor an HTML comment opener. */
 (function () {
   'use strict';
 
@@ -1601,7 +1602,7 @@
     var s = run.graph;
     if (!s) return empty('This run has no graph.');
     var at = s.search(/<svg[\s>]/i), endAt = s.lastIndexOf('</svg>');
-    var head = at >= 0 ? s.slice(0, at).replace(/<\?xml[\s\S]*?\?>/g, '').replace(/<!DOCTYPE[^>[]*(\[[\s\S]*?\])?\s*>/gi, '').replace(/<!--[\s\S]*?-->/g, '') : '';
+    var head = at >= 0 ? s.slice(0, at).replace(/<\?xml[\s\S]*?\?>/g, '').replace(/<!DOCTYPE[^>[]*(\[[\s\S]*?\])?\s*>/gi, '').replace(/<!-{2}[\s\S]*?-{2}>/g, '') : '';
     if (at < 0 || endAt < at || head.trim() || s.slice(endAt + 6).trim())
       return empty('The graph is not a usable SVG document, so it is not shown.');
     var holder = document.createElement('div');
