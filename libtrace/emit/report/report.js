@@ -1305,7 +1305,7 @@
   function memGeom(curve) {
     var cv = curve.cv;
     var w = Math.max(100, cv.clientWidth), h = Math.max(80, cv.clientHeight);
-    return { w: w, h: h, l: 70, r: 14, t: 16, b: 22 };
+    return { w: w, h: h, l: 70, r: 14, t: 24, b: 22 };
   }
   function drawMemory() {
     if (activeTab !== 'memory') return;
@@ -1323,7 +1323,7 @@
     var ta = run.tMin, tb = run.tMax;
     for (var q = 0; q < n; q++) { if (ts[q] < ta) ta = ts[q]; if (ts[q] > tb) tb = ts[q]; }
     var peak = Number(m.peak_bytes) || 0, rep = typeof m.reported_peak_bytes === 'number' ? m.reported_peak_bytes : null;
-    var ymax = Math.max(peak, rep || 0, 1);
+    var ymax = Math.max(peak, rep || 0, 1024);
     for (q = 0; q < n; q++) if (bs[q] > ymax) ymax = bs[q];
     ymax *= 1.1;
     var PW = g.w - g.l - g.r, PH = g.h - g.t - g.b;
@@ -1394,17 +1394,26 @@
       ctx.fillStyle = '#d6336c';
       ctx.beginPath(); ctx.arc(px, py, 4, 0, 2 * Math.PI); ctx.fill();
       var label = 'peak ' + fmtBytes(peak) + ' at ' + fmtUs(Number(m.peak_us) || 0);
-      var lw = ctx.measureText(label).width;
-      ctx.textAlign = px + 8 + lw > g.l + PW ? 'right' : 'left';
       ctx.font = '600 11px ' + FONT;
-      ctx.fillText(label, ctx.textAlign === 'right' ? px - 8 : px + 8, Math.max(g.t + 4, py - 2));
-      ctx.textAlign = 'left';
+      var lw = ctx.measureText(label).width;
+      var right = px + 8 + lw > g.l + PW;
+      var lx = right ? px - 8 - lw : px + 8, ly = Math.max(8, py - 11);
+      ctx.fillStyle = 'rgba(255,255,255,0.85)';
+      ctx.fillRect(lx - 3, ly - 7, lw + 6, 14);
+      ctx.fillStyle = '#d6336c';
+      ctx.fillText(label, lx, ly);
     }
     ctx.fillStyle = '#c9ced8';
     ctx.fillRect(g.l, g.t + PH, PW, 1);
+    if (!n) {
+      ctx.fillStyle = '#687083';
+      ctx.textAlign = 'center';
+      ctx.fillText('no allocation recorded', g.l + PW / 2, g.t + PH / 2);
+      ctx.textAlign = 'left';
+    }
   }
   function niceBytesStep(raw) {
-    if (raw <= 0) return 1;
+    if (raw <= 1) return 1;
     var p = Math.pow(2, Math.floor(Math.log2(raw)));
     var f = raw / p;
     return (f <= 1 ? 1 : f <= 2 ? 2 : 4) * p;
