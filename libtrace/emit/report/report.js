@@ -381,8 +381,8 @@
     setView(tl.t0 + d, tl.t1 + d);
   }
   function fitRange(a, b) {
-    var span = Math.max(b - a, 1e-3);
-    var m = span * 0.08;
+    if (b - a < 1) { var c = (a + b) / 2; a = c - 0.5; b = c + 0.5; }
+    var m = (b - a) * 0.08;
     setView(a - m, b + m);
   }
 
@@ -758,21 +758,18 @@
     var sc = tl.scroll, y = tl.rowY[r];
     var vis = sc.clientHeight - AXIS_H;
     if (y < sc.scrollTop + 4 || y + ROW_H > sc.scrollTop + vis - 4) sc.scrollTop = Math.max(0, y - vis / 2);
-    var s = run.start[i], e = run.end[i];
-    var k = plotW() / (tl.t1 - tl.t0);
-    var inView = s >= tl.t0 && e <= tl.t1 && (e - s) * k >= 1;
-    if (fit || !inView) {
+    var s = run.start[i], e = run.end[i], span = tl.t1 - tl.t0;
+    if (fit) {
       var a = s, b = e;
       if (fit === 'arrows') {
         for (var j = run.inLo[i]; j < run.inLo[i + 1]; j++) a = Math.min(a, run.start[run.aFrom[run.inA[j]]]);
         for (j = run.outLo[i]; j < run.outLo[i + 1]; j++) b = Math.max(b, run.end[run.aTo[run.outA[j]]]);
       }
-      if (!fit && e - s < (tl.t1 - tl.t0) && (e - s) * k >= 1) {
-        var half = (tl.t1 - tl.t0) / 2, c = (s + e) / 2;
-        setView(c - half, c + half);
-      } else {
-        fitRange(a, b);
-      }
+      fitRange(a, b);
+    } else if (s < tl.t0 || e > tl.t1) {
+      /* off screen: centre it at the present zoom, or show all of it when it is longer */
+      if (e - s <= span * 0.9) setView((s + e) / 2 - span / 2, (s + e) / 2 + span / 2);
+      else fitRange(s, e);
     }
     redraw();
   }
