@@ -444,7 +444,8 @@
     var step = niceStep((t1 - t0) / Math.max(1, PW / 110));
     var tick0 = Math.ceil(t0 / step) * step;
     ctx.fillStyle = '#eef0f4';
-    for (var t = tick0; t <= t1; t += step) {
+    /* ticks by count, not by sum: t += step may not move t when t >> step */
+    for (var tn = 0, t = tick0; t <= t1 && tn < 400; t = tick0 + ++tn * step) {
       var gx = Math.round(X0 + (t - t0) * k);
       ctx.fillRect(gx, AXIS_H, 1, H - AXIS_H);
     }
@@ -504,7 +505,8 @@
           pCol = null;
         }
         if (col !== lastFill) { ctx.fillStyle = lastFill = col; }
-        ctx.fillRect(x0, y + 2, x1 - x0, ROW_H - 4); rects++;
+        /* a 1 px gap after a wide slice keeps same-coloured neighbours apart */
+        ctx.fillRect(x0, y + 2, x1 - x0 >= 4 ? x1 - x0 - 1 : x1 - x0, ROW_H - 4); rects++;
         if (!hl && x1 - x0 > 34) labels.push(i, x0, x1, y);
       }
       if (pCol !== null) {
@@ -636,7 +638,7 @@
     ctx.fillRect(0, AXIS_H - 1, W, 1);
     ctx.font = '11px ' + FONT;
     ctx.textBaseline = 'middle';
-    for (t = tick0; t <= t1; t += step) {
+    for (tn = 0, t = tick0; t <= t1 && tn < 400; t = tick0 + ++tn * step) {
       gx = Math.round(X0 + (t - t0) * k);
       if (gx < X0) continue;
       ctx.fillStyle = '#b5bbc6';
@@ -1331,7 +1333,7 @@
     ctx.font = '11px ' + FONT;
     ctx.textBaseline = 'middle';
     var ystep = niceBytesStep(ymax / 4);
-    for (var v = 0; v <= ymax; v += ystep) {
+    for (var vn = 0, v = 0; v <= ymax && vn < 100; v = ++vn * ystep) {
       var y = Math.round(Y(v)) + 0.5;
       ctx.fillStyle = '#eef0f4'; ctx.fillRect(g.l, y, PW, 1);
       ctx.fillStyle = '#687083'; ctx.textAlign = 'right';
@@ -1339,7 +1341,8 @@
     }
     ctx.textAlign = 'left';
     var tstep = niceStep((tb - ta) / Math.max(1, PW / 110));
-    for (var t = Math.ceil(ta / tstep) * tstep; t <= tb; t += tstep) {
+    var tz = Math.ceil(ta / tstep) * tstep;
+    for (var tn = 0, t = tz; t <= tb && tn < 400; t = tz + ++tn * tstep) {
       var x = Math.round(X(t)) + 0.5;
       ctx.fillStyle = '#c9ced8'; ctx.fillRect(x, g.t + PH, 1, 4);
       ctx.fillStyle = '#687083'; ctx.fillText(tickLabel(t, tstep), x + 2, g.h - 8);
