@@ -1060,7 +1060,7 @@
         case '0': resetView(); break;
         case 'f': case 'F': if (tl.sel >= 0) reveal(tl.sel, 'fit'); break;
         case '/': $('tl-search').focus(); break;
-        case 'Escape': select(-1, false); clearHighlight(); break;
+        case 'Escape': tl.marker = null; select(-1, false); clearHighlight(); break;
         default: done = false;
       }
       if (done) ev.preventDefault();
@@ -1795,6 +1795,7 @@
     run = runs[k];
     $('run-select').value = String(k);
     $('runinfo').textContent = fmtUs(run.duration) + ' \u00b7 ' + fmtNum(run.n) + ' slices';
+    tl.canvas.setAttribute('aria-label', 'Timeline of ' + run.label + ': ' + run.n + ' slices on ' + run.rows.length + ' rows');
     tl.sel = -1; tl.hover = -1; tl.hl = null; tl.marker = null;
     tl.search = { q: '', list: null, pos: -1 };
     $('tl-search').value = '';
