@@ -296,8 +296,8 @@
     t0: 0, t1: 1,
     rowY: null, rowShown: null, heads: [], contentH: 0,
     sel: -1, hover: -1, hl: null, marker: null,
-    raf: 0, lastRects: 0, charW: 6.2,
-    search: { q: '', list: null, pos: -1 }
+    raf: 0, charW: 6.2,
+    search: { q: '', list: null }
   };
 
   function layoutRows() {
@@ -349,7 +349,6 @@
   }
 
   function plotW() { return Math.max(10, tl.w - LABEL_W); }
-  function xOf(t) { return LABEL_W + (t - tl.t0) * plotW() / (tl.t1 - tl.t0); }
   function tOf(x) { return tl.t0 + (x - LABEL_W) * (tl.t1 - tl.t0) / plotW(); }
   function yOfRow(r) { return AXIS_H + tl.rowY[r] - tl.scroll.scrollTop; }
 
@@ -656,7 +655,6 @@
       ctx.font = '13px ' + FONT;
       ctx.fillText('This run has no slices.', X0 + 20, AXIS_H + 40);
     }
-    tl.lastRects = rects;
     html.setAttribute('data-last-draw-ms', (performance.now() - began).toFixed(1));
     return rects;
   }
@@ -889,7 +887,7 @@
   }
   function runSearch(q) {
     var S = tl.search;
-    S.q = q; S.pos = -1; S.list = null;
+    S.q = q; S.list = null;
     if (!q) {
       $('tl-found').textContent = '';
       if (tl.hl && tl.hl.source === 'search') clearHighlight();
@@ -927,7 +925,6 @@
     if (best < 0) best = wrap;
     var rank = 1, sb = st[best];
     for (q = 0; q < L.length; q++) { i = L[q]; s = st[i]; if (s < sb || (s === sb && i < best)) rank++; }
-    S.pos = rank - 1;
     $('tl-found').textContent = rank + ' / ' + L.length;
     select(best, 'reveal');
   }
@@ -1797,7 +1794,7 @@
     $('runinfo').textContent = fmtUs(run.duration) + ' \u00b7 ' + fmtNum(run.n) + ' slices';
     tl.canvas.setAttribute('aria-label', 'Timeline of ' + run.label + ': ' + run.n + ' slices on ' + run.rows.length + ' rows');
     tl.sel = -1; tl.hover = -1; tl.hl = null; tl.marker = null;
-    tl.search = { q: '', list: null, pos: -1 };
+    tl.search = { q: '', list: null };
     $('tl-search').value = '';
     $('tl-found').textContent = '';
     $('tl-chip').hidden = true;
