@@ -225,6 +225,8 @@ static uint32_t slice_name(layout *l, const tl_exec *e, GString *buf)
 
 enum { COL_ROW, COL_START, COL_DUR, COL_NAME, COL_OP, COL_NODE, COL_KIND, COL_BYTES, N_COLS };
 
+static void slice_bytes(layout *l, const tl_memory *mem);
+
 static void write_slice_col(tl_output *out, layout *l, int col, GString *buf)
 {
 	static const char *const keys[N_COLS] = {"row", "start", "dur", "name",
@@ -268,14 +270,45 @@ static void write_slice_col(tl_output *out, layout *l, int col, GString *buf)
 	tl_output_char(out, ']');
 }
 
-static void write_slices(tl_output *out, layout *l)
+/* The memory analysis of the run, on a thread of its own while the rows
+ * and slices are written (which neither read nor grow the run's arena, as
+ * the analysis does); warnings held in a log, told after, in order. */
+typedef struct memory_job {
+	const tl_run *run;
+	tl_memory *mem;
+	tl_warn_log *log;
+	GThread *thread;
+} memory_job;
+
+static gpointer memory_build(gpointer p)
+{
+	memory_job *j = p;
+	j->log = tl_warn_log_begin();
+	j->mem = tl_memory_build(j->run);
+	tl_warn_log_end();
+	return NULL;
+}
+
+static tl_memory *memory_join(memory_job *j)
+{
+	g_thread_join(j->thread);
+	tl_warn_log_tell(j->log);
+	return j->mem;
+}
+
+/* The columns, bytes last: it waits for the memory analysis. */
+static tl_memory *write_slices(tl_output *out, layout *l, memory_job *mj)
 {
 	GString *buf = g_string_new(NULL);
 	tl_output_str(out, ",\n\"slices\":{");
-	for (int c = 0; c < N_COLS; c++)
+	for (int c = 0; c < COL_BYTES; c++)
 		write_slice_col(out, l, c, buf);
+	tl_memory *mem = memory_join(mj);
+	slice_bytes(l, mem);
+	write_slice_col(out, l, COL_BYTES, buf);
 	tl_output_char(out, '}');
 	g_string_free(buf, TRUE);
+	return mem;
 }
 
 /* The arrows trace-dataflow draws by default: data, transfers, launches. */
@@ -640,10 +673,10 @@ int tl_report_run(tl_output *out, const tl_run *run, const tl_report_opts *o, in
 		return -1;
 	tables_job tables = {.run = run};
 	tables.thread = g_thread_new("tl-report-tables", tables_sum, &tables);
+	memory_job memory = {.run = run};
+	memory.thread = g_thread_new("tl-report-memory", memory_build, &memory);
 	layout l;
 	layout_build(&l, run);
-	tl_memory *mem = tl_memory_build(run);
-	slice_bytes(&l, mem);
 	tl_output_str(out, "{\"label\":");
 	tl_report_string(out, run->label);
 	tl_output_str(out, ",\"origin_us\":");
@@ -651,7 +684,7 @@ int tl_report_run(tl_output *out, const tl_run *run, const tl_report_opts *o, in
 	tl_output_str(out, ",\"duration_us\":");
 	tl_json_micros(out, run->t_end - run->t_begin);
 	write_rows(out, &l);
-	write_slices(out, &l);
+	tl_memory *mem = write_slices(out, &l, &memory);
 	write_arrows(out, &l);
 	write_memory(out, &l, mem, o->max_live);
 	tl_memory_free(mem);
