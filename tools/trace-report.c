@@ -26,8 +26,8 @@ static const char usage[] =
     "Page:\n"
     "      --title TEXT         the page's title (default: \"tftrace report: INPUT\")\n"
     "      --no-graph           leave the graph out (no Graphviz layout)\n"
-    "      --graph-max-nodes N  above N nodes collapse scopes by level until the\n"
-    "                           graph fits (default 400; 0: never)\n"
+    "      --max-nodes N        the graph: above N nodes collapse scopes by level until\n"
+    "                           it fits (default 400; 0: never)\n"
     "      --top N              buffers listed live at each memory peak (default 200;\n"
     "                           0: all)\n"
     "      --table-rows N       rows of each table, the largest first (default 2000;\n"
@@ -54,7 +54,7 @@ struct job {
 static const tl_cli_opt options[] = {
     TL_OPT("title", 0, TL_ARG_STRING, JOB(opts.title)),
     TL_OPT("no-graph", 0, TL_ARG_FLAG, JOB(no_graph)),
-    TL_OPT("graph-max-nodes", 0, TL_ARG_SIZE, JOB(max_nodes)),
+    TL_OPT("max-nodes", 0, TL_ARG_SIZE, JOB(max_nodes)),
     TL_OPT("top", 0, TL_ARG_COUNT, JOB(top)),
     TL_OPT("table-rows", 0, TL_ARG_COUNT, JOB(table_rows)),
     TL_OPT_END,
