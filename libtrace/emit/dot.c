@@ -692,6 +692,21 @@ int tl_dot_render(const tl_graphdot *gd, const char *format, tl_output *out, tl_
 	return 0;
 }
 
+/* One Graphviz context for the process, made at the first render and
+ * never freed: freeing it frees the font names the text-size cache of
+ * Graphviz's pango plugin still points at, so that a second context's
+ * render reads freed memory (trace-report renders a graph per run). */
+static GVC_t *shared_context(void)
+{
+	static gsize made = 0;
+	static GVC_t *gvc;
+	if (g_once_init_enter(&made)) {
+		gvc = gvContext();
+		g_once_init_leave(&made, 1);
+	}
+	return gvc;
+}
+
 int tl_dot_render_string(const tl_graphdot *gd, const char *format, GString **out, tl_error *err)
 {
 	const char *engine = gd->opts.engine != NULL ? gd->opts.engine : "dot";
@@ -699,7 +714,7 @@ int tl_dot_render_string(const tl_graphdot *gd, const char *format, GString **ou
 	gv_error = g_string_new(NULL);
 	agusererrf old = agseterrf(gv_message);
 	int rc = 0;
-	GVC_t *gvc = gvContext();
+	GVC_t *gvc = shared_context();
 	Agraph_t *g = agmemread(dot->str);
 	g_string_free(dot, TRUE);
 	if (g == NULL) {
@@ -724,7 +739,6 @@ int tl_dot_render_string(const tl_graphdot *gd, const char *format, GString **ou
 	}
 	if (g != NULL)
 		agclose(g);
-	gvFreeContext(gvc);
 	if (gv_line != NULL && gv_line->len > 0)
 		gv_message("\n");
 	agseterrf(old);
