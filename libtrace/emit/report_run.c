@@ -373,21 +373,29 @@ static const char *allocator_device(const tl_memory *mem, const tl_allocator *a)
 	return "";
 }
 
-/* The allocator's own number in the dump: the largest
- * allocator_bytes_in_use its executions' AllocatorMemoryUsed record (what
- * the curve is checked against), or -1. */
-static int64_t reported_peak(const tl_run *run, const char *allocator)
+/* Each allocator's own number in the dump: the largest
+ * allocator_bytes_in_use its executions' AllocatorMemoryUsed records (what
+ * the curve is checked against), in one pass over the run: allocator name
+ * -> int64_t * (g_free'd by the table). */
+static GHashTable *reported_peaks(const tl_run *run)
 {
-	int64_t peak = -1;
+	GHashTable *peaks = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
 	for (size_t i = 0; i < run->n_execs; i++) {
 		const Tensorflow__NodeExecStats *ns = run->execs[i].ns;
-		for (size_t m = 0; ns != NULL && m < ns->n_memory; m++)
-			if (ns->memory[m]->allocator_name != NULL &&
-			    strcmp(ns->memory[m]->allocator_name, allocator) == 0 &&
-			    ns->memory[m]->allocator_bytes_in_use > peak)
-				peak = ns->memory[m]->allocator_bytes_in_use;
+		for (size_t m = 0; ns != NULL && m < ns->n_memory; m++) {
+			const Tensorflow__AllocatorMemoryUsed *mu = ns->memory[m];
+			if (mu->allocator_name == NULL || mu->allocator_bytes_in_use <= 0)
+				continue;
+			int64_t *peak = g_hash_table_lookup(peaks, mu->allocator_name);
+			if (peak == NULL) {
+				peak = g_new0(int64_t, 1);
+				g_hash_table_insert(peaks, mu->allocator_name, peak);
+			}
+			if (mu->allocator_bytes_in_use > *peak)
+				*peak = mu->allocator_bytes_in_use;
+		}
 	}
-	return peak;
+	return peaks;
 }
 
 static void write_live(tl_output *out, const layout *l, const tl_memory *mem,
@@ -417,7 +425,7 @@ static void write_live(tl_output *out, const layout *l, const tl_memory *mem,
 }
 
 static void write_allocator(tl_output *out, const layout *l, const tl_memory *mem,
-			    const tl_allocator *a, size_t max_live)
+			    const tl_allocator *a, GHashTable *peaks, size_t max_live)
 {
 	tl_output_str(out, "{\"allocator\":");
 	tl_report_string(out, a->name);
@@ -441,9 +449,9 @@ static void write_allocator(tl_output *out, const layout *l, const tl_memory *me
 	tl_output_str(out, ",\"peak_us\":");
 	rel_us(out, l, a->peak_us);
 	tl_output_str(out, ",\"reported_peak_bytes\":");
-	int64_t reported = reported_peak(mem->run, a->name);
-	if (reported > 0)
-		tl_output_int(out, reported);
+	const int64_t *reported = g_hash_table_lookup(peaks, a->name);
+	if (reported != NULL)
+		tl_output_int(out, *reported);
 	else
 		tl_output_str(out, "null");
 	write_live(out, l, mem, a, max_live);
@@ -453,14 +461,16 @@ static void write_allocator(tl_output *out, const layout *l, const tl_memory *me
 static void write_memory(tl_output *out, const layout *l, const tl_memory *mem, size_t max_live)
 {
 	tl_output_str(out, ",\n\"memory\":[");
+	GHashTable *peaks = reported_peaks(l->run);
 	bool first = true;
 	for (size_t k = 0; k < mem->n_allocators; k++) {
 		if (mem->allocators[k].n_curve == 0)
 			continue;
 		tl_output_str(out, first ? "\n" : ",\n");
 		first = false;
-		write_allocator(out, l, mem, &mem->allocators[k], max_live);
+		write_allocator(out, l, mem, &mem->allocators[k], peaks, max_live);
 	}
+	g_hash_table_destroy(peaks);
 	tl_output_char(out, ']');
 }
 
