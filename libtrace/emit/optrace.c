@@ -309,7 +309,8 @@ static void write_processes(struct trace *t, int64_t *next_pid)
 		t->tid_of[d] = g_new(uint32_t, t->v.n_lanes[d] ? t->v.n_lanes[d] : 1);
 		GHashTable *names = t->v.threaded[d] ? tl_optrace_thread_names(dev) : NULL;
 		for (uint32_t l = 0; l < t->v.n_lanes[d]; l++) {
-			const char *tname = tl_optrace_lane_name(t->run, &t->v, d, l, names, buf, sizeof buf);
+			const char *tname =
+			    tl_optrace_lane_name(t->run, &t->v, d, l, names, buf, sizeof buf);
 			bool tfresh = true;
 			t->tid_of[d][l] =
 			    o->tid_of != NULL
