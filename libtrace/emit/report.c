@@ -245,11 +245,12 @@ int tl_report_write(tl_output *out, tl_run *const *runs, size_t n_runs, const tl
 		    tl_error *err)
 {
 	char *title = o->title != NULL ? g_strdup(o->title)
-					: g_strdup_printf("tftrace report: %s",
-							  o->n_inputs > 0 ? o->inputs[0] : "stdin");
+				       : g_strdup_printf("tftrace report: %s",
+							 o->n_inputs > 0 ? o->inputs[0] : "stdin");
 	GString *html_title = g_string_new(NULL);
 	tl_dot_html(html_title, title);
-	const char *tpl = (const char *)tl_report_report_html, *end = tpl + tl_report_report_html_len;
+	const char *tpl = (const char *)tl_report_report_html,
+		   *end = tpl + tl_report_report_html_len;
 	int rc = 0;
 	for (const char *p = tpl; p < end && rc == 0;) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -260,13 +261,14 @@ int tl_report_write(tl_output *out, tl_run *const *runs, size_t n_runs, const tl
 			tl_output_bytes(out, html_title->str, html_title->len);
 			tl_output_char(out, '\n');
 		} else if (m != NULL && is(m, n, "css")) {
-			write_asset(out, "<style>\n", tl_report_report_css, tl_report_report_css_len,
-				    "</style>\n");
+			write_asset(out, "<style>\n", tl_report_report_css,
+				    tl_report_report_css_len, "</style>\n");
 		} else if (m != NULL && is(m, n, "js")) {
 			write_asset(out, "<script>\n", tl_report_report_js, tl_report_report_js_len,
 				    "</script>\n");
 		} else if (m != NULL && is(m, n, "data")) {
-			tl_output_str(out, "<script type=\"application/json\" id=\"tftrace-data\">");
+			tl_output_str(out,
+				      "<script type=\"application/json\" id=\"tftrace-data\">");
 			rc = write_data(out, runs, n_runs, title, o, err);
 			tl_output_str(out, "</script>\n");
 		} else {

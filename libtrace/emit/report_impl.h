@@ -14,10 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-extern const unsigned char tl_report_report_html[], tl_report_report_css[],
-    tl_report_report_js[];
-extern const size_t tl_report_report_html_len, tl_report_report_css_len,
-    tl_report_report_js_len;
+extern const unsigned char tl_report_report_html[], tl_report_report_css[], tl_report_report_js[];
+extern const size_t tl_report_report_html_len, tl_report_report_css_len, tl_report_report_js_len;
 
 /* A JSON string literal whose "</" is written "<\/"; NULL writes "". */
 void tl_report_string(tl_output *out, const char *s);

@@ -76,9 +76,9 @@ typedef struct layout {
 	uint32_t n_order;
 	uint32_t *row_first; /* per device: its first row */
 	uint32_t n_rows;
-	uint32_t *exec_of;  /* per slice */
-	int32_t *slice_of;  /* per execution */
-	int64_t *bytes;	    /* per slice: output bytes it allocated */
+	uint32_t *exec_of; /* per slice */
+	int32_t *slice_of; /* per execution */
+	int64_t *bytes;	   /* per slice: output bytes it allocated */
 	strtab strings;
 } layout;
 
@@ -180,8 +180,8 @@ static void write_rows(tl_output *out, layout *l)
 			first = false;
 			tl_report_string(out, dev->name);
 			tl_output_str(out, ",\"track\":");
-			tl_report_string(out, tl_optrace_lane_name(run, &l->v, d, lane, names, buf,
-								    sizeof buf));
+			tl_report_string(
+			    out, tl_optrace_lane_name(run, &l->v, d, lane, names, buf, sizeof buf));
 			tl_output_str(out, ",\"kind\":\"");
 			tl_output_str(out, row_kind(dev));
 			tl_output_str(out, "\"}");
@@ -229,8 +229,8 @@ static void slice_bytes(layout *l, const tl_memory *mem);
 
 static void write_slice_col(tl_output *out, layout *l, int col, GString *buf)
 {
-	static const char *const keys[N_COLS] = {"row", "start", "dur", "name",
-						  "op",	 "node",  "kind", "bytes"};
+	static const char *const keys[N_COLS] = {"row", "start", "dur",	 "name",
+						 "op",	"node",	 "kind", "bytes"};
 	const tl_run *run = l->run;
 	tl_output_str(out, col == 0 ? "\"" : ",\n\"");
 	tl_output_str(out, keys[col]);
@@ -398,15 +398,15 @@ static GHashTable *reported_peaks(const tl_run *run)
 	return peaks;
 }
 
-static void write_live(tl_output *out, const layout *l, const tl_memory *mem,
-		       const tl_allocator *a, size_t max)
+static void write_live(tl_output *out, const layout *l, const tl_memory *mem, const tl_allocator *a,
+		       size_t max)
 {
 	size_t n = max > 0 && a->n_live > max ? max : a->n_live;
 	tl_output_str(out, ",\"live\":[");
 	for (size_t k = 0; k < n; k++) {
 		const tl_buffer *b = &mem->buffers[a->live_at_peak[k]];
-		const char *name = b->n_refs > 0 ? tl_memory_ref_name(mem, &mem->refs[b->first_ref])
-						 : b->name;
+		const char *name =
+		    b->n_refs > 0 ? tl_memory_ref_name(mem, &mem->refs[b->first_ref]) : b->name;
 		tl_output_str(out, k > 0 ? ",\n{\"tensor\":" : "\n{\"tensor\":");
 		tl_report_string(out, name);
 		tl_output_str(out, ",\"bytes\":");
@@ -516,8 +516,8 @@ static void write_tables(tl_output *out, tables_job *j, size_t max_rows)
 	tl_warn_log_tell(j->log);
 	tl_report_sink sink;
 	tl_report_sink_init(&sink, max_rows);
-	static const char *const keys[3] = {",\n\"tables\":{\"op\":", ",\n\"scope\":",
-					    ",\n\"kernel\":"};
+	static const char *const keys[3] = {
+	    ",\n\"tables\":{\"op\":", ",\n\"scope\":", ",\n\"kernel\":"};
 	for (int k = 0; k < 3; k++) {
 		tl_output_str(out, keys[k]);
 		if (j->views[k] == NULL) {
@@ -569,7 +569,8 @@ static void write_idle(tl_output *out, const tl_run *run)
 		tl_output_str(out, ",\"idle_us\":");
 		tl_json_micros(out, d->idle_ns);
 		tl_output_printf(out, ",\"idle_fraction\":%.4f}",
-				 idle->span_ns > 0 ? (double)d->idle_ns / (double)idle->span_ns : 0.0);
+				 idle->span_ns > 0 ? (double)d->idle_ns / (double)idle->span_ns
+						   : 0.0);
 	}
 	tl_output_char(out, ']');
 	tl_idle_free(idle);
@@ -639,8 +640,8 @@ static int graph_start(graph_job *j, const tl_run *run, const tl_report_opts *o,
 	return 0;
 }
 
-static int write_graph(tl_output *out, const tl_run *run, const tl_report_opts *o,
-		       int32_t graph_of, graph_job *j, tl_error *err)
+static int write_graph(tl_output *out, const tl_run *run, const tl_report_opts *o, int32_t graph_of,
+		       graph_job *j, tl_error *err)
 {
 	tl_output_str(out, ",\n\"graph\":");
 	if (j->thread == NULL) {

@@ -103,14 +103,16 @@ static void test_table_sink(void **state)
 {
 	char *text = written(write_three_rows, NULL);
 	assert_string_equal(
-	    text, "{\"columns\":[\"name\",\"total_micros\",\"peak_bytes\",\"delta\",\"occurrence\"],"
-		  "\"units\":[\"\",\"us\",\"bytes\",\"bytes\",\"\"],\"rows\":[\n"
-		  "[\"a<\\/b\",1.500,1024,-2,3],\n"
-		  "[\"b\",1,0,0,1]],\"rows_total\":3}");
+	    text,
+	    "{\"columns\":[\"name\",\"total_micros\",\"peak_bytes\",\"delta\",\"occurrence\"],"
+	    "\"units\":[\"\",\"us\",\"bytes\",\"bytes\",\"\"],\"rows\":[\n"
+	    "[\"a<\\/b\",1.500,1024,-2,3],\n"
+	    "[\"b\",1,0,0,1]],\"rows_total\":3}");
 	g_free(text);
 }
 
 /* A CPU feeding a GPU through a _Send/_Recv pair: a -> send => recv -> b. */
+/* clang-format off */
 static const char two_devices[] =
     STEP(DEV(CPU, SOURCE(100) EXEC("a", 110, 10) OUT(0, "cpu", 1024, 1) MEM("cpu", 1024, "") END
 		      EXEC("send", 125, 5) END)
@@ -118,6 +120,7 @@ static const char two_devices[] =
 			  EXEC("b", 140, 20) OUT(0, "gpu", 256, 8) END))
 	GRAPH(NODE("a", "Const", CPU, "") NODE("send", "_Send", CPU, IN("a") XFER("t", CPU, GPU)))
 	    GRAPH(NODE("recv", "_Recv", GPU, XFER("t", CPU, GPU)) NODE("b", "Neg", GPU, IN("recv")));
+/* clang-format on */
 
 static void write_page(tl_output *out, void *ctx)
 {
@@ -189,9 +192,12 @@ static void test_page(void **state)
 	size_t n = json_array_size(json_object_get(ar, "from"));
 	int seen = 0;
 	for (size_t k = 0; k < n; k++) {
-		size_t from = (size_t)json_integer_value(json_array_get(json_object_get(ar, "from"), k));
-		size_t to = (size_t)json_integer_value(json_array_get(json_object_get(ar, "to"), k));
-		json_int_t kind = json_integer_value(json_array_get(json_object_get(ar, "kind"), k));
+		size_t from =
+		    (size_t)json_integer_value(json_array_get(json_object_get(ar, "from"), k));
+		size_t to =
+		    (size_t)json_integer_value(json_array_get(json_object_get(ar, "to"), k));
+		json_int_t kind =
+		    json_integer_value(json_array_get(json_object_get(ar, "kind"), k));
 		if (from == 1 && to == 2 && kind == 0)
 			seen |= 1;
 		if (from == 2 && to == 3 && kind == 1)
@@ -219,8 +225,7 @@ static void test_page(void **state)
 	json_t *cp = json_object_get(json_object_get(r, "critical_path"), "slices");
 	assert_int_equal(json_integer_value(json_array_get(cp, json_array_size(cp) - 1)), 4);
 	assert_int_equal(json_array_size(json_object_get(r, "idle")), 2);
-	const char *svg =
-	    json_string_value(json_object_get(json_object_get(r, "graph"), "svg"));
+	const char *svg = json_string_value(json_object_get(json_object_get(r, "graph"), "svg"));
 	assert_non_null(svg);
 	assert_true(g_str_has_prefix(svg, "<svg"));
 	assert_non_null(strstr(svg, "<title>b</title>"));
