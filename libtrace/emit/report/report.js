@@ -1669,6 +1669,18 @@
     markGraphNode(tl.sel >= 0 ? str(run, run.node[tl.sel]) : '');
     return nodes.length;
   }
+  /* Centres the view on node g, at actual size when the view is smaller than that. */
+  function seekGraphNode(g) {
+    var view = graph.view;
+    if (!view || !view.clientWidth) return;
+    var b = view.getBoundingClientRect(), r = g.getBoundingClientRect(), m = graphScale(view), vb = graph.vb;
+    var cx = vb[0] + ((r.left + r.right) / 2 - b.left - m.ox) / m.s;
+    var cy = vb[1] + ((r.top + r.bottom) / 2 - b.top - m.oy) / m.s;
+    var w = vb[2], h = vb[3];
+    if (m.s < 1) { w = view.clientWidth; h = view.clientHeight; }
+    graph.vb = [cx - w / 2, cy - h / 2, w, h];
+    applyVb();
+  }
   function applyVb() {
     if (graph.svg) graph.svg.setAttribute('viewBox', graph.vb.map(function (v) { return +v.toFixed(3); }).join(' '));
   }
@@ -1736,11 +1748,12 @@
   }
   function markGraphNode(name) {
     if (!graph.nodes) return;
+    var was = graph.sel;
     if (graph.sel) { graph.sel.classList.remove('sel'); graph.sel = null; }
     var n = name;
     while (n) {
       var g = graph.nodes[n];
-      if (g) { g.classList.add('sel'); graph.sel = g; return; }
+      if (g) { g.classList.add('sel'); graph.sel = g; graph.seek = g !== was; return; }
       var cut = n.lastIndexOf('/');
       n = cut > 0 ? n.slice(0, cut) : '';
     }
@@ -1783,7 +1796,10 @@
     $('tip').hidden = true;
     if (name === 'timeline' && run) { sizeTimeline(); redraw(); }
     if (name === 'memory') drawMemory();
-    if (name === 'graph' && graph.svg) applyVb();
+    if (name === 'graph' && graph.svg) {
+      applyVb();
+      if (graph.sel && graph.seek) { graph.seek = false; seekGraphNode(graph.sel); }
+    }
   }
 
   function setRun(k) {
