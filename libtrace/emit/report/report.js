@@ -335,6 +335,7 @@
   function sizeTimeline() {
     var sc = tl.scroll;
     var w = sc.clientWidth, h = sc.clientHeight;
+    if (!w && tl.w) { w = tl.w; h = tl.h; }    /* hidden (another tab): keep the last size */
     if (w < 50) w = 50;
     if (h < 60) h = 60;
     var dpr = window.devicePixelRatio || 1;
