@@ -296,7 +296,7 @@
     t0: 0, t1: 1,
     rowY: null, rowShown: null, heads: [], contentH: 0,
     sel: -1, hover: -1, hl: null, marker: null,
-    raf: 0, charW: 6.2,
+    raf: 0, charW: 6.2, range: null,
     search: { q: '', list: null }
   };
 
@@ -651,6 +651,17 @@
     ctx.fillStyle = '#687083';
     ctx.font = '11px ' + FONT;
     ctx.fillText('view ' + fmtUs(t1 - t0) + ' of ' + fmtUs(run.tMax - run.tMin), 8, AXIS_H / 2 - 1);
+    if (tl.range) {
+      var ra = Math.min(tl.range[0], tl.range[1]), rb = Math.max(tl.range[0], tl.range[1]);
+      ctx.fillStyle = 'rgba(47,98,214,0.12)';
+      ctx.fillRect(ra, 0, rb - ra, H);
+      ctx.fillStyle = '#2f62d6';
+      ctx.fillRect(Math.round(ra), 0, 1, H);
+      ctx.fillRect(Math.round(rb), 0, 1, H);
+      var rl = fmtUs((rb - ra) * (t1 - t0) / PW);
+      ctx.font = '600 11px ' + FONT;
+      ctx.fillText(rl, Math.min(rb + 4, W - ctx.measureText(rl).width - 4), AXIS_H / 2 - 1);
+    }
     if (run.n === 0) {
       ctx.fillStyle = '#687083';
       ctx.font = '13px ' + FONT;
@@ -968,7 +979,8 @@
     cv.addEventListener('mousedown', function (ev) {
       if (ev.button !== 0) return;
       var p = canvasXY(ev);
-      mouse.drag = { x: ev.clientX, y: ev.clientY, t0: tl.t0, t1: tl.t1, top: sc.scrollTop, moved: false, px: p.x, py: p.y };
+      mouse.drag = { x: ev.clientX, y: ev.clientY, t0: tl.t0, t1: tl.t1, top: sc.scrollTop, moved: false, px: p.x, py: p.y,
+        range: (ev.shiftKey || p.y < AXIS_H) && p.x >= LABEL_W };
       sc.focus({ preventScroll: true });
       ev.preventDefault();
     });
@@ -977,7 +989,12 @@
       if (d) {
         var dx = ev.clientX - d.x, dy = ev.clientY - d.y;
         if (!d.moved && Math.abs(dx) + Math.abs(dy) > 3) { d.moved = true; sc.classList.add('drag'); $('tip').hidden = true; }
-        if (d.moved) {
+        if (d.moved && d.range) {
+          /* a drag along the time axis (or with Shift) marks a range to zoom to */
+          var b = tl.canvas.getBoundingClientRect();
+          tl.range = [d.px, clamp(ev.clientX - b.left, LABEL_W, tl.w)];
+          redraw();
+        } else if (d.moved) {
           var span = d.t1 - d.t0, sh = -dx * span / plotW();
           setView(d.t0 + sh, d.t1 + sh);
           sc.scrollTop = d.top - dy;
@@ -990,6 +1007,13 @@
       if (!d) return;
       mouse.drag = null;
       sc.classList.remove('drag');
+      if (d.range && tl.range) {
+        var rx = tl.range;
+        tl.range = null;
+        if (Math.abs(rx[1] - rx[0]) >= 4) setView(tOf(Math.min(rx[0], rx[1])), tOf(Math.max(rx[0], rx[1])));
+        else redraw();
+        return;
+      }
       if (d.moved) return;
       var h = hitTest(d.px, d.py);
       if (h && h.head) {
@@ -1030,7 +1054,7 @@
         cv.style.cursor = 'pointer';
       } else {
         showTip(ev, null);
-        cv.style.cursor = 'default';
+        cv.style.cursor = p.y < AXIS_H && p.x >= LABEL_W ? 'col-resize' : 'default';
       }
     });
     cv.addEventListener('mouseleave', function () {
