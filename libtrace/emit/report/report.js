@@ -871,7 +871,8 @@
       '</dl>';
     html2 += linkList('Inputs', run.inLo[i], run.inLo[i + 1], run.inA, run.aFrom);
     html2 += linkList('Consumers', run.outLo[i], run.outLo[i + 1], run.outA, run.aTo);
-    html2 += '<p style="margin-top:14px"><a class="lnk" data-fit="' + i + '">Zoom to this slice</a> \u00b7 <a class="lnk" data-fitall="' + i + '">and its arrows</a></p>';
+    html2 += '<p style="margin-top:14px"><a class="lnk" data-fit="' + i + '">Zoom to this slice</a> \u00b7 ' +
+      '<a class="lnk" data-fitall="' + i + '">and its arrows</a></p>';
     box.innerHTML = html2;
   }
   function linkList(title, lo, hi, idx, other) {
@@ -1272,7 +1273,8 @@
       if (typeof rep === 'number') {
         var diff = peak ? (rep - peak) / peak * 100 : 0;
         h += '<div class="stat"><div class="k">Peak reported by the allocator</div><div class="v">' + esc(fmtBytes(rep)) +
-          ' <small>' + (peak ? (rep === peak ? 'same as the trace' : (diff >= 0 ? '+' : '') + diff.toFixed(Math.abs(diff) < 1 ? 2 : 1) + '% vs the trace') : '') + '</small></div></div>';
+          ' <small>' + (!peak ? '' : rep === peak ? 'same as the trace'
+            : (diff >= 0 ? '+' : '') + diff.toFixed(Math.abs(diff) < 1 ? 2 : 1) + '% vs the trace') + '</small></div></div>';
       }
       h += '<div class="stat"><div class="k">Live at the peak</div><div class="v">' + fmtNum(live.length) +
         ' <small>' + (live.length === 1 ? 'buffer' : 'buffers') + '</small></div></div></div>';
@@ -1300,7 +1302,11 @@
           return row;
         })
       };
-      makeTable(tbox, tbl, { limit: 2000, hint: 'click a buffer to see its producer and last consumer on the timeline', onRow: function (row) { showBuffer(row.buf); } });
+      makeTable(tbox, tbl, {
+        limit: 2000,
+        hint: 'click a buffer to see its producer and last consumer on the timeline',
+        onRow: function (row) { showBuffer(row.buf); }
+      });
       var curve = { m: m, cv: cv };
       memCurves.push(curve);
       bindMemCurve(curve);
@@ -1669,7 +1675,8 @@
     $('count-graph').textContent = nodes.length ? '(' + nodes.length + ')' : '';
     var bar = document.createElement('div');
     bar.className = 'g-bar';
-    bar.innerHTML = '<span class="note">' + nodes.length + ' nodes \u00b7 click a node to show its slices on the timeline \u00b7 drag to pan \u00b7 wheel to zoom</span><span class="grow"></span><span class="note" id="g-msg"></span>';
+    bar.innerHTML = '<span class="note">' + nodes.length + ' nodes \u00b7 click a node to show its slices on the ' +
+      'timeline \u00b7 drag to pan \u00b7 wheel to zoom</span><span class="grow"></span><span class="note" id="g-msg"></span>';
     var fit = document.createElement('button');
     fit.type = 'button'; fit.className = 'btn'; fit.textContent = 'Fit';
     fit.addEventListener('click', function () { graph.vb = graph.home.slice(); applyVb(); });
