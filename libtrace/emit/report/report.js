@@ -1222,8 +1222,10 @@
       h += '</tbody></table>';
       wrap.innerHTML = h;
       shown = lim;
-      note.textContent = (view.length === rows.length ? fmtNum(rows.length) + (rows.length === 1 ? ' row' : ' rows')
-        : fmtNum(view.length) + ' of ' + fmtNum(rows.length) + ' rows') +
+      /* "rows_total": the table's rows before trace-report kept the first ones */
+      var total = Number(table.rows_total) > rows.length ? Number(table.rows_total) : 0;
+      var kept = total ? 'first ' + fmtNum(rows.length) + ' of ' + fmtNum(total) + ' rows' : fmtNum(rows.length) + (rows.length === 1 ? ' row' : ' rows');
+      note.textContent = (view.length === rows.length ? kept : fmtNum(view.length) + ' of the ' + kept) +
         (lim < view.length ? ', first ' + fmtNum(lim) + ' shown' : '') +
         (opts.hint ? ' \u00b7 ' + opts.hint : '');
     }
