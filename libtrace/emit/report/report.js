@@ -1042,7 +1042,8 @@
       if (i >= 0) {
         showTip(ev, '<b>' + esc(sliceName(run, i)) + '</b><br>' + esc(str(run, run.op[i]) || SLICE_KINDS[run.kind[i]]) +
           ' \u00b7 ' + esc(fmtUs(run.dur[i])) + '<br><span class="m">at ' + esc(fmtUs(run.start[i])) +
-          (run.bytes[i] ? ' \u00b7 ' + esc(fmtBytes(run.bytes[i])) : '') + '</span>');
+          (run.bytes[i] ? ' \u00b7 ' + esc(fmtBytes(run.bytes[i])) : '') +
+          ' \u00b7 ' + (run.inLo[i + 1] - run.inLo[i]) + ' in, ' + (run.outLo[i + 1] - run.outLo[i]) + ' out</span>');
         cv.style.cursor = 'pointer';
       } else if (h && h.label) {
         var rw = run.rows[h.row];
@@ -1064,6 +1065,11 @@
       if (tl.hover >= 0) { tl.hover = -1; redraw(); }
     });
     document.addEventListener('keydown', function (ev) {
+      if (activeTab === 'graph' && ev.key === '0' && graph.svg && !(ev.target && ev.target.tagName === 'INPUT')) {
+        graph.vb = graph.home.slice();
+        applyVb();
+        return;
+      }
       if (activeTab !== 'timeline' || !run) return;
       var tg = ev.target && ev.target.tagName;
       if (tg === 'INPUT' || tg === 'SELECT' || tg === 'TEXTAREA') {
