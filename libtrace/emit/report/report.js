@@ -296,7 +296,7 @@
     t0: 0, t1: 1,
     rowY: null, rowShown: null, heads: [], contentH: 0,
     sel: -1, hover: -1, hl: null, marker: null,
-    raf: 0, charW: 6.2,
+    raf: 0, charW: 6.2, range: null,
     search: { q: '', list: null }
   };
 
@@ -335,6 +335,7 @@
   function sizeTimeline() {
     var sc = tl.scroll;
     var w = sc.clientWidth, h = sc.clientHeight;
+    if (!w && tl.w) { w = tl.w; h = tl.h; }    /* hidden (another tab): keep the last size */
     if (w < 50) w = 50;
     if (h < 60) h = 60;
     var dpr = window.devicePixelRatio || 1;
@@ -650,6 +651,17 @@
     ctx.fillStyle = '#687083';
     ctx.font = '11px ' + FONT;
     ctx.fillText('view ' + fmtUs(t1 - t0) + ' of ' + fmtUs(run.tMax - run.tMin), 8, AXIS_H / 2 - 1);
+    if (tl.range) {
+      var ra = Math.min(tl.range[0], tl.range[1]), rb = Math.max(tl.range[0], tl.range[1]);
+      ctx.fillStyle = 'rgba(47,98,214,0.12)';
+      ctx.fillRect(ra, 0, rb - ra, H);
+      ctx.fillStyle = '#2f62d6';
+      ctx.fillRect(Math.round(ra), 0, 1, H);
+      ctx.fillRect(Math.round(rb), 0, 1, H);
+      var rl = fmtUs((rb - ra) * (t1 - t0) / PW);
+      ctx.font = '600 11px ' + FONT;
+      ctx.fillText(rl, Math.min(rb + 4, W - ctx.measureText(rl).width - 4), AXIS_H / 2 - 1);
+    }
     if (run.n === 0) {
       ctx.fillStyle = '#687083';
       ctx.font = '13px ' + FONT;
@@ -859,7 +871,8 @@
       '</dl>';
     html2 += linkList('Inputs', run.inLo[i], run.inLo[i + 1], run.inA, run.aFrom);
     html2 += linkList('Consumers', run.outLo[i], run.outLo[i + 1], run.outA, run.aTo);
-    html2 += '<p style="margin-top:14px"><a class="lnk" data-fit="' + i + '">Zoom to this slice</a> \u00b7 <a class="lnk" data-fitall="' + i + '">and its arrows</a></p>';
+    html2 += '<p style="margin-top:14px"><a class="lnk" data-fit="' + i + '">Zoom to this slice</a> \u00b7 ' +
+      '<a class="lnk" data-fitall="' + i + '">and its arrows</a></p>';
     box.innerHTML = html2;
   }
   function linkList(title, lo, hi, idx, other) {
@@ -967,7 +980,8 @@
     cv.addEventListener('mousedown', function (ev) {
       if (ev.button !== 0) return;
       var p = canvasXY(ev);
-      mouse.drag = { x: ev.clientX, y: ev.clientY, t0: tl.t0, t1: tl.t1, top: sc.scrollTop, moved: false, px: p.x, py: p.y };
+      mouse.drag = { x: ev.clientX, y: ev.clientY, t0: tl.t0, t1: tl.t1, top: sc.scrollTop, moved: false, px: p.x, py: p.y,
+        range: (ev.shiftKey || p.y < AXIS_H) && p.x >= LABEL_W };
       sc.focus({ preventScroll: true });
       ev.preventDefault();
     });
@@ -976,7 +990,12 @@
       if (d) {
         var dx = ev.clientX - d.x, dy = ev.clientY - d.y;
         if (!d.moved && Math.abs(dx) + Math.abs(dy) > 3) { d.moved = true; sc.classList.add('drag'); $('tip').hidden = true; }
-        if (d.moved) {
+        if (d.moved && d.range) {
+          /* a drag along the time axis (or with Shift) marks a range to zoom to */
+          var b = tl.canvas.getBoundingClientRect();
+          tl.range = [d.px, clamp(ev.clientX - b.left, LABEL_W, tl.w)];
+          redraw();
+        } else if (d.moved) {
           var span = d.t1 - d.t0, sh = -dx * span / plotW();
           setView(d.t0 + sh, d.t1 + sh);
           sc.scrollTop = d.top - dy;
@@ -989,6 +1008,13 @@
       if (!d) return;
       mouse.drag = null;
       sc.classList.remove('drag');
+      if (d.range && tl.range) {
+        var rx = tl.range;
+        tl.range = null;
+        if (Math.abs(rx[1] - rx[0]) >= 4) setView(tOf(Math.min(rx[0], rx[1])), tOf(Math.max(rx[0], rx[1])));
+        else redraw();
+        return;
+      }
       if (d.moved) return;
       var h = hitTest(d.px, d.py);
       if (h && h.head) {
@@ -1016,7 +1042,8 @@
       if (i >= 0) {
         showTip(ev, '<b>' + esc(sliceName(run, i)) + '</b><br>' + esc(str(run, run.op[i]) || SLICE_KINDS[run.kind[i]]) +
           ' \u00b7 ' + esc(fmtUs(run.dur[i])) + '<br><span class="m">at ' + esc(fmtUs(run.start[i])) +
-          (run.bytes[i] ? ' \u00b7 ' + esc(fmtBytes(run.bytes[i])) : '') + '</span>');
+          (run.bytes[i] ? ' \u00b7 ' + esc(fmtBytes(run.bytes[i])) : '') +
+          ' \u00b7 ' + (run.inLo[i + 1] - run.inLo[i]) + ' in, ' + (run.outLo[i + 1] - run.outLo[i]) + ' out</span>');
         cv.style.cursor = 'pointer';
       } else if (h && h.label) {
         var rw = run.rows[h.row];
@@ -1029,7 +1056,7 @@
         cv.style.cursor = 'pointer';
       } else {
         showTip(ev, null);
-        cv.style.cursor = 'default';
+        cv.style.cursor = p.y < AXIS_H && p.x >= LABEL_W ? 'col-resize' : 'default';
       }
     });
     cv.addEventListener('mouseleave', function () {
@@ -1038,6 +1065,11 @@
       if (tl.hover >= 0) { tl.hover = -1; redraw(); }
     });
     document.addEventListener('keydown', function (ev) {
+      if (activeTab === 'graph' && ev.key === '0' && graph.svg && !(ev.target && ev.target.tagName === 'INPUT')) {
+        graph.vb = graph.home.slice();
+        applyVb();
+        return;
+      }
       if (activeTab !== 'timeline' || !run) return;
       var tg = ev.target && ev.target.tagName;
       if (tg === 'INPUT' || tg === 'SELECT' || tg === 'TEXTAREA') {
@@ -1196,8 +1228,10 @@
       h += '</tbody></table>';
       wrap.innerHTML = h;
       shown = lim;
-      note.textContent = (view.length === rows.length ? fmtNum(rows.length) + (rows.length === 1 ? ' row' : ' rows')
-        : fmtNum(view.length) + ' of ' + fmtNum(rows.length) + ' rows') +
+      /* "rows_total": the table's rows before trace-report kept the first ones */
+      var total = Number(table.rows_total) > rows.length ? Number(table.rows_total) : 0;
+      var kept = total ? 'first ' + fmtNum(rows.length) + ' of ' + fmtNum(total) + ' rows' : fmtNum(rows.length) + (rows.length === 1 ? ' row' : ' rows');
+      note.textContent = (view.length === rows.length ? kept : fmtNum(view.length) + ' of the ' + kept) +
         (lim < view.length ? ', first ' + fmtNum(lim) + ' shown' : '') +
         (opts.hint ? ' \u00b7 ' + opts.hint : '');
     }
@@ -1247,7 +1281,8 @@
       if (typeof rep === 'number') {
         var diff = peak ? (rep - peak) / peak * 100 : 0;
         h += '<div class="stat"><div class="k">Peak reported by the allocator</div><div class="v">' + esc(fmtBytes(rep)) +
-          ' <small>' + (peak ? (rep === peak ? 'same as the trace' : (diff >= 0 ? '+' : '') + diff.toFixed(Math.abs(diff) < 1 ? 2 : 1) + '% vs the trace') : '') + '</small></div></div>';
+          ' <small>' + (!peak ? '' : rep === peak ? 'same as the trace'
+            : (diff >= 0 ? '+' : '') + diff.toFixed(Math.abs(diff) < 1 ? 2 : 1) + '% vs the trace') + '</small></div></div>';
       }
       h += '<div class="stat"><div class="k">Live at the peak</div><div class="v">' + fmtNum(live.length) +
         ' <small>' + (live.length === 1 ? 'buffer' : 'buffers') + '</small></div></div></div>';
@@ -1275,7 +1310,11 @@
           return row;
         })
       };
-      makeTable(tbox, tbl, { limit: 2000, hint: 'click a buffer to see its producer and last consumer on the timeline', onRow: function (row) { showBuffer(row.buf); } });
+      makeTable(tbox, tbl, {
+        limit: 2000,
+        hint: 'click a buffer to see its producer and last consumer on the timeline',
+        onRow: function (row) { showBuffer(row.buf); }
+      });
       var curve = { m: m, cv: cv };
       memCurves.push(curve);
       bindMemCurve(curve);
@@ -1644,7 +1683,8 @@
     $('count-graph').textContent = nodes.length ? '(' + nodes.length + ')' : '';
     var bar = document.createElement('div');
     bar.className = 'g-bar';
-    bar.innerHTML = '<span class="note">' + nodes.length + ' nodes \u00b7 click a node to show its slices on the timeline \u00b7 drag to pan \u00b7 wheel to zoom</span><span class="grow"></span><span class="note" id="g-msg"></span>';
+    bar.innerHTML = '<span class="note">' + nodes.length + ' nodes \u00b7 click a node to show its slices on the ' +
+      'timeline \u00b7 drag to pan \u00b7 wheel to zoom</span><span class="grow"></span><span class="note" id="g-msg"></span>';
     var fit = document.createElement('button');
     fit.type = 'button'; fit.className = 'btn'; fit.textContent = 'Fit';
     fit.addEventListener('click', function () { graph.vb = graph.home.slice(); applyVb(); });
@@ -1668,6 +1708,18 @@
     bindGraph(view);
     markGraphNode(tl.sel >= 0 ? str(run, run.node[tl.sel]) : '');
     return nodes.length;
+  }
+  /* Centres the view on node g, at actual size when the view is smaller than that. */
+  function seekGraphNode(g) {
+    var view = graph.view;
+    if (!view || !view.clientWidth) return;
+    var b = view.getBoundingClientRect(), r = g.getBoundingClientRect(), m = graphScale(view), vb = graph.vb;
+    var cx = vb[0] + ((r.left + r.right) / 2 - b.left - m.ox) / m.s;
+    var cy = vb[1] + ((r.top + r.bottom) / 2 - b.top - m.oy) / m.s;
+    var w = vb[2], h = vb[3];
+    if (m.s < 1) { w = view.clientWidth; h = view.clientHeight; }
+    graph.vb = [cx - w / 2, cy - h / 2, w, h];
+    applyVb();
   }
   function applyVb() {
     if (graph.svg) graph.svg.setAttribute('viewBox', graph.vb.map(function (v) { return +v.toFixed(3); }).join(' '));
@@ -1736,11 +1788,12 @@
   }
   function markGraphNode(name) {
     if (!graph.nodes) return;
+    var was = graph.sel;
     if (graph.sel) { graph.sel.classList.remove('sel'); graph.sel = null; }
     var n = name;
     while (n) {
       var g = graph.nodes[n];
-      if (g) { g.classList.add('sel'); graph.sel = g; return; }
+      if (g) { g.classList.add('sel'); graph.sel = g; graph.seek = g !== was; return; }
       var cut = n.lastIndexOf('/');
       n = cut > 0 ? n.slice(0, cut) : '';
     }
@@ -1783,7 +1836,10 @@
     $('tip').hidden = true;
     if (name === 'timeline' && run) { sizeTimeline(); redraw(); }
     if (name === 'memory') drawMemory();
-    if (name === 'graph' && graph.svg) applyVb();
+    if (name === 'graph' && graph.svg) {
+      applyVb();
+      if (graph.sel && graph.seek) { graph.seek = false; seekGraphNode(graph.sel); }
+    }
   }
 
   function setRun(k) {
