@@ -29,9 +29,13 @@ GEN_H   := $(BUILD)/gen/tensorflow.pb-c.h
 LIB_LAYERS := base io model analysis emit cli
 LIB_SRC := $(sort $(foreach l,$(LIB_LAYERS),$(wildcard libtrace/$(l)/*.c)))
 LIB_HDR := $(sort $(foreach l,$(LIB_LAYERS),$(wildcard libtrace/$(l)/*.h)))
-LIB_OBJ := $(patsubst libtrace/%.c,$(BUILD)/obj/%.o,$(LIB_SRC)) $(BUILD)/obj/tensorflow.pb-c.o
+# trace-report's page (emit/report.c): its template, style and script,
+# inlined into the library as byte arrays (scripts/embed.sh).
+REPORT_ASSETS := $(addprefix libtrace/emit/report/,report.html report.css report.js)
+LIB_OBJ := $(patsubst libtrace/%.c,$(BUILD)/obj/%.o,$(LIB_SRC)) $(BUILD)/obj/tensorflow.pb-c.o \
+	$(BUILD)/obj/report_assets.o
 LIB     := $(BUILD)/libtrace.a
-TOOLS   := trace-dataflow trace-memory trace-merge trace-summarize graph-render
+TOOLS   := trace-dataflow trace-memory trace-merge trace-summarize graph-render trace-report
 TOOL_SRC := $(sort $(wildcard tools/*.c))
 TOOL_BIN := $(patsubst tools/%.c,$(BUILD)/bin/%,$(TOOL_SRC))
 UNIT_SRC := $(sort $(foreach l,$(LIB_LAYERS),$(wildcard tests/unit/$(l)/test_*.c)))
@@ -77,6 +81,14 @@ $(GEN_C) $(GEN_H): $(PROTO)
 $(BUILD)/obj/tensorflow.pb-c.o: $(GEN_C)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Wno-missing-prototypes -Wno-missing-braces -c -o $@ $<
+
+$(BUILD)/gen/report_assets.c: $(REPORT_ASSETS) scripts/embed.sh
+	@mkdir -p $(BUILD)/gen
+	scripts/embed.sh tl_report $(REPORT_ASSETS) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/report_assets.o: $(BUILD)/gen/report_assets.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -c -o $@ $<
 
 $(BUILD)/obj/%.o: libtrace/%.c $(GEN_H) $(LIB_HDR)
 	@mkdir -p $(dir $@)

@@ -212,6 +212,29 @@ other_runs() {
 	line "trace-dataflow, 40 MB text RunMetadata" "$(mb "$(bytes "$text")")"
 	measure "$BIN/trace-memory" -q --report "$big"
 	line "trace-memory --report, one-run 100 MB" "$big_mb"
+
+	# trace-report beside trace-dataflow on the same 100 MB run (the page
+	# should take at most twice the trace's time), and how long headless
+	# Chromium takes to load the page and draw it (until the page says
+	# data-report-state), less its time on an empty page: at most 3 s.
+	measure "$BIN/trace-dataflow" -q "$big"
+	dataflow=$best
+	line "trace-dataflow, one-run 100 MB" "$big_mb"
+	measure "$BIN/trace-report" -q -o "$WORK/report.html" "$big"
+	awk -v l="trace-report, one-run 100 MB" -v w="$best" -v r="$peak" -v mb="$big_mb" -v d="$dataflow" \
+		'BEGIN { printf "%-46s %6.2f s %6.0f MB/s %6.0f MB peak RSS, %.2fx trace-dataflow\n", l, w, mb / (w > 0 ? w : 0.01), r / 1024, w / (d > 0 ? d : 0.01) }'
+	if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then
+		echo '<!DOCTYPE html><html data-report-state="ready"></html>' >"$WORK/empty.html"
+		measure tests/cli/report-check dom "$WORK/empty.html"
+		empty=$best
+		measure tests/cli/report-check dom "$WORK/report.html"
+		tests/cli/report-check dom "$WORK/report.html" | grep -x 'report-state=ready' >/dev/null ||
+			echo "bench: the page of one-run 100 MB did not say ready" >&2
+		awk -v w="$best" -v e="$empty" -v s="$(wc -c <"$WORK/report.html")" \
+			'BEGIN { printf "%-46s %6.2f s (%.2f s in all, %.2f s an empty page); page %.0f MB\n", "headless Chromium draws that page", w - e, w, e, s / 1e6 }'
+	else
+		echo "headless Chromium draws that page            (skipped: no chromium)"
+	fi
 	# The real 27 MB Kineto trace, gunzipped once from the repository's copy.
 	kineto="$WORK/kineto_resnet50_autograd_api_worker0.pt.trace.json"
 	if [ ! -s "$kineto" ]; then

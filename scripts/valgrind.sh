@@ -8,8 +8,9 @@
 # Usage: BIN=build/bin TESTBIN=build/tests scripts/valgrind.sh [TEST...]
 # Environment:
 #   VALGRIND_SKIP  extended regex of cases left out (matched against
-#                  "file:line what"); default: the case that runs four
-#                  tools on a million executions of one node and the three
+#                  "file:line what"); default: the cases that run tools
+#                  on a million executions of one node (four in hostile.test,
+#                  trace-report's page in trace-report.test) and the three
 #                  that run one tool each on a million devices (and the
 #                  XSpace plane of a million lines), which take
 #                  over 10 minutes each under memcheck and exercise no code
@@ -40,7 +41,7 @@ PATH="$BIN:\$PATH" exec valgrind --quiet --error-exitcode=99 --leak-check=full \
 SCRIPT
 	chmod +x "$wrap/$name"
 done
-default_skip='hostile\.test:.*(a node executed a million times|a million devices)|xspace\.test:.*a plane with a million lines'
+default_skip='hostile\.test:.*(a node executed a million times|a million devices)|xspace\.test:.*a plane with a million lines|trace-report\.test:.*a node run a million times'
 CLI_SKIP=${VALGRIND_SKIP-$default_skip} \
 	CLI_TIMEOUT_SCALE=${VALGRIND_TIMEOUT_SCALE:-30} \
 	CLI_JOBS=${VALGRIND_JOBS:-$(nproc)} TOOLBUILD=$(dirname "$BIN") \

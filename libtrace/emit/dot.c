@@ -684,12 +684,37 @@ static int gv_message(char *piece)
 
 int tl_dot_render(const tl_graphdot *gd, const char *format, tl_output *out, tl_error *err)
 {
+	GString *data = NULL;
+	if (tl_dot_render_string(gd, format, &data, err) < 0)
+		return -1;
+	tl_output_bytes(out, data->str, data->len);
+	g_string_free(data, TRUE);
+	return 0;
+}
+
+/* One Graphviz context for the process, made at the first render and
+ * never freed: freeing it frees the font names the text-size cache of
+ * Graphviz's pango plugin still points at, so that a second context's
+ * render reads freed memory (trace-report renders a graph per run). */
+static GVC_t *shared_context(void)
+{
+	static gsize made = 0;
+	static GVC_t *gvc;
+	if (g_once_init_enter(&made)) {
+		gvc = gvContext();
+		g_once_init_leave(&made, 1);
+	}
+	return gvc;
+}
+
+int tl_dot_render_string(const tl_graphdot *gd, const char *format, GString **out, tl_error *err)
+{
 	const char *engine = gd->opts.engine != NULL ? gd->opts.engine : "dot";
 	GString *dot = tl_dot_string(gd);
 	gv_error = g_string_new(NULL);
 	agusererrf old = agseterrf(gv_message);
 	int rc = 0;
-	GVC_t *gvc = gvContext();
+	GVC_t *gvc = shared_context();
 	Agraph_t *g = agmemread(dot->str);
 	g_string_free(dot, TRUE);
 	if (g == NULL) {
@@ -706,7 +731,7 @@ int tl_dot_render(const tl_graphdot *gd, const char *format, tl_output *out, tl_
 					  gv_error->len ? gv_error->str
 							: "Graphviz has no renderer for it");
 		} else {
-			tl_output_bytes(out, data, len);
+			*out = g_string_new_len(data, len);
 		}
 		if (data != NULL)
 			gvFreeRenderData(data);
@@ -714,7 +739,6 @@ int tl_dot_render(const tl_graphdot *gd, const char *format, tl_output *out, tl_
 	}
 	if (g != NULL)
 		agclose(g);
-	gvFreeContext(gvc);
 	if (gv_line != NULL && gv_line->len > 0)
 		gv_message("\n");
 	agseterrf(old);

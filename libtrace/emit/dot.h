@@ -38,6 +38,8 @@ GString *tl_dot_string(const tl_graphdot *gd);
  * become tl_warn warnings. Not reentrant: Graphviz reports through one
  * process-wide callback. */
 int tl_dot_render(const tl_graphdot *gd, const char *format, tl_output *out, tl_error *err);
+/* The same into *out, a GString the caller frees (untouched on error). */
+int tl_dot_render_string(const tl_graphdot *gd, const char *format, GString **out, tl_error *err);
 
 /* Appends `text` to `s` as a DOT double-quoted string. As a label (escString)
  * a newline becomes a line break and a backslash stays a backslash; as an id

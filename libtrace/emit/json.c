@@ -10,26 +10,47 @@ static const char hexdigits[] = "0123456789abcdef";
 /* Bytes that go out as they are: printable ASCII but the quote and the
  * backslash. */
 static unsigned char plain[256];
+/* The same, but '<', which in an HTML script must not start "</". */
+static unsigned char plain_script[256];
 
 static void plain_init(void)
 {
-	for (unsigned c = 0x20; c < 0x80; c++)
+	for (unsigned c = 0x20; c < 0x80; c++) {
 		plain[c] = c != '"' && c != '\\';
+		plain_script[c] = plain[c] && c != '<';
+	}
 }
 
-void tl_json_string_len(tl_output *o, const char *str, size_t n)
+static void string_len(tl_output *o, const char *str, size_t n, bool script)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	if (!plain['a'])
 		plain_init();
+	const unsigned char *keep = script ? plain_script : plain;
 	tl_output_char(o, '"');
 	size_t run = 0; /* start of the pending run of plain bytes */
 	size_t i = 0;
 	while (i < n) {
-		while (i < n && plain[s[i]])
+		while (i < n && keep[s[i]])
 			i++;
 		if (i == n)
 			break;
+		if (s[i] == '<') {
+			/* "</" would end the element, "<!--" would start an
+			 * escape in which "</script>" no longer does */
+			char next = i + 1 < n ? (char)s[i + 1] : '\0';
+			i++;
+			if (next == '/') {
+				tl_output_bytes(o, s + run, i - run);
+				tl_output_char(o, '\\');
+				run = i;
+			} else if (next == '!') {
+				tl_output_bytes(o, s + run, i - 1 - run);
+				tl_output_bytes(o, "\\u003c", 6);
+				run = i;
+			}
+			continue;
+		}
 		unsigned char c = s[i];
 		if (c >= 0x80) {
 			int32_t cp;
@@ -60,6 +81,16 @@ void tl_json_string_len(tl_output *o, const char *str, size_t n)
 	}
 	tl_output_bytes(o, s + run, n - run);
 	tl_output_char(o, '"');
+}
+
+void tl_json_string_len(tl_output *o, const char *s, size_t n)
+{
+	string_len(o, s, n, false);
+}
+
+void tl_json_string_script(tl_output *o, const char *s, size_t n)
+{
+	string_len(o, s, n, true);
 }
 
 void tl_json_string(tl_output *o, const char *s)

@@ -15,6 +15,10 @@
 /* Writes a JSON string literal (with quotes), escaped; NULL writes "". */
 void tl_json_string(tl_output *o, const char *s);
 void tl_json_string_len(tl_output *o, const char *s, size_t n);
+/* The same for JSON inside an HTML <script> element: "</" is written
+ * "<\/" and "<!" "\u003c!" (the same string to a JSON reader), so no
+ * string ends the element or starts a comment-like escape inside it. */
+void tl_json_string_script(tl_output *o, const char *s, size_t n);
 /* Nanoseconds as microseconds: 1234567 -> 1234.567, 5000 -> 5. */
 void tl_json_micros(tl_output *o, int64_t ns);
 

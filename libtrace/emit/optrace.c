@@ -52,7 +52,7 @@ static int cmp_tracer(const void *a, const void *b, void *ctx)
 	return strcmp(x->name, y->name);
 }
 
-static uint32_t device_order(const tl_run *run, uint32_t *order)
+uint32_t tl_optrace_device_order(const tl_run *run, uint32_t *order)
 {
 	uint32_t n = 0;
 	size_t n_dev = run->n_devices;
@@ -115,7 +115,7 @@ static bool exec_shown(const tl_run *run, const tl_lanes *v, uint32_t i, const t
 /* A device's thread names by id (the last entry for an id wins, as in a
  * protobuf map), when it has so many that a scan per row would cost rows
  * times names; NULL when a scan will do. */
-static GHashTable *thread_names(const tl_device *dev)
+GHashTable *tl_optrace_thread_names(const tl_device *dev)
 {
 	const Tensorflow__DeviceStepStats *ds = dev->stats;
 	if (ds == NULL || ds->n_thread_names <= 8)
@@ -128,8 +128,8 @@ static GHashTable *thread_names(const tl_device *dev)
 	return h;
 }
 
-static const char *lane_name(const tl_run *run, const tl_lanes *v, uint32_t d, uint32_t l,
-			     GHashTable *names, char *buf, size_t size)
+const char *tl_optrace_lane_name(const tl_run *run, const tl_lanes *v, uint32_t d, uint32_t l,
+				 GHashTable *names, char *buf, size_t size)
 {
 	const tl_device *dev = &run->devices[d];
 	const tl_lane *lane = &v->lanes[d][l];
@@ -197,7 +197,7 @@ static void write_args(tl_chrome *w, const tl_run *run, const tl_exec *e, int32_
 		tl_chrome_arg_int(w, "iteration", iter);
 }
 
-static void flow_name(const tl_run *run, const tl_link *l, char *buf, size_t size)
+void tl_optrace_flow_name(const tl_run *run, const tl_link *l, char *buf, size_t size)
 {
 	const tl_exec *src = &run->execs[l->src];
 	switch (l->kind) {
@@ -307,9 +307,10 @@ static void write_processes(struct trace *t, int64_t *next_pid)
 			tl_chrome_process(t->w, t->pid_of[d], pname, t->pid_of[d]);
 		g_free(pname);
 		t->tid_of[d] = g_new(uint32_t, t->v.n_lanes[d] ? t->v.n_lanes[d] : 1);
-		GHashTable *names = t->v.threaded[d] ? thread_names(dev) : NULL;
+		GHashTable *names = t->v.threaded[d] ? tl_optrace_thread_names(dev) : NULL;
 		for (uint32_t l = 0; l < t->v.n_lanes[d]; l++) {
-			const char *tname = lane_name(t->run, &t->v, d, l, names, buf, sizeof buf);
+			const char *tname =
+			    tl_optrace_lane_name(t->run, &t->v, d, l, names, buf, sizeof buf);
 			bool tfresh = true;
 			t->tid_of[d][l] =
 			    o->tid_of != NULL
@@ -374,7 +375,7 @@ static void write_flows(struct trace *t, uint64_t *next_flow)
 						  "devices?)");
 			continue;
 		}
-		flow_name(run, l, buf, sizeof buf);
+		tl_optrace_flow_name(run, l, buf, sizeof buf);
 		const char *cat = tl_dataflow_link_kind_name(l->kind);
 		uint64_t id = (*next_flow)++;
 		tl_chrome_flow(t->w, 's', buf, cat, id, t->pid_of[src->device],
@@ -395,7 +396,7 @@ void tl_optrace_write(tl_chrome *w, const tl_run *run, const tl_optrace_opts *o,
 	struct trace t = {.w = w, .run = run, .o = o, .stats = stats};
 	tl_lanes_build(&t.v, run, o->op_time);
 	t.order = g_new(uint32_t, nd);
-	t.n_order = device_order(run, t.order);
+	t.n_order = tl_optrace_device_order(run, t.order);
 	t.pid_of = g_new(int64_t, nd);
 	for (uint32_t d = 0; d < run->n_devices; d++)
 		t.pid_of[d] = -1;

@@ -59,4 +59,20 @@ typedef struct tl_optrace_stats {
 void tl_optrace_write(tl_chrome *w, const tl_run *run, const tl_optrace_opts *o, int64_t *next_pid,
 		      uint64_t *next_flow, tl_optrace_stats *stats);
 
+/* What the trace names things, for other timelines (trace-report) to show
+ * the same rows and arrows: */
+/* The devices in display order (each executor followed by its tracer
+ * devices: copies, streams by number, stream:all, sync; then the rest) into
+ * `order` (run->n_devices entries); returns how many. */
+uint32_t tl_optrace_device_order(const tl_run *run, uint32_t *order);
+/* A device's thread names by id, when a scan per lane would cost too much;
+ * NULL when a scan will do (g_hash_table_destroy it). */
+GHashTable *tl_optrace_thread_names(const tl_device *dev);
+/* Lane l of device d's name ("tf_Compute 3", "kernels (2)") in buf;
+ * `names` from tl_optrace_thread_names. */
+const char *tl_optrace_lane_name(const tl_run *run, const tl_lanes *v, uint32_t d, uint32_t l,
+				 GHashTable *names, char *buf, size_t size);
+/* What an arrow carries: "node:port", "^node", or a transfer's tensor_name. */
+void tl_optrace_flow_name(const tl_run *run, const tl_link *l, char *buf, size_t size);
+
 #endif

@@ -197,6 +197,7 @@ struct tree_writer {
 	tl_output *out; /* JSON */
 	GString *buf, *line;
 	tl_cell *cells;
+	bool text; /* the sink shows tfprof's line (only text does) */
 };
 
 /* One item "self/total": "--" for a value tfprof does not account (the
@@ -242,7 +243,7 @@ static void tree_node(struct tree_writer *w, const tl_summary_scope *t, int dept
 	const tl_summary_opts *o = w->o;
 	const char *name = root ? "_TFProfRoot" : tl_summary_tree_name(t, w->buf);
 	w->cells[0].s = name;
-	w->cells[1].s = tree_line(w, t, depth, name, root);
+	w->cells[1].s = w->text ? tree_line(w, t, depth, name, root) : "";
 	for (int k = 0; k < o->n_select; k++)
 		w->cells[2 + k].v = t->total[o->select[k]];
 	tl_table_row(w->t, w->cells);
@@ -337,6 +338,7 @@ static void write_tree(const tl_summary *s, const tl_summary_opts *o, const tl_t
 		tl_table t;
 		w.t = &t;
 		w.cells = g_new0(tl_cell, n_cols);
+		w.text = strcmp(sink->name, "text") == 0;
 		tl_table_begin(&t, sink, out, &spec, NULL, NULL, NULL, head);
 		if (o->start != NULL)
 			tree_started(&w, tree->root);

@@ -1,0 +1,710 @@
+#include "emit/report_impl.h"
+
+#include "analysis/critical_path.h"
+#include "analysis/dataflow.h"
+#include "analysis/graphdot.h"
+#include "analysis/idle.h"
+#include "analysis/lanes.h"
+#include "analysis/memory.h"
+#include "emit/dot.h"
+#include "emit/json.h"
+#include "emit/optrace.h"
+#include "emit/summary.h"
+
+#include <string.h>
+
+/* The run's strings, each once, index 0 being "". The run's own strings
+ * repeat as pointers (every execution of a node points at one name), so a
+ * table by pointer answers most lookups without hashing the text. */
+typedef struct strtab {
+	GHashTable *by_ptr; /* the caller's pointer -> index */
+	GHashTable *index;  /* string -> index */
+	GPtrArray *strs;
+	GStringChunk *chunk;
+} strtab;
+
+static void strtab_init(strtab *t)
+{
+	t->by_ptr = g_hash_table_new(g_direct_hash, g_direct_equal);
+	t->index = g_hash_table_new(g_str_hash, g_str_equal);
+	t->strs = g_ptr_array_new();
+	t->chunk = g_string_chunk_new(1 << 16);
+	g_ptr_array_add(t->strs, (gpointer) "");
+}
+
+static uint32_t strtab_of(strtab *t, const char *s)
+{
+	if (s == NULL || s[0] == '\0')
+		return 0;
+	gpointer v = g_hash_table_lookup(t->index, s);
+	if (v != NULL)
+		return GPOINTER_TO_UINT(v);
+	char *copy = g_string_chunk_insert(t->chunk, s);
+	uint32_t i = t->strs->len;
+	g_ptr_array_add(t->strs, copy);
+	g_hash_table_insert(t->index, copy, GUINT_TO_POINTER(i));
+	return i;
+}
+
+/* The same for a string that lives as long as the table (the run's). */
+static uint32_t strtab_of_kept(strtab *t, const char *s)
+{
+	gpointer v = g_hash_table_lookup(t->by_ptr, s);
+	if (v != NULL)
+		return GPOINTER_TO_UINT(v);
+	uint32_t i = strtab_of(t, s);
+	if (s != NULL)
+		g_hash_table_insert(t->by_ptr, (gpointer)s, GUINT_TO_POINTER(i));
+	return i;
+}
+
+static void strtab_free(strtab *t)
+{
+	g_hash_table_destroy(t->by_ptr);
+	g_hash_table_destroy(t->index);
+	g_ptr_array_free(t->strs, TRUE);
+	g_string_chunk_free(t->chunk);
+}
+
+/* The run as the page draws it: rows (a lane of a device each, devices in
+ * trace-dataflow's order) and slices (an execution each, by row, then
+ * start). */
+typedef struct layout {
+	const tl_run *run;
+	tl_lanes v;
+	uint32_t *order; /* devices in display order */
+	uint32_t n_order;
+	uint32_t *row_first; /* per device: its first row */
+	uint32_t n_rows;
+	uint32_t *exec_of; /* per slice */
+	int32_t *slice_of; /* per execution */
+	int64_t *bytes;	   /* per slice: output bytes it allocated */
+	strtab strings;
+} layout;
+
+/* Each device's executions are in start order; a stable counting sort by
+ * lane keeps that order within each row. */
+static void layout_build(layout *l, const tl_run *run)
+{
+	size_t nd = run->n_devices ? run->n_devices : 1, ne = run->n_execs ? run->n_execs : 1;
+	l->run = run;
+	tl_lanes_build(&l->v, run, TL_OPTIME_SCHEDULE);
+	l->order = g_new(uint32_t, nd);
+	l->n_order = tl_optrace_device_order(run, l->order);
+	l->row_first = g_new0(uint32_t, nd);
+	l->exec_of = g_new(uint32_t, ne);
+	l->slice_of = g_new(int32_t, ne);
+	l->bytes = g_new0(int64_t, ne);
+	uint32_t row = 0, slice = 0;
+	for (uint32_t k = 0; k < l->n_order; k++) {
+		uint32_t d = l->order[k];
+		const tl_device *dev = &run->devices[d];
+		uint32_t lanes = l->v.n_lanes[d];
+		l->row_first[d] = row;
+		row += lanes;
+		uint32_t *at = g_new0(uint32_t, (size_t)lanes + 1);
+		for (uint32_t i = dev->first_exec; i < dev->first_exec + dev->n_exec; i++)
+			at[l->v.lane[i] + 1]++;
+		for (uint32_t j = 0; j < lanes; j++)
+			at[j + 1] += at[j];
+		for (uint32_t i = dev->first_exec; i < dev->first_exec + dev->n_exec; i++) {
+			uint32_t s = slice + at[l->v.lane[i]]++;
+			l->exec_of[s] = i;
+			l->slice_of[i] = (int32_t)s;
+		}
+		slice += dev->n_exec;
+		g_free(at);
+	}
+	l->n_rows = row;
+	strtab_init(&l->strings);
+}
+
+static void layout_free(layout *l)
+{
+	strtab_free(&l->strings);
+	g_free(l->bytes);
+	g_free(l->slice_of);
+	g_free(l->exec_of);
+	g_free(l->row_first);
+	g_free(l->order);
+	tl_lanes_free(&l->v);
+}
+
+static int32_t slice_of(const layout *l, int32_t exec)
+{
+	return exec >= 0 ? l->slice_of[exec] : -1;
+}
+
+/* A time of the run (ns) as microseconds from its first record. */
+static void rel_ns(tl_output *out, const layout *l, int64_t ns)
+{
+	tl_json_micros(out, ns - l->run->t_begin);
+}
+
+/* The same for the memory analysis' microseconds. */
+static void rel_us(tl_output *out, const layout *l, int64_t us)
+{
+	rel_ns(out, l, us * 1000);
+}
+
+static const char *row_kind(const tl_device *d)
+{
+	switch (d->kind) {
+	case TL_DEV_EXECUTOR:
+		return strstr(d->name, "/host:") != NULL ? "host" : "executor";
+	case TL_DEV_STREAM:
+		return "stream";
+	case TL_DEV_MEMCPY:
+		return "memcpy";
+	case TL_DEV_STREAM_ALL:
+		return "stream-all";
+	case TL_DEV_SYNC:
+		return "pseudo";
+	default:
+		return "other";
+	}
+}
+
+static void write_rows(tl_output *out, layout *l)
+{
+	const tl_run *run = l->run;
+	char buf[512];
+	tl_output_str(out, ",\n\"rows\":[");
+	bool first = true;
+	for (uint32_t k = 0; k < l->n_order; k++) {
+		uint32_t d = l->order[k];
+		const tl_device *dev = &run->devices[d];
+		GHashTable *names = l->v.threaded[d] ? tl_optrace_thread_names(dev) : NULL;
+		for (uint32_t lane = 0; lane < l->v.n_lanes[d]; lane++) {
+			tl_output_str(out, first ? "\n{\"device\":" : ",\n{\"device\":");
+			first = false;
+			tl_report_string(out, dev->name);
+			tl_output_str(out, ",\"track\":");
+			tl_report_string(
+			    out, tl_optrace_lane_name(run, &l->v, d, lane, names, buf, sizeof buf));
+			tl_output_str(out, ",\"kind\":\"");
+			tl_output_str(out, row_kind(dev));
+			tl_output_str(out, "\"}");
+		}
+		if (names != NULL)
+			g_hash_table_destroy(names);
+	}
+	tl_output_char(out, ']');
+}
+
+/* 0 op execution, 1 GPU kernel, 2 memcpy, 3 other */
+static int slice_kind(const tl_device *d)
+{
+	switch (d->kind) {
+	case TL_DEV_EXECUTOR:
+	case TL_DEV_OTHER:
+		return 0;
+	case TL_DEV_STREAM:
+	case TL_DEV_STREAM_ALL:
+		return 1;
+	case TL_DEV_MEMCPY:
+		return 2;
+	default:
+		return 3;
+	}
+}
+
+/* What a slice shows: an op's node, a tracer record's kernel (its label
+ * up to "@@"), else its node. */
+static uint32_t slice_name(layout *l, const tl_exec *e, GString *buf)
+{
+	const tl_device *dev = &l->run->devices[e->device];
+	const char *label = e->ns != NULL ? e->ns->timeline_label : NULL;
+	if (slice_kind(dev) == 0 || label == NULL || label[0] == '\0')
+		return strtab_of_kept(&l->strings, e->node);
+	const char *at = strstr(label, "@@");
+	g_string_assign(buf, "");
+	g_string_append_len(buf, label, at != NULL ? at - label : (gssize)strlen(label));
+	return strtab_of(&l->strings, buf->len > 0 ? buf->str : e->node);
+}
+
+enum { COL_ROW, COL_START, COL_DUR, COL_NAME, COL_OP, COL_NODE, COL_KIND, COL_BYTES, N_COLS };
+
+static void slice_bytes(layout *l, const tl_memory *mem);
+
+static void write_slice_col(tl_output *out, layout *l, int col, GString *buf)
+{
+	static const char *const keys[N_COLS] = {"row", "start", "dur",	 "name",
+						 "op",	"node",	 "kind", "bytes"};
+	const tl_run *run = l->run;
+	tl_output_str(out, col == 0 ? "\"" : ",\n\"");
+	tl_output_str(out, keys[col]);
+	tl_output_str(out, "\":[");
+	size_t n = run->n_execs;
+	for (size_t s = 0; s < n; s++) {
+		uint32_t i = l->exec_of[s];
+		const tl_exec *e = &run->execs[i];
+		if (s > 0)
+			tl_output_char(out, ',');
+		switch (col) {
+		case COL_ROW:
+			tl_output_uint(out, l->row_first[e->device] + l->v.lane[i]);
+			break;
+		case COL_START:
+			rel_ns(out, l, l->v.start[i]);
+			break;
+		case COL_DUR:
+			tl_json_micros(out, l->v.end[i] - l->v.start[i]);
+			break;
+		case COL_NAME:
+			tl_output_uint(out, slice_name(l, e, buf));
+			break;
+		case COL_OP:
+			tl_output_uint(out, strtab_of_kept(&l->strings, e->op));
+			break;
+		case COL_NODE:
+			tl_output_uint(out, strtab_of_kept(&l->strings, e->node));
+			break;
+		case COL_KIND:
+			tl_output_int(out, slice_kind(&run->devices[e->device]));
+			break;
+		default:
+			tl_output_int(out, l->bytes[s]);
+		}
+	}
+	tl_output_char(out, ']');
+}
+
+/* The memory analysis of the run, on a thread of its own while the rows
+ * and slices are written (which neither read nor grow the run's arena, as
+ * the analysis does); warnings held in a log, told after, in order. */
+typedef struct memory_job {
+	const tl_run *run;
+	tl_memory *mem;
+	tl_warn_log *log;
+	GThread *thread;
+} memory_job;
+
+static gpointer memory_build(gpointer p)
+{
+	memory_job *j = p;
+	j->log = tl_warn_log_begin();
+	j->mem = tl_memory_build(j->run);
+	tl_warn_log_end();
+	return NULL;
+}
+
+static tl_memory *memory_join(memory_job *j)
+{
+	g_thread_join(j->thread);
+	tl_warn_log_tell(j->log);
+	return j->mem;
+}
+
+/* The columns, bytes last: it waits for the memory analysis. */
+static tl_memory *write_slices(tl_output *out, layout *l, memory_job *mj)
+{
+	GString *buf = g_string_new(NULL);
+	tl_output_str(out, ",\n\"slices\":{");
+	for (int c = 0; c < COL_BYTES; c++)
+		write_slice_col(out, l, c, buf);
+	tl_memory *mem = memory_join(mj);
+	slice_bytes(l, mem);
+	write_slice_col(out, l, COL_BYTES, buf);
+	tl_output_char(out, '}');
+	g_string_free(buf, TRUE);
+	return mem;
+}
+
+/* The arrows trace-dataflow draws by default: data, transfers, launches. */
+static void write_arrows(tl_output *out, layout *l)
+{
+	const tl_run *run = l->run;
+	tl_dataflow_opts fo = {.control = false, .launches = true};
+	GArray *links = g_array_new(FALSE, FALSE, sizeof(tl_link));
+	tl_dataflow_links(run, &fo, links);
+	char buf[512];
+	static const char *const keys[] = {"from", "to", "kind"};
+	tl_output_str(out, ",\n\"arrows\":{");
+	for (int c = 0; c < 4; c++) {
+		tl_output_str(out, c == 0 ? "\"" : ",\n\"");
+		tl_output_str(out, c < 3 ? keys[c] : "tensor");
+		tl_output_str(out, "\":[");
+		for (guint j = 0; j < links->len; j++) {
+			const tl_link *k = &g_array_index(links, tl_link, j);
+			if (j > 0)
+				tl_output_char(out, ',');
+			if (c == 0)
+				tl_output_int(out, l->slice_of[k->src]);
+			else if (c == 1)
+				tl_output_int(out, l->slice_of[k->dst]);
+			else if (c == 2)
+				tl_output_int(out, k->kind == TL_LINK_TRANSFER ? 1
+						   : k->kind == TL_LINK_LAUNCH ? 2
+									       : 0);
+			else {
+				tl_optrace_flow_name(run, k, buf, sizeof buf);
+				tl_output_uint(out, strtab_of(&l->strings, buf));
+			}
+		}
+		tl_output_char(out, ']');
+	}
+	tl_output_char(out, '}');
+	g_array_free(links, TRUE);
+}
+
+/* ---- memory ----------------------------------------------------------- */
+
+/* Each slice's output bytes: the output buffers its execution allocated,
+ * as the memory analysis rebuilt them (an alias is not counted twice). */
+static void slice_bytes(layout *l, const tl_memory *mem)
+{
+	for (size_t b = 0; b < mem->n_buffers; b++) {
+		const tl_buffer *buf = &mem->buffers[b];
+		if (buf->kind == TL_BUF_OUTPUT && buf->producer >= 0)
+			l->bytes[l->slice_of[buf->producer]] += buf->allocated;
+	}
+}
+
+/* The device of an allocator: that of the first of its buffers an
+ * execution produced. */
+static const char *allocator_device(const tl_memory *mem, const tl_allocator *a)
+{
+	for (size_t k = 0; k < a->n_buffers; k++) {
+		int32_t p = mem->buffers[a->buffers[k]].producer;
+		if (p >= 0)
+			return mem->run->devices[mem->run->execs[p].device].name;
+	}
+	return "";
+}
+
+/* Each allocator's own number in the dump: the largest
+ * allocator_bytes_in_use its executions' AllocatorMemoryUsed records (what
+ * the curve is checked against), in one pass over the run: allocator name
+ * -> int64_t * (g_free'd by the table). */
+static GHashTable *reported_peaks(const tl_run *run)
+{
+	GHashTable *peaks = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
+	for (size_t i = 0; i < run->n_execs; i++) {
+		const Tensorflow__NodeExecStats *ns = run->execs[i].ns;
+		for (size_t m = 0; ns != NULL && m < ns->n_memory; m++) {
+			const Tensorflow__AllocatorMemoryUsed *mu = ns->memory[m];
+			if (mu->allocator_name == NULL || mu->allocator_bytes_in_use <= 0)
+				continue;
+			int64_t *peak = g_hash_table_lookup(peaks, mu->allocator_name);
+			if (peak == NULL) {
+				peak = g_new0(int64_t, 1);
+				g_hash_table_insert(peaks, mu->allocator_name, peak);
+			}
+			if (mu->allocator_bytes_in_use > *peak)
+				*peak = mu->allocator_bytes_in_use;
+		}
+	}
+	return peaks;
+}
+
+static void write_live(tl_output *out, const layout *l, const tl_memory *mem, const tl_allocator *a,
+		       size_t max)
+{
+	size_t n = max > 0 && a->n_live > max ? max : a->n_live;
+	tl_output_str(out, ",\"live\":[");
+	for (size_t k = 0; k < n; k++) {
+		const tl_buffer *b = &mem->buffers[a->live_at_peak[k]];
+		const char *name =
+		    b->n_refs > 0 ? tl_memory_ref_name(mem, &mem->refs[b->first_ref]) : b->name;
+		tl_output_str(out, k > 0 ? ",\n{\"tensor\":" : "\n{\"tensor\":");
+		tl_report_string(out, name);
+		tl_output_str(out, ",\"bytes\":");
+		tl_output_int(out, b->allocated);
+		tl_output_str(out, ",\"producer\":");
+		tl_output_int(out, slice_of(l, b->producer));
+		tl_output_str(out, ",\"last_consumer\":");
+		tl_output_int(out, slice_of(l, b->last_user));
+		tl_output_str(out, ",\"start_us\":");
+		rel_us(out, l, b->alloc_us == TL_US_BEFORE ? mem->step_start_us : b->alloc_us);
+		tl_output_str(out, ",\"end_us\":");
+		rel_us(out, l, b->free_us == TL_US_NEVER ? mem->step_end_us : b->free_us);
+		tl_output_char(out, '}');
+	}
+	tl_output_char(out, ']');
+}
+
+static void write_allocator(tl_output *out, const layout *l, const tl_memory *mem,
+			    const tl_allocator *a, GHashTable *peaks, size_t max_live)
+{
+	tl_output_str(out, "{\"allocator\":");
+	tl_report_string(out, a->name);
+	tl_output_str(out, ",\"device\":");
+	tl_report_string(out, allocator_device(mem, a));
+	tl_output_str(out, ",\"t\":[");
+	for (size_t i = 0; i < a->n_curve; i++) {
+		if (i > 0)
+			tl_output_char(out, ',');
+		int64_t us = a->curve[i].us;
+		rel_us(out, l, us == TL_US_BEFORE ? mem->step_start_us : us);
+	}
+	tl_output_str(out, "],\"bytes\":[");
+	for (size_t i = 0; i < a->n_curve; i++) {
+		if (i > 0)
+			tl_output_char(out, ',');
+		tl_output_int(out, a->curve[i].bytes);
+	}
+	tl_output_str(out, "],\"peak_bytes\":");
+	tl_output_int(out, a->peak_bytes);
+	tl_output_str(out, ",\"peak_us\":");
+	rel_us(out, l, a->peak_us);
+	tl_output_str(out, ",\"reported_peak_bytes\":");
+	const int64_t *reported = g_hash_table_lookup(peaks, a->name);
+	if (reported != NULL)
+		tl_output_int(out, *reported);
+	else
+		tl_output_str(out, "null");
+	write_live(out, l, mem, a, max_live);
+	tl_output_char(out, '}');
+}
+
+static void write_memory(tl_output *out, const layout *l, const tl_memory *mem, size_t max_live)
+{
+	tl_output_str(out, ",\n\"memory\":[");
+	GHashTable *peaks = reported_peaks(l->run);
+	bool first = true;
+	for (size_t k = 0; k < mem->n_allocators; k++) {
+		if (mem->allocators[k].n_curve == 0)
+			continue;
+		tl_output_str(out, first ? "\n" : ",\n");
+		first = false;
+		write_allocator(out, l, mem, &mem->allocators[k], peaks, max_live);
+	}
+	g_hash_table_destroy(peaks);
+	tl_output_char(out, ']');
+}
+
+/* ---- tables, critical path, idle -------------------------------------- */
+
+static bool has_kernels(const tl_run *run)
+{
+	for (size_t d = 0; d < run->n_devices; d++)
+		if (slice_kind(&run->devices[d]) == 1 && run->devices[d].n_exec > 0)
+			return true;
+	return false;
+}
+
+/* trace-summarize's op, scope and kernel views of the run, summed on a
+ * thread of their own while the timeline is written (the run is only
+ * read); warnings held in a log, told after, in order. */
+typedef struct tables_job {
+	const tl_run *run;
+	tl_summary *views[3]; /* op, scope, kernel (NULL: the run has no kernels) */
+	tl_warn_log *log;
+	GThread *thread;
+} tables_job;
+
+static gpointer tables_sum(gpointer p)
+{
+	tables_job *j = p;
+	static const tl_summary_view views[3] = {TL_VIEW_OP, TL_VIEW_SCOPE, TL_VIEW_KERNEL};
+	j->log = tl_warn_log_begin();
+	for (int k = 0; k < 3; k++) {
+		if (views[k] == TL_VIEW_KERNEL && !has_kernels(j->run))
+			continue;
+		j->views[k] = tl_summary_new(views[k]);
+		tl_summary_add_run(j->views[k], j->run);
+	}
+	tl_warn_log_end();
+	return NULL;
+}
+
+/* Each view with trace-summarize's default columns. */
+static void write_tables(tl_output *out, tables_job *j, size_t max_rows)
+{
+	g_thread_join(j->thread);
+	tl_warn_log_tell(j->log);
+	tl_report_sink sink;
+	tl_report_sink_init(&sink, max_rows);
+	static const char *const keys[3] = {
+	    ",\n\"tables\":{\"op\":", ",\n\"scope\":", ",\n\"kernel\":"};
+	for (int k = 0; k < 3; k++) {
+		tl_output_str(out, keys[k]);
+		if (j->views[k] == NULL) {
+			tl_output_str(out, "null");
+			continue;
+		}
+		tl_summary_opts o;
+		tl_summary_opts_init(&o);
+		tl_summary_opts_fit(&o, j->views[k]);
+		tl_summary_write(j->views[k], &o, &sink.sink, out);
+		tl_summary_free(j->views[k]);
+	}
+	tl_output_char(out, '}');
+}
+
+static void write_critical_path(tl_output *out, const layout *l)
+{
+	tl_path_step *steps = NULL;
+	size_t n = tl_critical_path(l->run, &steps);
+	tl_output_str(out, ",\n\"critical_path\":");
+	if (n == 0) {
+		tl_output_str(out, "null");
+		return;
+	}
+	int64_t length = 0;
+	tl_output_str(out, "{\"slices\":[");
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0)
+			tl_output_char(out, ',');
+		tl_output_int(out, l->slice_of[steps[i].exec]);
+		length += steps[i].wait_ns + steps[i].gated_ns;
+	}
+	tl_output_str(out, "],\"length_us\":");
+	tl_json_micros(out, length);
+	tl_output_char(out, '}');
+	g_free(steps);
+}
+
+static void write_idle(tl_output *out, const tl_run *run)
+{
+	tl_idle *idle = tl_idle_new(run, 0);
+	tl_output_str(out, ",\n\"idle\":[");
+	for (size_t k = 0; k < idle->n_devices; k++) {
+		const tl_idle_device *d = &idle->devices[k];
+		tl_output_str(out, k > 0 ? ",\n{\"device\":" : "\n{\"device\":");
+		tl_report_string(out, run->devices[d->device].name);
+		tl_output_str(out, ",\"busy_us\":");
+		tl_json_micros(out, d->busy_ns);
+		tl_output_str(out, ",\"idle_us\":");
+		tl_json_micros(out, d->idle_ns);
+		tl_output_printf(out, ",\"idle_fraction\":%.4f}",
+				 idle->span_ns > 0 ? (double)d->idle_ns / (double)idle->span_ns
+						   : 0.0);
+	}
+	tl_output_char(out, ']');
+	tl_idle_free(idle);
+}
+
+/* ---- the graph -------------------------------------------------------- */
+
+/* Graphviz's SVG from its <svg> element on, without the namespace
+ * declarations (an <svg> inside HTML needs none, and the page holds no
+ * URL). */
+static const char *svg_element(GString *svg)
+{
+	static const char *const ns[] = {" xmlns=\"http://www.w3.org/2000/svg\"",
+					 " xmlns:xlink=\"http://www.w3.org/1999/xlink\""};
+	const char *at = strstr(svg->str, "<svg");
+	if (at == NULL)
+		return svg->str;
+	const char *tag_end = strchr(at, '>');
+	for (size_t k = 0; k < G_N_ELEMENTS(ns); k++) {
+		char *p = strstr(at, ns[k]);
+		if (p != NULL && (tag_end == NULL || p < tag_end)) {
+			size_t len = strlen(ns[k]);
+			memmove(p, p + len, strlen(p + len) + 1);
+			tag_end = strchr(at, '>');
+		}
+	}
+	return at;
+}
+
+/* graph-render -T svg of the run (scopes collapsed above max_nodes): the
+ * picture is built first (it reads the run's memory), then laid out and
+ * rendered by Graphviz on a thread of its own while the rest is written;
+ * warnings held in a log, told after, in order. */
+typedef struct graph_job {
+	tl_graphdot *gd;
+	GString *svg;
+	int rc;
+	tl_error err;
+	tl_warn_log *log;
+	GThread *thread;
+} graph_job;
+
+static gpointer graph_render(gpointer p)
+{
+	graph_job *j = p;
+	j->log = tl_warn_log_begin();
+	j->rc = tl_dot_render_string(j->gd, "svg", &j->svg, &j->err);
+	tl_warn_log_end();
+	return NULL;
+}
+
+/* Starts the graph's render, unless there is none to draw; -1 when the
+ * picture cannot be built. */
+static int graph_start(graph_job *j, const tl_run *run, const tl_report_opts *o, int32_t graph_of,
+		       tl_error *err)
+{
+	memset(j, 0, sizeof *j);
+	if (!o->graph || run->n_nodes == 0 || graph_of >= 0)
+		return 0;
+	tl_graphdot_opts go;
+	tl_graphdot_opts_init(&go);
+	go.max_nodes = o->graph_max_nodes;
+	tl_run *const runs[] = {(tl_run *)run};
+	if (tl_graphdot_build(&j->gd, runs, 1, &go, err) < 0)
+		return -1;
+	j->thread = g_thread_new("tl-report-graph", graph_render, j);
+	return 0;
+}
+
+static int write_graph(tl_output *out, const tl_run *run, const tl_report_opts *o, int32_t graph_of,
+		       graph_job *j, tl_error *err)
+{
+	tl_output_str(out, ",\n\"graph\":");
+	if (j->thread == NULL) {
+		if (o->graph && run->n_nodes > 0 && graph_of >= 0)
+			tl_output_printf(out, "{\"run\":%d}", (int)graph_of);
+		else
+			tl_output_str(out, "null");
+		return 0;
+	}
+	g_thread_join(j->thread);
+	tl_warn_log_tell(j->log);
+	tl_graphdot_free(j->gd);
+	if (j->rc < 0) {
+		*err = j->err;
+		return -1;
+	}
+	tl_output_str(out, "{\"svg\":");
+	tl_report_string(out, svg_element(j->svg));
+	tl_output_char(out, '}');
+	g_string_free(j->svg, TRUE);
+	return 0;
+}
+
+static void write_strings(tl_output *out, const layout *l)
+{
+	tl_output_str(out, ",\n\"strings\":[");
+	for (guint i = 0; i < l->strings.strs->len; i++) {
+		if (i > 0)
+			tl_output_str(out, i % 8 == 0 ? ",\n" : ",");
+		tl_report_string(out, g_ptr_array_index(l->strings.strs, i));
+	}
+	tl_output_char(out, ']');
+}
+
+int tl_report_run(tl_output *out, const tl_run *run, const tl_report_opts *o, int32_t graph_of,
+		  tl_error *err)
+{
+	graph_job graph;
+	if (graph_start(&graph, run, o, graph_of, err) < 0)
+		return -1;
+	tables_job tables = {.run = run};
+	tables.thread = g_thread_new("tl-report-tables", tables_sum, &tables);
+	memory_job memory = {.run = run};
+	memory.thread = g_thread_new("tl-report-memory", memory_build, &memory);
+	layout l;
+	layout_build(&l, run);
+	tl_output_str(out, "{\"label\":");
+	tl_report_string(out, run->label);
+	tl_output_str(out, ",\"origin_us\":");
+	tl_json_micros(out, run->t_begin);
+	tl_output_str(out, ",\"duration_us\":");
+	tl_json_micros(out, run->t_end - run->t_begin);
+	write_rows(out, &l);
+	tl_memory *mem = write_slices(out, &l, &memory);
+	write_arrows(out, &l);
+	write_memory(out, &l, mem, o->max_live);
+	tl_memory_free(mem);
+	write_tables(out, &tables, o->table_rows);
+	write_critical_path(out, &l);
+	write_idle(out, run);
+	int rc = write_graph(out, run, o, graph_of, &graph, err);
+	write_strings(out, &l);
+	tl_output_char(out, '}');
+	layout_free(&l);
+	return rc;
+}

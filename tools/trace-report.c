@@ -1,0 +1,92 @@
+/* trace-report: TensorFlow runs as one HTML page that opens from disk:
+ * the timeline with its dataflow arrows, memory, tables, critical path,
+ * idle time and the graph, everything inline. */
+#include "cli/cli.h"
+#include "emit/report.h"
+
+#include <getopt.h>
+#include <stddef.h>
+
+static const char usage[] =
+    "Usage: trace-report [OPTIONS] [INPUT...] -o report.html\n"
+    "Turn TensorFlow RunMetadata (binary, text, gzip, TFRecord or TensorBoard events;\n"
+    "StepStats too; TF2/JAX XSpace) into one HTML page with everything inline (data,\n"
+    "script, style; no network reference) that opens from disk in any browser: the\n"
+    "timeline (devices and threads as rows; zoom, pan, search; a click on a slice\n"
+    "shows it and draws its dataflow arrows in and out), memory (the in-use curve\n"
+    "per allocator, the peak and what was live at it), trace-summarize's op, scope\n"
+    "and kernel tables, the critical path, idle time per device, and graph-render's\n"
+    "SVG (a click on a node shows its executions).\n"
+    "Several runs (several inputs, or a stream) get a run selector; two runs, the\n"
+    "diff table of trace-summarize --diff. No INPUT, or '-', reads stdin.\n"
+    "A folder stands for the TensorBoard events files below it, in path order.\n"
+    "The page's URL may end in #select=NODE to open with NODE's first execution\n"
+    "selected, its arrows drawn.\n"
+    "\n"
+    "Page:\n"
+    "      --title TEXT         the page's title (default: \"tftrace report: INPUT\")\n"
+    "      --no-graph           leave the graph out (no Graphviz layout)\n"
+    "      --max-nodes N        the graph: above N nodes collapse scopes by level until\n"
+    "                           it fits (default 400; 0: never)\n"
+    "      --top N              buffers listed live at each memory peak (default 200;\n"
+    "                           0: all)\n"
+    "      --table-rows N       rows of each table, the largest first (default 2000;\n"
+    "                           0: all)\n"
+    "\n"
+    "Output and input:\n"
+    "  -o, --output FILE        write FILE (atomically) instead of stdout; .gz compresses\n"
+    "  -z, --gzip               compress the output with gzip\n"
+    "  -q, --quiet              no warnings\n"
+    "      --input-format FMT   auto (default), runmeta, runmeta-text, stepstats,\n"
+    "                           stepstats-text, tfrecord, xspace\n" TL_CLI_HELP_STRICT TL_CLI_HELP_END "\n"
+    "Exit status: 0 ok, 1 bad input, layout or write error, 2 usage.\n";
+
+struct job {
+	tl_cli cli;
+	tl_report_opts opts;
+	bool no_graph;
+	size_t max_nodes;
+	int top;
+	int table_rows;
+};
+
+#define JOB(field) offsetof(struct job, field)
+static const tl_cli_opt options[] = {
+    TL_OPT("title", 0, TL_ARG_STRING, JOB(opts.title)),
+    TL_OPT("no-graph", 0, TL_ARG_FLAG, JOB(no_graph)),
+    TL_OPT("max-nodes", 0, TL_ARG_SIZE, JOB(max_nodes)),
+    TL_OPT("top", 0, TL_ARG_COUNT, JOB(top)),
+    TL_OPT("table-rows", 0, TL_ARG_COUNT, JOB(table_rows)),
+    TL_OPT_END,
+};
+
+static int write_report(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_output *out,
+			tl_error *err)
+{
+	struct job *job = ctx;
+	if (runs->len == 0)
+		return tl_error_set(err, "no run in the input");
+	job->opts.inputs = in->paths;
+	job->opts.n_inputs = in->n;
+	return tl_report_write(out, (tl_run *const *)runs->pdata, runs->len, &job->opts, err);
+}
+
+int main(int argc, char **argv)
+{
+	struct job job = {.cli = {.prog = "trace-report", .usage = usage}};
+	tl_report_opts_init(&job.opts);
+	job.opts.generator = "trace-report " TL_VERSION;
+	job.max_nodes = job.opts.graph_max_nodes;
+	job.top = (int)job.opts.max_live;
+	job.table_rows = (int)job.opts.table_rows;
+	tl_cli_parse(&job.cli, argc, argv, options, &job);
+	if (job.cli.format == TL_FORMAT_CHROME)
+		tl_cli_usage_error(&job.cli,
+				   "trace-report reads RunMetadata, not Chrome trace JSON");
+	job.opts.graph = !job.no_graph;
+	job.opts.graph_max_nodes = job.max_nodes;
+	job.opts.max_live = (size_t)job.top;
+	job.opts.table_rows = (size_t)job.table_rows;
+	static const tl_cli_tool tool = {.write = write_report};
+	return tl_cli_run(&job.cli, argc, argv, &tool, &job);
+}
