@@ -255,14 +255,16 @@ static int cmp_nesting(const void *a, const void *b, void *ctx)
 	return x < y ? -1 : (x > y);
 }
 
-static void assign_device(tl_lanes *v, const tl_run *run, size_t d, uint32_t *order)
+/* stack: properly nested slices share a row (a viewer that stacks them);
+ * else each nesting depth takes a row of its own (parents sort first). */
+static void assign_device(tl_lanes *v, const tl_run *run, size_t d, uint32_t *order, bool stack)
 {
 	const tl_device *dev = &run->devices[d];
 	uint32_t n = dev->n_exec;
 	for (uint32_t i = 0; i < n; i++)
 		order[i] = dev->first_exec + i;
-	bool nesting = nests(dev);
-	qsort_r(order, n, sizeof *order, nesting ? cmp_nesting : cmp_by_start, v);
+	qsort_r(order, n, sizeof *order, nests(dev) ? cmp_nesting : cmp_by_start, v);
+	bool nesting = stack && nests(dev);
 	bool threaded = false;
 	if (dev->kind == TL_DEV_EXECUTOR)
 		for (uint32_t i = 0; i < n; i++)
@@ -324,7 +326,7 @@ static void assign_device(tl_lanes *v, const tl_run *run, size_t d, uint32_t *or
 	g_free(group);
 }
 
-void tl_lanes_build(tl_lanes *v, const tl_run *run, tl_op_time mode)
+static void build(tl_lanes *v, const tl_run *run, tl_op_time mode, bool stack)
 {
 	size_t ne = run->n_execs ? run->n_execs : 1;
 	size_t nd = run->n_devices ? run->n_devices : 1;
@@ -338,8 +340,18 @@ void tl_lanes_build(tl_lanes *v, const tl_run *run, tl_op_time mode)
 	apply_op_time(v, run, mode);
 	uint32_t *order = g_new(uint32_t, ne);
 	for (size_t d = 0; d < run->n_devices; d++)
-		assign_device(v, run, d, order);
+		assign_device(v, run, d, order, stack);
 	g_free(order);
+}
+
+void tl_lanes_build(tl_lanes *v, const tl_run *run, tl_op_time mode)
+{
+	build(v, run, mode, true);
+}
+
+void tl_lanes_build_flat(tl_lanes *v, const tl_run *run, tl_op_time mode)
+{
+	build(v, run, mode, false);
 }
 
 void tl_lanes_free(tl_lanes *v)

@@ -44,6 +44,9 @@ typedef struct tl_lanes {
 } tl_lanes;
 
 void tl_lanes_build(tl_lanes *v, const tl_run *run, tl_op_time mode);
+/* The same for a viewer that draws each row flat (trace-report's page): on
+ * a host plane each nesting depth gets its own row, parents above. */
+void tl_lanes_build_flat(tl_lanes *v, const tl_run *run, tl_op_time mode);
 void tl_lanes_free(tl_lanes *v);
 
 /* First-fit rows: intervals given in order of start each take the lowest

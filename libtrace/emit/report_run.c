@@ -88,7 +88,7 @@ static void layout_build(layout *l, const tl_run *run)
 {
 	size_t nd = run->n_devices ? run->n_devices : 1, ne = run->n_execs ? run->n_execs : 1;
 	l->run = run;
-	tl_lanes_build(&l->v, run, TL_OPTIME_SCHEDULE);
+	tl_lanes_build_flat(&l->v, run, TL_OPTIME_SCHEDULE);
 	l->order = g_new(uint32_t, nd);
 	l->n_order = tl_optrace_device_order(run, l->order);
 	l->row_first = g_new0(uint32_t, nd);
