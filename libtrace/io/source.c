@@ -427,6 +427,25 @@ static int start_xspace(tl_source *src, tl_arena *arena, const uint8_t *data, si
 	return next_xspace(src, arena_out, meta, label, err);
 }
 
+/* Whether a binary file opens as an XSpace does: field 1 (a plane) whose
+ * own first field is XPlane's id (1, varint) or name (2, bytes), where a
+ * RunMetadata, StepStats or GraphDef has field 1 as bytes. Only a guess
+ * between mapping the file (an XSpace is read where it lies) and reading it
+ * into the run's arena (a mapped RunMetadata would be held twice, the map
+ * beside the decoder's copy); the decoders decide what it is. */
+static bool opens_as_xspace(tl_source *src)
+{
+	const uint8_t *head = NULL;
+	tl_error ignored = {0};
+	size_t n = tl_input_peek(src->in, &head, 16, &ignored);
+	size_t pos = 0;
+	uint64_t key, len;
+	if (!tl_pbwire_varint(head, n, &pos, &key) || key != ((1u << 3) | 2) ||
+	    !tl_pbwire_varint(head, n, &pos, &len) || pos >= n)
+		return false;
+	return head[pos] == ((1u << 3) | 0) || head[pos] == ((2u << 3) | 2);
+}
+
 static int next_whole(tl_source *src, tl_pbdecode_fields fields, tl_arena **arena_out,
 		      Tensorflow__RunMetadata **meta, const char **label, tl_error *err)
 {
@@ -444,10 +463,11 @@ static int next_whole(tl_source *src, tl_pbdecode_fields fields, tl_arena **aren
 	uint8_t *own = NULL;
 	size_t len = 0;
 	int got;
-	if ((src->format == TL_FORMAT_XSPACE || src->format == TL_FORMAT_BINARY_PROTO) &&
+	if ((src->format == TL_FORMAT_XSPACE ||
+	     (src->format == TL_FORMAT_BINARY_PROTO && opens_as_xspace(src))) &&
 	    tl_input_can_map(src->in)) {
-		/* A binary file is mapped: an XSpace is read where it lies,
-		 * a RunMetadata copied by the decoder into the arena. */
+		/* An XSpace is mapped and read where it lies; should it be a
+		 * RunMetadata after all, the decoder copies it into the arena. */
 		got = tl_input_map(src->in, &data, &len, err);
 	} else {
 		got = tl_input_read_all(src->in, arena, &own, &len, err);
