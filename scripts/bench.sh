@@ -228,10 +228,15 @@ other_runs() {
 		measure tests/cli/report-check dom "$WORK/empty.html"
 		empty=$best
 		measure tests/cli/report-check dom "$WORK/report.html"
-		tests/cli/report-check dom "$WORK/report.html" | grep -x 'report-state=ready' >/dev/null ||
+		tests/cli/report-check dom "$WORK/report.html" >"$WORK/dom.txt"
+		grep -x 'report-state=ready' "$WORK/dom.txt" >/dev/null ||
 			echo "bench: the page of one-run 100 MB did not say ready" >&2
-		awk -v w="$best" -v e="$empty" -v s="$(wc -c <"$WORK/report.html")" \
-			'BEGIN { printf "%-46s %6.2f s (%.2f s in all, %.2f s an empty page); page %.0f MB\n", "headless Chromium draws that page", w - e, w, e, s / 1e6 }'
+		# The page's own clock (performance.now() at its first draw, from
+		# the navigation's start: reading, parsing, JSON.parse, drawing);
+		# Chromium's run beside it also prints the 39 MB DOM back.
+		painted=$(sed -n 's/^first-draw-ms=//p' "$WORK/dom.txt")
+		awk -v w="$best" -v e="$empty" -v s="$(wc -c <"$WORK/report.html")" -v p="${painted:-0}" \
+			'BEGIN { printf "%-46s %6.2f s (its first draw by its own clock; Chromium with --dump-dom %.2f s, %.2f s an empty page); page %.0f MB\n", "headless Chromium paints that page", p / 1000, w, e, s / 1e6 }'
 	else
 		echo "headless Chromium draws that page            (skipped: no chromium)"
 	fi
