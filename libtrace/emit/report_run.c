@@ -270,29 +270,54 @@ static void write_slice_col(tl_output *out, layout *l, int col, GString *buf)
 	tl_output_char(out, ']');
 }
 
-/* The memory analysis of the run, on a thread of its own while the rows
- * and slices are written (which neither read nor grow the run's arena, as
- * the analysis does); warnings held in a log, told after, in order. */
-typedef struct memory_job {
-	const tl_run *run;
-	tl_memory *mem;
+/* Work on a thread of its own while the page is written; its warnings are
+ * held in a log and told when it is joined, in order. */
+typedef struct aside {
+	GThread *thread; /* NULL: never started */
 	tl_warn_log *log;
-	GThread *thread;
-} memory_job;
+	void (*work)(void *ctx);
+	void *ctx;
+} aside;
 
-static gpointer memory_build(gpointer p)
+static gpointer aside_run(gpointer p)
 {
-	memory_job *j = p;
-	j->log = tl_warn_log_begin();
-	j->mem = tl_memory_build(j->run);
+	aside *a = p;
+	a->log = tl_warn_log_begin();
+	a->work(a->ctx);
 	tl_warn_log_end();
 	return NULL;
 }
 
+static void aside_start(aside *a, const char *name, void (*work)(void *), void *ctx)
+{
+	*a = (aside){.work = work, .ctx = ctx};
+	a->thread = g_thread_new(name, aside_run, a);
+}
+
+static void aside_join(aside *a)
+{
+	g_thread_join(a->thread);
+	tl_warn_log_tell(a->log);
+}
+
+/* The memory analysis of the run, aside while the rows and slices are
+ * written (which neither read nor grow the run's arena, as the analysis
+ * does). */
+typedef struct memory_job {
+	const tl_run *run;
+	tl_memory *mem;
+	aside bg;
+} memory_job;
+
+static void memory_build(void *p)
+{
+	memory_job *j = p;
+	j->mem = tl_memory_build(j->run);
+}
+
 static tl_memory *memory_join(memory_job *j)
 {
-	g_thread_join(j->thread);
-	tl_warn_log_tell(j->log);
+	aside_join(&j->bg);
 	return j->mem;
 }
 
@@ -484,36 +509,30 @@ static bool has_kernels(const tl_run *run)
 	return false;
 }
 
-/* trace-summarize's op, scope and kernel views of the run, summed on a
- * thread of their own while the timeline is written (the run is only
- * read); warnings held in a log, told after, in order. */
+/* trace-summarize's op, scope and kernel views of the run, summed aside
+ * while the timeline is written (the run is only read). */
 typedef struct tables_job {
 	const tl_run *run;
 	tl_summary *views[3]; /* op, scope, kernel (NULL: the run has no kernels) */
-	tl_warn_log *log;
-	GThread *thread;
+	aside bg;
 } tables_job;
 
-static gpointer tables_sum(gpointer p)
+static void tables_sum(void *p)
 {
 	tables_job *j = p;
 	static const tl_summary_view views[3] = {TL_VIEW_OP, TL_VIEW_SCOPE, TL_VIEW_KERNEL};
-	j->log = tl_warn_log_begin();
 	for (int k = 0; k < 3; k++) {
 		if (views[k] == TL_VIEW_KERNEL && !has_kernels(j->run))
 			continue;
 		j->views[k] = tl_summary_new(views[k]);
 		tl_summary_add_run(j->views[k], j->run);
 	}
-	tl_warn_log_end();
-	return NULL;
 }
 
 /* Each view with trace-summarize's default columns. */
 static void write_tables(tl_output *out, tables_job *j, size_t max_rows)
 {
-	g_thread_join(j->thread);
-	tl_warn_log_tell(j->log);
+	aside_join(&j->bg);
 	tl_report_sink sink;
 	tl_report_sink_init(&sink, max_rows);
 	static const char *const keys[3] = {
@@ -602,24 +621,19 @@ static const char *svg_element(GString *svg)
 
 /* graph-render -T svg of the run (scopes collapsed above max_nodes): the
  * picture is built first (it reads the run's memory), then laid out and
- * rendered by Graphviz on a thread of its own while the rest is written;
- * warnings held in a log, told after, in order. */
+ * rendered by Graphviz aside while the rest is written. */
 typedef struct graph_job {
 	tl_graphdot *gd;
 	GString *svg;
 	int rc;
 	tl_error err;
-	tl_warn_log *log;
-	GThread *thread;
+	aside bg; /* bg.thread NULL: no graph drawn */
 } graph_job;
 
-static gpointer graph_render(gpointer p)
+static void graph_render(void *p)
 {
 	graph_job *j = p;
-	j->log = tl_warn_log_begin();
 	j->rc = tl_dot_render_string(j->gd, "svg", &j->svg, &j->err);
-	tl_warn_log_end();
-	return NULL;
 }
 
 /* Starts the graph's render, unless there is none to draw; -1 when the
@@ -636,7 +650,7 @@ static int graph_start(graph_job *j, const tl_run *run, const tl_report_opts *o,
 	tl_run *const runs[] = {(tl_run *)run};
 	if (tl_graphdot_build(&j->gd, runs, 1, &go, err) < 0)
 		return -1;
-	j->thread = g_thread_new("tl-report-graph", graph_render, j);
+	aside_start(&j->bg, "tl-report-graph", graph_render, j);
 	return 0;
 }
 
@@ -644,15 +658,14 @@ static int write_graph(tl_output *out, const tl_run *run, const tl_report_opts *
 		       graph_job *j, tl_error *err)
 {
 	tl_output_str(out, ",\n\"graph\":");
-	if (j->thread == NULL) {
+	if (j->bg.thread == NULL) {
 		if (o->graph && run->n_nodes > 0 && graph_of >= 0)
 			tl_output_printf(out, "{\"run\":%d}", (int)graph_of);
 		else
 			tl_output_str(out, "null");
 		return 0;
 	}
-	g_thread_join(j->thread);
-	tl_warn_log_tell(j->log);
+	aside_join(&j->bg);
 	tl_graphdot_free(j->gd);
 	if (j->rc < 0) {
 		*err = j->err;
@@ -683,9 +696,9 @@ int tl_report_run(tl_output *out, const tl_run *run, const tl_report_opts *o, in
 	if (graph_start(&graph, run, o, graph_of, err) < 0)
 		return -1;
 	tables_job tables = {.run = run};
-	tables.thread = g_thread_new("tl-report-tables", tables_sum, &tables);
+	aside_start(&tables.bg, "tl-report-tables", tables_sum, &tables);
 	memory_job memory = {.run = run};
-	memory.thread = g_thread_new("tl-report-memory", memory_build, &memory);
+	aside_start(&memory.bg, "tl-report-memory", memory_build, &memory);
 	layout l;
 	layout_build(&l, run);
 	tl_output_str(out, "{\"label\":");
