@@ -305,12 +305,20 @@ static uint32_t slice_name(layout *l, const tl_exec *e)
 	return len > 0 ? strtab_of_len(&l->strings, label, len) : record_string(l, e->node);
 }
 
-/* An execution's op or node: through its graph node's cache for an op,
- * by text for a tracer record. */
+/* An execution's op or node: through its graph node's cache for an op;
+ * for a tracer record, its launcher's when they say the same (a kernel
+ * names the node that launched it), else by text. */
 static uint32_t exec_string(layout *l, const tl_exec *e, node_str *cache, const char *s)
 {
 	if (slice_kind(&l->run->devices[e->device]) == 0)
 		return node_string(l, cache, e->gnode, s);
+	if (e->launcher >= 0 && s != NULL) {
+		const tl_exec *op = &l->run->execs[e->launcher];
+		const char *same = cache == l->node_op ? op->op : op->node;
+		if (same != NULL && slice_kind(&l->run->devices[op->device]) == 0 &&
+		    strcmp(s, same) == 0)
+			return node_string(l, cache, op->gnode, same);
+	}
 	return record_string(l, s);
 }
 
@@ -427,6 +435,17 @@ static tl_memory *write_slices(tl_output *out, layout *l, memory_job *mj)
 	return mem;
 }
 
+/* The tensor an arrow carries, as trace-dataflow names it: a node's first
+ * output and a launch are the node's own name. */
+static uint32_t arrow_tensor(layout *l, const tl_link *k, char *buf, size_t size)
+{
+	const tl_exec *src = &l->run->execs[k->src];
+	if ((k->kind == TL_LINK_DATA && k->src_port == 0) || k->kind == TL_LINK_LAUNCH)
+		return exec_string(l, src, l->node_name, src->node);
+	tl_optrace_flow_name(l->run, k, buf, size);
+	return strtab_of(&l->strings, buf);
+}
+
 /* The arrows trace-dataflow draws by default: data, transfers, launches. */
 static void write_arrows(tl_output *out, layout *l)
 {
@@ -453,10 +472,8 @@ static void write_arrows(tl_output *out, layout *l)
 				tl_output_int(out, k->kind == TL_LINK_TRANSFER ? 1
 						   : k->kind == TL_LINK_LAUNCH ? 2
 									       : 0);
-			else {
-				tl_optrace_flow_name(run, k, buf, sizeof buf);
-				tl_output_uint(out, strtab_of(&l->strings, buf));
-			}
+			else
+				tl_output_uint(out, arrow_tensor(l, k, buf, sizeof buf));
 		}
 		tl_output_char(out, ']');
 	}
@@ -600,47 +617,49 @@ static bool has_kernels(const tl_run *run)
 	return false;
 }
 
-/* trace-summarize's op, scope and kernel views of the run, summed aside
- * while the timeline is written (the run is only read). */
+/* trace-summarize's op, scope and kernel views of the run, summed and
+ * written out aside (into memory) while the timeline is written (the run
+ * is only read). */
 typedef struct tables_job {
 	const tl_run *run;
-	tl_summary *views[3]; /* op, scope, kernel (NULL: the run has no kernels) */
+	size_t max_rows;
+	GString *text; /* the "tables" object */
 	aside bg;
 } tables_job;
 
+/* Each view with trace-summarize's default columns. */
 static void tables_sum(void *p)
 {
 	tables_job *j = p;
 	static const tl_summary_view views[3] = {TL_VIEW_OP, TL_VIEW_SCOPE, TL_VIEW_KERNEL};
-	for (int k = 0; k < 3; k++) {
-		if (views[k] == TL_VIEW_KERNEL && !has_kernels(j->run))
-			continue;
-		j->views[k] = tl_summary_new(views[k]);
-		tl_summary_add_run(j->views[k], j->run);
-	}
-}
-
-/* Each view with trace-summarize's default columns. */
-static void write_tables(tl_output *out, tables_job *j, size_t max_rows)
-{
-	aside_join(&j->bg);
+	static const char *const keys[3] = {"{\"op\":", ",\n\"scope\":", ",\n\"kernel\":"};
+	tl_output *out = tl_output_new_memory();
 	tl_report_sink sink;
-	tl_report_sink_init(&sink, max_rows);
-	static const char *const keys[3] = {
-	    ",\n\"tables\":{\"op\":", ",\n\"scope\":", ",\n\"kernel\":"};
+	tl_report_sink_init(&sink, j->max_rows);
 	for (int k = 0; k < 3; k++) {
 		tl_output_str(out, keys[k]);
-		if (j->views[k] == NULL) {
+		if (views[k] == TL_VIEW_KERNEL && !has_kernels(j->run)) {
 			tl_output_str(out, "null");
 			continue;
 		}
+		tl_summary *sum = tl_summary_new(views[k]);
+		tl_summary_add_run(sum, j->run);
 		tl_summary_opts o;
 		tl_summary_opts_init(&o);
-		tl_summary_opts_fit(&o, j->views[k]);
-		tl_summary_write(j->views[k], &o, &sink.sink, out);
-		tl_summary_free(j->views[k]);
+		tl_summary_opts_fit(&o, sum);
+		tl_summary_write(sum, &o, &sink.sink, out);
+		tl_summary_free(sum);
 	}
 	tl_output_char(out, '}');
+	j->text = tl_output_take(out);
+}
+
+static void write_tables(tl_output *out, tables_job *j)
+{
+	aside_join(&j->bg);
+	tl_output_str(out, ",\n\"tables\":");
+	tl_output_bytes(out, j->text->str, j->text->len);
+	g_string_free(j->text, TRUE);
 }
 
 static void write_critical_path(tl_output *out, const layout *l)
@@ -793,7 +812,7 @@ static void write_strings(tl_output *out, const layout *l)
 int tl_report_run(tl_output *out, const tl_run *run, const tl_report_opts *o, int32_t graph_of,
 		  tl_error *err)
 {
-	tables_job tables = {.run = run};
+	tables_job tables = {.run = run, .max_rows = o->table_rows};
 	aside_start(&tables.bg, "tl-report-tables", tables_sum, &tables);
 	memory_job memory = {.run = run};
 	aside_start(&memory.bg, "tl-report-memory", memory_build, &memory);
@@ -811,7 +830,7 @@ int tl_report_run(tl_output *out, const tl_run *run, const tl_report_opts *o, in
 	graph_start(&graph, run, mem, o, graph_of);
 	write_arrows(out, &l);
 	write_memory(out, &l, mem, o->max_live);
-	write_tables(out, &tables, o->table_rows);
+	write_tables(out, &tables);
 	write_critical_path(out, &l);
 	write_idle(out, run);
 	int rc = write_graph(out, run, o, graph_of, &graph, err);
