@@ -619,47 +619,67 @@ static bool has_kernels(const tl_run *run)
 
 /* trace-summarize's op, scope and kernel views of the run, summed and
  * written out aside (into memory) while the timeline is written (the run
- * is only read). */
+ * is only read): the scope view, the largest, on one thread, the op and
+ * kernel views on another. */
 typedef struct tables_job {
 	const tl_run *run;
 	size_t max_rows;
-	GString *text; /* the "tables" object */
+	tl_summary_view views[2];
+	int n_views;
+	GString *text[2]; /* each view's table, or NULL: none */
 	aside bg;
 } tables_job;
 
-/* Each view with trace-summarize's default columns. */
+/* Each view with trace-summarize's default columns; the kernel view only
+ * where the run has kernels. */
 static void tables_sum(void *p)
 {
 	tables_job *j = p;
-	static const tl_summary_view views[3] = {TL_VIEW_OP, TL_VIEW_SCOPE, TL_VIEW_KERNEL};
-	static const char *const keys[3] = {"{\"op\":", ",\n\"scope\":", ",\n\"kernel\":"};
-	tl_output *out = tl_output_new_memory();
-	tl_report_sink sink;
-	tl_report_sink_init(&sink, j->max_rows);
-	for (int k = 0; k < 3; k++) {
-		tl_output_str(out, keys[k]);
-		if (views[k] == TL_VIEW_KERNEL && !has_kernels(j->run)) {
-			tl_output_str(out, "null");
+	for (int k = 0; k < j->n_views; k++) {
+		if (j->views[k] == TL_VIEW_KERNEL && !has_kernels(j->run))
 			continue;
-		}
-		tl_summary *sum = tl_summary_new(views[k]);
+		tl_output *out = tl_output_new_memory();
+		tl_report_sink sink;
+		tl_report_sink_init(&sink, j->max_rows);
+		tl_summary *sum = tl_summary_new(j->views[k]);
 		tl_summary_add_run(sum, j->run);
 		tl_summary_opts o;
 		tl_summary_opts_init(&o);
 		tl_summary_opts_fit(&o, sum);
 		tl_summary_write(sum, &o, &sink.sink, out);
 		tl_summary_free(sum);
+		j->text[k] = tl_output_take(out);
 	}
-	tl_output_char(out, '}');
-	j->text = tl_output_take(out);
 }
 
-static void write_tables(tl_output *out, tables_job *j)
+static void tables_start(tables_job *j, const tl_run *run, size_t max_rows, int n_views,
+			 const tl_summary_view *views)
 {
-	aside_join(&j->bg);
-	tl_output_str(out, ",\n\"tables\":");
-	tl_output_bytes(out, j->text->str, j->text->len);
-	g_string_free(j->text, TRUE);
+	*j = (tables_job){.run = run, .max_rows = max_rows, .n_views = n_views};
+	memcpy(j->views, views, (size_t)n_views * sizeof *views);
+	aside_start(&j->bg, "tl-report-tables", tables_sum, j);
+}
+
+static void write_table(tl_output *out, const char *key, GString *text)
+{
+	tl_output_str(out, key);
+	if (text == NULL) {
+		tl_output_str(out, "null");
+		return;
+	}
+	tl_output_bytes(out, text->str, text->len);
+	g_string_free(text, TRUE);
+}
+
+/* {"op": ..., "scope": ..., "kernel": ...} */
+static void write_tables(tl_output *out, tables_job *op_kernel, tables_job *scope)
+{
+	aside_join(&op_kernel->bg);
+	aside_join(&scope->bg);
+	write_table(out, ",\n\"tables\":{\"op\":", op_kernel->text[0]);
+	write_table(out, ",\n\"scope\":", scope->text[0]);
+	write_table(out, ",\n\"kernel\":", op_kernel->text[1]);
+	tl_output_char(out, '}');
 }
 
 static void write_critical_path(tl_output *out, const layout *l)
@@ -812,8 +832,11 @@ static void write_strings(tl_output *out, const layout *l)
 int tl_report_run(tl_output *out, const tl_run *run, const tl_report_opts *o, int32_t graph_of,
 		  tl_error *err)
 {
-	tables_job tables = {.run = run, .max_rows = o->table_rows};
-	aside_start(&tables.bg, "tl-report-tables", tables_sum, &tables);
+	tables_job scope, op_kernel;
+	static const tl_summary_view scope_view[] = {TL_VIEW_SCOPE},
+				     op_kernel_views[] = {TL_VIEW_OP, TL_VIEW_KERNEL};
+	tables_start(&scope, run, o->table_rows, 1, scope_view);
+	tables_start(&op_kernel, run, o->table_rows, 2, op_kernel_views);
 	memory_job memory = {.run = run};
 	aside_start(&memory.bg, "tl-report-memory", memory_build, &memory);
 	layout l;
@@ -830,7 +853,7 @@ int tl_report_run(tl_output *out, const tl_run *run, const tl_report_opts *o, in
 	graph_start(&graph, run, mem, o, graph_of);
 	write_arrows(out, &l);
 	write_memory(out, &l, mem, o->max_live);
-	write_tables(out, &tables);
+	write_tables(out, &op_kernel, &scope);
 	write_critical_path(out, &l);
 	write_idle(out, run);
 	int rc = write_graph(out, run, o, graph_of, &graph, err);
