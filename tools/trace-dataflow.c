@@ -112,9 +112,7 @@ int main(int argc, char **argv)
 	struct job job = {.cli = {.prog = "trace-dataflow", .usage = usage}};
 	tl_optrace_opts_init(&job.opts);
 	tl_cli_parse(&job.cli, argc, argv, options, &job);
-	if (job.cli.format == TL_FORMAT_CHROME)
-		tl_cli_usage_error(&job.cli,
-				   "trace-dataflow reads RunMetadata, not Chrome trace JSON");
+	job.cli.chrome_runs = true;
 	static const tl_cli_tool tool = {.write = write_trace};
 	int status = tl_cli_run(&job.cli, argc, argv, &tool, &job);
 	if (job.opts.device_re != NULL)

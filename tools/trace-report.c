@@ -80,9 +80,8 @@ int main(int argc, char **argv)
 	job.top = (int)job.opts.max_live;
 	job.table_rows = (int)job.opts.table_rows;
 	tl_cli_parse(&job.cli, argc, argv, options, &job);
-	if (job.cli.format == TL_FORMAT_CHROME)
-		tl_cli_usage_error(&job.cli,
-				   "trace-report reads RunMetadata, not Chrome trace JSON");
+	job.cli.chrome_runs = true;
+	job.cli.want_allocs = true;
 	job.opts.graph = !job.no_graph;
 	job.opts.graph_max_nodes = job.max_nodes;
 	job.opts.max_live = (size_t)job.top;
