@@ -89,10 +89,16 @@ char *tl_summary_valid_dup(const char *s)
 /* The row of a name, or NULL; with `create`, a new one when none. */
 static tl_row *row_find(tl_summary *s, const char *name, bool create)
 {
-	char *valid = g_utf8_validate(name, -1, NULL) ? NULL : g_utf8_make_valid(name, -1);
-	if (valid != NULL)
-		name = valid;
+	/* Rows are named in valid UTF-8: a name found is valid, and only a
+	 * name not found needs the check. */
 	tl_row *r = g_hash_table_lookup(s->rows, name);
+	if (r != NULL)
+		return r;
+	char *valid = g_utf8_validate(name, -1, NULL) ? NULL : g_utf8_make_valid(name, -1);
+	if (valid != NULL) {
+		name = valid;
+		r = g_hash_table_lookup(s->rows, name);
+	}
 	if (r == NULL && create) {
 		r = g_new0(tl_row, 1);
 		r->name = g_strdup(name);

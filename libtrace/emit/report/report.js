@@ -575,7 +575,7 @@
 
     /* selection, hover, arrows, critical path links */
     if (hl && hl.path) drawPath(ctx, hl.list0);
-    if (tl.sel >= 0) drawSelection(ctx, tl.sel);
+    if (tl.sel >= 0) drawSelection(ctx, tl.sel); else noteSelection(-1, 0);
     if (tl.hover >= 0 && tl.hover !== tl.sel) outline(ctx, tl.hover, '#3a4255', 1);
     if (tl.marker !== null) {
       var mx = X0 + (tl.marker - t0) * k;
@@ -707,20 +707,31 @@
     ctx.closePath(); ctx.fill();
     ctx.beginPath(); ctx.arc(x1, y1, 2, 0, 2 * Math.PI); ctx.fill();
   }
+  /* For tests: the selected slice's node and the arrows drawn for it. */
+  function noteSelection(i, arrows) {
+    if (i < 0) {
+      html.removeAttribute('data-selected');
+      html.removeAttribute('data-selected-arrows');
+      return;
+    }
+    html.setAttribute('data-selected', str(run, run.node[i]));
+    html.setAttribute('data-selected-arrows', String(arrows));
+  }
   function drawSelection(ctx, i) {
     var me = sliceBox(i);
-    var j, a;
-    for (j = run.inLo[i]; j < run.inLo[i + 1]; j++) {
+    var j, a, n = 0;
+    for (j = run.inLo[i]; j < run.inLo[i + 1]; j++, n++) {
       a = run.inA[j];
       outline(ctx, run.aFrom[a], '#6b7385', 1);
       drawArrow(ctx, sliceBox(run.aFrom[a]), me, run.aKind[a]);
     }
-    for (j = run.outLo[i]; j < run.outLo[i + 1]; j++) {
+    for (j = run.outLo[i]; j < run.outLo[i + 1]; j++, n++) {
       a = run.outA[j];
       outline(ctx, run.aTo[a], '#6b7385', 1);
       drawArrow(ctx, me, sliceBox(run.aTo[a]), run.aKind[a]);
     }
     outline(ctx, i, '#11151f', 2);
+    noteSelection(i, n);
   }
   function drawPath(ctx, path) {
     ctx.strokeStyle = '#c77700'; ctx.lineWidth = 1.5; ctx.setLineDash([]);
