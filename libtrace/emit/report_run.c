@@ -1,5 +1,6 @@
 #include "emit/report_impl.h"
 
+#include "analysis/allocs.h"
 #include "analysis/critical_path.h"
 #include "analysis/dataflow.h"
 #include "analysis/graphdot.h"
@@ -12,6 +13,8 @@
 #include "emit/summary.h"
 #include "model/nametab.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 /* The run's strings, each once, index 0 being "". The run's own strings
@@ -591,6 +594,95 @@ static void write_allocator(tl_output *out, const layout *l, const tl_memory *me
 	tl_output_char(out, '}');
 }
 
+/* The blocks live at an allocator's peak, as the buffers of the contract:
+ * "OP @0xADDR" (the op it was allocated in), no slice. */
+static void write_block_live(tl_output *out, const layout *l, const tl_allocs *al,
+			     const tl_allocs_allocator *a, size_t max)
+{
+	size_t n = max > 0 && a->n_live > max ? max : a->n_live;
+	tl_output_str(out, ",\"live\":[");
+	char name[512];
+	for (size_t k = 0; k < n; k++) {
+		const tl_alloc_block *b = &al->blocks[a->live[k]];
+		if (b->op != NULL)
+			snprintf(name, sizeof name, "%s @0x%" PRIx64, b->op, b->addr);
+		else
+			snprintf(name, sizeof name, "@0x%" PRIx64, b->addr);
+		tl_output_str(out, k > 0 ? ",\n{\"tensor\":" : "\n{\"tensor\":");
+		tl_report_string(out, name);
+		tl_output_str(out, ",\"bytes\":");
+		tl_output_int(out, b->bytes);
+		tl_output_str(out, ",\"producer\":-1,\"last_consumer\":-1,\"start_us\":");
+		rel_ns(out, l, b->alloc_ns == TL_ALLOCS_BEFORE ? al->start_ns : b->alloc_ns);
+		tl_output_str(out, ",\"end_us\":");
+		rel_ns(out, l, b->free_ns == TL_ALLOCS_NEVER ? al->end_ns : b->free_ns);
+		tl_output_str(out, ",\"op\":");
+		tl_report_string(out, b->op);
+		tl_output_char(out, '}');
+	}
+	tl_output_char(out, ']');
+}
+
+/* One allocator of the input's allocator events, as trace-memory --report
+ * has it (analysis/allocs.h): its in-use curve, its peak (the largest
+ * total the allocator reported, where the events carry totals, which is
+ * then also reported_peak_bytes) and the blocks live there. */
+static void write_block_allocator(tl_output *out, const layout *l, const tl_allocs *al,
+				  const tl_allocs_allocator *a, size_t max_live)
+{
+	tl_output_str(out, "{\"allocator\":");
+	tl_report_string(out, a->name);
+	tl_output_str(out, ",\"device\":");
+	tl_report_string(out, a->device);
+	tl_output_str(out, ",\"from\":\"allocator events\",\"t\":[");
+	for (size_t i = 0; i < a->n_curve; i++) {
+		if (i > 0)
+			tl_output_char(out, ',');
+		rel_ns(out, l, a->curve[i].t_ns);
+	}
+	tl_output_str(out, "],\"bytes\":[");
+	for (size_t i = 0; i < a->n_curve; i++) {
+		if (i > 0)
+			tl_output_char(out, ',');
+		tl_output_int(out, a->curve[i].bytes);
+	}
+	tl_output_str(out, "],\"peak_bytes\":");
+	tl_output_int(out, a->peak_bytes);
+	tl_output_str(out, ",\"peak_us\":");
+	rel_ns(out, l, a->peak_ns);
+	tl_output_str(out, ",\"peak_op\":");
+	tl_report_string(out, a->peak_op);
+	tl_output_str(out, ",\"baseline_bytes\":");
+	tl_output_int(out, a->baseline);
+	tl_output_str(out, ",\"unattributed_bytes\":");
+	tl_output_int(out, a->unattributed_bytes);
+	tl_output_str(out, ",\"reported_peak_bytes\":");
+	if (a->peak_from_totals)
+		tl_output_int(out, a->peak_bytes);
+	else
+		tl_output_str(out, "null");
+	write_block_live(out, l, al, a, max_live);
+	tl_output_char(out, '}');
+}
+
+/* The allocators of the run's allocator events (tl_run.allocs), after
+ * those of its RunMetadata; the analysis warns as trace-memory does. */
+static void write_block_memory(tl_output *out, const layout *l, size_t max_live, bool *first)
+{
+	const tl_alloc_events *ev = l->run->allocs;
+	if (ev == NULL || ev->n == 0)
+		return;
+	tl_allocs *al = tl_allocs_build(ev, l->run->label);
+	for (size_t k = 0; k < al->n_allocators; k++) {
+		if (al->allocators[k].n_curve == 0)
+			continue;
+		tl_output_str(out, *first ? "\n" : ",\n");
+		*first = false;
+		write_block_allocator(out, l, al, &al->allocators[k], max_live);
+	}
+	tl_allocs_free(al);
+}
+
 static void write_memory(tl_output *out, const layout *l, const tl_memory *mem, size_t max_live)
 {
 	tl_output_str(out, ",\n\"memory\":[");
@@ -604,6 +696,7 @@ static void write_memory(tl_output *out, const layout *l, const tl_memory *mem, 
 		write_allocator(out, l, mem, &mem->allocators[k], peaks, max_live);
 	}
 	g_hash_table_destroy(peaks);
+	write_block_memory(out, l, max_live, &first);
 	tl_output_char(out, ']');
 }
 
