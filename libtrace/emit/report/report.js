@@ -857,9 +857,11 @@
       if (run.topOps.length) {
         h += '<h3>Ops by time</h3><ul class="links">';
         run.topOps.forEach(function (o) {
-          h += '<li><span class="swatch" style="background:' + colourOf(run.strings[o.s]) + '"></span>' +
-            '<a data-op="' + o.s + '">' + esc(run.strings[o.s]) + '</a> <span style="float:right;color:#687083">' +
-            esc(fmtUs(o.time)) + ' \u00b7 ' + fmtNum(o.count) + '\u00d7</span></li>';
+          /* the figures float first, so a long name wraps beside them, not under */
+          h += '<li><span style="float:right;color:#687083;margin-left:8px">' +
+            esc(fmtUs(o.time)) + ' \u00b7 ' + fmtNum(o.count) + '\u00d7</span>' +
+            '<span class="swatch" style="background:' + colourOf(run.strings[o.s]) + '"></span>' +
+            '<a data-op="' + o.s + '" style="overflow-wrap:anywhere">' + esc(run.strings[o.s]) + '</a></li>';
         });
         if (run.opKinds > run.topOps.length) h += '<li class="hint">and ' + (run.opKinds - run.topOps.length) + ' more op types</li>';
         h += '</ul>';
