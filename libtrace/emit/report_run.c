@@ -596,8 +596,83 @@ static void write_allocator(tl_output *out, const layout *l, const tl_memory *me
 
 /* The blocks live at an allocator's peak, as the buffers of the contract:
  * "OP @0xADDR" (the op it was allocated in), no slice. */
-static void write_block_live(tl_output *out, const layout *l, const tl_allocs *al,
-			     const tl_allocs_allocator *a, size_t max)
+/* The executions of each name, by start: for the slice an allocator
+ * event's op names. */
+typedef struct op_index {
+	GHashTable *by_name; /* node name -> GArray of uint32_t executions */
+} op_index;
+
+static int cmp_exec_start(const void *a, const void *b, void *ctx)
+{
+	const tl_run *run = ctx;
+	int64_t x = run->execs[*(const uint32_t *)a].start, y = run->execs[*(const uint32_t *)b].start;
+	return (x > y) - (x < y);
+}
+
+static void free_list(gpointer p)
+{
+	g_array_free(p, TRUE);
+}
+
+static void op_index_build(op_index *ix, const tl_run *run)
+{
+	ix->by_name = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, free_list);
+	for (uint32_t i = 0; i < run->n_execs; i++) {
+		const char *name = run->execs[i].node;
+		if (name == NULL)
+			continue;
+		GArray *list = g_hash_table_lookup(ix->by_name, name);
+		if (list == NULL) {
+			list = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+			g_hash_table_insert(ix->by_name, (gpointer)name, list);
+		}
+		g_array_append_val(list, i);
+	}
+	GHashTableIter it;
+	gpointer v;
+	g_hash_table_iter_init(&it, ix->by_name);
+	while (g_hash_table_iter_next(&it, NULL, &v))
+		g_array_sort_with_data(v, cmp_exec_start, (gpointer)run);
+}
+
+/* The slice of an execution of `name` running at t: the latest to start
+ * of those that cover t (the innermost where they nest); where none does
+ * (a profiler records an op's allocation just before the op's own event),
+ * the first to start after t for an allocation (`after`), the last to end
+ * before it for a free; -1 when there is none. */
+static int32_t op_slice_at(const op_index *ix, const layout *l, const char *name, int64_t t,
+			   bool after)
+{
+	GArray *list = name != NULL ? g_hash_table_lookup(ix->by_name, name) : NULL;
+	if (list == NULL)
+		return -1;
+	const uint32_t *x = (const uint32_t *)(void *)list->data;
+	size_t lo = 0, hi = list->len;
+	while (lo < hi) { /* the first to start after t */
+		size_t mid = lo + (hi - lo) / 2;
+		if (l->run->execs[x[mid]].start <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	int64_t best_end = INT64_MIN;
+	int32_t before = -1;
+	for (size_t k = lo; k > 0; k--) {
+		const tl_exec *e = &l->run->execs[x[k - 1]];
+		if (e->end >= t)
+			return l->slice_of[x[k - 1]];
+		if (e->end > best_end) {
+			best_end = e->end;
+			before = l->slice_of[x[k - 1]];
+		}
+	}
+	if (after)
+		return lo < list->len ? l->slice_of[x[lo]] : -1;
+	return before;
+}
+
+static void write_block_live(tl_output *out, const layout *l, const op_index *ix,
+			     const tl_allocs *al, const tl_allocs_allocator *a, size_t max)
 {
 	size_t n = max > 0 && a->n_live > max ? max : a->n_live;
 	tl_output_str(out, ",\"live\":[");
@@ -612,7 +687,15 @@ static void write_block_live(tl_output *out, const layout *l, const tl_allocs *a
 		tl_report_string(out, name);
 		tl_output_str(out, ",\"bytes\":");
 		tl_output_int(out, b->bytes);
-		tl_output_str(out, ",\"producer\":-1,\"last_consumer\":-1,\"start_us\":");
+		tl_output_str(out, ",\"producer\":");
+		tl_output_int(out, b->alloc_ns == TL_ALLOCS_BEFORE
+				       ? -1
+				       : op_slice_at(ix, l, b->op, b->alloc_ns, true));
+		tl_output_str(out, ",\"last_consumer\":");
+		tl_output_int(out, b->free_ns == TL_ALLOCS_NEVER
+				       ? -1
+				       : op_slice_at(ix, l, b->free_op, b->free_ns, false));
+		tl_output_str(out, ",\"start_us\":");
 		rel_ns(out, l, b->alloc_ns == TL_ALLOCS_BEFORE ? al->start_ns : b->alloc_ns);
 		tl_output_str(out, ",\"end_us\":");
 		rel_ns(out, l, b->free_ns == TL_ALLOCS_NEVER ? al->end_ns : b->free_ns);
@@ -627,8 +710,9 @@ static void write_block_live(tl_output *out, const layout *l, const tl_allocs *a
  * has it (analysis/allocs.h): its in-use curve, its peak (the largest
  * total the allocator reported, where the events carry totals, which is
  * then also reported_peak_bytes) and the blocks live there. */
-static void write_block_allocator(tl_output *out, const layout *l, const tl_allocs *al,
-				  const tl_allocs_allocator *a, size_t max_live)
+static void write_block_allocator(tl_output *out, const layout *l, const op_index *ix,
+				  const tl_allocs *al, const tl_allocs_allocator *a,
+				  size_t max_live)
 {
 	tl_output_str(out, "{\"allocator\":");
 	tl_report_string(out, a->name);
@@ -661,7 +745,7 @@ static void write_block_allocator(tl_output *out, const layout *l, const tl_allo
 		tl_output_int(out, a->peak_bytes);
 	else
 		tl_output_str(out, "null");
-	write_block_live(out, l, al, a, max_live);
+	write_block_live(out, l, ix, al, a, max_live);
 	tl_output_char(out, '}');
 }
 
@@ -673,13 +757,16 @@ static void write_block_memory(tl_output *out, const layout *l, size_t max_live,
 	if (ev == NULL || ev->n == 0)
 		return;
 	tl_allocs *al = tl_allocs_build(ev, l->run->label);
+	op_index ix;
+	op_index_build(&ix, l->run);
 	for (size_t k = 0; k < al->n_allocators; k++) {
 		if (al->allocators[k].n_curve == 0)
 			continue;
 		tl_output_str(out, *first ? "\n" : ",\n");
 		*first = false;
-		write_block_allocator(out, l, al, &al->allocators[k], max_live);
+		write_block_allocator(out, l, &ix, al, &al->allocators[k], max_live);
 	}
+	g_hash_table_destroy(ix.by_name);
 	tl_allocs_free(al);
 }
 
