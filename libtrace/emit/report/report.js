@@ -1310,8 +1310,11 @@
       var tbox = document.createElement('div');
       card.appendChild(tbox);
       panel.appendChild(card);
+      /* allocator events know the ops a block was allocated and freed in, not its readers */
+      var blocks = m.from === 'allocator events';
       var tbl = {
-        columns: ['tensor', 'bytes', 'held for', 'allocated at', 'freed at', 'producer', 'last consumer'],
+        columns: ['tensor', 'bytes', 'held for', 'allocated at', 'freed at',
+          blocks ? 'allocated in' : 'producer', blocks ? 'freed in' : 'last consumer'],
         units: ['', 'bytes', 'us', 'us', 'us', '', ''],
         rows: live.map(function (b) {
           var p = b.producer, c = b.last_consumer;
@@ -1325,7 +1328,8 @@
       };
       makeTable(tbox, tbl, {
         limit: 2000,
-        hint: 'click a buffer to see its producer and last consumer on the timeline',
+        hint: blocks ? 'click a block to see the ops it was allocated and freed in on the timeline'
+          : 'click a buffer to see its producer and last consumer on the timeline',
         onRow: function (row) { showBuffer(row.buf); }
       });
       var curve = { m: m, cv: cv };
@@ -1431,8 +1435,10 @@
       y = Math.round(Y(rep)) + 0.5;
       ctx.strokeStyle = '#8a93a6'; ctx.setLineDash([5, 4]); ctx.lineWidth = 1;
       ctx.beginPath(); ctx.moveTo(g.l, y); ctx.lineTo(g.l + PW, y); ctx.stroke(); ctx.setLineDash([]);
-      ctx.fillStyle = '#5b6275'; ctx.textAlign = 'right';
-      ctx.fillText('reported ' + fmtBytes(rep), g.l + PW - 4, y - 8);
+      /* at the end away from our peak's label, which sits beside the peak */
+      var repLeft = peak > 0 && X(Number(m.peak_us) || 0) > g.l + PW / 2;
+      ctx.fillStyle = '#5b6275'; ctx.textAlign = repLeft ? 'left' : 'right';
+      ctx.fillText('reported ' + fmtBytes(rep), repLeft ? g.l + 4 : g.l + PW - 4, y - 8);
       ctx.textAlign = 'left';
     }
     /* our peak */
