@@ -390,6 +390,7 @@ static gpointer aside_run(gpointer p)
 	return NULL;
 }
 
+/* `name`: the thread's, at most 15 characters (Linux keeps no more). */
 static void aside_start(aside *a, const char *name, void (*work)(void *), void *ctx)
 {
 	*a = (aside){.work = work, .ctx = ctx};
@@ -837,7 +838,7 @@ static void tables_start(tables_job *j, const tl_run *run, size_t max_rows, int 
 {
 	*j = (tables_job){.run = run, .max_rows = max_rows, .n_views = n_views};
 	memcpy(j->views, views, (size_t)n_views * sizeof *views);
-	aside_start(&j->bg, "tl-report-tables", tables_sum, j);
+	aside_start(&j->bg, "tl-rep-tables", tables_sum, j);
 }
 
 static void write_table(tl_output *out, const char *key, GString *text)
@@ -969,7 +970,7 @@ static void graph_start(graph_job *j, const tl_run *run, const tl_memory *mem,
 {
 	*j = (graph_job){.run = run, .mem = mem, .max_nodes = o->graph_max_nodes};
 	if (graph_drawn(run, o, graph_of))
-		aside_start(&j->bg, "tl-report-graph", graph_render, j);
+		aside_start(&j->bg, "tl-rep-graph", graph_render, j);
 }
 
 static int write_graph(tl_output *out, const tl_run *run, const tl_report_opts *o, int32_t graph_of,
@@ -1018,7 +1019,7 @@ int tl_report_run(tl_output *out, const tl_run *run, const tl_report_opts *o, in
 	tables_start(&scope, run, o->table_rows, 1, scope_view);
 	tables_start(&op_kernel, run, o->table_rows, 2, op_kernel_views);
 	memory_job memory = {.run = run};
-	aside_start(&memory.bg, "tl-report-memory", memory_build, &memory);
+	aside_start(&memory.bg, "tl-rep-memory", memory_build, &memory);
 	layout l;
 	layout_build(&l, run);
 	tl_output_str(out, "{\"label\":");
