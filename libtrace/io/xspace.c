@@ -79,7 +79,7 @@ enum ev_flags {
 };
 
 typedef struct xev {
-	const uint8_t *raw; /* the XEvent's bytes (its stats are read from them) */
+	const uint8_t *raw; /* the XEvent's stats (tl_xspace_wire_event) */
 	size_t raw_len;
 	const char *name;
 	int64_t start, end; /* ns */

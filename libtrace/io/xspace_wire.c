@@ -16,19 +16,32 @@ typedef struct field {
 	size_t sub_len;
 } field;
 
-/* A varint; the one-byte case (most keys, ids and small values) inline. */
-static inline bool varint(const uint8_t *d, size_t n, size_t *pos, uint64_t *out)
+/* A varint, as tl_pbwire_varint reads it, inline: the one-byte case (most
+ * keys, ids and small values) first (times in ps take six or seven). */
+static inline __attribute__((always_inline)) bool varint(const uint8_t *d, size_t n, size_t *pos, uint64_t *out)
 {
-	if (*pos < n && d[*pos] < 0x80) {
-		*out = d[(*pos)++];
+	size_t p = *pos;
+	if (p < n && d[p] < 0x80) {
+		*out = d[p];
+		*pos = p + 1;
 		return true;
 	}
-	return tl_pbwire_varint(d, n, pos, out);
+	uint64_t v = 0;
+	for (unsigned i = 0; i < 10 && p < n; i++) {
+		uint8_t b = d[p++];
+		v |= (uint64_t)(b & 0x7f) << (7 * i);
+		if ((b & 0x80) == 0) {
+			*pos = p;
+			*out = v;
+			return true;
+		}
+	}
+	return false;
 }
 
 /* The next field at *pos: 1, 0 at the end, -1 for bytes that do not frame
  * (groups, wire types 6 and 7, field 0, cut values). */
-static int next_field(const uint8_t *d, size_t n, size_t *pos, field *f)
+static inline __attribute__((always_inline)) int next_field(const uint8_t *d, size_t n, size_t *pos, field *f)
 {
 	if (*pos >= n)
 		return 0;
@@ -85,7 +98,7 @@ static int read_stat(const uint8_t *d, size_t n, tl_xspace_wire_stat *st)
 {
 	*st = (tl_xspace_wire_stat){0};
 	size_t pos = 0;
-	field f;
+	field f = {0};
 	int rc;
 	while ((rc = next_field(d, n, &pos, &f)) > 0) {
 		switch (f.number) {
@@ -125,14 +138,18 @@ static int read_stat(const uint8_t *d, size_t n, tl_xspace_wire_stat *st)
 
 static int read_event(const uint8_t *d, size_t n, tl_xspace_wire_event *ev)
 {
-	*ev = (tl_xspace_wire_event){.raw = d, .raw_len = n};
-	size_t pos = 0;
-	field f;
+	*ev = (tl_xspace_wire_event){.raw = d + n};
+	size_t pos = 0, at = 0;
+	field f = {0};
 	int rc;
-	while ((rc = next_field(d, n, &pos, &f)) > 0) {
+	while ((rc = next_field(d, n, &at, &f)) > 0) {
+		size_t field_at = pos;
+		pos = at;
 		if (f.number == 4) { /* stats: checked as they are read */
 			if (!wt_is(&f, WT_LEN, false))
 				return -1;
+			if (ev->raw == d + n) /* the stats are read from the first on */
+				ev->raw = d + field_at;
 			continue;
 		}
 		if (f.number > 5)
@@ -148,6 +165,7 @@ static int read_event(const uint8_t *d, size_t n, tl_xspace_wire_event *ev)
 			ev->offset_ps = f.number == 2 ? (int64_t)f.v : 0;
 		}
 	}
+	ev->raw_len = (size_t)(d + n - ev->raw);
 	return rc;
 }
 
@@ -164,14 +182,14 @@ static int next_repeated(const uint8_t *d, size_t n, size_t *pos, field *f)
 
 int tl_xspace_wire_next_event(const tl_xspace_wire_line *l, size_t *pos, tl_xspace_wire_event *ev)
 {
-	field f;
+	field f = {0};
 	int rc = next_repeated(l->raw, l->raw_len, pos, &f);
 	return rc <= 0 ? rc : read_event(f.sub, f.sub_len, ev) < 0 ? -1 : 1;
 }
 
 int tl_xspace_wire_next_stat(const tl_xspace_wire_event *ev, size_t *pos, tl_xspace_wire_stat *st)
 {
-	field f;
+	field f = {0};
 	int rc = next_repeated(ev->raw, ev->raw_len, pos, &f);
 	return rc <= 0 ? rc : read_stat(f.sub, f.sub_len, st) < 0 ? -1 : 1;
 }
@@ -182,7 +200,7 @@ static int read_line(const uint8_t *d, size_t n, tl_xspace_wire_line *l, tl_aren
 {
 	*l = (tl_xspace_wire_line){.name = "", .display_name = "", .raw = d, .raw_len = n};
 	size_t pos = 0;
-	field f;
+	field f = {0};
 	int rc;
 	while ((rc = next_field(d, n, &pos, &f)) > 0) {
 		switch (f.number) {
@@ -220,7 +238,7 @@ static int read_meta_value(const uint8_t *d, size_t n, bool event, const char **
 {
 	const char *plain = "", *display = "";
 	size_t pos = 0;
-	field f;
+	field f = {0};
 	int rc;
 	while ((rc = next_field(d, n, &pos, &f)) > 0) {
 		bool len_field = f.number == 2 || f.number == 3 || (event && f.number >= 4);
@@ -246,7 +264,7 @@ static int read_meta(const uint8_t *d, size_t n, bool event, tl_xspace_wire_meta
 {
 	*m = (tl_xspace_wire_meta){0};
 	size_t pos = 0;
-	field f;
+	field f = {0};
 	int rc;
 	while ((rc = next_field(d, n, &pos, &f)) > 0) {
 		if (f.number == 1) {
@@ -277,7 +295,7 @@ static int read_plane_fields(const uint8_t *d, size_t n, tl_xspace_wire_plane *p
 			     GArray *ev_md, GArray *st_md, tl_arena *arena)
 {
 	size_t pos = 0;
-	field f;
+	field f = {0};
 	int rc;
 	while ((rc = next_field(d, n, &pos, &f)) > 0) {
 		if (f.number == 1) {
@@ -328,7 +346,7 @@ int tl_xspace_wire_read(tl_xspace_wire *out, const uint8_t *data, size_t len, tl
 	GArray *planes = g_array_new(FALSE, FALSE, sizeof(tl_xspace_wire_plane));
 	out->host = NULL;
 	size_t pos = 0;
-	field f;
+	field f = {0};
 	int rc;
 	while ((rc = next_field(data, len, &pos, &f)) > 0) {
 		if (f.number > 4)

@@ -56,7 +56,8 @@ int tl_xspace_wire_read(tl_xspace_wire *out, const uint8_t *data, size_t len, tl
 typedef struct tl_xspace_wire_event {
 	int64_t metadata_id, offset_ps, duration_ps;
 	bool occurrences;   /* num_occurrences set (the oneof's last member): no time */
-	const uint8_t *raw; /* the XEvent's bytes, for its stats */
+	const uint8_t *raw; /* the XEvent's bytes from its first stat on (its end when it has
+			     * none), for its stats; increasing in file order */
 	size_t raw_len;
 } tl_xspace_wire_event;
 
