@@ -76,21 +76,23 @@ enum ev_flags {
 	F_STEP = 4,   /* on a "Steps" line */
 	F_CORR = 8,   /* has a correlation_id */
 	F_GROUP = 16, /* has a group_id */
+	F_AS_OP = 32, /* a host launch outside any TF op: tl_xspace.as_op names its op */
 };
 
+/* One per event of the XSpace (a 100 MB file holds 1.8 million): kept to
+ * 80 bytes, what few events have lives beside it (tl_xspace.as_op). */
 typedef struct xev {
 	const uint8_t *raw; /* the XEvent's stats (tl_xspace_wire_event) */
-	size_t raw_len;
 	const char *name;
-	int64_t start, end; /* ns */
+	int64_t start, end;  /* ns */
+	int64_t corr, group; /* correlation_id and group_id stats, when F_CORR / F_GROUP */
+	uint32_t raw_len;    /* an XSpace is under 2 GiB (one protobuf message) */
 	uint32_t plane, line;
 	uint32_t dev;
-	int32_t parent;	   /* the innermost event around it on its line, or -1 */
-	int32_t launcher;  /* device events: the TF op that launched it, or -1 */
-	const char *as_op; /* a host launch outside any TF op: the "X:Op" it launched for */
+	int32_t parent;	  /* the innermost event around it on its line, or -1 */
+	int32_t launcher; /* device events: the TF op that launched it, or -1 */
 	uint32_t run;
 	uint32_t flags;
-	int64_t corr, group; /* correlation_id and group_id stats, when F_CORR / F_GROUP */
 } xev;
 
 typedef struct xdev {
@@ -119,6 +121,8 @@ struct tl_xspace {
 					      * run_first[r + 1]), in event order */
 	Tensorflow__NodeExecStats **ns_slot; /* per event, its record in the run last built */
 	GPtrArray *links;		     /* of the run last built */
+	GHashTable *as_op; /* event index -> the "X:Op" a host launch outside any TF op
+			    * launched for (F_AS_OP) */
 };
 
 /* ---- metadata ----------------------------------------------------------- */
@@ -404,7 +408,7 @@ static void add_line(tl_xspace *xs, GArray *out, GHashTable *by_name, uint32_t p
 			continue;
 		}
 		xev v = {.raw = e.raw,
-			 .raw_len = e.raw_len,
+			 .raw_len = (uint32_t)e.raw_len,
 			 .plane = pi,
 			 .line = li,
 			 .parent = -1,
@@ -521,8 +525,13 @@ static void link_launches(tl_xspace *xs)
 		xs->ev[i].launcher = op >= 0 ? op : h;
 		/* TF 2.2 to 2.4 and JAX trace no op around a launch: the launch
 		 * is the op's time on the host, named by the op its kernel names. */
-		if (op < 0 && xs->ev[h].as_op == NULL)
-			xs->ev[h].as_op = kernel_op(x, &xs->ev[i]);
+		if (op < 0 && !(xs->ev[h].flags & F_AS_OP)) {
+			const char *as_op = kernel_op(x, &xs->ev[i]);
+			if (as_op != NULL) {
+				g_hash_table_insert(xs->as_op, GINT_TO_POINTER(h), (gpointer)as_op);
+				xs->ev[h].flags |= F_AS_OP;
+			}
+		}
 	}
 	g_hash_table_destroy(host);
 	g_free(keys);
@@ -693,6 +702,7 @@ int tl_xspace_open(tl_xspace **out, const uint8_t *data, size_t len, tl_arena *a
 	xs->planes = g_new0(xplane, xs->space.n_planes + 1);
 	xs->devs = g_array_new(FALSE, FALSE, sizeof(xdev));
 	xs->links = g_ptr_array_new();
+	xs->as_op = g_hash_table_new(g_direct_hash, g_direct_equal);
 	GArray *ev = g_array_new(FALSE, FALSE, sizeof(xev));
 	GHashTable *by_name = g_hash_table_new(g_str_hash, g_str_equal);
 	counts c = {0};
@@ -736,6 +746,7 @@ void tl_xspace_free(tl_xspace *xs)
 	g_free(xs->ns_slot);
 	g_array_free(xs->devs, TRUE);
 	g_ptr_array_free(xs->links, TRUE);
+	g_hash_table_destroy(xs->as_op);
 	g_free(xs);
 }
 
@@ -758,12 +769,75 @@ size_t tl_xspace_links(const tl_xspace *xs, const Tensorflow__NodeExecStats *con
 
 /* ---- runs ---------------------------------------------------------------- */
 
+/* A stat's text as kernel_tf_op reads it, in place (its bytes or the
+ * name of the stat metadata it refers to): false for other values. */
+static bool stat_span(const xplane *x, const tl_xspace_wire_stat *st, const char **s, size_t *n)
+{
+	if (st->kind == TL_XSTAT_STR) {
+		*s = (const char *)st->s;
+		*n = st->s_len;
+		return true;
+	}
+	if (st->kind != TL_XSTAT_REF)
+		return false;
+	*s = find_id(&x->st_md, (int64_t)st->u);
+	*n = *s != NULL ? strlen(*s) : 0;
+	return *s != NULL;
+}
+
+/* is_tf_op of a text that may hold a NUL (a string stat): as is_tf_op
+ * reads it, up to its first NUL. */
+static bool span_is_tf_op(const char *s, size_t n, size_t *len)
+{
+	const char *nul = memchr(s, '\0', n);
+	*len = nul != NULL ? (size_t)(nul - s) : n;
+	char buf[256];
+	if (*len < sizeof buf) {
+		memcpy(buf, s, *len);
+		buf[*len] = '\0';
+		return is_tf_op(buf);
+	}
+	char *copy = g_strndup(s, *len);
+	bool yes = is_tf_op(copy);
+	g_free(copy);
+	return yes;
+}
+
+/* kernel_tf_op in one walk over the stats, copied into `arena`, or NULL. */
+static const char *kernel_tf_op_in(const xplane *x, const xev *v, tl_arena *arena)
+{
+	if (!x->has_sid[S_TF_OP] && !x->has_sid[S_LEVEL0])
+		return NULL;
+	tl_xspace_wire_stat tf = {0}, l0 = {0}, st;
+	tl_xspace_wire_event ev = event_of(v);
+	size_t pos = 0;
+	const char *s;
+	size_t n, len;
+	bool seen_tf = false, seen_l0 = false;
+	while (tl_xspace_wire_next_stat(&ev, &pos, &st) > 0) {
+		if (!seen_tf && x->has_sid[S_TF_OP] && st.metadata_id == x->sid[S_TF_OP]) {
+			seen_tf = true;
+			tf = st;
+			if (stat_span(x, &tf, &s, &n) && span_is_tf_op(s, n, &len))
+				return tl_arena_strndup(arena, s, len); /* the first one wins */
+		} else if (!seen_l0 && x->has_sid[S_LEVEL0] && st.metadata_id == x->sid[S_LEVEL0]) {
+			seen_l0 = true;
+			l0 = st;
+		}
+	}
+	if (seen_l0 && stat_span(x, &l0, &s, &n) && span_is_tf_op(s, n, &len))
+		return tl_arena_strndup(arena, s, len);
+	return NULL;
+}
+
 /* node_name "X:Op" of a device event: the TF op it ran for. */
 static const char *device_node_name(const tl_xspace *xs, const xev *v, tl_arena *arena)
 {
 	const xplane *x = &xs->planes[v->plane];
-	const char *s = kernel_tf_op(x, v);
-	if (s == NULL && v->launcher >= 0 && (xs->ev[v->launcher].flags & F_TFOP))
+	const char *s = kernel_tf_op_in(x, v, arena);
+	if (s != NULL)
+		return s;
+	if (v->launcher >= 0 && (xs->ev[v->launcher].flags & F_TFOP))
 		s = xs->ev[v->launcher].name;
 	if (s == NULL)
 		s = kernel_op(x, v);
@@ -789,10 +863,11 @@ static void fill_exec(const tl_xspace *xs, const xev *v, Tensorflow__NodeExecSta
 		ns->timeline_label = tl_arena_strdup(arena, v->name);
 		return;
 	}
-	if (v->as_op != NULL) {
+	if (v->flags & F_AS_OP) {
 		/* "X:Op" names the node and its op (model/run.c), the kernel
 		 * name stays in the label */
-		ns->node_name = tl_arena_strdup(arena, v->as_op);
+		const char *as_op = g_hash_table_lookup(xs->as_op, GINT_TO_POINTER(v - xs->ev));
+		ns->node_name = tl_arena_strdup(arena, as_op);
 		ns->timeline_label = tl_arena_strdup(arena, v->name);
 		return;
 	}

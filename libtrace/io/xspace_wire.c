@@ -94,8 +94,47 @@ static const char *copy_str(const field *f, tl_arena *arena)
 
 /* ---- stats and events ---------------------------------------------------- */
 
+/* A stat as profilers write it, metadata_id then one value: true when it
+ * is one, read into *st (what read_stat would give); false for any other
+ * shape, left to read_stat's walk. */
+static bool read_stat_usual(const uint8_t *d, size_t n, tl_xspace_wire_stat *st)
+{
+	size_t pos = 1;
+	uint64_t v;
+	if (n < 3 || d[0] != ((1u << 3) | WT_VARINT) || !varint(d, n, &pos, &v) || pos >= n)
+		return false;
+	st->metadata_id = (int64_t)v;
+	unsigned key = d[pos++];
+	switch (key) {
+	case (2u << 3) | WT_FIXED64:
+		if (n - pos != 8)
+			return false;
+		memcpy(&st->u, d + pos, 8);
+		st->kind = TL_XSTAT_DOUBLE;
+		return true;
+	case (3u << 3) | WT_VARINT:
+	case (4u << 3) | WT_VARINT:
+	case (7u << 3) | WT_VARINT:
+		st->kind = (tl_xspace_wire_kind)(key >> 3);
+		return varint(d, n, &pos, &st->u) && pos == n;
+	case (5u << 3) | WT_LEN:
+	case (6u << 3) | WT_LEN:
+		if (!varint(d, n, &pos, &v) || v != n - pos)
+			return false;
+		st->kind = (tl_xspace_wire_kind)(key >> 3);
+		st->s = d + pos;
+		st->s_len = (size_t)v;
+		return true;
+	default:
+		return false;
+	}
+}
+
 static int read_stat(const uint8_t *d, size_t n, tl_xspace_wire_stat *st)
 {
+	*st = (tl_xspace_wire_stat){0};
+	if (read_stat_usual(d, n, st))
+		return 0;
 	*st = (tl_xspace_wire_stat){0};
 	size_t pos = 0;
 	field f = {0};
