@@ -123,6 +123,11 @@ struct tl_xspace {
 	GPtrArray *links;		     /* of the run last built */
 	GHashTable *as_op; /* event index -> the "X:Op" a host launch outside any TF op
 			    * launched for (F_AS_OP) */
+	/* Filled as the lines are read, so the passes after reading touch the
+	 * events they need, not all of them: in event order, the host and
+	 * device events with a correlation_id, and the events of Steps lines. */
+	GArray *host_corr, *dev_corr, *step_ev; /* uint32_t */
+	size_t n_ops;				 /* events that are no allocator event */
 };
 
 /* ---- metadata ----------------------------------------------------------- */
@@ -373,11 +378,20 @@ static int cmp_ev_start(const void *a, const void *b)
 	return (x->raw > y->raw) - (x->raw < y->raw);
 }
 
-/* Parents within one line's events ev[lo..hi), sorted by start. */
-static void nest_line(xev *ev, size_t lo, size_t hi)
+/* Parents within one line's events ev[lo..hi), sorted by start; the
+ * events the later passes need listed (tl_xspace.host_corr, ...). */
+static void nest_line(tl_xspace *xs, xev *ev, size_t lo, size_t hi, plane_kind kind)
 {
 	GArray *stack = g_array_new(FALSE, FALSE, sizeof(int32_t));
 	for (size_t i = lo; i < hi; i++) {
+		uint32_t me_u = (uint32_t)i;
+		if ((ev[i].flags & F_CORR) && kind == P_HOST)
+			g_array_append_val(xs->host_corr, me_u);
+		else if ((ev[i].flags & F_CORR) && kind == P_DEVICE)
+			g_array_append_val(xs->dev_corr, me_u);
+		if (ev[i].flags & F_STEP)
+			g_array_append_val(xs->step_ev, me_u);
+		xs->n_ops += !(ev[i].flags & F_MEMORY);
 		while (stack->len > 0) {
 			int32_t top = g_array_index(stack, int32_t, stack->len - 1);
 			if (ev[top].end >= ev[i].end && ev[top].start <= ev[i].start)
@@ -451,7 +465,7 @@ static void add_line(tl_xspace *xs, GArray *out, GHashTable *by_name, uint32_t p
 			qsort(ev + first, out->len - first, sizeof(xev), cmp_ev_start);
 			break;
 		}
-	nest_line(ev, first, out->len);
+	nest_line(xs, ev, first, out->len, x->kind);
 }
 
 /* The TF op around host event i (itself when it is one), or -1. */
@@ -504,19 +518,14 @@ static const char *kernel_op(const xplane *x, const xev *v)
 static void link_launches(tl_xspace *xs)
 {
 	GHashTable *host = g_hash_table_new(g_int64_hash, g_int64_equal);
-	int64_t *keys = g_new(int64_t, xs->n_ev + 1);
-	for (size_t i = 0; i < xs->n_ev; i++) {
-		const xplane *x = &xs->planes[xs->ev[i].plane];
-		if (x->kind != P_HOST || !(xs->ev[i].flags & F_CORR))
-			continue;
-		keys[i] = xs->ev[i].corr;
-		if (!g_hash_table_contains(host, &keys[i]))
-			g_hash_table_insert(host, &keys[i], GSIZE_TO_POINTER(i + 1));
+	for (guint k = 0; k < xs->host_corr->len; k++) {
+		uint32_t i = g_array_index(xs->host_corr, uint32_t, k);
+		if (!g_hash_table_contains(host, &xs->ev[i].corr))
+			g_hash_table_insert(host, &xs->ev[i].corr, GSIZE_TO_POINTER((size_t)i + 1));
 	}
-	for (size_t i = 0; i < xs->n_ev; i++) {
+	for (guint k = 0; k < xs->dev_corr->len; k++) {
+		uint32_t i = g_array_index(xs->dev_corr, uint32_t, k);
 		const xplane *x = &xs->planes[xs->ev[i].plane];
-		if (x->kind != P_DEVICE || !(xs->ev[i].flags & F_CORR))
-			continue;
 		gpointer hit = g_hash_table_lookup(host, &xs->ev[i].corr);
 		if (hit == NULL)
 			continue;
@@ -534,7 +543,6 @@ static void link_launches(tl_xspace *xs)
 		}
 	}
 	g_hash_table_destroy(host);
-	g_free(keys);
 }
 
 /* ---- steps --------------------------------------------------------------- */
@@ -577,14 +585,10 @@ static void merge_steps(tl_xspace *xs)
 
 static void find_steps(tl_xspace *xs)
 {
-	size_t n = 0;
-	for (size_t i = 0; i < xs->n_ev; i++)
-		n += (xs->ev[i].flags & F_STEP) != 0;
+	size_t n = xs->step_ev->len;
 	xs->steps = g_new0(xstep, n + 1);
-	for (size_t i = 0; i < xs->n_ev; i++) {
-		const xev *v = &xs->ev[i];
-		if (!(v->flags & F_STEP))
-			continue;
+	for (size_t k = 0; k < n; k++) {
+		const xev *v = &xs->ev[g_array_index(xs->step_ev, uint32_t, k)];
 		const xplane *x = &xs->planes[v->plane];
 		xstep *s = &xs->steps[xs->n_steps++];
 		s->start = v->start;
@@ -595,50 +599,71 @@ static void find_steps(tl_xspace *xs)
 		s->name = name != NULL && name[0] ? name : v->name;
 	}
 	merge_steps(xs);
-	size_t ops = 0;
-	for (size_t i = 0; i < xs->n_ev; i++)
-		ops += !(xs->ev[i].flags & F_MEMORY);
-	xs->n_runs = ops == 0 ? 0 : xs->n_steps >= 2 ? xs->n_steps : 1;
-	if (xs->n_runs <= 1)
-		return;
-	GHashTable *by_group = g_hash_table_new(g_int64_hash, g_int64_equal);
-	for (size_t s = 0; s < xs->n_steps; s++)
-		if (xs->steps[s].has_group)
-			g_hash_table_insert(by_group, &xs->steps[s].group, GSIZE_TO_POINTER(s + 1));
-	for (size_t i = 0; i < xs->n_ev; i++) {
-		xev *v = &xs->ev[i];
-		gpointer hit = NULL;
-		if (v->flags & F_GROUP)
-			hit = g_hash_table_lookup(by_group, &v->group);
-		if (hit != NULL) {
-			v->run = (uint32_t)(GPOINTER_TO_SIZE(hit) - 1);
-			continue;
-		}
-		/* the last step starting at or before it, else the first */
-		size_t lo = 0, hi = xs->n_steps;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (xs->steps[mid].start <= v->start)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		v->run = lo > 0 ? (uint32_t)(lo - 1) : 0;
-	}
-	g_hash_table_destroy(by_group);
+	xs->n_runs = xs->n_ops == 0 ? 0 : xs->n_steps >= 2 ? xs->n_steps : 1;
 }
 
-/* The events of each run, by a counting sort (runs x events would be
- * quadratic in the steps). */
+/* The step an event goes to (with two steps or more): the step of its
+ * group_id, else the last step starting at or before it, else the first.
+ * *last caches the latest group looked up (events of one group come
+ * together). */
+struct group_hit {
+	bool valid;
+	int64_t group;
+	gpointer hit;
+};
+
+static uint32_t run_of(const tl_xspace *xs, GHashTable *by_group, const xev *v,
+		       struct group_hit *last)
+{
+	gpointer hit = NULL;
+	if (v->flags & F_GROUP) {
+		if (!last->valid || last->group != v->group) {
+			last->hit = g_hash_table_lookup(by_group, &v->group);
+			last->group = v->group;
+			last->valid = true;
+		}
+		hit = last->hit;
+	}
+	if (hit != NULL)
+		return (uint32_t)(GPOINTER_TO_SIZE(hit) - 1);
+	size_t lo = 0, hi = xs->n_steps;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (xs->steps[mid].start <= v->start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 ? (uint32_t)(lo - 1) : 0;
+}
+
+/* Each event to its run (run_of), and the events of each run by a
+ * counting sort (runs x events would be quadratic in the steps): two
+ * passes over the events. */
 static void group_runs(tl_xspace *xs)
 {
 	size_t nr = xs->n_runs ? xs->n_runs : 1;
 	xs->run_first = g_new0(uint32_t, nr + 1);
 	xs->run_order = g_new(uint32_t, xs->n_ev + 1);
 	xs->ns_slot = g_new(Tensorflow__NodeExecStats *, xs->n_ev + 1);
-	for (size_t i = 0; i < xs->n_ev; i++)
-		if (!(xs->ev[i].flags & F_MEMORY) && xs->ev[i].run < nr)
-			xs->run_first[xs->ev[i].run + 1]++;
+	GHashTable *by_group = NULL;
+	if (xs->n_runs > 1) {
+		by_group = g_hash_table_new(g_int64_hash, g_int64_equal);
+		for (size_t s = 0; s < xs->n_steps; s++)
+			if (xs->steps[s].has_group)
+				g_hash_table_insert(by_group, &xs->steps[s].group,
+						    GSIZE_TO_POINTER(s + 1));
+	}
+	struct group_hit last = {0};
+	for (size_t i = 0; i < xs->n_ev; i++) {
+		xev *v = &xs->ev[i];
+		if (by_group != NULL)
+			v->run = run_of(xs, by_group, v, &last);
+		if (!(v->flags & F_MEMORY) && v->run < nr)
+			xs->run_first[v->run + 1]++;
+	}
+	if (by_group != NULL)
+		g_hash_table_destroy(by_group);
 	for (size_t r = 0; r < nr; r++)
 		xs->run_first[r + 1] += xs->run_first[r];
 	uint32_t *at = g_memdup2(xs->run_first, (nr + 1) * sizeof *at);
@@ -703,6 +728,9 @@ int tl_xspace_open(tl_xspace **out, const uint8_t *data, size_t len, tl_arena *a
 	xs->devs = g_array_new(FALSE, FALSE, sizeof(xdev));
 	xs->links = g_ptr_array_new();
 	xs->as_op = g_hash_table_new(g_direct_hash, g_direct_equal);
+	xs->host_corr = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	xs->dev_corr = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	xs->step_ev = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	GArray *ev = g_array_new(FALSE, FALSE, sizeof(xev));
 	GHashTable *by_name = g_hash_table_new(g_str_hash, g_str_equal);
 	counts c = {0};
@@ -747,6 +775,9 @@ void tl_xspace_free(tl_xspace *xs)
 	g_array_free(xs->devs, TRUE);
 	g_ptr_array_free(xs->links, TRUE);
 	g_hash_table_destroy(xs->as_op);
+	g_array_free(xs->host_corr, TRUE);
+	g_array_free(xs->dev_corr, TRUE);
+	g_array_free(xs->step_ev, TRUE);
 	g_free(xs);
 }
 
@@ -1035,10 +1066,7 @@ static int cmp_alloc_order(const void *a, const void *b, void *ctx)
 
 bool tl_xspace_has_allocs(const tl_xspace *xs)
 {
-	for (size_t i = 0; i < xs->n_ev; i++)
-		if (xs->ev[i].flags & F_MEMORY)
-			return true;
-	return false;
+	return xs->n_ops < xs->n_ev;
 }
 
 int tl_xspace_allocs(tl_xspace *xs, tl_arena *arena, tl_alloc_events *out)
