@@ -175,37 +175,73 @@ static int read_stat(const uint8_t *d, size_t n, tl_xspace_wire_stat *st)
 	return rc;
 }
 
+/* One field of an XEvent at d[at..): 0, or -1 for a field of the wrong
+ * wire type. */
+static int event_field(const uint8_t *d, size_t at, const field *f, tl_xspace_wire_event *ev,
+		       const uint8_t *end)
+{
+	if (f->number == 4) { /* stats: checked as they are read */
+		if (!wt_is(f, WT_LEN, false))
+			return -1;
+		if (ev->raw == end) /* the stats are read from the first on */
+			ev->raw = d + at;
+		return 0;
+	}
+	if (f->number > 5)
+		return 0;
+	if (!wt_is(f, WT_VARINT, false))
+		return -1;
+	if (f->number == 1)
+		ev->metadata_id = (int64_t)f->v;
+	else if (f->number == 3)
+		ev->duration_ps = (int64_t)f->v;
+	else if (f->number == 2 || f->number == 5) {
+		ev->occurrences = f->number == 5;
+		ev->offset_ps = f->number == 2 ? (int64_t)f->v : 0;
+	}
+	return 0;
+}
+
 static int read_event(const uint8_t *d, size_t n, tl_xspace_wire_event *ev)
 {
 	*ev = (tl_xspace_wire_event){.raw = d + n};
-	size_t pos = 0, at = 0;
+	size_t pos = 0;
 	field f = {0};
-	int rc;
-	while ((rc = next_field(d, n, &at, &f)) > 0) {
-		size_t field_at = pos;
-		pos = at;
-		if (f.number == 4) { /* stats: checked as they are read */
-			if (!wt_is(&f, WT_LEN, false))
+	while (pos < n) {
+		size_t at = pos;
+		/* the one-byte keys of the fields profilers write go straight
+		 * to the field (what event_field would make of them) */
+		switch (d[pos]) {
+		case (1u << 3) | WT_VARINT:
+		case (2u << 3) | WT_VARINT:
+		case (3u << 3) | WT_VARINT:
+		case (5u << 3) | WT_VARINT:
+			f.number = d[pos] >> 3;
+			f.wt = WT_VARINT;
+			pos++;
+			if (!varint(d, n, &pos, &f.v))
 				return -1;
-			if (ev->raw == d + n) /* the stats are read from the first on */
-				ev->raw = d + field_at;
+			break;
+		case (4u << 3) | WT_LEN:
+			pos++;
+			if (!varint(d, n, &pos, &f.v) || f.v > n - pos)
+				return -1;
+			pos += (size_t)f.v;
+			if (ev->raw == d + n)
+				ev->raw = d + at;
 			continue;
+		default: {
+			int rc = next_field(d, n, &pos, &f);
+			if (rc < 0)
+				return -1;
+			break;
 		}
-		if (f.number > 5)
-			continue;
-		if (!wt_is(&f, WT_VARINT, false))
+		}
+		if (event_field(d, at, &f, ev, d + n) < 0)
 			return -1;
-		if (f.number == 1)
-			ev->metadata_id = (int64_t)f.v;
-		else if (f.number == 3)
-			ev->duration_ps = (int64_t)f.v;
-		else if (f.number == 2 || f.number == 5) {
-			ev->occurrences = f.number == 5;
-			ev->offset_ps = f.number == 2 ? (int64_t)f.v : 0;
-		}
 	}
 	ev->raw_len = (size_t)(d + n - ev->raw);
-	return rc;
+	return 0;
 }
 
 /* The next field 4 of a message (a line's events, an event's stats), whose
@@ -219,17 +255,35 @@ static int next_repeated(const uint8_t *d, size_t n, size_t *pos, field *f)
 	return rc;
 }
 
+/* next_repeated where the next field is the one sought (key 4, length
+ * delimited, as it mostly is): its bytes without the general walk. */
+static inline int next_repeated_fast(const uint8_t *d, size_t n, size_t *pos, field *f)
+{
+	size_t p = *pos;
+	uint64_t len;
+	if (p < n && d[p] == ((4u << 3) | WT_LEN)) {
+		p++;
+		if (!varint(d, n, &p, &len) || len > n - p)
+			return -1;
+		f->sub = d + p;
+		f->sub_len = (size_t)len;
+		*pos = p + (size_t)len;
+		return 1;
+	}
+	return next_repeated(d, n, pos, f);
+}
+
 int tl_xspace_wire_next_event(const tl_xspace_wire_line *l, size_t *pos, tl_xspace_wire_event *ev)
 {
 	field f = {0};
-	int rc = next_repeated(l->raw, l->raw_len, pos, &f);
+	int rc = next_repeated_fast(l->raw, l->raw_len, pos, &f);
 	return rc <= 0 ? rc : read_event(f.sub, f.sub_len, ev) < 0 ? -1 : 1;
 }
 
 int tl_xspace_wire_next_stat(const tl_xspace_wire_event *ev, size_t *pos, tl_xspace_wire_stat *st)
 {
 	field f = {0};
-	int rc = next_repeated(ev->raw, ev->raw_len, pos, &f);
+	int rc = next_repeated_fast(ev->raw, ev->raw_len, pos, &f);
 	return rc <= 0 ? rc : read_stat(f.sub, f.sub_len, st) < 0 ? -1 : 1;
 }
 
