@@ -459,7 +459,14 @@ static size_t fill_device_execs(tl_run *run, uint32_t d, const uint32_t *grouped
 		}
 	}
 	dev->n_exec = (uint32_t)(pos - dev->first_exec);
-	qsort(run->execs + dev->first_exec, dev->n_exec, sizeof(tl_exec), cmp_exec_start);
+	/* dumps mostly list a device's records in start order: sort only if not */
+	const tl_exec *e = run->execs + dev->first_exec;
+	for (uint32_t k = 1; k < dev->n_exec; k++)
+		if (cmp_exec_start(&e[k - 1], &e[k]) > 0) {
+			qsort(run->execs + dev->first_exec, dev->n_exec, sizeof(tl_exec),
+			      cmp_exec_start);
+			break;
+		}
 	return pos;
 }
 
@@ -859,19 +866,54 @@ int32_t tl_run_find_node(const tl_run *run, const char *device, const char *name
 
 /* Launchers the input names itself (an XSpace's correlation ids): pairs of
  * (kernel, launcher) records; they replace what names gave. */
+/* The execution of a record: an open-addressed table of the records in
+ * pairs (a run has a million executions; only the paired ones are kept). */
+struct exec_of {
+	const Tensorflow__NodeExecStats **key;
+	int32_t *exec;
+	size_t mask;
+};
+
+static size_t exec_of_slot(const struct exec_of *t, const Tensorflow__NodeExecStats *ns)
+{
+	size_t h = (size_t)(((uintptr_t)ns >> 4) * UINT64_C(0x9E3779B97F4A7C15));
+	size_t i = (h >> 17) & t->mask;
+	while (t->key[i] != NULL && t->key[i] != ns)
+		i = (i + 1) & t->mask;
+	return i;
+}
+
 static void set_launchers(tl_run *run, const Tensorflow__NodeExecStats *const *pairs, size_t n)
 {
-	GHashTable *exec_of = g_hash_table_new(g_direct_hash, g_direct_equal);
-	for (size_t i = 0; i < run->n_execs; i++)
-		g_hash_table_insert(exec_of, (gpointer)run->execs[i].ns, GSIZE_TO_POINTER(i + 1));
-	for (size_t k = 0; k < n; k++) {
-		gpointer kernel = g_hash_table_lookup(exec_of, pairs[2 * k]);
-		gpointer launcher = g_hash_table_lookup(exec_of, pairs[2 * k + 1]);
-		if (kernel != NULL && launcher != NULL)
-			run->execs[GPOINTER_TO_SIZE(kernel) - 1].launcher =
-			    (int32_t)(GPOINTER_TO_SIZE(launcher) - 1);
+	struct exec_of t;
+	size_t cap = 16;
+	while (cap < 4 * n)
+		cap *= 2;
+	t.key = g_new0(const Tensorflow__NodeExecStats *, cap);
+	t.exec = g_new(int32_t, cap);
+	t.mask = cap - 1;
+	for (size_t k = 0; k < 2 * n; k++) {
+		if (pairs[k] == NULL)
+			continue;
+		size_t i = exec_of_slot(&t, pairs[k]);
+		t.key[i] = pairs[k];
+		t.exec[i] = -1;
 	}
-	g_hash_table_destroy(exec_of);
+	for (size_t e = 0; e < run->n_execs; e++) {
+		size_t i = exec_of_slot(&t, run->execs[e].ns);
+		if (t.key[i] != NULL)
+			t.exec[i] = (int32_t)e;
+	}
+	for (size_t k = 0; k < n; k++) {
+		if (pairs[2 * k] == NULL || pairs[2 * k + 1] == NULL)
+			continue;
+		int32_t kernel = t.exec[exec_of_slot(&t, pairs[2 * k])];
+		int32_t launcher = t.exec[exec_of_slot(&t, pairs[2 * k + 1])];
+		if (kernel >= 0 && launcher >= 0)
+			run->execs[kernel].launcher = launcher;
+	}
+	g_free(t.key);
+	g_free(t.exec);
 }
 
 int tl_run_next(tl_source *src, tl_run **run, tl_error *err)
