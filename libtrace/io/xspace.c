@@ -68,6 +68,7 @@ typedef struct xplane {
 	id_map ev_md, st_md;
 	int64_t sid[N_STAT_KEYS];
 	bool has_sid[N_STAT_KEYS];
+	size_t line_base; /* the lines of the planes before it */
 } xplane;
 
 enum ev_flags {
@@ -128,6 +129,7 @@ struct tl_xspace {
 	 * device events with a correlation_id, and the events of Steps lines. */
 	GArray *host_corr, *dev_corr, *step_ev; /* uint32_t */
 	size_t n_ops;				 /* events that are no allocator event */
+	size_t n_lines;				 /* of all planes */
 };
 
 /* ---- metadata ----------------------------------------------------------- */
@@ -736,6 +738,8 @@ int tl_xspace_open(tl_xspace **out, const uint8_t *data, size_t len, tl_arena *a
 	counts c = {0};
 	for (size_t p = 0; p < xs->space.n_planes; p++) {
 		index_plane(&xs->planes[p], &xs->space.planes[p], arena);
+		xs->planes[p].line_base = xs->n_lines;
+		xs->n_lines += xs->space.planes[p].n_lines;
 		for (size_t l = 0; l < xs->space.planes[p].n_lines; l++)
 			add_line(xs, ev, by_name, (uint32_t)p, (uint32_t)l, arena, &c);
 	}
@@ -919,10 +923,11 @@ static void fill_exec(const tl_xspace *xs, const xev *v, Tensorflow__NodeExecSta
 
 /* thread_names of a host device: the lines of the run's events, once each. */
 static void name_thread(Tensorflow__DeviceStepStats *ds, const tl_xspace_wire_line *l,
-			GHashTable *seen, tl_arena *arena)
+			uint8_t *seen, tl_arena *arena)
 {
-	if (!g_hash_table_add(seen, (gpointer)l))
+	if (*seen)
 		return;
+	*seen = 1;
 	Tensorflow__DeviceStepStats__ThreadNamesEntry *t = tl_arena_alloc(arena, sizeof *t);
 	tensorflow__device_step_stats__thread_names_entry__init(t);
 	t->key = (uint32_t)l->id;
@@ -971,7 +976,7 @@ int tl_xspace_run(tl_xspace *xs, size_t run, const char *base, tl_arena *arena,
 	Tensorflow__RunMetadata *meta = tl_arena_alloc(arena, sizeof *meta);
 	tensorflow__run_metadata__init(meta);
 	Tensorflow__StepStats *ss = meta->step_stats = run_devices(xs, ev, n, slot, arena);
-	GHashTable *seen = g_hash_table_new(g_direct_hash, g_direct_equal);
+	uint8_t *seen = g_new0(uint8_t, xs->n_lines + 1); /* per line: its thread named */
 	for (size_t k = 0; k < n; k++) {
 		const xev *v = &xs->ev[ev[k]];
 		Tensorflow__DeviceStepStats *ds = ss->dev_stats[slot[v->dev]];
@@ -980,9 +985,10 @@ int tl_xspace_run(tl_xspace *xs, size_t run, const char *base, tl_arena *arena,
 		ds->node_stats[ds->n_node_stats++] = ns;
 		xs->ns_slot[ev[k]] = ns;
 		if (g_array_index(xs->devs, xdev, v->dev).threads)
-			name_thread(ds, &xs->planes[v->plane].p->lines[v->line], seen, arena);
+			name_thread(ds, &xs->planes[v->plane].p->lines[v->line],
+				    &seen[xs->planes[v->plane].line_base + v->line], arena);
 	}
-	g_hash_table_destroy(seen);
+	g_free(seen);
 	/* a launcher of another run (or an allocator event) has no record here */
 	g_ptr_array_set_size(xs->links, 0);
 	for (size_t k = 0; k < n; k++) {
