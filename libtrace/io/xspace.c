@@ -380,11 +380,31 @@ static int cmp_ev_start(const void *a, const void *b)
 	return (x->raw > y->raw) - (x->raw < y->raw);
 }
 
+/* The events as they are read: an array grown by doubling (appending
+ * through GArray was a call and a copy per event), and the stack of open
+ * events nest_line keeps. */
+typedef struct ev_vec {
+	xev *v;
+	size_t n, cap;
+	int32_t *stack;
+	size_t stack_cap;
+} ev_vec;
+
+static xev *ev_push(ev_vec *a)
+{
+	if (a->n == a->cap) {
+		a->cap = a->cap ? 2 * a->cap : 1024;
+		a->v = g_renew(xev, a->v, a->cap);
+	}
+	return &a->v[a->n++];
+}
+
 /* Parents within one line's events ev[lo..hi), sorted by start; the
  * events the later passes need listed (tl_xspace.host_corr, ...). */
-static void nest_line(tl_xspace *xs, xev *ev, size_t lo, size_t hi, plane_kind kind)
+static void nest_line(tl_xspace *xs, ev_vec *a, size_t lo, size_t hi, plane_kind kind)
 {
-	GArray *stack = g_array_new(FALSE, FALSE, sizeof(int32_t));
+	xev *ev = a->v;
+	size_t depth = 0;
 	for (size_t i = lo; i < hi; i++) {
 		uint32_t me_u = (uint32_t)i;
 		if ((ev[i].flags & F_CORR) && kind == P_HOST)
@@ -394,27 +414,29 @@ static void nest_line(tl_xspace *xs, xev *ev, size_t lo, size_t hi, plane_kind k
 		if (ev[i].flags & F_STEP)
 			g_array_append_val(xs->step_ev, me_u);
 		xs->n_ops += !(ev[i].flags & F_MEMORY);
-		while (stack->len > 0) {
-			int32_t top = g_array_index(stack, int32_t, stack->len - 1);
+		while (depth > 0) {
+			int32_t top = a->stack[depth - 1];
 			if (ev[top].end >= ev[i].end && ev[top].start <= ev[i].start)
 				break;
-			g_array_set_size(stack, stack->len - 1);
+			depth--;
 		}
-		ev[i].parent = stack->len > 0 ? g_array_index(stack, int32_t, stack->len - 1) : -1;
-		int32_t me = (int32_t)i;
-		g_array_append_val(stack, me);
+		ev[i].parent = depth > 0 ? a->stack[depth - 1] : -1;
+		if (depth == a->stack_cap) {
+			a->stack_cap = a->stack_cap ? 2 * a->stack_cap : 64;
+			a->stack = g_renew(int32_t, a->stack, a->stack_cap);
+		}
+		a->stack[depth++] = (int32_t)i;
 	}
-	g_array_free(stack, TRUE);
 }
 
-static void add_line(tl_xspace *xs, GArray *out, GHashTable *by_name, uint32_t pi, uint32_t li,
+static void add_line(tl_xspace *xs, ev_vec *out, GHashTable *by_name, uint32_t pi, uint32_t li,
 		     tl_arena *arena, counts *c)
 {
 	const xplane *x = &xs->planes[pi];
 	const tl_xspace_wire_line *l = &x->p->lines[li];
 	uint32_t dev = UINT32_MAX;
 	bool steps = strcmp(l->name, "Steps") == 0;
-	size_t first = out->len;
+	size_t first = out->n;
 	tl_xspace_wire_event e;
 	size_t pos = 0;
 	int rc;
@@ -454,20 +476,20 @@ static void add_line(tl_xspace *xs, GArray *out, GHashTable *by_name, uint32_t p
 		if (dev == UINT32_MAX)
 			dev = device_for(xs, by_name, x, l, arena);
 		v.dev = dev;
-		g_array_append_val(out, v);
+		*ev_push(out) = v;
 	}
 	if (rc < 0)
 		c->malformed = true;
-	if (out->len == first) /* no events: out->data may still be NULL */
+	if (out->n == first) /* no events: out->v may still be NULL */
 		return;
-	xev *ev = (xev *)(void *)out->data;
+	xev *ev = out->v;
 	/* profilers write a line's events in time order: sort only if not */
-	for (size_t i = first + 1; i < out->len; i++)
+	for (size_t i = first + 1; i < out->n; i++)
 		if (cmp_ev_start(&ev[i - 1], &ev[i]) > 0) {
-			qsort(ev + first, out->len - first, sizeof(xev), cmp_ev_start);
+			qsort(ev + first, out->n - first, sizeof(xev), cmp_ev_start);
 			break;
 		}
-	nest_line(xs, ev, first, out->len, x->kind);
+	nest_line(xs, out, first, out->n, x->kind);
 }
 
 /* The TF op around host event i (itself when it is one), or -1. */
@@ -733,7 +755,7 @@ int tl_xspace_open(tl_xspace **out, const uint8_t *data, size_t len, tl_arena *a
 	xs->host_corr = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	xs->dev_corr = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	xs->step_ev = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-	GArray *ev = g_array_new(FALSE, FALSE, sizeof(xev));
+	ev_vec ev = {0};
 	GHashTable *by_name = g_hash_table_new(g_str_hash, g_str_equal);
 	counts c = {0};
 	for (size_t p = 0; p < xs->space.n_planes; p++) {
@@ -741,11 +763,12 @@ int tl_xspace_open(tl_xspace **out, const uint8_t *data, size_t len, tl_arena *a
 		xs->planes[p].line_base = xs->n_lines;
 		xs->n_lines += xs->space.planes[p].n_lines;
 		for (size_t l = 0; l < xs->space.planes[p].n_lines; l++)
-			add_line(xs, ev, by_name, (uint32_t)p, (uint32_t)l, arena, &c);
+			add_line(xs, &ev, by_name, (uint32_t)p, (uint32_t)l, arena, &c);
 	}
 	g_hash_table_destroy(by_name);
-	xs->n_ev = ev->len;
-	xs->ev = (xev *)(void *)g_array_free(ev, FALSE);
+	xs->n_ev = ev.n;
+	xs->ev = ev.v != NULL ? ev.v : g_new(xev, 1);
+	g_free(ev.stack);
 	if (c.malformed) {
 		tl_xspace_free(xs);
 		tl_error_set(err, "malformed XSpace (protobuf decoding failed)");
