@@ -88,9 +88,8 @@ typedef struct xev {
 	int64_t start, end;  /* ns */
 	int64_t corr, group; /* correlation_id and group_id stats, when F_CORR / F_GROUP */
 	uint32_t raw_len;    /* an XSpace is under 2 GiB (one protobuf message) */
-	uint32_t plane, line;
-	uint32_t dev;
-	int32_t parent;	  /* the innermost event around it on its line, or -1 */
+	uint32_t plane, line; /* its device: tl_xspace.line_dev */
+	int32_t parent;	      /* the innermost event around it on its line, or -1 */
 	int32_t launcher; /* device events: the TF op that launched it, or -1 */
 	uint32_t run;
 	uint32_t flags;
@@ -130,6 +129,8 @@ struct tl_xspace {
 	GArray *host_corr, *dev_corr, *step_ev; /* uint32_t */
 	size_t n_ops;				 /* events that are no allocator event */
 	size_t n_lines;				 /* of all planes */
+	uint32_t *line_dev; /* per line (xplane.line_base + line): its device, once it
+			     * has events */
 };
 
 /* ---- metadata ----------------------------------------------------------- */
@@ -226,6 +227,15 @@ static bool stat_get(const xplane *x, const xev *v, enum stat_key k, tl_xspace_w
 
 /* A stat's text: a string (copied into the arena), or the name of the stat
  * metadata a ref names; NULL for other values. */
+static const char *stat_str_in(const xplane *x, const tl_xspace_wire_stat *st, tl_arena *arena)
+{
+	if (st->kind == TL_XSTAT_STR)
+		return tl_arena_strndup(arena, (const char *)st->s, st->s_len);
+	if (st->kind == TL_XSTAT_REF)
+		return find_id(&x->st_md, (int64_t)st->u);
+	return NULL;
+}
+
 static const char *stat_str(const xplane *x, const tl_xspace_wire_stat *st)
 {
 	if (st->kind == TL_XSTAT_STR)
@@ -279,7 +289,7 @@ static bool stat_int(const tl_xspace_wire_stat *st, int64_t *out)
 
 /* One pass over an event's stats: those naming no metadata counted, the
  * correlation and group ids kept; the text of its step_name stat, or NULL. */
-static const char *scan_stats(const xplane *x, xev *v, counts *c)
+static const char *scan_stats(const xplane *x, xev *v, counts *c, tl_arena *arena)
 {
 	const char *step = NULL;
 	tl_xspace_wire_event ev = event_of(v);
@@ -297,7 +307,7 @@ static const char *scan_stats(const xplane *x, xev *v, counts *c)
 			 stat_int(&st, &v->group))
 			v->flags |= F_GROUP;
 		else if (x->has_sid[S_STEP_NAME] && st.metadata_id == x->sid[S_STEP_NAME])
-			step = stat_str(x, &st);
+			step = stat_str_in(x, &st, arena);
 	}
 	if (rc < 0)
 		c->malformed = true;
@@ -380,40 +390,45 @@ static int cmp_ev_start(const void *a, const void *b)
 	return (x->raw > y->raw) - (x->raw < y->raw);
 }
 
-/* The events as they are read: an array grown by doubling (appending
- * through GArray was a call and a copy per event), and the stack of open
- * events nest_line keeps. */
+/* A share of the lines, read on a thread of its own: each line's events
+ * go to tl_xspace.ev from line_first[line] on (as many places as the line
+ * holds events), the stack of open events nest_line keeps, and what the
+ * passes after reading need (tl_xspace.host_corr, ...) in event order. */
 typedef struct ev_vec {
-	xev *v;
-	size_t n, cap;
+	const tl_xspace *xs;
+	size_t lo, hi; /* its lines, by global index */
+	xev *v;	       /* tl_xspace.ev */
+	size_t n;      /* where the next event goes */
+	const size_t *line_first;
 	int32_t *stack;
 	size_t stack_cap;
+	GArray *host_corr, *dev_corr, *step_ev;
+	size_t n_ops;
+	counts c;
+	tl_arena *arena;  /* the names it makes */
+	size_t *line_end; /* per line (its share's alone): where its events stop */
 } ev_vec;
 
 static xev *ev_push(ev_vec *a)
 {
-	if (a->n == a->cap) {
-		a->cap = a->cap ? 2 * a->cap : 1024;
-		a->v = g_renew(xev, a->v, a->cap);
-	}
 	return &a->v[a->n++];
 }
 
 /* Parents within one line's events ev[lo..hi), sorted by start; the
  * events the later passes need listed (tl_xspace.host_corr, ...). */
-static void nest_line(tl_xspace *xs, ev_vec *a, size_t lo, size_t hi, plane_kind kind)
+static void nest_line(ev_vec *a, size_t lo, size_t hi, plane_kind kind)
 {
 	xev *ev = a->v;
 	size_t depth = 0;
 	for (size_t i = lo; i < hi; i++) {
 		uint32_t me_u = (uint32_t)i;
 		if ((ev[i].flags & F_CORR) && kind == P_HOST)
-			g_array_append_val(xs->host_corr, me_u);
+			g_array_append_val(a->host_corr, me_u);
 		else if ((ev[i].flags & F_CORR) && kind == P_DEVICE)
-			g_array_append_val(xs->dev_corr, me_u);
+			g_array_append_val(a->dev_corr, me_u);
 		if (ev[i].flags & F_STEP)
-			g_array_append_val(xs->step_ev, me_u);
-		xs->n_ops += !(ev[i].flags & F_MEMORY);
+			g_array_append_val(a->step_ev, me_u);
+		a->n_ops += !(ev[i].flags & F_MEMORY);
 		while (depth > 0) {
 			int32_t top = a->stack[depth - 1];
 			if (ev[top].end >= ev[i].end && ev[top].start <= ev[i].start)
@@ -429,14 +444,14 @@ static void nest_line(tl_xspace *xs, ev_vec *a, size_t lo, size_t hi, plane_kind
 	}
 }
 
-static void add_line(tl_xspace *xs, ev_vec *out, GHashTable *by_name, uint32_t pi, uint32_t li,
-		     tl_arena *arena, counts *c)
+static void add_line(ev_vec *out, uint32_t pi, uint32_t li)
 {
-	const xplane *x = &xs->planes[pi];
+	const xplane *x = &out->xs->planes[pi];
 	const tl_xspace_wire_line *l = &x->p->lines[li];
-	uint32_t dev = UINT32_MAX;
+	tl_arena *arena = out->arena;
+	counts *c = &out->c;
 	bool steps = strcmp(l->name, "Steps") == 0;
-	size_t first = out->n;
+	size_t first = out->n = out->line_first[x->line_base + li];
 	tl_xspace_wire_event e;
 	size_t pos = 0;
 	int rc;
@@ -463,7 +478,7 @@ static void add_line(tl_xspace *xs, ev_vec *out, GHashTable *by_name, uint32_t p
 			g_free(n);
 		}
 		/* TensorBoard names an event with a step_name stat by it */
-		const char *step = scan_stats(x, &v, c);
+		const char *step = scan_stats(x, &v, c, arena);
 		if (step != NULL && step[0] != '\0')
 			v.name = step;
 		if (strcmp(v.name, "MemoryAllocation") == 0 ||
@@ -473,14 +488,12 @@ static void add_line(tl_xspace *xs, ev_vec *out, GHashTable *by_name, uint32_t p
 			v.flags |= F_TFOP;
 		if (steps)
 			v.flags |= F_STEP;
-		if (dev == UINT32_MAX)
-			dev = device_for(xs, by_name, x, l, arena);
-		v.dev = dev;
 		*ev_push(out) = v;
 	}
 	if (rc < 0)
 		c->malformed = true;
-	if (out->n == first) /* no events: out->v may still be NULL */
+	out->line_end[x->line_base + li] = out->n;
+	if (out->n == first)
 		return;
 	xev *ev = out->v;
 	/* profilers write a line's events in time order: sort only if not */
@@ -489,7 +502,187 @@ static void add_line(tl_xspace *xs, ev_vec *out, GHashTable *by_name, uint32_t p
 			qsort(ev + first, out->n - first, sizeof(xev), cmp_ev_start);
 			break;
 		}
-	nest_line(xs, out, first, out->n, x->kind);
+	nest_line(out, first, out->n, x->kind);
+}
+
+/* ---- reading the lines on threads ---------------------------------------- */
+
+/* Below this many bytes of lines one thread reads them all; the lines are
+ * cut into up to SHARES_MAX shares of about equal bytes, which up to
+ * THREADS_MAX threads take in turn (the costs per byte of lines differ). */
+#define SHARE_MIN ((size_t)4 << 20)
+#define SHARES_MAX 8
+#define THREADS_MAX 4
+
+static void read_share(ev_vec *a)
+{
+	const tl_xspace *xs = a->xs;
+	size_t pi = 0;
+	for (size_t g = a->lo; g < a->hi; g++) {
+		while (g >= xs->planes[pi].line_base + xs->planes[pi].p->n_lines)
+			pi++;
+		add_line(a, (uint32_t)pi, (uint32_t)(g - xs->planes[pi].line_base));
+	}
+}
+
+struct share_queue {
+	ev_vec *shares;
+	size_t n;
+	gint next;
+};
+
+static gpointer share_thread(gpointer data)
+{
+	struct share_queue *q = data;
+	for (;;) {
+		gint k = g_atomic_int_add(&q->next, 1);
+		if (k < 0 || (size_t)k >= q->n)
+			return NULL;
+		read_share(&q->shares[k]);
+	}
+}
+
+/* The lines cut into runs of about equal bytes, one per share: shares[k]
+ * reads lines [lo, hi). Returns how many. */
+static size_t cut_shares(tl_xspace *xs, ev_vec *shares, size_t *line_end, const size_t *line_first)
+{
+	size_t total = 0;
+	for (size_t p = 0; p < xs->space.n_planes; p++)
+		for (size_t l = 0; l < xs->space.planes[p].n_lines; l++)
+			total += xs->space.planes[p].lines[l].raw_len;
+	size_t n = total / SHARE_MIN;
+	if (n > SHARES_MAX)
+		n = SHARES_MAX;
+	if (n < 1 || g_get_num_processors() < 2)
+		n = 1;
+	size_t g = 0, done = 0, k = 0;
+	for (size_t p = 0; p < xs->space.n_planes; p++)
+		for (size_t l = 0; l < xs->space.planes[p].n_lines; l++, g++) {
+			if (k + 1 < n && done >= total / n * (k + 1) && g > shares[k].lo) {
+				shares[k].hi = g;
+				shares[++k].lo = g;
+			}
+			done += xs->space.planes[p].lines[l].raw_len;
+		}
+	shares[k].hi = g;
+	for (size_t i = 0; i <= k; i++) {
+		shares[i].xs = xs;
+		shares[i].v = xs->ev;
+		shares[i].line_first = line_first;
+		shares[i].line_end = line_end;
+		shares[i].arena = tl_arena_new();
+		shares[i].host_corr = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+		shares[i].dev_corr = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+		shares[i].step_ev = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	}
+	return k + 1;
+}
+
+static void append_all(GArray *to, GArray *from)
+{
+	g_array_append_vals(to, from->data, from->len);
+	g_array_free(from, TRUE);
+}
+
+/* The shares' counts added up, their lists put end to end, their names
+ * moved into `arena`. */
+static void join_shares(tl_xspace *xs, ev_vec *shares, size_t n, counts *c, tl_arena *arena)
+{
+	for (size_t i = 0; i < n; i++) {
+		ev_vec *a = &shares[i];
+		append_all(xs->host_corr, a->host_corr);
+		append_all(xs->dev_corr, a->dev_corr);
+		append_all(xs->step_ev, a->step_ev);
+		xs->n_ops += a->n_ops;
+		c->bad_stat += a->c.bad_stat;
+		c->bad_event_md += a->c.bad_event_md;
+		c->bad_time += a->c.bad_time;
+		c->occurrences += a->c.occurrences;
+		c->malformed |= a->c.malformed;
+		tl_arena_adopt(arena, a->arena);
+		g_free(a->stack);
+	}
+}
+
+/* Lines that kept fewer events than they hold (skipped events) leave
+ * holes: the events moved down over them, with their parents and the
+ * lists. */
+static void close_holes(tl_xspace *xs, const size_t *line_first, const size_t *line_end)
+{
+	size_t *shift = g_new(size_t, xs->n_lines + 1);
+	size_t gap = 0;
+	for (size_t g = 0; g < xs->n_lines; g++) {
+		shift[g] = gap;
+		gap += line_first[g + 1] - line_end[g];
+	}
+	GArray *lists[3] = {xs->host_corr, xs->dev_corr, xs->step_ev};
+	for (int k = 0; k < 3; k++)
+		for (guint j = 0; j < lists[k]->len; j++) {
+			uint32_t *i = &g_array_index(lists[k], uint32_t, j);
+			const xev *v = &xs->ev[*i];
+			*i -= (uint32_t)shift[xs->planes[v->plane].line_base + v->line];
+		}
+	for (size_t g = 0; g < xs->n_lines; g++)
+		for (size_t i = line_first[g]; i < line_end[g]; i++) {
+			xev v = xs->ev[i];
+			if (v.parent >= 0)
+				v.parent -= (int32_t)shift[g];
+			xs->ev[i - shift[g]] = v;
+		}
+	xs->n_ev = line_first[xs->n_lines] - gap;
+	g_free(shift);
+}
+
+/* Every line's events into xs->ev, on up to THREADS_MAX threads, as one
+ * thread reading the lines in order would put them; the devices of the
+ * lines with events, in the lines' order. */
+static void read_lines(tl_xspace *xs, tl_arena *arena, counts *c)
+{
+	size_t *line_first = g_new(size_t, xs->n_lines + 1);
+	size_t *line_end = g_new(size_t, xs->n_lines + 1);
+	size_t total = 0;
+	for (size_t p = 0; p < xs->space.n_planes; p++)
+		for (size_t l = 0; l < xs->space.planes[p].n_lines; l++) {
+			line_first[xs->planes[p].line_base + l] = total;
+			total += tl_xspace_wire_count_events(&xs->space.planes[p].lines[l]);
+		}
+	line_first[xs->n_lines] = total;
+	xs->ev = g_new(xev, line_first[xs->n_lines] + 1);
+	ev_vec shares[SHARES_MAX] = {{0}};
+	struct share_queue q = {.shares = shares, .n = cut_shares(xs, shares, line_end, line_first)};
+	GThread *t[THREADS_MAX] = {0};
+	size_t threads = MIN(MIN(q.n, (size_t)g_get_num_processors()), (size_t)THREADS_MAX);
+	for (size_t i = 1; i < threads; i++)
+		t[i] = g_thread_try_new("tl-xspace", share_thread, &q, NULL);
+	share_thread(&q);
+	for (size_t i = 1; i < threads; i++)
+		if (t[i] != NULL)
+			g_thread_join(t[i]);
+	join_shares(xs, shares, q.n, c, arena);
+	bool holes = false;
+	xs->n_ev = line_first[xs->n_lines];
+	for (size_t g = 0; g < xs->n_lines; g++)
+		holes |= line_end[g] != line_first[g + 1];
+	if (holes)
+		close_holes(xs, line_first, line_end);
+	GHashTable *by_name = g_hash_table_new(g_str_hash, g_str_equal);
+	xs->line_dev = g_new(uint32_t, xs->n_lines + 1);
+	for (size_t p = 0; p < xs->space.n_planes; p++)
+		for (size_t l = 0; l < xs->space.planes[p].n_lines; l++) {
+			size_t g = xs->planes[p].line_base + l;
+			bool kept = line_end[g] > line_first[g];
+			xs->line_dev[g] = kept ? device_for(xs, by_name, &xs->planes[p],
+							    &xs->space.planes[p].lines[l], arena)
+					       : UINT32_MAX;
+		}
+	g_hash_table_destroy(by_name);
+	g_free(line_first);
+	g_free(line_end);
+}
+
+static uint32_t dev_of(const tl_xspace *xs, const xev *v)
+{
+	return xs->line_dev[xs->planes[v->plane].line_base + v->line];
 }
 
 /* The TF op around host event i (itself when it is one), or -1. */
@@ -755,20 +948,13 @@ int tl_xspace_open(tl_xspace **out, const uint8_t *data, size_t len, tl_arena *a
 	xs->host_corr = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	xs->dev_corr = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	xs->step_ev = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-	ev_vec ev = {0};
-	GHashTable *by_name = g_hash_table_new(g_str_hash, g_str_equal);
 	counts c = {0};
 	for (size_t p = 0; p < xs->space.n_planes; p++) {
 		index_plane(&xs->planes[p], &xs->space.planes[p], arena);
 		xs->planes[p].line_base = xs->n_lines;
 		xs->n_lines += xs->space.planes[p].n_lines;
-		for (size_t l = 0; l < xs->space.planes[p].n_lines; l++)
-			add_line(xs, &ev, by_name, (uint32_t)p, (uint32_t)l, arena, &c);
 	}
-	g_hash_table_destroy(by_name);
-	xs->n_ev = ev.n;
-	xs->ev = ev.v != NULL ? ev.v : g_new(xev, 1);
-	g_free(ev.stack);
+	read_lines(xs, arena, &c);
 	if (c.malformed) {
 		tl_xspace_free(xs);
 		tl_error_set(err, "malformed XSpace (protobuf decoding failed)");
@@ -805,6 +991,7 @@ void tl_xspace_free(tl_xspace *xs)
 	g_array_free(xs->host_corr, TRUE);
 	g_array_free(xs->dev_corr, TRUE);
 	g_array_free(xs->step_ev, TRUE);
+	g_free(xs->line_dev);
 	g_free(xs);
 }
 
@@ -906,7 +1093,7 @@ static void fill_exec(const tl_xspace *xs, const xev *v, Tensorflow__NodeExecSta
 		      tl_arena *arena)
 {
 	tensorflow__node_exec_stats__init(ns);
-	const xdev *d = &g_array_index(xs->devs, xdev, v->dev);
+	const xdev *d = &g_array_index(xs->devs, xdev, dev_of(xs, v));
 	const tl_xspace_wire_line *l = &xs->planes[v->plane].p->lines[v->line];
 	ns->all_start_nanos = v->start;
 	ns->all_start_micros = v->start / 1000;
@@ -967,7 +1154,7 @@ static Tensorflow__StepStats *run_devices(const tl_xspace *xs, const uint32_t *e
 	size_t nd = xs->devs->len;
 	uint32_t *count = g_new0(uint32_t, nd + 1);
 	for (size_t k = 0; k < n; k++)
-		count[xs->ev[ev[k]].dev]++;
+		count[dev_of(xs, &xs->ev[ev[k]])]++;
 	Tensorflow__StepStats *ss = tl_arena_alloc(arena, sizeof *ss);
 	tensorflow__step_stats__init(ss);
 	ss->dev_stats = tl_arena_alloc(arena, (nd + 1) * sizeof *ss->dev_stats);
@@ -1002,12 +1189,13 @@ int tl_xspace_run(tl_xspace *xs, size_t run, const char *base, tl_arena *arena,
 	uint8_t *seen = g_new0(uint8_t, xs->n_lines + 1); /* per line: its thread named */
 	for (size_t k = 0; k < n; k++) {
 		const xev *v = &xs->ev[ev[k]];
-		Tensorflow__DeviceStepStats *ds = ss->dev_stats[slot[v->dev]];
+		uint32_t dev = dev_of(xs, v);
+		Tensorflow__DeviceStepStats *ds = ss->dev_stats[slot[dev]];
 		Tensorflow__NodeExecStats *ns = tl_arena_alloc(arena, sizeof *ns);
 		fill_exec(xs, v, ns, arena);
 		ds->node_stats[ds->n_node_stats++] = ns;
 		xs->ns_slot[ev[k]] = ns;
-		if (g_array_index(xs->devs, xdev, v->dev).threads)
+		if (g_array_index(xs->devs, xdev, dev).threads)
 			name_thread(ds, &xs->planes[v->plane].p->lines[v->line],
 				    &seen[xs->planes[v->plane].line_base + v->line], arena);
 	}

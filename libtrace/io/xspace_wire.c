@@ -280,6 +280,15 @@ int tl_xspace_wire_next_event(const tl_xspace_wire_line *l, size_t *pos, tl_xspa
 	return rc <= 0 ? rc : read_event(f.sub, f.sub_len, ev) < 0 ? -1 : 1;
 }
 
+size_t tl_xspace_wire_count_events(const tl_xspace_wire_line *l)
+{
+	size_t pos = 0, n = 0;
+	field f = {0};
+	while (next_repeated_fast(l->raw, l->raw_len, &pos, &f) > 0)
+		n++;
+	return n;
+}
+
 int tl_xspace_wire_next_stat(const tl_xspace_wire_event *ev, size_t *pos, tl_xspace_wire_stat *st)
 {
 	field f = {0};

@@ -65,6 +65,10 @@ typedef struct tl_xspace_wire_event {
  * end, -1 for bytes that are no XEvent. */
 int tl_xspace_wire_next_event(const tl_xspace_wire_line *l, size_t *pos, tl_xspace_wire_event *ev);
 
+/* How many events a line holds (its field 4 entries, not read), up to
+ * where its bytes stop framing. */
+size_t tl_xspace_wire_count_events(const tl_xspace_wire_line *l);
+
 typedef enum tl_xspace_wire_kind {
 	TL_XSTAT_NONE = 0,
 	TL_XSTAT_DOUBLE = 2,
