@@ -1187,8 +1187,11 @@ int tl_xspace_run(tl_xspace *xs, size_t run, const char *base, tl_arena *arena,
 	tensorflow__run_metadata__init(meta);
 	Tensorflow__StepStats *ss = meta->step_stats = run_devices(xs, ev, n, slot, arena);
 	uint8_t *seen = g_new0(uint8_t, xs->n_lines + 1); /* per line: its thread named */
+	GArray *launched = g_array_new(FALSE, FALSE, sizeof(uint32_t)); /* events with a launcher */
 	for (size_t k = 0; k < n; k++) {
 		const xev *v = &xs->ev[ev[k]];
+		if (v->launcher >= 0)
+			g_array_append_val(launched, ev[k]);
 		uint32_t dev = dev_of(xs, v);
 		Tensorflow__DeviceStepStats *ds = ss->dev_stats[slot[dev]];
 		Tensorflow__NodeExecStats *ns = tl_arena_alloc(arena, sizeof *ns);
@@ -1202,14 +1205,15 @@ int tl_xspace_run(tl_xspace *xs, size_t run, const char *base, tl_arena *arena,
 	g_free(seen);
 	/* a launcher of another run (or an allocator event) has no record here */
 	g_ptr_array_set_size(xs->links, 0);
-	for (size_t k = 0; k < n; k++) {
-		const xev *v = &xs->ev[ev[k]];
-		if (v->launcher < 0 || xs->ev[v->launcher].run != run ||
-		    (xs->ev[v->launcher].flags & F_MEMORY))
+	for (guint k = 0; k < launched->len; k++) {
+		uint32_t i = g_array_index(launched, uint32_t, k);
+		const xev *v = &xs->ev[i];
+		if (xs->ev[v->launcher].run != run || (xs->ev[v->launcher].flags & F_MEMORY))
 			continue;
-		g_ptr_array_add(xs->links, xs->ns_slot[ev[k]]);
+		g_ptr_array_add(xs->links, xs->ns_slot[i]);
 		g_ptr_array_add(xs->links, xs->ns_slot[v->launcher]);
 	}
+	g_array_free(launched, TRUE);
 	g_free(slot);
 	char *l = xs->n_runs > 1 ? g_strdup_printf("%s step %s", base, xs->steps[run].name)
 				 : g_strdup(base);
