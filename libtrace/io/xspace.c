@@ -69,6 +69,7 @@ typedef struct xplane {
 	int64_t sid[N_STAT_KEYS];
 	bool has_sid[N_STAT_KEYS];
 	size_t line_base; /* the lines of the planes before it */
+	uint8_t *ev_flags; /* where ev_md is dense: per id, name_flags of its name */
 } xplane;
 
 enum ev_flags {
@@ -178,6 +179,8 @@ static plane_kind kind_of_plane(const char *name)
 	return P_OTHER;
 }
 
+static uint32_t name_flags(const char *name);
+
 static void index_plane(xplane *x, const tl_xspace_wire_plane *p, tl_arena *arena)
 {
 	x->p = p;
@@ -187,6 +190,12 @@ static void index_plane(xplane *x, const tl_xspace_wire_plane *p, tl_arena *aren
 	for (size_t i = 0; i < p->n_ev_md; i++)
 		x->ev_md.v[x->ev_md.n++] = (id_ptr){p->ev_md[i].id, p->ev_md[i].name};
 	map_finish(&x->ev_md);
+	if (x->ev_md.dense != NULL) {
+		x->ev_flags = g_new0(uint8_t, x->ev_md.n_dense);
+		for (size_t i = 0; i < x->ev_md.n_dense; i++)
+			if (x->ev_md.dense[i] != NULL)
+				x->ev_flags[i] = (uint8_t)name_flags(x->ev_md.dense[i]);
+	}
 	x->st_md.v = g_new(id_ptr, p->n_st_md + 1);
 	for (size_t i = 0; i < p->n_st_md; i++) {
 		const char *n = p->st_md[i].name;
@@ -324,6 +333,14 @@ static bool is_tf_op(const char *name)
 		if (!g_ascii_isalnum(*p) && *p != '_')
 			return false;
 	return true;
+}
+
+/* What an event's name makes it: F_MEMORY, F_TFOP or neither. */
+static uint32_t name_flags(const char *name)
+{
+	if (strcmp(name, "MemoryAllocation") == 0 || strcmp(name, "MemoryDeallocation") == 0)
+		return F_MEMORY;
+	return is_tf_op(name) ? F_TFOP : 0;
 }
 
 /* ---- events -------------------------------------------------------------- */
@@ -471,6 +488,7 @@ static void add_line(ev_vec *out, uint32_t pi, uint32_t li)
 			continue;
 		}
 		v.name = find_id(&x->ev_md, e.metadata_id);
+		bool named_by_md = v.name != NULL;
 		if (v.name == NULL) {
 			c->bad_event_md++;
 			char *n = g_strdup_printf("metadata#%" PRId64, e.metadata_id);
@@ -479,13 +497,14 @@ static void add_line(ev_vec *out, uint32_t pi, uint32_t li)
 		}
 		/* TensorBoard names an event with a step_name stat by it */
 		const char *step = scan_stats(x, &v, c, arena);
-		if (step != NULL && step[0] != '\0')
+		if (step != NULL && step[0] != '\0') {
 			v.name = step;
-		if (strcmp(v.name, "MemoryAllocation") == 0 ||
-		    strcmp(v.name, "MemoryDeallocation") == 0)
-			v.flags |= F_MEMORY;
-		else if (is_tf_op(v.name))
-			v.flags |= F_TFOP;
+			named_by_md = false;
+		}
+		if (named_by_md && x->ev_flags != NULL) /* the name's kind, found once */
+			v.flags |= x->ev_flags[e.metadata_id];
+		else
+			v.flags |= name_flags(v.name);
 		if (steps)
 			v.flags |= F_STEP;
 		*ev_push(out) = v;
@@ -978,6 +997,7 @@ void tl_xspace_free(tl_xspace *xs)
 	for (size_t p = 0; p < xs->space.n_planes; p++) {
 		map_free(&xs->planes[p].ev_md);
 		map_free(&xs->planes[p].st_md);
+		g_free(xs->planes[p].ev_flags);
 	}
 	g_free(xs->planes);
 	g_free(xs->ev);

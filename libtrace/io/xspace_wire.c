@@ -97,13 +97,16 @@ static const char *copy_str(const field *f, tl_arena *arena)
 /* A stat as profilers write it, metadata_id then one value: true when it
  * is one, read into *st (what read_stat would give); false for any other
  * shape, left to read_stat's walk. */
-static bool read_stat_usual(const uint8_t *d, size_t n, tl_xspace_wire_stat *st)
+static inline bool read_stat_usual(const uint8_t *d, size_t n, tl_xspace_wire_stat *st)
 {
 	size_t pos = 1;
 	uint64_t v;
 	if (n < 3 || d[0] != ((1u << 3) | WT_VARINT) || !varint(d, n, &pos, &v) || pos >= n)
 		return false;
 	st->metadata_id = (int64_t)v;
+	st->u = 0;
+	st->s = NULL;
+	st->s_len = 0;
 	unsigned key = d[pos++];
 	switch (key) {
 	case (2u << 3) | WT_FIXED64:
@@ -132,9 +135,6 @@ static bool read_stat_usual(const uint8_t *d, size_t n, tl_xspace_wire_stat *st)
 
 static int read_stat(const uint8_t *d, size_t n, tl_xspace_wire_stat *st)
 {
-	*st = (tl_xspace_wire_stat){0};
-	if (read_stat_usual(d, n, st))
-		return 0;
 	*st = (tl_xspace_wire_stat){0};
 	size_t pos = 0;
 	field f = {0};
@@ -293,7 +293,11 @@ int tl_xspace_wire_next_stat(const tl_xspace_wire_event *ev, size_t *pos, tl_xsp
 {
 	field f = {0};
 	int rc = next_repeated_fast(ev->raw, ev->raw_len, pos, &f);
-	return rc <= 0 ? rc : read_stat(f.sub, f.sub_len, st) < 0 ? -1 : 1;
+	if (rc <= 0)
+		return rc;
+	if (read_stat_usual(f.sub, f.sub_len, st))
+		return 1;
+	return read_stat(f.sub, f.sub_len, st) < 0 ? -1 : 1;
 }
 
 /* ---- lines, metadata, planes --------------------------------------------- */
