@@ -530,7 +530,7 @@ static void add_line(ev_vec *out, uint32_t pi, uint32_t li)
 /* Below this many bytes of lines one thread reads them all; the lines are
  * cut into up to SHARES_MAX shares of about equal bytes, which up to
  * THREADS_MAX threads take in turn (the costs per byte of lines differ). */
-#define SHARE_MIN ((size_t)4 << 20)
+#define SHARE_MIN ((size_t)2 << 20)
 #define SHARES_MAX 8
 #define THREADS_MAX 4
 
