@@ -6,7 +6,9 @@
 # multiple of gzip -1 over the same file in the same run, peak RSS, and the
 # growth from 10 to 100 MB: (wall at 100 / wall at 10) / (bytes at 100 /
 # bytes at 10), 1.00 being linear. Exits 1 when a growth is over 1.25 (or a
-# tool fails), after printing everything. Then a few runs of other kinds.
+# tool fails), after printing everything. Then a few runs of other kinds,
+# first the readers alone (read-bench) on the 100 MB XSpace and the 100 MB
+# one-run RunMetadata, in MB/s of wall and of CPU, and their ratio.
 # Usage: BIN=build/bin TESTBIN=build/tests scripts/bench.sh   (make bench)
 # BENCH_SHAPES="one-run devices" picks shapes, BENCH_OTHER=0 leaves out the
 # other runs, BENCH_DIR (default build/bench) keeps the generated files.
