@@ -121,7 +121,6 @@ struct tl_xspace {
 	size_t n_runs;
 	uint32_t *run_order, *run_first;     /* run r's events: run_order[run_first[r] ..
 					      * run_first[r + 1]), in event order */
-	Tensorflow__NodeExecStats **ns_slot; /* per event, its record in the run last built */
 	GPtrArray *links;		     /* of the run last built */
 	GHashTable *as_op; /* event index -> the "X:Op" a host launch outside any TF op
 			    * launched for (F_AS_OP) */
@@ -884,7 +883,6 @@ static void group_runs(tl_xspace *xs)
 	size_t nr = xs->n_runs ? xs->n_runs : 1;
 	xs->run_first = g_new0(uint32_t, nr + 1);
 	xs->run_order = tl_arena_alloc(xs->arena, (xs->n_ev + 1) * sizeof(uint32_t));
-	xs->ns_slot = tl_arena_alloc(xs->arena, (xs->n_ev + 1) * sizeof(Tensorflow__NodeExecStats *));
 	GHashTable *by_group = NULL;
 	if (xs->n_runs > 1) {
 		by_group = g_hash_table_new(g_int64_hash, g_int64_equal);
@@ -1208,17 +1206,20 @@ int tl_xspace_run(tl_xspace *xs, size_t run, const char *base, tl_arena *arena,
 	tensorflow__run_metadata__init(meta);
 	Tensorflow__StepStats *ss = meta->step_stats = run_devices(xs, ev, n, slot, arena);
 	uint8_t *seen = g_new0(uint8_t, xs->n_lines + 1); /* per line: its thread named */
-	GArray *launched = g_array_new(FALSE, FALSE, sizeof(uint32_t)); /* events with a launcher */
+	Tensorflow__NodeExecStats **rec = g_new(Tensorflow__NodeExecStats *, n + 1); /* per event */
+	GArray *launched = g_array_new(FALSE, FALSE, sizeof(uint32_t)); /* k of events launched */
 	for (size_t k = 0; k < n; k++) {
 		const xev *v = &xs->ev[ev[k]];
-		if (v->launcher >= 0)
-			g_array_append_val(launched, ev[k]);
+		if (v->launcher >= 0) {
+			uint32_t k32 = (uint32_t)k;
+			g_array_append_val(launched, k32);
+		}
 		uint32_t dev = dev_of(xs, v);
 		Tensorflow__DeviceStepStats *ds = ss->dev_stats[slot[dev]];
 		Tensorflow__NodeExecStats *ns = tl_arena_alloc(arena, sizeof *ns);
 		fill_exec(xs, v, ns, arena);
 		ds->node_stats[ds->n_node_stats++] = ns;
-		xs->ns_slot[ev[k]] = ns;
+		rec[k] = ns;
 		if (g_array_index(xs->devs, xdev, dev).threads)
 			name_thread(ds, &xs->planes[v->plane].p->lines[v->line],
 				    &seen[xs->planes[v->plane].line_base + v->line], arena);
@@ -1226,15 +1227,27 @@ int tl_xspace_run(tl_xspace *xs, size_t run, const char *base, tl_arena *arena,
 	g_free(seen);
 	/* a launcher of another run (or an allocator event) has no record here */
 	g_ptr_array_set_size(xs->links, 0);
-	for (guint k = 0; k < launched->len; k++) {
-		uint32_t i = g_array_index(launched, uint32_t, k);
-		const xev *v = &xs->ev[i];
+	for (guint j = 0; j < launched->len; j++) {
+		uint32_t k = g_array_index(launched, uint32_t, j);
+		const xev *v = &xs->ev[ev[k]];
 		if (xs->ev[v->launcher].run != run || (xs->ev[v->launcher].flags & F_MEMORY))
 			continue;
-		g_ptr_array_add(xs->links, xs->ns_slot[i]);
-		g_ptr_array_add(xs->links, xs->ns_slot[v->launcher]);
+		/* the launcher among the run's events, which are in event order */
+		size_t lo = 0, hi = n;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (ev[mid] < (uint32_t)v->launcher)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == n || ev[lo] != (uint32_t)v->launcher)
+			continue;
+		g_ptr_array_add(xs->links, rec[k]);
+		g_ptr_array_add(xs->links, rec[lo]);
 	}
 	g_array_free(launched, TRUE);
+	g_free(rec);
 	g_free(slot);
 	char *l = xs->n_runs > 1 ? g_strdup_printf("%s step %s", base, xs->steps[run].name)
 				 : g_strdup(base);
