@@ -18,7 +18,10 @@ static const char usage[] =
     "Usage: trace-dataflow [OPTIONS] [INPUT...]\n"
     "Turn TensorFlow RunMetadata (binary, text, gzip, TFRecord or TensorBoard events;\n"
     "StepStats too) into a Chrome trace for Perfetto or chrome://tracing, with one\n"
-    "arrow per dataflow edge of the partition graphs. No INPUT, or '-', reads stdin.\n"
+    "arrow per dataflow edge of the partition graphs. TF2/JAX XSpace and Chrome trace\n"
+    "JSON (timeline.py, the TF2 trace viewer's, PyTorch Kineto) are read as runs too:\n"
+    "their timeline and launch arrows (timeline.py: the arrows of its labels' inputs).\n"
+    "No INPUT, or '-', reads stdin.\n"
     "A folder stands for the TensorBoard events files below it, in path order.\n"
     "\n"
     "Output:\n"
@@ -45,7 +48,8 @@ static const char usage[] =
     "Input:\n"
     "      --input-format FMT   auto (default), runmeta, runmeta-text, stepstats,\n"
     "                           stepstats-text, graphdef, graphdef-text, "
-    "tfrecord, xspace\n" TL_CLI_HELP_STRICT TL_CLI_HELP_END "\n"
+    "tfrecord, xspace,\n"
+    "                           chrome\n" TL_CLI_HELP_STRICT TL_CLI_HELP_END "\n"
     "Several runs (several inputs, or a stream of runs) each get their own processes,\n"
     "named \"RUN: DEVICE\". Exit status: 0 ok, 1 bad input or write error, 2 usage.\n";
 
@@ -112,9 +116,7 @@ int main(int argc, char **argv)
 	struct job job = {.cli = {.prog = "trace-dataflow", .usage = usage}};
 	tl_optrace_opts_init(&job.opts);
 	tl_cli_parse(&job.cli, argc, argv, options, &job);
-	if (job.cli.format == TL_FORMAT_CHROME)
-		tl_cli_usage_error(&job.cli,
-				   "trace-dataflow reads RunMetadata, not Chrome trace JSON");
+	job.cli.chrome_runs = true;
 	static const tl_cli_tool tool = {.write = write_trace};
 	int status = tl_cli_run(&job.cli, argc, argv, &tool, &job);
 	if (job.opts.device_re != NULL)

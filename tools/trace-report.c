@@ -10,13 +10,15 @@
 static const char usage[] =
     "Usage: trace-report [OPTIONS] [INPUT...] -o report.html\n"
     "Turn TensorFlow RunMetadata (binary, text, gzip, TFRecord or TensorBoard events;\n"
-    "StepStats too; TF2/JAX XSpace) into one HTML page with everything inline (data,\n"
-    "script, style; no network reference) that opens from disk in any browser: the\n"
-    "timeline (devices and threads as rows; zoom, pan, search; a click on a slice\n"
-    "shows it and draws its dataflow arrows in and out), memory (the in-use curve\n"
-    "per allocator, the peak and what was live at it), trace-summarize's op, scope\n"
-    "and kernel tables, the critical path, idle time per device, and graph-render's\n"
-    "SVG (a click on a node shows its executions).\n"
+    "StepStats too; TF2/JAX XSpace; Chrome trace JSON from timeline.py, the TF2 trace\n"
+    "viewer or PyTorch Kineto, a run per file) into one HTML page with everything\n"
+    "inline (data, script, style; no network reference) that opens from disk in any\n"
+    "browser: the timeline (devices and threads as rows; zoom, pan, search; a click\n"
+    "on a slice shows it and draws its dataflow arrows in and out), memory (the\n"
+    "in-use curve per allocator, the peak and what was live at it; an XSpace's or\n"
+    "Kineto trace's allocator events as trace-memory reads them), trace-summarize's\n"
+    "op, scope and kernel tables, the critical path, idle time per device, and\n"
+    "graph-render's SVG (a click on a node shows its executions).\n"
     "Several runs (several inputs, or a stream) get a run selector; two runs, the\n"
     "diff table of trace-summarize --diff. No INPUT, or '-', reads stdin.\n"
     "A folder stands for the TensorBoard events files below it, in path order.\n"
@@ -38,7 +40,7 @@ static const char usage[] =
     "  -z, --gzip               compress the output with gzip\n"
     "  -q, --quiet              no warnings\n"
     "      --input-format FMT   auto (default), runmeta, runmeta-text, stepstats,\n"
-    "                           stepstats-text, tfrecord, xspace\n" TL_CLI_HELP_STRICT TL_CLI_HELP_END "\n"
+    "                           stepstats-text, tfrecord, xspace, chrome\n" TL_CLI_HELP_STRICT TL_CLI_HELP_END "\n"
     "Exit status: 0 ok, 1 bad input, layout or write error, 2 usage.\n";
 
 struct job {
@@ -80,9 +82,8 @@ int main(int argc, char **argv)
 	job.top = (int)job.opts.max_live;
 	job.table_rows = (int)job.opts.table_rows;
 	tl_cli_parse(&job.cli, argc, argv, options, &job);
-	if (job.cli.format == TL_FORMAT_CHROME)
-		tl_cli_usage_error(&job.cli,
-				   "trace-report reads RunMetadata, not Chrome trace JSON");
+	job.cli.chrome_runs = true;
+	job.cli.want_allocs = true;
 	job.opts.graph = !job.no_graph;
 	job.opts.graph_max_nodes = job.max_nodes;
 	job.opts.max_live = (size_t)job.top;

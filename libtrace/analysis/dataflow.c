@@ -732,9 +732,10 @@ void tl_dataflow_links(const tl_run *run, const tl_dataflow_opts *opts, GArray *
 		label_links(run, opts, links);
 	else if (run->n_execs > 0)
 		tl_warn("no-dataflow",
-			"'%s' is a TF2/JAX profile (XSpace), which records no dataflow: "
+			"'%s' is %s, which records no dataflow: "
 			"the timeline and launch arrows only",
-			run->label);
+			run->label,
+			run->input_kind != NULL ? run->input_kind : "a TF2/JAX profile (XSpace)");
 	if (!opts->launches)
 		return;
 	for (uint32_t i = 0; i < run->n_execs; i++) {

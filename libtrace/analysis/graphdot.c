@@ -47,7 +47,7 @@ static int64_t add_sat(int64_t a, int64_t b)
 /* ------------------------------------------------------------------ */
 /* Costs per graph node                                                */
 
-static void node_costs(struct rview *rv)
+static void node_costs(struct rview *rv, const tl_memory *have)
 {
 	tl_run *run = rv->run;
 	size_t n = run->n_nodes;
@@ -72,7 +72,8 @@ static void node_costs(struct rview *rv)
 
 	if (!run->has_steps || n == 0)
 		return;
-	tl_memory *mem = tl_memory_build_buffers(run);
+	tl_memory *built = have == NULL ? tl_memory_build_buffers(run) : NULL;
+	const tl_memory *mem = have != NULL ? have : built;
 	for (size_t b = 0; b < mem->n_buffers; b++) {
 		const tl_buffer *buf = &mem->buffers[b];
 		if (buf->kind != TL_BUF_OUTPUT || buf->producer < 0)
@@ -82,7 +83,7 @@ static void node_costs(struct rview *rv)
 			rv->bytes[g] = add_sat(rv->bytes[g], buf->allocated > 0 ? buf->allocated
 										: buf->requested);
 	}
-	tl_memory_free(mem);
+	tl_memory_free(built);
 }
 
 /* ------------------------------------------------------------------ */
@@ -387,7 +388,7 @@ static void build_view(tl_graphdot *gd, struct rview *rv, uint32_t run_index)
 			"no graph in '%s' (a GraphDef or RunMetadata with "
 			"partition_graphs draws one)",
 			run->label);
-	node_costs(rv);
+	node_costs(rv, gd->opts.memory != NULL ? gd->opts.memory[run_index] : NULL);
 	tl_graphdot_select_contract(rv);
 	tl_graphdot_select_nodes(gd, rv);
 	for (size_t i = 0; i < run->n_nodes; i++) {

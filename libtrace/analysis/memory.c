@@ -65,10 +65,12 @@ struct buf_key {
 	uint64_t ptr;
 };
 
+/* A key's allocator is the builder's copy of the name
+ * (tl_memory_allocator_name): its pointer stands for its text. */
 static guint buf_key_hash(gconstpointer p)
 {
 	const struct buf_key *k = p;
-	guint h = g_str_hash(k->allocator);
+	guint h = g_direct_hash(k->allocator);
 	h = h * 31u + (guint)(k->id ^ (k->id >> 32));
 	return h * 31u + (guint)(k->ptr ^ (k->ptr >> 32));
 }
@@ -76,7 +78,24 @@ static guint buf_key_hash(gconstpointer p)
 static gboolean buf_key_equal(gconstpointer a, gconstpointer b)
 {
 	const struct buf_key *x = a, *y = b;
-	return x->id == y->id && x->ptr == y->ptr && strcmp(x->allocator, y->allocator) == 0;
+	return x->id == y->id && x->ptr == y->ptr && x->allocator == y->allocator;
+}
+
+const char *tl_memory_allocator_name(struct memory_builder *b, const char *s)
+{
+	if (s == NULL)
+		s = "";
+	/* runs of buffers name one allocator: the last answer first */
+	if (b->last_allocator != NULL &&
+	    (s == b->last_allocator || strcmp(s, b->last_allocator) == 0))
+		return b->last_allocator;
+	const char *own = g_hash_table_lookup(b->allocator_names, s);
+	if (own == NULL) {
+		own = s;
+		g_hash_table_insert(b->allocator_names, (gpointer)s, (gpointer)s);
+	}
+	b->last_allocator = own;
+	return own;
 }
 
 static int64_t size_of(int64_t bytes)
@@ -135,9 +154,12 @@ uint32_t tl_memory_new_buffer(struct memory_builder *b, const tl_buffer *proto,
 {
 	g_array_append_val(b->buffers, *proto);
 	uint32_t idx = b->buffers->len - 1;
+	tl_buffer *nb = &g_array_index(b->buffers, tl_buffer, idx);
+	nb->allocator = tl_memory_allocator_name(b, nb->allocator);
 	if (key != NULL && (key->id != 0 || key->ptr != 0)) {
 		struct buf_key *k = tl_arena_alloc(b->arena, sizeof *k);
 		*k = *key;
+		k->allocator = tl_memory_allocator_name(b, k->allocator);
 		g_hash_table_insert(b->by_key, k, GUINT_TO_POINTER(idx + 1));
 	}
 	return idx;
@@ -246,7 +268,7 @@ static void scan_outputs(struct memory_builder *b, int32_t x, GPtrArray *fresh)
 		    td != NULL ? td->allocation_description : NULL;
 		if (ad == NULL)
 			continue;
-		struct buf_key key = {.allocator = ad->allocator_name ? ad->allocator_name : "",
+		struct buf_key key = {.allocator = tl_memory_allocator_name(b, ad->allocator_name),
 				      .id = ad->allocation_id,
 				      .ptr = ad->ptr};
 		gpointer hit =
@@ -285,7 +307,7 @@ static void scan_referenced(struct memory_builder *b, const Tensorflow__NodeExec
 {
 	for (size_t k = 0; k < ns->n_referenced_tensor; k++) {
 		const Tensorflow__AllocationDescription *ad = ns->referenced_tensor[k];
-		struct buf_key key = {.allocator = ad->allocator_name ? ad->allocator_name : "",
+		struct buf_key key = {.allocator = tl_memory_allocator_name(b, ad->allocator_name),
 				      .id = ad->allocation_id,
 				      .ptr = ad->ptr};
 		if ((key.id == 0 && key.ptr == 0) || g_hash_table_contains(b->by_key, &key))
@@ -695,6 +717,7 @@ static tl_memory *memory_build(const tl_run *run, bool full)
 	b.buffers = g_array_new(FALSE, FALSE, sizeof(tl_buffer));
 	b.refs = g_array_new(FALSE, FALSE, sizeof(struct ref));
 	b.by_key = g_hash_table_new(buf_key_hash, buf_key_equal);
+	b.allocator_names = g_hash_table_new(g_str_hash, g_str_equal);
 	b.by_tensor = g_hash_table_new(tensor_key_hash, g_direct_equal);
 	size_t n;
 	uint32_t *order = alloc_order(run, &n);
@@ -708,6 +731,7 @@ static tl_memory *memory_build(const tl_run *run, bool full)
 	take_buffers(&b, mem);
 	g_array_free(b.refs, TRUE);
 	g_hash_table_destroy(b.by_key);
+	g_hash_table_destroy(b.allocator_names);
 	g_hash_table_destroy(b.by_tensor);
 
 	bool any_estimated = mark_recorded(mem);

@@ -203,8 +203,14 @@ void tl_memory_curve_allocators(tl_memory *mem, GArray *samples)
 {
 	const tl_run *run = mem->run;
 	GHashTable *names = g_hash_table_new(g_str_hash, g_str_equal);
+	/* a buffer's allocator is the builder's one copy of the name, and
+	 * runs of buffers share one: only a new pointer is hashed */
+	const char *last = NULL;
 	for (size_t i = 0; i < mem->n_buffers; i++)
-		g_hash_table_add(names, (gpointer)mem->buffers[i].allocator);
+		if (mem->buffers[i].allocator != last) {
+			last = mem->buffers[i].allocator;
+			g_hash_table_add(names, (gpointer)last);
+		}
 	for (size_t i = 0; i < run->n_execs; i++) {
 		const tl_exec *e = &run->execs[i];
 		for (size_t m = 0; m < e->ns->n_memory; m++) {
@@ -213,10 +219,13 @@ void tl_memory_curve_allocators(tl_memory *mem, GArray *samples)
 			if (n == NULL || mu->allocator_bytes_in_use == 0)
 				continue;
 			gpointer own = NULL;
-			if (!g_hash_table_lookup_extended(names, n, &own, NULL)) {
+			if (last != NULL && strcmp(n, last) == 0) {
+				own = (gpointer)last;
+			} else if (!g_hash_table_lookup_extended(names, n, &own, NULL)) {
 				g_hash_table_add(names, (gpointer)n);
 				own = (gpointer)n;
 			}
+			last = own;
 			struct dump_sample smp = {
 			    .us = exec_end_us(e), .in_use = in_use_of(mu), .name = own};
 			g_array_append_val(samples, smp);
@@ -235,10 +244,14 @@ void tl_memory_curve_allocators(tl_memory *mem, GArray *samples)
 
 	GHashTable *index = allocator_index(mem);
 	uint32_t *of = g_new(uint32_t, mem->n_buffers ? mem->n_buffers : 1);
+	last = NULL;
+	uint32_t last_of = 0;
 	for (size_t i = 0; i < mem->n_buffers; i++) {
-		of[i] = (uint32_t)GPOINTER_TO_SIZE(
-			    g_hash_table_lookup(index, mem->buffers[i].allocator)) -
-			1;
+		if (mem->buffers[i].allocator != last) {
+			last = mem->buffers[i].allocator;
+			last_of = (uint32_t)GPOINTER_TO_SIZE(g_hash_table_lookup(index, last)) - 1;
+		}
+		of[i] = last_of;
 		tl_allocator *a = &mem->allocators[of[i]];
 		a->n_buffers++;
 		if (mem->buffers[i].estimated)

@@ -41,7 +41,14 @@ struct memory_builder {
 	GHashTable *by_tensor; /* (exec << 20 | slot) -> ref + 1 */
 	int64_t next_temp_id;
 	int64_t *min_ends; /* tl_dataflow_min_ends, made when first needed */
+	/* Each allocator name once: a buffer's allocator is this pointer, so
+	 * tables of buffers key on it without hashing its text. */
+	GHashTable *allocator_names; /* name -> the same name */
+	const char *last_allocator;
 };
+
+/* The builder's one copy of allocator name s. */
+const char *tl_memory_allocator_name(struct memory_builder *b, const char *s);
 
 /* One allocator_bytes_in_use sample of the dump, read once: the passes
  * over the samples (the placing of unrecorded births, the check) walk

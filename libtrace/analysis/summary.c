@@ -1,12 +1,14 @@
 #include "analysis/summary.h"
 
 #include "analysis/opcost.h"
+#include "base/strsort.h"
 #include "base/warn.h"
 #include "analysis/summary_impl.h"
 #include "analysis/summary_nest.h"
 
 #include <jansson.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,14 +50,13 @@ const char *tl_summary_view_name(tl_summary_view v)
 const char *const tl_summary_stat_names[] = {"avg", "first", "min",    "max",
 					     "p50", "p90",   "stddev", NULL};
 
+/* A row and its name live in the summary's arena. */
 static void row_free(gpointer p)
 {
 	tl_row *r = p;
-	g_free(r->name);
 	g_free(r->shape);
 	g_free(r->extra);
 	g_array_free(r->runs, TRUE);
-	g_free(r);
 }
 
 tl_summary *tl_summary_new(tl_summary_view view)
@@ -63,6 +64,7 @@ tl_summary *tl_summary_new(tl_summary_view view)
 	tl_summary *s = g_new0(tl_summary, 1);
 	s->view = view;
 	s->rows = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, row_free);
+	s->arena = tl_arena_new();
 	s->run_labels = g_ptr_array_new_with_free_func(g_free);
 	return s;
 }
@@ -72,6 +74,7 @@ void tl_summary_free(tl_summary *s)
 	if (s == NULL)
 		return;
 	g_hash_table_destroy(s->rows);
+	tl_arena_free(s->arena);
 	g_ptr_array_free(s->run_labels, TRUE);
 	if (s->kept_out != NULL)
 		g_hash_table_destroy(s->kept_out);
@@ -89,13 +92,19 @@ char *tl_summary_valid_dup(const char *s)
 /* The row of a name, or NULL; with `create`, a new one when none. */
 static tl_row *row_find(tl_summary *s, const char *name, bool create)
 {
-	char *valid = g_utf8_validate(name, -1, NULL) ? NULL : g_utf8_make_valid(name, -1);
-	if (valid != NULL)
-		name = valid;
+	/* Rows are named in valid UTF-8: a name found is valid, and only a
+	 * name not found needs the check. */
 	tl_row *r = g_hash_table_lookup(s->rows, name);
+	if (r != NULL)
+		return r;
+	char *valid = g_utf8_validate(name, -1, NULL) ? NULL : g_utf8_make_valid(name, -1);
+	if (valid != NULL) {
+		name = valid;
+		r = g_hash_table_lookup(s->rows, name);
+	}
 	if (r == NULL && create) {
-		r = g_new0(tl_row, 1);
-		r->name = g_strdup(name);
+		r = tl_arena_zalloc(s->arena, sizeof *r);
+		r->name = tl_arena_strdup(s->arena, name);
 		r->runs = g_array_new(FALSE, TRUE, sizeof(tl_summary_vals));
 		g_hash_table_insert(s->rows, r->name, r);
 	}
@@ -406,7 +415,11 @@ static void add_kernel_row(tl_summary *s, const tl_run *run, const tl_exec *e, s
 {
 	const char *label = e->ns->timeline_label ? e->ns->timeline_label : "";
 	const char *at = strstr(label, "@@");
-	char *kname = g_strndup(label, at ? (gsize)(at - label) : strlen(label));
+	size_t len = at ? (size_t)(at - label) : strlen(label);
+	char small[256];
+	char *kname = len < sizeof small ? small : g_malloc(len + 1);
+	memcpy(kname, label, len);
+	kname[len] = '\0';
 	tl_summary_vals v = {{0}};
 	v.v[TL_COL_ACCEL] = v.v[TL_COL_TOTAL] = v.v[TL_COL_SELF] =
 	    (double)(e->end - e->start) / 1000.0;
@@ -414,7 +427,8 @@ static void add_kernel_row(tl_summary *s, const tl_run *run, const tl_exec *e, s
 	tl_row *r = tl_summary_row_add(s, kname, ri, &v);
 	if (r->extra == NULL)
 		r->extra = g_strdup(e->op);
-	g_free(kname);
+	if (kname != small)
+		g_free(kname);
 }
 
 /* params: per variable node of the partition graphs, whether it ran or not */
@@ -555,12 +569,6 @@ char *tl_summary_kept_out_names(const tl_summary *s, size_t max)
 
 /* ---- rows and statistics ---------------------------------------------- */
 
-static int cmp_row_name(const void *a, const void *b)
-{
-	const tl_row *x = *(tl_row *const *)a, *y = *(tl_row *const *)b;
-	return strcmp(x->name, y->name);
-}
-
 GPtrArray *tl_summary_sorted_rows(const tl_summary *s)
 {
 	GPtrArray *rows = g_ptr_array_new();
@@ -569,8 +577,7 @@ GPtrArray *tl_summary_sorted_rows(const tl_summary *s)
 	g_hash_table_iter_init(&it, s->rows);
 	while (g_hash_table_iter_next(&it, &k, &v))
 		g_ptr_array_add(rows, v);
-	if (rows->len > 1)
-		qsort(rows->pdata, rows->len, sizeof(gpointer), cmp_row_name);
+	tl_strsort(rows->pdata, rows->len, offsetof(tl_row, name));
 	return rows;
 }
 

@@ -58,6 +58,7 @@
 
 #include "model/graph_attach.h"
 #include "model/run.h"
+#include "base/arena.h"
 #include "base/output.h"
 
 #include <glib.h>
@@ -132,6 +133,7 @@ typedef struct tl_summary {
 	const tl_graph_attach *graph; /* --graph, or NULL; the caller's */
 	GHashTable *kept_out;	      /* node name -> executions kept out (not in graph) */
 	size_t kept_out_execs;
+	tl_arena *arena; /* the rows and their names, freed at once */
 } tl_summary;
 
 tl_summary *tl_summary_new(tl_summary_view view);

@@ -124,11 +124,22 @@ static void deflate_out(tl_output *o, const void *data, size_t n, int flush)
 	} while (zs->avail_out == 0 && o->error == 0);
 }
 
+tl_output *tl_output_new_memory(void)
+{
+	tl_output *o = g_new0(tl_output, 1);
+	o->buf = g_malloc(TL_OUTPUT_BUF);
+	o->fd = -1;
+	o->memory = g_string_new(NULL);
+	return o;
+}
+
 void tl_output_flush(tl_output *o)
 {
 	if (o->len == 0)
 		return;
-	if (o->gzip)
+	if (o->memory != NULL)
+		g_string_append_len(o->memory, o->buf, (gssize)o->len);
+	else if (o->gzip)
 		deflate_out(o, o->buf, o->len, Z_NO_FLUSH);
 	else
 		write_all(o, o->buf, o->len);
@@ -144,7 +155,18 @@ static void release(tl_output *o)
 	g_free(o->buf);
 	g_free(o->path);
 	g_free(o->tmp);
+	if (o->memory != NULL)
+		g_string_free(o->memory, TRUE);
 	g_free(o);
+}
+
+GString *tl_output_take(tl_output *o)
+{
+	tl_output_flush(o);
+	GString *text = o->memory;
+	o->memory = NULL;
+	release(o);
+	return text;
 }
 
 int tl_output_close(tl_output *o, tl_error *err)
@@ -154,7 +176,7 @@ int tl_output_close(tl_output *o, tl_error *err)
 		deflate_out(o, NULL, 0, Z_FINISH);
 	int rc = 0;
 	const char *name = o->path != NULL ? o->path : "standard output";
-	if (o->fd != STDOUT_FILENO && close(o->fd) < 0 && o->error == 0) {
+	if (o->fd >= 0 && o->fd != STDOUT_FILENO && close(o->fd) < 0 && o->error == 0) {
 		o->error = errno;
 	}
 	if (o->error != 0) {

@@ -17,6 +17,8 @@
 
 #include "base/warn.h"
 
+#include <glib.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -34,6 +36,7 @@ typedef struct tl_output {
 	bool gzip;
 	void *zs;
 	int error; /* errno of the first failure, or -1 for zlib */
+	GString *memory; /* not NULL: the output is kept in memory (fd -1) */
 } tl_output;
 
 int tl_output_open(tl_output **out, const char *path, bool gzip, const char *const *inputs,
@@ -42,6 +45,12 @@ int tl_output_open(tl_output **out, const char *path, bool gzip, const char *con
 int tl_output_close(tl_output *o, tl_error *err);
 /* Drops everything written (removes the temporary file). Frees o. */
 void tl_output_abort(tl_output *o);
+
+/* An output kept in memory: text written on a thread of its own, to be
+ * copied into the real output later. tl_output_take ends it (frees o) and
+ * hands over what was written. */
+tl_output *tl_output_new_memory(void);
+GString *tl_output_take(tl_output *o);
 
 void tl_output_flush(tl_output *o);
 

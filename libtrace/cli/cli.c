@@ -261,9 +261,9 @@ tl_cli_inputs tl_cli_inputs_of(int argc, char **argv, int first)
 	return (tl_cli_inputs){.paths = stdin_only, .n = 1};
 }
 
-/* Seconds between two progress lines. */
-/* The tools that need a RunMetadata say which kind of Chrome trace they
- * were given, and who reads it. */
+/* A tool that takes no Chrome trace as runs (graph-render: it draws
+ * partition graphs, which a Chrome trace has none of) says which kind it
+ * was given, and who reads it. */
 static int chrome_refusal(tl_source *src, tl_error *err)
 {
 	const uint8_t *data = NULL;
@@ -272,8 +272,8 @@ static int chrome_refusal(tl_source *src, tl_error *err)
 	if (tl_input_map(tl_source_input(src), &data, &len, NULL) == 0)
 		kind = tl_format_chrome_kind(data, len);
 	return tl_error_set(err,
-			    "this is %s, not a RunMetadata (trace-merge and trace-summarize "
-			    "read it)",
+			    "this is %s, which holds no partition graph (trace-report, "
+			    "trace-dataflow, trace-summarize and trace-merge read it)",
 			    kind);
 }
 
@@ -314,16 +314,24 @@ int tl_cli_read_source_runs(tl_source *src, tl_progress *prog, GPtrArray *runs, 
 	return rc;
 }
 
-static int read_runs(tl_source *src, tl_progress *prog, void *runs, tl_error *err)
+struct runs_read {
+	const tl_cli *cli;
+	GPtrArray *runs;
+};
+
+static int read_runs(tl_source *src, tl_progress *prog, void *ctx, tl_error *err)
 {
-	if (tl_source_format(src) == TL_FORMAT_CHROME)
+	const struct runs_read *r = ctx;
+	if (tl_source_format(src) == TL_FORMAT_CHROME && !r->cli->chrome_runs)
 		return chrome_refusal(src, err);
-	return tl_cli_read_source_runs(src, prog, runs, err);
+	tl_source_want_allocs(src, r->cli->want_allocs);
+	return tl_cli_read_source_runs(src, prog, r->runs, err);
 }
 
 int tl_cli_read_runs(const tl_cli *cli, const tl_cli_inputs *in, tl_format format, GPtrArray *runs)
 {
-	return tl_cli_read_inputs(cli, in, format, read_runs, runs);
+	struct runs_read r = {cli, runs};
+	return tl_cli_read_inputs(cli, in, format, read_runs, &r);
 }
 
 void tl_cli_free_runs(GPtrArray *runs)

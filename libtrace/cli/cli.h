@@ -41,6 +41,10 @@ typedef struct tl_cli {
 	bool gzip;	      /* -z, --gzip */
 	tl_format format;     /* --input-format (default: sniffed) */
 	bool strict;	      /* --strict: damage is an error */
+	/* What a tool that reads runs (tl_cli_run) takes besides RunMetadata
+	 * and XSpace: */
+	bool chrome_runs; /* Chrome trace JSON as runs (io/chrome_run.h); else refused */
+	bool want_allocs; /* the runs carry their input's allocator events (tl_run.allocs) */
 } tl_cli;
 
 /* getopt_long's value for --input-format; a tool's own long options take

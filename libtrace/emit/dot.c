@@ -4,6 +4,7 @@
  * gets DOT's spelling: quoted ids made unique, escaped labels, units,
  * clusters, attributes. */
 #include "emit/dot.h"
+#include "emit/dot_read.h"
 
 #include "analysis/graphdot_picture.h"
 #include "base/utf8.h"
@@ -715,7 +716,7 @@ int tl_dot_render_string(const tl_graphdot *gd, const char *format, GString **ou
 	agusererrf old = agseterrf(gv_message);
 	int rc = 0;
 	GVC_t *gvc = shared_context();
-	Agraph_t *g = agmemread(dot->str);
+	Agraph_t *g = tl_dot_read(dot->str);
 	g_string_free(dot, TRUE);
 	if (g == NULL) {
 		rc = tl_error_set(err, "cannot render: Graphviz did not read the graph (%s)",

@@ -1,5 +1,6 @@
 #include "emit/report_impl.h"
 
+#include "analysis/allocs.h"
 #include "analysis/critical_path.h"
 #include "analysis/dataflow.h"
 #include "analysis/graphdot.h"
@@ -10,61 +11,118 @@
 #include "emit/json.h"
 #include "emit/optrace.h"
 #include "emit/summary.h"
+#include "model/nametab.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 /* The run's strings, each once, index 0 being "". The run's own strings
  * repeat as pointers (every execution of a node points at one name), so a
- * table by pointer answers most lookups without hashing the text. */
+ * table by pointer answers most lookups without reading the text; the
+ * text is then hashed eight bytes at a time (model/nametab.h). */
 typedef struct strtab {
-	GHashTable *by_ptr; /* the caller's pointer -> index */
-	GHashTable *index;  /* string -> index */
+	const char **ptr; /* open addressing: the caller's pointers (NULL: free) */
+	uint32_t *ptr_index;
+	size_t ptr_mask, ptr_used;
+	tl_nametab *index; /* text -> index */
 	GPtrArray *strs;
 	GStringChunk *chunk;
 } strtab;
 
-static void strtab_init(strtab *t)
+static void strtab_init(strtab *t, size_t expect)
 {
-	t->by_ptr = g_hash_table_new(g_direct_hash, g_direct_equal);
-	t->index = g_hash_table_new(g_str_hash, g_str_equal);
+	size_t n = 64;
+	while (n < expect * 2)
+		n *= 2;
+	t->ptr = g_new0(const char *, n);
+	t->ptr_index = g_new(uint32_t, n);
+	t->ptr_mask = n - 1;
+	t->ptr_used = 0;
+	t->index = tl_nametab_new(expect);
 	t->strs = g_ptr_array_new();
 	t->chunk = g_string_chunk_new(1 << 16);
 	g_ptr_array_add(t->strs, (gpointer) "");
 }
 
+/* s[0..len), which need not outlive the call. */
+static uint32_t strtab_of_len(strtab *t, const char *s, size_t len)
+{
+	if (s == NULL || len == 0)
+		return 0;
+	tl_name name = tl_nametab_name(s, len);
+	uint32_t i = tl_nametab_get(t->index, 0, name);
+	if (i != TL_NAMETAB_NONE)
+		return i;
+	i = t->strs->len;
+	name.s = g_string_chunk_insert_len(t->chunk, s, (gssize)name.len);
+	g_ptr_array_add(t->strs, (gpointer)name.s);
+	tl_nametab_put(t->index, 0, name, i);
+	return i;
+}
+
 static uint32_t strtab_of(strtab *t, const char *s)
 {
-	if (s == NULL || s[0] == '\0')
-		return 0;
-	gpointer v = g_hash_table_lookup(t->index, s);
-	if (v != NULL)
-		return GPOINTER_TO_UINT(v);
-	char *copy = g_string_chunk_insert(t->chunk, s);
-	uint32_t i = t->strs->len;
-	g_ptr_array_add(t->strs, copy);
-	g_hash_table_insert(t->index, copy, GUINT_TO_POINTER(i));
-	return i;
+	return s != NULL ? strtab_of_len(t, s, strlen(s)) : 0;
+}
+
+static size_t ptr_slot(const strtab *t, const char *s)
+{
+	uint64_t h = (uint64_t)(uintptr_t)s * UINT64_C(0x9E3779B97F4A7C15);
+	return (size_t)(h >> 32) & t->ptr_mask;
+}
+
+static void ptr_grow(strtab *t)
+{
+	const char **old = t->ptr;
+	uint32_t *old_index = t->ptr_index;
+	size_t n = t->ptr_mask + 1;
+	t->ptr = g_new0(const char *, n * 2);
+	t->ptr_index = g_new(uint32_t, n * 2);
+	t->ptr_mask = n * 2 - 1;
+	for (size_t k = 0; k < n; k++) {
+		if (old[k] == NULL)
+			continue;
+		size_t i = ptr_slot(t, old[k]);
+		while (t->ptr[i] != NULL)
+			i = (i + 1) & t->ptr_mask;
+		t->ptr[i] = old[k];
+		t->ptr_index[i] = old_index[k];
+	}
+	g_free(old);
+	g_free(old_index);
 }
 
 /* The same for a string that lives as long as the table (the run's). */
 static uint32_t strtab_of_kept(strtab *t, const char *s)
 {
-	gpointer v = g_hash_table_lookup(t->by_ptr, s);
-	if (v != NULL)
-		return GPOINTER_TO_UINT(v);
-	uint32_t i = strtab_of(t, s);
-	if (s != NULL)
-		g_hash_table_insert(t->by_ptr, (gpointer)s, GUINT_TO_POINTER(i));
-	return i;
+	if (s == NULL)
+		return 0;
+	size_t i = ptr_slot(t, s);
+	for (; t->ptr[i] != NULL; i = (i + 1) & t->ptr_mask)
+		if (t->ptr[i] == s)
+			return t->ptr_index[i];
+	uint32_t v = strtab_of(t, s);
+	t->ptr[i] = s;
+	t->ptr_index[i] = v;
+	if (++t->ptr_used * 2 > t->ptr_mask)
+		ptr_grow(t);
+	return v;
 }
 
 static void strtab_free(strtab *t)
 {
-	g_hash_table_destroy(t->by_ptr);
-	g_hash_table_destroy(t->index);
+	g_free(t->ptr);
+	g_free(t->ptr_index);
+	tl_nametab_free(t->index);
 	g_ptr_array_free(t->strs, TRUE);
 	g_string_chunk_free(t->chunk);
 }
+
+typedef struct node_str {
+	const char *s;
+	uint32_t id;
+} node_str;
 
 /* The run as the page draws it: rows (a lane of a device each, devices in
  * trace-dataflow's order) and slices (an execution each, by row, then
@@ -80,6 +138,7 @@ typedef struct layout {
 	int32_t *slice_of; /* per execution */
 	int64_t *bytes;	   /* per slice: output bytes it allocated */
 	strtab strings;
+	node_str *node_name, *node_op; /* per graph node: its strings' last index */
 } layout;
 
 /* Each device's executions are in start order; a stable counting sort by
@@ -116,12 +175,16 @@ static void layout_build(layout *l, const tl_run *run)
 		g_free(at);
 	}
 	l->n_rows = row;
-	strtab_init(&l->strings);
+	strtab_init(&l->strings, run->n_nodes + 1024);
+	l->node_name = g_new0(node_str, run->n_nodes + 1);
+	l->node_op = g_new0(node_str, run->n_nodes + 1);
 }
 
 static void layout_free(layout *l)
 {
 	strtab_free(&l->strings);
+	g_free(l->node_name);
+	g_free(l->node_op);
 	g_free(l->bytes);
 	g_free(l->slice_of);
 	g_free(l->exec_of);
@@ -209,18 +272,57 @@ static int slice_kind(const tl_device *d)
 	}
 }
 
+/* A string of an execution of graph node g, as the page's index: the
+ * node's last answer when the execution points at the same string (a node
+ * in a loop runs many times), else the pointer table. */
+static uint32_t node_string(layout *l, node_str *cache, int32_t g, const char *s)
+{
+	if (g < 0)
+		return strtab_of_kept(&l->strings, s);
+	if (cache[g].s != s || s == NULL) {
+		cache[g].s = s;
+		cache[g].id = strtab_of_kept(&l->strings, s);
+	}
+	return cache[g].id;
+}
+
+/* A tracer record's own strings are copies, one per record: the text is
+ * looked up, never the pointer. */
+static uint32_t record_string(layout *l, const char *s)
+{
+	return strtab_of(&l->strings, s);
+}
+
 /* What a slice shows: an op's node, a tracer record's kernel (its label
  * up to "@@"), else its node. */
-static uint32_t slice_name(layout *l, const tl_exec *e, GString *buf)
+static uint32_t slice_name(layout *l, const tl_exec *e)
 {
 	const tl_device *dev = &l->run->devices[e->device];
 	const char *label = e->ns != NULL ? e->ns->timeline_label : NULL;
-	if (slice_kind(dev) == 0 || label == NULL || label[0] == '\0')
-		return strtab_of_kept(&l->strings, e->node);
+	if (slice_kind(dev) == 0)
+		return node_string(l, l->node_name, e->gnode, e->node);
+	if (label == NULL || label[0] == '\0')
+		return record_string(l, e->node);
 	const char *at = strstr(label, "@@");
-	g_string_assign(buf, "");
-	g_string_append_len(buf, label, at != NULL ? at - label : (gssize)strlen(label));
-	return strtab_of(&l->strings, buf->len > 0 ? buf->str : e->node);
+	size_t len = at != NULL ? (size_t)(at - label) : strlen(label);
+	return len > 0 ? strtab_of_len(&l->strings, label, len) : record_string(l, e->node);
+}
+
+/* An execution's op or node: through its graph node's cache for an op;
+ * for a tracer record, its launcher's when they say the same (a kernel
+ * names the node that launched it), else by text. */
+static uint32_t exec_string(layout *l, const tl_exec *e, node_str *cache, const char *s)
+{
+	if (slice_kind(&l->run->devices[e->device]) == 0)
+		return node_string(l, cache, e->gnode, s);
+	if (e->launcher >= 0 && s != NULL) {
+		const tl_exec *op = &l->run->execs[e->launcher];
+		const char *same = cache == l->node_op ? op->op : op->node;
+		if (same != NULL && slice_kind(&l->run->devices[op->device]) == 0 &&
+		    strcmp(s, same) == 0)
+			return node_string(l, cache, op->gnode, same);
+	}
+	return record_string(l, s);
 }
 
 enum { COL_ROW, COL_START, COL_DUR, COL_NAME, COL_OP, COL_NODE, COL_KIND, COL_BYTES, N_COLS };
@@ -252,13 +354,13 @@ static void write_slice_col(tl_output *out, layout *l, int col, GString *buf)
 			tl_json_micros(out, l->v.end[i] - l->v.start[i]);
 			break;
 		case COL_NAME:
-			tl_output_uint(out, slice_name(l, e, buf));
+			tl_output_uint(out, slice_name(l, e));
 			break;
 		case COL_OP:
-			tl_output_uint(out, strtab_of_kept(&l->strings, e->op));
+			tl_output_uint(out, exec_string(l, e, l->node_op, e->op));
 			break;
 		case COL_NODE:
-			tl_output_uint(out, strtab_of_kept(&l->strings, e->node));
+			tl_output_uint(out, exec_string(l, e, l->node_name, e->node));
 			break;
 		case COL_KIND:
 			tl_output_int(out, slice_kind(&run->devices[e->device]));
@@ -336,6 +438,17 @@ static tl_memory *write_slices(tl_output *out, layout *l, memory_job *mj)
 	return mem;
 }
 
+/* The tensor an arrow carries, as trace-dataflow names it: a node's first
+ * output and a launch are the node's own name. */
+static uint32_t arrow_tensor(layout *l, const tl_link *k, char *buf, size_t size)
+{
+	const tl_exec *src = &l->run->execs[k->src];
+	if ((k->kind == TL_LINK_DATA && k->src_port == 0) || k->kind == TL_LINK_LAUNCH)
+		return exec_string(l, src, l->node_name, src->node);
+	tl_optrace_flow_name(l->run, k, buf, size);
+	return strtab_of(&l->strings, buf);
+}
+
 /* The arrows trace-dataflow draws by default: data, transfers, launches. */
 static void write_arrows(tl_output *out, layout *l)
 {
@@ -362,10 +475,8 @@ static void write_arrows(tl_output *out, layout *l)
 				tl_output_int(out, k->kind == TL_LINK_TRANSFER ? 1
 						   : k->kind == TL_LINK_LAUNCH ? 2
 									       : 0);
-			else {
-				tl_optrace_flow_name(run, k, buf, sizeof buf);
-				tl_output_uint(out, strtab_of(&l->strings, buf));
-			}
+			else
+				tl_output_uint(out, arrow_tensor(l, k, buf, sizeof buf));
 		}
 		tl_output_char(out, ']');
 	}
@@ -483,6 +594,182 @@ static void write_allocator(tl_output *out, const layout *l, const tl_memory *me
 	tl_output_char(out, '}');
 }
 
+/* The blocks live at an allocator's peak, as the buffers of the contract:
+ * "OP @0xADDR" (the op it was allocated in), no slice. */
+/* The executions of each name, by start: for the slice an allocator
+ * event's op names. */
+typedef struct op_index {
+	GHashTable *by_name; /* node name -> GArray of uint32_t executions */
+} op_index;
+
+static int cmp_exec_start(const void *a, const void *b, void *ctx)
+{
+	const tl_run *run = ctx;
+	int64_t x = run->execs[*(const uint32_t *)a].start, y = run->execs[*(const uint32_t *)b].start;
+	return (x > y) - (x < y);
+}
+
+static void free_list(gpointer p)
+{
+	g_array_free(p, TRUE);
+}
+
+static void op_index_build(op_index *ix, const tl_run *run)
+{
+	ix->by_name = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, free_list);
+	for (uint32_t i = 0; i < run->n_execs; i++) {
+		const char *name = run->execs[i].node;
+		if (name == NULL)
+			continue;
+		GArray *list = g_hash_table_lookup(ix->by_name, name);
+		if (list == NULL) {
+			list = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+			g_hash_table_insert(ix->by_name, (gpointer)name, list);
+		}
+		g_array_append_val(list, i);
+	}
+	GHashTableIter it;
+	gpointer v;
+	g_hash_table_iter_init(&it, ix->by_name);
+	while (g_hash_table_iter_next(&it, NULL, &v))
+		g_array_sort_with_data(v, cmp_exec_start, (gpointer)run);
+}
+
+/* The slice of an execution of `name` running at t: the latest to start
+ * of those that cover t (the innermost where they nest); where none does
+ * (a profiler records an op's allocation just before the op's own event),
+ * the first to start after t for an allocation (`after`), the last to end
+ * before it for a free; -1 when there is none. */
+static int32_t op_slice_at(const op_index *ix, const layout *l, const char *name, int64_t t,
+			   bool after)
+{
+	GArray *list = name != NULL ? g_hash_table_lookup(ix->by_name, name) : NULL;
+	if (list == NULL)
+		return -1;
+	const uint32_t *x = (const uint32_t *)(void *)list->data;
+	size_t lo = 0, hi = list->len;
+	while (lo < hi) { /* the first to start after t */
+		size_t mid = lo + (hi - lo) / 2;
+		if (l->run->execs[x[mid]].start <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	int64_t best_end = INT64_MIN;
+	int32_t before = -1;
+	for (size_t k = lo; k > 0; k--) {
+		const tl_exec *e = &l->run->execs[x[k - 1]];
+		if (e->end >= t)
+			return l->slice_of[x[k - 1]];
+		if (e->end > best_end) {
+			best_end = e->end;
+			before = l->slice_of[x[k - 1]];
+		}
+	}
+	if (after)
+		return lo < list->len ? l->slice_of[x[lo]] : -1;
+	return before;
+}
+
+static void write_block_live(tl_output *out, const layout *l, const op_index *ix,
+			     const tl_allocs *al, const tl_allocs_allocator *a, size_t max)
+{
+	size_t n = max > 0 && a->n_live > max ? max : a->n_live;
+	tl_output_str(out, ",\"live\":[");
+	char name[512];
+	for (size_t k = 0; k < n; k++) {
+		const tl_alloc_block *b = &al->blocks[a->live[k]];
+		if (b->op != NULL)
+			snprintf(name, sizeof name, "%s @0x%" PRIx64, b->op, b->addr);
+		else
+			snprintf(name, sizeof name, "@0x%" PRIx64, b->addr);
+		tl_output_str(out, k > 0 ? ",\n{\"tensor\":" : "\n{\"tensor\":");
+		tl_report_string(out, name);
+		tl_output_str(out, ",\"bytes\":");
+		tl_output_int(out, b->bytes);
+		tl_output_str(out, ",\"producer\":");
+		tl_output_int(out, b->alloc_ns == TL_ALLOCS_BEFORE
+				       ? -1
+				       : op_slice_at(ix, l, b->op, b->alloc_ns, true));
+		tl_output_str(out, ",\"last_consumer\":");
+		tl_output_int(out, b->free_ns == TL_ALLOCS_NEVER
+				       ? -1
+				       : op_slice_at(ix, l, b->free_op, b->free_ns, false));
+		tl_output_str(out, ",\"start_us\":");
+		rel_ns(out, l, b->alloc_ns == TL_ALLOCS_BEFORE ? al->start_ns : b->alloc_ns);
+		tl_output_str(out, ",\"end_us\":");
+		rel_ns(out, l, b->free_ns == TL_ALLOCS_NEVER ? al->end_ns : b->free_ns);
+		tl_output_str(out, ",\"op\":");
+		tl_report_string(out, b->op);
+		tl_output_char(out, '}');
+	}
+	tl_output_char(out, ']');
+}
+
+/* One allocator of the input's allocator events, as trace-memory --report
+ * has it (analysis/allocs.h): its in-use curve, its peak (the largest
+ * total the allocator reported, where the events carry totals, which is
+ * then also reported_peak_bytes) and the blocks live there. */
+static void write_block_allocator(tl_output *out, const layout *l, const op_index *ix,
+				  const tl_allocs *al, const tl_allocs_allocator *a,
+				  size_t max_live)
+{
+	tl_output_str(out, "{\"allocator\":");
+	tl_report_string(out, a->name);
+	tl_output_str(out, ",\"device\":");
+	tl_report_string(out, a->device);
+	tl_output_str(out, ",\"from\":\"allocator events\",\"t\":[");
+	for (size_t i = 0; i < a->n_curve; i++) {
+		if (i > 0)
+			tl_output_char(out, ',');
+		rel_ns(out, l, a->curve[i].t_ns);
+	}
+	tl_output_str(out, "],\"bytes\":[");
+	for (size_t i = 0; i < a->n_curve; i++) {
+		if (i > 0)
+			tl_output_char(out, ',');
+		tl_output_int(out, a->curve[i].bytes);
+	}
+	tl_output_str(out, "],\"peak_bytes\":");
+	tl_output_int(out, a->peak_bytes);
+	tl_output_str(out, ",\"peak_us\":");
+	rel_ns(out, l, a->peak_ns);
+	tl_output_str(out, ",\"peak_op\":");
+	tl_report_string(out, a->peak_op);
+	tl_output_str(out, ",\"baseline_bytes\":");
+	tl_output_int(out, a->baseline);
+	tl_output_str(out, ",\"unattributed_bytes\":");
+	tl_output_int(out, a->unattributed_bytes);
+	tl_output_str(out, ",\"reported_peak_bytes\":");
+	if (a->peak_from_totals)
+		tl_output_int(out, a->peak_bytes);
+	else
+		tl_output_str(out, "null");
+	write_block_live(out, l, ix, al, a, max_live);
+	tl_output_char(out, '}');
+}
+
+/* The allocators of the run's allocator events (tl_run.allocs), after
+ * those of its RunMetadata; the analysis warns as trace-memory does. */
+static void write_block_memory(tl_output *out, const layout *l, size_t max_live, bool *first)
+{
+	const tl_alloc_events *ev = l->run->allocs;
+	if (ev == NULL || ev->n == 0)
+		return;
+	tl_allocs *al = tl_allocs_build(ev, l->run->label);
+	op_index ix;
+	op_index_build(&ix, l->run);
+	for (size_t k = 0; k < al->n_allocators; k++) {
+		if (al->allocators[k].n_curve == 0)
+			continue;
+		tl_output_str(out, *first ? "\n" : ",\n");
+		*first = false;
+		write_block_allocator(out, l, &ix, al, &al->allocators[k], max_live);
+	}
+	g_hash_table_destroy(ix.by_name);
+	tl_allocs_free(al);
+}
+
 static void write_memory(tl_output *out, const layout *l, const tl_memory *mem, size_t max_live)
 {
 	tl_output_str(out, ",\n\"memory\":[");
@@ -496,6 +783,7 @@ static void write_memory(tl_output *out, const layout *l, const tl_memory *mem, 
 		write_allocator(out, l, mem, &mem->allocators[k], peaks, max_live);
 	}
 	g_hash_table_destroy(peaks);
+	write_block_memory(out, l, max_live, &first);
 	tl_output_char(out, ']');
 }
 
@@ -509,46 +797,68 @@ static bool has_kernels(const tl_run *run)
 	return false;
 }
 
-/* trace-summarize's op, scope and kernel views of the run, summed aside
- * while the timeline is written (the run is only read). */
+/* trace-summarize's op, scope and kernel views of the run, summed and
+ * written out aside (into memory) while the timeline is written (the run
+ * is only read): the scope view, the largest, on one thread, the op and
+ * kernel views on another. */
 typedef struct tables_job {
 	const tl_run *run;
-	tl_summary *views[3]; /* op, scope, kernel (NULL: the run has no kernels) */
+	size_t max_rows;
+	tl_summary_view views[2];
+	int n_views;
+	GString *text[2]; /* each view's table, or NULL: none */
 	aside bg;
 } tables_job;
 
+/* Each view with trace-summarize's default columns; the kernel view only
+ * where the run has kernels. */
 static void tables_sum(void *p)
 {
 	tables_job *j = p;
-	static const tl_summary_view views[3] = {TL_VIEW_OP, TL_VIEW_SCOPE, TL_VIEW_KERNEL};
-	for (int k = 0; k < 3; k++) {
-		if (views[k] == TL_VIEW_KERNEL && !has_kernels(j->run))
+	for (int k = 0; k < j->n_views; k++) {
+		if (j->views[k] == TL_VIEW_KERNEL && !has_kernels(j->run))
 			continue;
-		j->views[k] = tl_summary_new(views[k]);
-		tl_summary_add_run(j->views[k], j->run);
+		tl_output *out = tl_output_new_memory();
+		tl_report_sink sink;
+		tl_report_sink_init(&sink, j->max_rows);
+		tl_summary *sum = tl_summary_new(j->views[k]);
+		tl_summary_add_run(sum, j->run);
+		tl_summary_opts o;
+		tl_summary_opts_init(&o);
+		tl_summary_opts_fit(&o, sum);
+		tl_summary_write(sum, &o, &sink.sink, out);
+		tl_summary_free(sum);
+		j->text[k] = tl_output_take(out);
 	}
 }
 
-/* Each view with trace-summarize's default columns. */
-static void write_tables(tl_output *out, tables_job *j, size_t max_rows)
+static void tables_start(tables_job *j, const tl_run *run, size_t max_rows, int n_views,
+			 const tl_summary_view *views)
 {
-	aside_join(&j->bg);
-	tl_report_sink sink;
-	tl_report_sink_init(&sink, max_rows);
-	static const char *const keys[3] = {
-	    ",\n\"tables\":{\"op\":", ",\n\"scope\":", ",\n\"kernel\":"};
-	for (int k = 0; k < 3; k++) {
-		tl_output_str(out, keys[k]);
-		if (j->views[k] == NULL) {
-			tl_output_str(out, "null");
-			continue;
-		}
-		tl_summary_opts o;
-		tl_summary_opts_init(&o);
-		tl_summary_opts_fit(&o, j->views[k]);
-		tl_summary_write(j->views[k], &o, &sink.sink, out);
-		tl_summary_free(j->views[k]);
+	*j = (tables_job){.run = run, .max_rows = max_rows, .n_views = n_views};
+	memcpy(j->views, views, (size_t)n_views * sizeof *views);
+	aside_start(&j->bg, "tl-report-tables", tables_sum, j);
+}
+
+static void write_table(tl_output *out, const char *key, GString *text)
+{
+	tl_output_str(out, key);
+	if (text == NULL) {
+		tl_output_str(out, "null");
+		return;
 	}
+	tl_output_bytes(out, text->str, text->len);
+	g_string_free(text, TRUE);
+}
+
+/* {"op": ..., "scope": ..., "kernel": ...} */
+static void write_tables(tl_output *out, tables_job *op_kernel, tables_job *scope)
+{
+	aside_join(&op_kernel->bg);
+	aside_join(&scope->bg);
+	write_table(out, ",\n\"tables\":{\"op\":", op_kernel->text[0]);
+	write_table(out, ",\n\"scope\":", scope->text[0]);
+	write_table(out, ",\n\"kernel\":", op_kernel->text[1]);
 	tl_output_char(out, '}');
 }
 
@@ -619,11 +929,14 @@ static const char *svg_element(GString *svg)
 	return at;
 }
 
-/* graph-render -T svg of the run (scopes collapsed above max_nodes): the
- * picture is built first (it reads the run's memory), then laid out and
- * rendered by Graphviz aside while the rest is written. */
+/* graph-render -T svg of the run (scopes collapsed above max_nodes), built
+ * from the memory analysis the page already has, then laid out and
+ * rendered by Graphviz, all aside while the rest is written (the picture
+ * has its own arena and only reads the run). */
 typedef struct graph_job {
-	tl_graphdot *gd;
+	const tl_run *run;
+	const tl_memory *mem;
+	size_t max_nodes;
 	GString *svg;
 	int rc;
 	tl_error err;
@@ -633,25 +946,30 @@ typedef struct graph_job {
 static void graph_render(void *p)
 {
 	graph_job *j = p;
-	j->rc = tl_dot_render_string(j->gd, "svg", &j->svg, &j->err);
-}
-
-/* Starts the graph's render, unless there is none to draw; -1 when the
- * picture cannot be built. */
-static int graph_start(graph_job *j, const tl_run *run, const tl_report_opts *o, int32_t graph_of,
-		       tl_error *err)
-{
-	memset(j, 0, sizeof *j);
-	if (!o->graph || run->n_nodes == 0 || graph_of >= 0)
-		return 0;
 	tl_graphdot_opts go;
 	tl_graphdot_opts_init(&go);
-	go.max_nodes = o->graph_max_nodes;
-	tl_run *const runs[] = {(tl_run *)run};
-	if (tl_graphdot_build(&j->gd, runs, 1, &go, err) < 0)
-		return -1;
-	aside_start(&j->bg, "tl-report-graph", graph_render, j);
-	return 0;
+	go.max_nodes = j->max_nodes;
+	go.memory = &j->mem;
+	tl_run *const runs[] = {(tl_run *)j->run};
+	tl_graphdot *gd = NULL;
+	j->rc = tl_graphdot_build(&gd, runs, 1, &go, &j->err);
+	if (j->rc == 0)
+		j->rc = tl_dot_render_string(gd, "svg", &j->svg, &j->err);
+	tl_graphdot_free(gd);
+}
+
+static bool graph_drawn(const tl_run *run, const tl_report_opts *o, int32_t graph_of)
+{
+	return o->graph && run->n_nodes > 0 && graph_of < 0;
+}
+
+/* Starts the graph's picture, unless there is none to draw. */
+static void graph_start(graph_job *j, const tl_run *run, const tl_memory *mem,
+			const tl_report_opts *o, int32_t graph_of)
+{
+	*j = (graph_job){.run = run, .mem = mem, .max_nodes = o->graph_max_nodes};
+	if (graph_drawn(run, o, graph_of))
+		aside_start(&j->bg, "tl-report-graph", graph_render, j);
 }
 
 static int write_graph(tl_output *out, const tl_run *run, const tl_report_opts *o, int32_t graph_of,
@@ -666,9 +984,10 @@ static int write_graph(tl_output *out, const tl_run *run, const tl_report_opts *
 		return 0;
 	}
 	aside_join(&j->bg);
-	tl_graphdot_free(j->gd);
 	if (j->rc < 0) {
 		*err = j->err;
+		if (j->svg != NULL)
+			g_string_free(j->svg, TRUE);
 		return -1;
 	}
 	tl_output_str(out, "{\"svg\":");
@@ -689,14 +1008,15 @@ static void write_strings(tl_output *out, const layout *l)
 	tl_output_char(out, ']');
 }
 
+
 int tl_report_run(tl_output *out, const tl_run *run, const tl_report_opts *o, int32_t graph_of,
 		  tl_error *err)
 {
-	graph_job graph;
-	if (graph_start(&graph, run, o, graph_of, err) < 0)
-		return -1;
-	tables_job tables = {.run = run};
-	aside_start(&tables.bg, "tl-report-tables", tables_sum, &tables);
+	tables_job scope, op_kernel;
+	static const tl_summary_view scope_view[] = {TL_VIEW_SCOPE},
+				     op_kernel_views[] = {TL_VIEW_OP, TL_VIEW_KERNEL};
+	tables_start(&scope, run, o->table_rows, 1, scope_view);
+	tables_start(&op_kernel, run, o->table_rows, 2, op_kernel_views);
 	memory_job memory = {.run = run};
 	aside_start(&memory.bg, "tl-report-memory", memory_build, &memory);
 	layout l;
@@ -709,13 +1029,15 @@ int tl_report_run(tl_output *out, const tl_run *run, const tl_report_opts *o, in
 	tl_json_micros(out, run->t_end - run->t_begin);
 	write_rows(out, &l);
 	tl_memory *mem = write_slices(out, &l, &memory);
+	graph_job graph;
+	graph_start(&graph, run, mem, o, graph_of);
 	write_arrows(out, &l);
 	write_memory(out, &l, mem, o->max_live);
-	tl_memory_free(mem);
-	write_tables(out, &tables, o->table_rows);
+	write_tables(out, &op_kernel, &scope);
 	write_critical_path(out, &l);
 	write_idle(out, run);
 	int rc = write_graph(out, run, o, graph_of, &graph, err);
+	tl_memory_free(mem);
 	write_strings(out, &l);
 	tl_output_char(out, '}');
 	layout_free(&l);

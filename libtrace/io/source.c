@@ -1,5 +1,6 @@
 #include "io/source.h"
 
+#include "io/chrome_run.h"
 #include "io/logdir.h"
 #include "io/pbdecode.h"
 #include "io/pbtext.h"
@@ -37,6 +38,11 @@ struct tl_source {
 	tl_xspace *xs;
 	tl_arena *xs_arena;
 	size_t xs_next;
+	/* A Chrome trace: the run last read (its links, kind and allocator
+	 * events live in that run's arena). */
+	bool chrome_read;
+	tl_chrome_run chrome;
+	bool want_allocs;
 };
 
 static const ProtobufCMessageDescriptor *descriptor_for(tl_format f)
@@ -234,6 +240,7 @@ static int open_next_file(tl_source *src, tl_error *err)
 	src->xs_next = 0;
 	src->done = src->events = src->input_damage_told = false;
 	src->count = src->records = src->damaged = 0;
+	src->chrome_read = false;
 	g_free(src->first_damage);
 	src->first_damage = NULL;
 	g_free(src->label_dir);
@@ -337,7 +344,40 @@ int tl_source_xspace_allocs(tl_source *src, tl_arena *arena, tl_alloc_events *ou
 size_t tl_source_links(const tl_source *src, const Tensorflow__NodeExecStats *const **pairs)
 {
 	*pairs = NULL;
+	if (src->chrome_read) {
+		*pairs = src->chrome.links;
+		return src->chrome.n_links;
+	}
 	return src->xs != NULL ? tl_xspace_links(src->xs, pairs) : 0;
+}
+
+const char *tl_source_no_dataflow(const tl_source *src)
+{
+	if (src->xs != NULL)
+		return "a TF2/JAX profile (XSpace)";
+	if (src->chrome_read && !src->chrome.dataflow)
+		return src->chrome.kind;
+	return NULL;
+}
+
+bool tl_source_xspace_steps(const tl_source *src)
+{
+	return src->xs != NULL && tl_xspace_n_runs(src->xs) > 1;
+}
+
+void tl_source_want_allocs(tl_source *src, bool want)
+{
+	src->want_allocs = want;
+}
+
+bool tl_source_wants_allocs(const tl_source *src)
+{
+	return src->want_allocs;
+}
+
+const tl_alloc_events *tl_source_chrome_allocs(const tl_source *src)
+{
+	return src->chrome_read && src->chrome.allocs.n > 0 ? &src->chrome.allocs : NULL;
 }
 
 tl_format tl_source_format(const tl_source *src)
@@ -664,6 +704,28 @@ static int next_record(tl_source *src, tl_pbdecode_fields fields, tl_arena **are
 	return -1;
 }
 
+/* A Chrome trace: one run of the whole file (io/chrome_run.h). */
+static int next_chrome(tl_source *src, tl_arena **arena_out, Tensorflow__RunMetadata **meta,
+		       const char **label, tl_error *err)
+{
+	src->done = true;
+	const uint8_t *data = NULL;
+	size_t len = 0;
+	if (tl_source_map(src, &data, &len, err) < 0)
+		return -1;
+	tl_arena *arena = tl_arena_new();
+	if (tl_chrome_run_read(data, len, tl_input_name(src->in), arena, &src->chrome, err) < 0) {
+		tl_arena_free(arena);
+		return note_input_damage(src, err);
+	}
+	src->chrome_read = true;
+	src->count++;
+	*meta = src->chrome.meta;
+	*label = tl_arena_strdup(arena, src->base);
+	*arena_out = arena;
+	return 1;
+}
+
 static int next_in_file(tl_source *src, tl_pbdecode_fields fields, tl_arena **arena,
 			Tensorflow__RunMetadata **meta, const char **label, tl_error *err)
 {
@@ -673,7 +735,7 @@ static int next_in_file(tl_source *src, tl_pbdecode_fields fields, tl_arena **ar
 		return 0;
 	switch (src->format) {
 	case TL_FORMAT_CHROME:
-		return tl_error_set(err, "Chrome trace JSON holds no RunMetadata");
+		return next_chrome(src, arena, meta, label, err);
 	case TL_FORMAT_TFRECORD:
 		return next_record(src, fields, arena, meta, label, err);
 	default:

@@ -11,8 +11,10 @@
  *     order, each as above; runs of a file in a subfolder are labelled
  *     "subfolder/tag". A folder without events files, or whose events files
  *     hold no run, is an error that says what it holds.
- * Chrome trace JSON is recognised but not decoded here: the caller reads it
- * with tl_source_map().
+ *   - Chrome trace JSON: one run of the whole file (io/chrome_run.h), for
+ *     the tools that draw runs; the readers of whole documents
+ *     (trace-summarize, trace-merge, trace-memory) take its bytes with
+ *     tl_source_map() instead.
  *
  * Damage (base/warn.h) is passed over with a warning, or is the error under
  * --strict: in a stream, a record cut short, failing its crc or not
@@ -51,6 +53,25 @@ tl_input *tl_source_input(tl_source *src);
  * XSpace's correlation ids; io/xspace.h): pairs[2k] is a kernel's record,
  * pairs[2k + 1] its launcher's. 0 for other inputs. */
 size_t tl_source_links(const tl_source *src, const Tensorflow__NodeExecStats *const **pairs);
+
+/* What kind of input the run last produced is, where that kind records
+ * no dataflow and none is guessed ("a TF2/JAX profile (XSpace)", "a PyTorch
+ * profiler (Kineto) trace", ...); NULL where it records one (RunMetadata,
+ * timeline.py's labels). */
+const char *tl_source_no_dataflow(const tl_source *src);
+
+/* Whether the runs should carry the allocator events of their input
+ * (tl_run.allocs: an XSpace's, a Kineto trace's), for tools that draw
+ * them; off by default. */
+void tl_source_want_allocs(tl_source *src, bool want);
+bool tl_source_wants_allocs(const tl_source *src);
+
+/* Whether the XSpace being read is cut into runs by its steps. */
+bool tl_source_xspace_steps(const tl_source *src);
+
+/* The allocator events of the Chrome trace run last read ([memory],
+ * on the run's clock, in that run's arena), or NULL. */
+const tl_alloc_events *tl_source_chrome_allocs(const tl_source *src);
 
 /* The host the current file's runs were taken on, where the input kind
  * records it (an XSpace: tl_xspace_host); NULL otherwise. Valid until the

@@ -957,6 +957,43 @@ static void set_launchers(tl_run *run, const Tensorflow__NodeExecStats *const *p
 	g_free(t.exec);
 }
 
+/* The allocator events of the run's input: a Kineto trace's (already in
+ * the run's arena); an XSpace's, those within the run's span when the
+ * XSpace is cut into steps. */
+static void attach_allocs(tl_source *src, tl_run *run)
+{
+	const tl_alloc_events *ch = tl_source_chrome_allocs(src);
+	if (ch != NULL) {
+		tl_alloc_events *copy = tl_arena_alloc(run->arena, sizeof *copy);
+		*copy = *ch;
+		run->allocs = copy;
+		return;
+	}
+	if (tl_source_format(src) != TL_FORMAT_XSPACE)
+		return;
+	tl_arena *tmp = tl_arena_new();
+	tl_alloc_events all;
+	if (tl_source_xspace_allocs(src, tmp, &all) == 0 && all.n > 0) {
+		bool steps = tl_source_xspace_steps(src);
+		tl_alloc_events *ev = tl_arena_alloc(run->arena, sizeof *ev);
+		ev->ev = tl_arena_alloc(run->arena, all.n * sizeof *ev->ev);
+		ev->n = 0;
+		ev->clock = "the run's clock";
+		for (size_t i = 0; i < all.n; i++) {
+			tl_alloc_event a = all.ev[i];
+			if (steps && (a.t_ns < run->t_begin || a.t_ns > run->t_end))
+				continue;
+			a.device = tl_arena_strdup(run->arena, a.device);
+			a.allocator = tl_arena_strdup(run->arena, a.allocator);
+			a.op = a.op != NULL ? tl_arena_strdup(run->arena, a.op) : NULL;
+			ev->ev[ev->n++] = a;
+		}
+		if (ev->n > 0)
+			run->allocs = ev;
+	}
+	tl_arena_free(tmp);
+}
+
 int tl_run_next(tl_source *src, tl_run **run, tl_error *err)
 {
 	tl_arena *arena = NULL;
@@ -972,7 +1009,11 @@ int tl_run_next(tl_source *src, tl_run **run, tl_error *err)
 	}
 	const Tensorflow__NodeExecStats *const *pairs = NULL;
 	size_t n = tl_source_links(src, &pairs);
-	(*run)->no_dataflow = tl_source_format(src) == TL_FORMAT_XSPACE;
+	const char *kind = tl_source_no_dataflow(src);
+	(*run)->no_dataflow = kind != NULL;
+	(*run)->input_kind = kind != NULL ? tl_arena_strdup((*run)->arena, kind) : NULL;
+	if (tl_source_wants_allocs(src))
+		attach_allocs(src, *run);
 	const char *host = tl_source_host(src);
 	(*run)->host = host != NULL ? tl_arena_strdup((*run)->arena, host) : NULL;
 	if (n > 0)

@@ -136,6 +136,12 @@ typedef struct tl_run {
 	bool has_graphs;	/* partition graphs present */
 	bool has_nanos;		/* times came from *_nanos fields */
 	bool no_dataflow;	/* the input kind records none (an XSpace): none is guessed */
+	const char *input_kind; /* with no_dataflow: what it is ("a TF2/JAX profile (XSpace)") */
+	/* The allocator events of its input (an XSpace's MemoryAllocation and
+	 * MemoryDeallocation, a Kineto trace's [memory]) on the run's clock,
+	 * where the source was asked for them (tl_source_want_allocs); NULL
+	 * otherwise or when it has none. In the run's arena. */
+	const tl_alloc_events *allocs;
 	const char *host;	/* the host it ran on, where the input says (an XSpace), or NULL */
 	int64_t t_begin, t_end; /* span of all execs, ns */
 } tl_run;

@@ -343,16 +343,31 @@ static inline void fuzz_end(void)
 /* The input as a source of runs (RunMetadata, StepStats or GraphDef, in any
  * framing the tools read); NULL, the input done with, when it does not open
  * or is Chrome trace JSON (which the run-reading tools refuse). */
-static inline tl_source *fuzz_open_runs(const uint8_t *data, size_t size)
+static inline tl_source *fuzz_open_source(const uint8_t *data, size_t size, bool chrome)
 {
 	tl_error err;
 	tl_source *src = NULL;
 	if (tl_source_open(&src, fuzz_input_path(data, size), TL_FORMAT_AUTO, &err) < 0 ||
-	    tl_source_format(src) == TL_FORMAT_CHROME) {
+	    (!chrome && tl_source_format(src) == TL_FORMAT_CHROME)) {
 		tl_source_close(src);
 		fuzz_end();
 		return NULL;
 	}
+	return src;
+}
+
+static inline tl_source *fuzz_open_runs(const uint8_t *data, size_t size)
+{
+	return fuzz_open_source(data, size, false);
+}
+
+/* The same, a Chrome trace read as a run too (io/chrome_run.h), with its
+ * allocator events: what trace-dataflow and trace-report read. */
+static inline tl_source *fuzz_open_runs_chrome(const uint8_t *data, size_t size)
+{
+	tl_source *src = fuzz_open_source(data, size, true);
+	if (src != NULL)
+		tl_source_want_allocs(src, true);
 	return src;
 }
 

@@ -1,16 +1,17 @@
 /* fuzz_dataflow: input to trace-dataflow's output: every run of a sniffed
- * input through the model, the dataflow links, the lanes and the Chrome
+ * input (a Chrome trace too, with its allocator events) through the model, the dataflow links, the lanes and the Chrome
  * trace writer; the trace must be valid JSON. The --op-time mode and the
  * optional arrows vary with the input's length. */
 #include "fuzz.h"
 
+#include "analysis/allocs.h"
 #include "emit/chrome.h"
 #include "emit/optrace.h"
 #include "io/source.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	tl_source *src = fuzz_open_runs(data, size);
+	tl_source *src = fuzz_open_runs_chrome(data, size);
 	if (src == NULL)
 		return 0;
 	tl_error err;
@@ -29,6 +30,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	while (tl_run_next(src, &run, &err) > 0) {
 		opts.prefix = runs++ > 0 ? "next: " : NULL;
 		tl_optrace_write(&w, run, &opts, &next_pid, &next_flow, NULL);
+		if (run->allocs != NULL) /* what trace-report's Memory tab reads */
+			tl_allocs_free(tl_allocs_build(run->allocs, run->label));
 		tl_run_free(run);
 	}
 	tl_chrome_end(&w, "{\"tool\":\"fuzz\"}");

@@ -575,7 +575,7 @@
 
     /* selection, hover, arrows, critical path links */
     if (hl && hl.path) drawPath(ctx, hl.list0);
-    if (tl.sel >= 0) drawSelection(ctx, tl.sel);
+    if (tl.sel >= 0) drawSelection(ctx, tl.sel); else noteSelection(-1, 0);
     if (tl.hover >= 0 && tl.hover !== tl.sel) outline(ctx, tl.hover, '#3a4255', 1);
     if (tl.marker !== null) {
       var mx = X0 + (tl.marker - t0) * k;
@@ -707,20 +707,31 @@
     ctx.closePath(); ctx.fill();
     ctx.beginPath(); ctx.arc(x1, y1, 2, 0, 2 * Math.PI); ctx.fill();
   }
+  /* For tests: the selected slice's node and the arrows drawn for it. */
+  function noteSelection(i, arrows) {
+    if (i < 0) {
+      html.removeAttribute('data-selected');
+      html.removeAttribute('data-selected-arrows');
+      return;
+    }
+    html.setAttribute('data-selected', str(run, run.node[i]));
+    html.setAttribute('data-selected-arrows', String(arrows));
+  }
   function drawSelection(ctx, i) {
     var me = sliceBox(i);
-    var j, a;
-    for (j = run.inLo[i]; j < run.inLo[i + 1]; j++) {
+    var j, a, n = 0;
+    for (j = run.inLo[i]; j < run.inLo[i + 1]; j++, n++) {
       a = run.inA[j];
       outline(ctx, run.aFrom[a], '#6b7385', 1);
       drawArrow(ctx, sliceBox(run.aFrom[a]), me, run.aKind[a]);
     }
-    for (j = run.outLo[i]; j < run.outLo[i + 1]; j++) {
+    for (j = run.outLo[i]; j < run.outLo[i + 1]; j++, n++) {
       a = run.outA[j];
       outline(ctx, run.aTo[a], '#6b7385', 1);
       drawArrow(ctx, me, sliceBox(run.aTo[a]), run.aKind[a]);
     }
     outline(ctx, i, '#11151f', 2);
+    noteSelection(i, n);
   }
   function drawPath(ctx, path) {
     ctx.strokeStyle = '#c77700'; ctx.lineWidth = 1.5; ctx.setLineDash([]);
@@ -846,9 +857,11 @@
       if (run.topOps.length) {
         h += '<h3>Ops by time</h3><ul class="links">';
         run.topOps.forEach(function (o) {
-          h += '<li><span class="swatch" style="background:' + colourOf(run.strings[o.s]) + '"></span>' +
-            '<a data-op="' + o.s + '">' + esc(run.strings[o.s]) + '</a> <span style="float:right;color:#687083">' +
-            esc(fmtUs(o.time)) + ' \u00b7 ' + fmtNum(o.count) + '\u00d7</span></li>';
+          /* the figures float first, so a long name wraps beside them, not under */
+          h += '<li><span style="float:right;color:#687083;margin-left:8px">' +
+            esc(fmtUs(o.time)) + ' \u00b7 ' + fmtNum(o.count) + '\u00d7</span>' +
+            '<span class="swatch" style="background:' + colourOf(run.strings[o.s]) + '"></span>' +
+            '<a data-op="' + o.s + '" style="overflow-wrap:anywhere">' + esc(run.strings[o.s]) + '</a></li>';
         });
         if (run.opKinds > run.topOps.length) h += '<li class="hint">and ' + (run.opKinds - run.topOps.length) + ' more op types</li>';
         h += '</ul>';
@@ -1297,8 +1310,11 @@
       var tbox = document.createElement('div');
       card.appendChild(tbox);
       panel.appendChild(card);
+      /* allocator events know the ops a block was allocated and freed in, not its readers */
+      var blocks = m.from === 'allocator events';
       var tbl = {
-        columns: ['tensor', 'bytes', 'held for', 'allocated at', 'freed at', 'producer', 'last consumer'],
+        columns: ['tensor', 'bytes', 'held for', 'allocated at', 'freed at',
+          blocks ? 'allocated in' : 'producer', blocks ? 'freed in' : 'last consumer'],
         units: ['', 'bytes', 'us', 'us', 'us', '', ''],
         rows: live.map(function (b) {
           var p = b.producer, c = b.last_consumer;
@@ -1312,7 +1328,8 @@
       };
       makeTable(tbox, tbl, {
         limit: 2000,
-        hint: 'click a buffer to see its producer and last consumer on the timeline',
+        hint: blocks ? 'click a block to see the ops it was allocated and freed in on the timeline'
+          : 'click a buffer to see its producer and last consumer on the timeline',
         onRow: function (row) { showBuffer(row.buf); }
       });
       var curve = { m: m, cv: cv };
@@ -1418,8 +1435,10 @@
       y = Math.round(Y(rep)) + 0.5;
       ctx.strokeStyle = '#8a93a6'; ctx.setLineDash([5, 4]); ctx.lineWidth = 1;
       ctx.beginPath(); ctx.moveTo(g.l, y); ctx.lineTo(g.l + PW, y); ctx.stroke(); ctx.setLineDash([]);
-      ctx.fillStyle = '#5b6275'; ctx.textAlign = 'right';
-      ctx.fillText('reported ' + fmtBytes(rep), g.l + PW - 4, y - 8);
+      /* at the end away from our peak's label, which sits beside the peak */
+      var repLeft = peak > 0 && X(Number(m.peak_us) || 0) > g.l + PW / 2;
+      ctx.fillStyle = '#5b6275'; ctx.textAlign = repLeft ? 'left' : 'right';
+      ctx.fillText('reported ' + fmtBytes(rep), repLeft ? g.l + 4 : g.l + PW - 4, y - 8);
       ctx.textAlign = 'left';
     }
     /* our peak */

@@ -1,5 +1,5 @@
 /* Unit tests of base/utf8.c (the UTF-8 walker and encoder, the text check),
- * base/bytes.c (byte sizes) and output.c's CSV quoter. */
+ * base/bytes.c (byte sizes), output.c's CSV quoter and its memory output. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -227,6 +227,32 @@ static void test_csv(void **state)
 	g_free(csv);
 }
 
+/* An output kept in memory holds every byte written, across the flushes
+ * of its buffer, in order; an output dropped unread frees it. */
+static void test_output_memory(void **state)
+{
+	(void)state;
+	tl_output *o = tl_output_new_memory();
+	GString *want = g_string_new(NULL);
+	for (uint64_t i = 0; want->len < 3 * TL_OUTPUT_BUF; i++) {
+		tl_output_uint(o, i);
+		tl_output_char(o, ',');
+		g_string_append_printf(want, "%" G_GUINT64_FORMAT ",", i);
+	}
+	char *big = g_strnfill(TL_OUTPUT_BUF, 'x');
+	tl_output_str(o, big);
+	g_string_append(want, big);
+	GString *got = tl_output_take(o);
+	assert_int_equal(got->len, want->len);
+	assert_memory_equal(got->str, want->str, want->len);
+	g_string_free(got, TRUE);
+	g_string_free(want, TRUE);
+	g_free(big);
+	tl_output *dropped = tl_output_new_memory();
+	tl_output_str(dropped, "never read");
+	tl_output_abort(dropped);
+}
+
 int main(void)
 {
 	td_filter();
@@ -239,6 +265,7 @@ int main(void)
 	    cmocka_unit_test(test_is_text),
 	    cmocka_unit_test(test_bytes),
 	    cmocka_unit_test(test_csv),
+		cmocka_unit_test(test_output_memory),
 	};
 	return cmocka_run_group_tests_name("text", tests, tmpdir_setup, tmpdir_teardown);
 }

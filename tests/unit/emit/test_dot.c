@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "emit/dot.h"
+#include "emit/dot_read.h"
 #include "io/source.h"
 
 #include <cgraph.h>
@@ -160,6 +161,47 @@ static void test_render_svg(void **state)
 	tl_run_free(run);
 }
 
+/* Subgraphs (the clusters Graphviz lays out and draws in this order) come
+ * in the order the text names them, whatever the heap looks like: cgraph's
+ * own reader orders them by the addresses of their interned names, which
+ * holes in the heap reorder. */
+static void test_read_order(void **state)
+{
+	(void)state;
+	enum { N = 300, HOLD = 4000 };
+	GString *t = g_string_new("digraph g {\n");
+	for (int i = 0; i < N; i++) {
+		g_string_append_printf(t, "subgraph cluster_%d { n%d; }\n", i, i);
+		if (i % 3 == 0)
+			g_string_append_printf(t, "n%d [label=\"%0*d\"];\n", i,
+					       40 + (i * 37) % 500, 7);
+	}
+	g_string_append(t, "}\n");
+	void *hold[HOLD];
+	for (int i = 0; i < HOLD; i++)
+		hold[i] = g_malloc((gsize)(24 + (i % 7) * 8));
+	for (int i = HOLD / 2; i < HOLD; i += 2) {
+		g_free(hold[i]);
+		hold[i] = NULL;
+	}
+	Agraph_t *g = tl_dot_read(t->str);
+	assert_non_null(g);
+	int k = 0;
+	for (Agraph_t *s = agfstsubg(g); s != NULL; s = agnxtsubg(s), k++) {
+		char want[32];
+		g_snprintf(want, sizeof want, "cluster_%d", k);
+		assert_string_equal(agnameof(s), want);
+	}
+	assert_int_equal(k, N);
+	assert_int_equal(agnnodes(g), N);
+	assert_non_null(agnode(g, "n299", 0));
+	assert_null(agnode(g, "n300", 0));
+	agclose(g);
+	for (int i = 0; i < HOLD; i++)
+		g_free(hold[i]);
+	g_string_free(t, TRUE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -167,6 +209,7 @@ int main(void)
 		cmocka_unit_test(test_quote_parses),
 		cmocka_unit_test(test_write),
 		cmocka_unit_test(test_render_svg),
+		cmocka_unit_test(test_read_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,828 @@
+/* A Chrome trace as one RunMetadata (io/chrome_run.h). One pass with the
+ * streaming reader collects processes, threads, slices and flow points
+ * (names may come after the events: Kineto writes them last); devices,
+ * threads and links are decided at the end. */
+#include "io/chrome_run.h"
+
+#include "base/limits.h"
+#include "io/chrome_reader.h"
+#include "io/format.h"
+#include "io/kineto_memory.h"
+
+#include <glib.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+enum role { R_NONE = 0, R_LAUNCH, R_DEVICE };
+
+typedef struct cproc {
+	char *pid;
+	char *name;   /* process_name */
+	char *labels; /* process_labels */
+} cproc;
+
+typedef struct cthread {
+	uint32_t proc;
+	char *tid;
+	char *name; /* thread_name, or NULL */
+	uint32_t dev;
+	uint32_t id; /* thread_id on its device, 1.. */
+	bool placed;
+} cthread;
+
+typedef struct cslice {
+	int64_t start, end;
+	uint32_t thread;
+	uint8_t role;
+	bool has_corr;
+	int64_t corr;
+	const char *name;   /* the event's name (arena) */
+	const char *node;   /* args name, or the node of a "node:Op"; NULL */
+	const char *op;	    /* args op, or the op of a "node:Op"; NULL */
+	const char *inputs; /* timeline.py's inputN args joined by ", "; NULL */
+} cslice;
+
+typedef struct cflow {
+	char *key; /* id and cat */
+	int64_t ts;
+	uint32_t thread;
+	uint32_t order;
+	bool enclosing; /* binds to the slice around it (s, bp "e") */
+} cflow;
+
+typedef struct cdev {
+	const char *name;
+	uint32_t n_exec;
+	uint32_t n_threads;
+	bool tracer;
+} cdev;
+
+typedef struct counts {
+	size_t bad_time, unmatched_end, unclosed_begin;
+} counts;
+
+typedef struct creader {
+	tl_arena *arena;
+	GHashTable *proc_ix, *thread_ix; /* text -> index + 1 */
+	GPtrArray *procs, *threads;
+	GArray *slices, *flows;
+	GHashTable *open_b; /* thread index + 1 -> GArray of cslice (a B stack) */
+	GString *buf, *buf2;
+	counts c;
+	int64_t origin; /* earliest ts of any event but metadata, as kineto_memory reads it */
+	bool has_origin;
+	bool tf1;
+} creader;
+
+/* ---- reading ---------------------------------------------------------- */
+
+static void proc_free(gpointer p)
+{
+	cproc *x = p;
+	g_free(x->pid);
+	g_free(x->name);
+	g_free(x->labels);
+	g_free(x);
+}
+
+static void thread_free(gpointer p)
+{
+	cthread *x = p;
+	g_free(x->tid);
+	g_free(x->name);
+	g_free(x);
+}
+
+static uint32_t proc_get(creader *c, const char *pid)
+{
+	gpointer v = g_hash_table_lookup(c->proc_ix, pid);
+	if (v != NULL)
+		return GPOINTER_TO_UINT(v) - 1;
+	cproc *p = g_new0(cproc, 1);
+	p->pid = g_strdup(pid);
+	g_ptr_array_add(c->procs, p);
+	g_hash_table_insert(c->proc_ix, g_strdup(pid), GUINT_TO_POINTER(c->procs->len));
+	return c->procs->len - 1;
+}
+
+static uint32_t thread_get(creader *c, const tl_chrome_in_event *ev)
+{
+	const char *pid = ev->pid.len ? tl_chrome_reader_span_text(ev, ev->pid, c->buf) : "";
+	const char *tid = ev->tid.len ? tl_chrome_reader_span_text(ev, ev->tid, c->buf2) : "";
+	char *key = g_strdup_printf("%s%c%s", pid, 0x1f, tid);
+	gpointer v = g_hash_table_lookup(c->thread_ix, key);
+	if (v != NULL) {
+		g_free(key);
+		return GPOINTER_TO_UINT(v) - 1;
+	}
+	cthread *t = g_new0(cthread, 1);
+	t->tid = g_strdup(tid);
+	t->proc = proc_get(c, pid);
+	g_ptr_array_add(c->threads, t);
+	g_hash_table_insert(c->thread_ix, key, GUINT_TO_POINTER(c->threads->len));
+	return c->threads->len - 1;
+}
+
+static json_t *args_of(const tl_chrome_in_event *ev)
+{
+	json_error_t jerr;
+	return ev->args.len ? json_loadb(ev->raw + ev->args.off, ev->args.len, 0, &jerr) : NULL;
+}
+
+static void read_meta(creader *c, const tl_chrome_in_event *ev)
+{
+	bool pname = tl_chrome_reader_span_is(ev, ev->name, "\"process_name\"");
+	bool plabel = tl_chrome_reader_span_is(ev, ev->name, "\"process_labels\"");
+	bool tname = tl_chrome_reader_span_is(ev, ev->name, "\"thread_name\"");
+	if (!pname && !plabel && !tname)
+		return;
+	json_t *a = args_of(ev);
+	const char *n = json_string_value(json_object_get(a, plabel ? "labels" : "name"));
+	if (n != NULL && tname) {
+		uint32_t ti = thread_get(c, ev); /* may grow the array */
+		cthread *t = g_ptr_array_index(c->threads, ti);
+		g_free(t->name);
+		t->name = g_strdup(n);
+	} else if (n != NULL) {
+		const char *pid =
+		    ev->pid.len ? tl_chrome_reader_span_text(ev, ev->pid, c->buf) : "";
+		uint32_t pi = proc_get(c, pid); /* may grow the array */
+		cproc *p = g_ptr_array_index(c->procs, pi);
+		char **field = plabel ? &p->labels : &p->name;
+		g_free(*field);
+		*field = g_strdup(n);
+		if (pname && g_str_has_suffix(n, " Compute"))
+			c->tf1 = true;
+	}
+	json_decref(a);
+}
+
+/* "dense/MatMul:MatMul": a TF op as TF2's TraceMe names it. */
+static bool is_tf_op(const char *name, size_t n)
+{
+	const char *colon = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (name[i] == ':')
+			colon = name + i;
+	if (colon == NULL || colon == name || colon + 1 == name + n || colon[-1] == ':')
+		return false;
+	for (const char *p = colon + 1; p < name + n; p++)
+		if (!g_ascii_isalnum(*p) && *p != '_')
+			return false;
+	return true;
+}
+
+/* node and op of a "node:Op" text (up to a '#', as TF2's annotations). */
+static bool split_tf_op(creader *c, const char *s, cslice *x)
+{
+	if (s == NULL)
+		return false;
+	const char *hash = strchr(s, '#');
+	size_t n = hash != NULL ? (size_t)(hash - s) : strlen(s);
+	if (!is_tf_op(s, n))
+		return false;
+	const char *colon = memrchr(s, ':', n);
+	x->node = tl_arena_strndup(c->arena, s, (size_t)(colon - s));
+	x->op = tl_arena_strndup(c->arena, colon + 1, n - (size_t)(colon + 1 - s));
+	return true;
+}
+
+/* The integer of args "correlation", found in the raw text (parsing every
+ * event's args costs more than reading the file); false if none. */
+static bool read_correlation(const tl_chrome_in_event *ev, int64_t *out)
+{
+	static const char key[] = "\"correlation\"";
+	const char *a = ev->raw + ev->args.off, *end = a + ev->args.len;
+	const char *p = g_strstr_len(a, (gssize)ev->args.len, key);
+	if (p == NULL)
+		return false;
+	p += sizeof key - 1;
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == ':'))
+		p++;
+	char num[24];
+	size_t n = 0;
+	while (p + n < end && n < sizeof num - 1 &&
+	       (g_ascii_isdigit(p[n]) || (n == 0 && p[n] == '-')))
+		n++;
+	memcpy(num, p, n);
+	num[n] = '\0';
+	char *stop = NULL;
+	*out = g_ascii_strtoll(num, &stop, 10);
+	return n > 0 && stop == num + n;
+}
+
+static bool args_mention(const tl_chrome_in_event *ev, const char *quoted)
+{
+	return g_strstr_len(ev->raw + ev->args.off, (gssize)ev->args.len, quoted) != NULL;
+}
+
+/* What timeline.py's args (name, op, input0..) and TF2's (long_name,
+ * annotation) say of a slice. */
+static void read_args(creader *c, const tl_chrome_in_event *ev, cslice *x)
+{
+	if (ev->args.len == 0 ||
+	    !(args_mention(ev, "\"name\"") || args_mention(ev, "\"op\"") ||
+	      args_mention(ev, "\"long_name\"") || args_mention(ev, "\"annotation\"")))
+		return;
+	json_t *a = args_of(ev);
+	if (!json_is_object(a)) {
+		json_decref(a);
+		return;
+	}
+	const char *name = json_string_value(json_object_get(a, "name"));
+	const char *op = json_string_value(json_object_get(a, "op"));
+	if (name != NULL && op != NULL) {
+		x->node = tl_arena_strdup(c->arena, name);
+		x->op = tl_arena_strdup(c->arena, op);
+		GString *in = g_string_new(NULL);
+		for (int i = 0;; i++) {
+			char key[24];
+			snprintf(key, sizeof key, "input%d", i);
+			const char *v = json_string_value(json_object_get(a, key));
+			if (v == NULL)
+				break;
+			if (i > 0)
+				g_string_append(in, ", ");
+			g_string_append(in, v);
+		}
+		if (in->len > 0)
+			x->inputs = tl_arena_strndup(c->arena, in->str, in->len);
+		g_string_free(in, TRUE);
+	} else if (!split_tf_op(c, json_string_value(json_object_get(a, "long_name")), x)) {
+		split_tf_op(c, json_string_value(json_object_get(a, "annotation")), x);
+	}
+	json_decref(a);
+}
+
+/* ns from the file's microseconds: whole microseconds and the fraction
+ * apart (Kineto's epoch timestamps times 1000 are past what a double holds
+ * exactly); false past the model's limit. */
+static bool to_ns(double us, int64_t *out)
+{
+	if (!isfinite(us) || fabs(us) >= (double)(TL_TIME_LIMIT_NS / 1000))
+		return false;
+	double whole = floor(us);
+	*out = (int64_t)whole * 1000 + (int64_t)llround((us - whole) * 1000.0);
+	return true;
+}
+
+static void add_slice(creader *c, cslice *x)
+{
+	g_array_append_val(c->slices, *x);
+}
+
+/* The role its cat gives a slice: a runtime call, a device slice. */
+static uint8_t role_of(const tl_chrome_in_event *ev, GString *buf)
+{
+	if (ev->cat.len == 0)
+		return R_NONE;
+	const char *cat = tl_chrome_reader_span_text(ev, ev->cat, buf);
+	static const char *const device[] = {"kernel", "gpu_memcpy", "gpu_memset", "memcpy",
+					     "memset"};
+	for (size_t i = 0; i < G_N_ELEMENTS(device); i++)
+		if (g_ascii_strcasecmp(cat, device[i]) == 0)
+			return R_DEVICE;
+	if (g_str_has_suffix(cat, "_runtime") || g_str_has_suffix(cat, "_driver") ||
+	    strcmp(cat, "Runtime") == 0)
+		return R_LAUNCH;
+	return R_NONE;
+}
+
+/* The slice an X or B event opens (times unset). */
+static cslice slice_of_event(creader *c, const tl_chrome_in_event *ev)
+{
+	cslice x = {.thread = thread_get(c, ev)};
+	x.name = tl_arena_strdup(c->arena, ev->name.len ? tl_chrome_reader_span_text(
+								 ev, ev->name, c->buf)
+							   : "unknown");
+	x.role = role_of(ev, c->buf);
+	if (ev->args.len > 0) {
+		read_args(c, ev, &x);
+		if (x.role != R_NONE)
+			x.has_corr = read_correlation(ev, &x.corr);
+	}
+	return x;
+}
+
+static void read_complete(creader *c, const tl_chrome_in_event *ev)
+{
+	int64_t start, dur;
+	if (!ev->has_ts || !to_ns(ev->ts_us, &start) || !to_ns(ev->dur_us, &dur) || dur < 0 ||
+	    start + dur >= TL_TIME_LIMIT_NS) {
+		c->c.bad_time++;
+		return;
+	}
+	cslice x = slice_of_event(c, ev);
+	x.start = start;
+	x.end = start + dur;
+	add_slice(c, &x);
+}
+
+static GArray *b_stack(creader *c, uint32_t thread)
+{
+	gpointer key = GUINT_TO_POINTER(thread + 1);
+	GArray *st = g_hash_table_lookup(c->open_b, key);
+	if (st == NULL) {
+		st = g_array_new(FALSE, FALSE, sizeof(cslice));
+		g_hash_table_insert(c->open_b, key, st);
+	}
+	return st;
+}
+
+static void read_begin_end(creader *c, const tl_chrome_in_event *ev)
+{
+	int64_t t;
+	if (!ev->has_ts || !to_ns(ev->ts_us, &t)) {
+		c->c.bad_time++;
+		return;
+	}
+	if (ev->ph == 'B') {
+		cslice x = slice_of_event(c, ev);
+		x.start = t;
+		g_array_append_val(b_stack(c, x.thread), x);
+		return;
+	}
+	GArray *st = b_stack(c, thread_get(c, ev));
+	if (st->len == 0) {
+		c->c.unmatched_end++;
+		return;
+	}
+	cslice x = g_array_index(st, cslice, st->len - 1);
+	g_array_set_size(st, st->len - 1);
+	if (t < x.start) {
+		c->c.bad_time++;
+		return;
+	}
+	x.end = t;
+	add_slice(c, &x);
+}
+
+static void read_flow(creader *c, const tl_chrome_in_event *ev)
+{
+	int64_t t;
+	if (ev->id.len == 0 || !ev->has_ts || !to_ns(ev->ts_us, &t))
+		return;
+	const char *id = tl_chrome_reader_span_text(ev, ev->id, c->buf);
+	const char *cat = ev->cat.len ? tl_chrome_reader_span_text(ev, ev->cat, c->buf2) : "";
+	cflow f = {.key = g_strdup_printf("%s%c%s", id, 0x1f, cat),
+		   .ts = t,
+		   .thread = thread_get(c, ev),
+		   .order = c->flows->len};
+	/* bp: the binding point, in the raw text */
+	f.enclosing = ev->ph == 's' ||
+		      g_strstr_len(ev->raw, (gssize)ev->raw_len, "\"bp\":\"e\"") != NULL ||
+		      g_strstr_len(ev->raw, (gssize)ev->raw_len, "\"bp\": \"e\"") != NULL;
+	g_array_append_val(c->flows, f);
+}
+
+static void read_event(creader *c, const tl_chrome_in_event *ev)
+{
+	if (ev->ph != 'M' && ev->has_ts && isfinite(ev->ts_us) && fabs(ev->ts_us) <= 4e12) {
+		/* kineto_memory's clock: its events are placed on ours by it */
+		int64_t t = (int64_t)llround(ev->ts_us * 1000.0);
+		if (!c->has_origin || t < c->origin)
+			c->origin = t;
+		c->has_origin = true;
+	}
+	switch (ev->ph) {
+	case 'M':
+		read_meta(c, ev);
+		break;
+	case 'X':
+		read_complete(c, ev);
+		break;
+	case 'B':
+	case 'E':
+		read_begin_end(c, ev);
+		break;
+	case 's':
+	case 't':
+	case 'f':
+		read_flow(c, ev);
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- devices ---------------------------------------------------------- */
+
+/* "Stream #7(Compute)" -> 7 */
+static bool stream_number(const char *name, long *n)
+{
+	if (name == NULL || !g_str_has_prefix(name, "Stream #"))
+		return false;
+	char *end = NULL;
+	*n = strtol(name + 8, &end, 10);
+	return end != name + 8;
+}
+
+/* The device name of a thread (before two processes of one name are told
+ * apart). */
+static char *device_name(const cproc *p, const cthread *t)
+{
+	const char *pn = p->name;
+	if (pn != NULL && g_str_has_suffix(pn, " Compute"))
+		return g_strndup(pn, strlen(pn) - 8);
+	if (pn != NULL && g_str_has_prefix(pn, "/device:")) {
+		long stream;
+		if (stream_number(t->name, &stream))
+			return g_strdup_printf("%s/stream:%ld", pn, stream);
+		if (t->name != NULL && t->name[0] != '\0')
+			return g_strdup_printf("%s/%s", pn, t->name);
+		return g_strdup_printf("%s/tid %s", pn, t->tid);
+	}
+	unsigned gpu;
+	char rest;
+	if (p->labels != NULL && sscanf(p->labels, "GPU %u%c", &gpu, &rest) == 1)
+		return g_strdup_printf("/device:GPU:%u", gpu);
+	if (p->labels != NULL && strcmp(p->labels, "CPU") == 0)
+		return g_strdup("/host:CPU");
+	if (pn != NULL && pn[0] != '\0')
+		return g_strdup(pn);
+	return g_strdup_printf("pid %s", p->pid);
+}
+
+static bool is_tracer_name(const char *n)
+{
+	return strstr(n, "/stream:") != NULL || g_str_has_suffix(n, "/memcpy") ||
+	       g_str_has_suffix(n, "/sync");
+}
+
+/* Each thread that holds a slice to its device, devices in order of their
+ * first slice; a name two processes share gets " (pid N)" on the later. */
+static GArray *place_threads(creader *c)
+{
+	GArray *devs = g_array_new(FALSE, FALSE, sizeof(cdev));
+	GHashTable *by_name = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	GHashTable *owner = g_hash_table_new(g_str_hash, g_str_equal); /* name -> cproc */
+	for (guint i = 0; i < c->slices->len; i++) {
+		cslice *x = &g_array_index(c->slices, cslice, i);
+		cthread *t = g_ptr_array_index(c->threads, x->thread);
+		if (!t->placed) {
+			const cproc *p = g_ptr_array_index(c->procs, t->proc);
+			char *name = device_name(p, t);
+			const cproc *own = g_hash_table_lookup(owner, name);
+			if (own != NULL && own != p) {
+				char *n2 = g_strdup_printf("%s (pid %s)", name, p->pid);
+				g_free(name);
+				name = n2;
+			}
+			gpointer hit = g_hash_table_lookup(by_name, name);
+			if (hit == NULL) {
+				cdev d = {.name = tl_arena_strdup(c->arena, name),
+					  .tracer = is_tracer_name(name)};
+				g_array_append_val(devs, d);
+				hit = GUINT_TO_POINTER(devs->len);
+				g_hash_table_insert(owner, (gpointer)d.name, (gpointer)p);
+				g_hash_table_insert(by_name, name, hit);
+			} else {
+				g_free(name);
+			}
+			t->dev = GPOINTER_TO_UINT(hit) - 1;
+			t->id = ++g_array_index(devs, cdev, t->dev).n_threads;
+			t->placed = true;
+		}
+		g_array_index(devs, cdev, t->dev).n_exec++;
+	}
+	g_hash_table_destroy(owner);
+	g_hash_table_destroy(by_name);
+	return devs;
+}
+
+/* ---- the RunMetadata -------------------------------------------------- */
+
+static void fill_exec(creader *c, const cslice *x, const cdev *d, Tensorflow__NodeExecStats *ns)
+{
+	tensorflow__node_exec_stats__init(ns);
+	ns->all_start_nanos = x->start;
+	ns->all_start_micros = x->start / 1000;
+	ns->all_end_rel_nanos = x->end - x->start;
+	ns->all_end_rel_micros = x->end / 1000 - ns->all_start_micros;
+	ns->op_end_rel_nanos = ns->all_end_rel_nanos;
+	ns->op_end_rel_micros = ns->all_end_rel_micros;
+	const cthread *t = g_ptr_array_index(c->threads, x->thread);
+	ns->thread_id = t->id;
+	const char *node = x->node != NULL ? x->node : x->name;
+	const char *op = x->op != NULL ? x->op : x->name;
+	if (d->tracer) {
+		/* the model reads "node:Op" from a tracer record's node_name;
+		 * the kernel stays in the label */
+		ns->node_name = x->op != NULL
+				    ? g_strconcat(node, ":", op, NULL)
+				    : g_strdup(node);
+		char *copy = tl_arena_strdup(c->arena, ns->node_name);
+		g_free(ns->node_name);
+		ns->node_name = copy;
+		ns->timeline_label = (char *)x->name;
+		return;
+	}
+	ns->node_name = (char *)node;
+	/* "node = Op(in0, in1)", the label timeline.py writes and reads */
+	char *label = g_strdup_printf("%s = %s(%s)", node, op, x->inputs != NULL ? x->inputs : "");
+	ns->timeline_label = tl_arena_strdup(c->arena, label);
+	g_free(label);
+}
+
+static void name_threads(creader *c, const GArray *devs, Tensorflow__DeviceStepStats **ds)
+{
+	for (guint i = 0; i < c->threads->len; i++) {
+		const cthread *t = g_ptr_array_index(c->threads, i);
+		if (!t->placed)
+			continue;
+		Tensorflow__DeviceStepStats *d = ds[t->dev];
+		Tensorflow__DeviceStepStats__ThreadNamesEntry *e =
+		    tl_arena_alloc(c->arena, sizeof *e);
+		tensorflow__device_step_stats__thread_names_entry__init(e);
+		e->key = t->id;
+		char *n = t->name != NULL && t->name[0] != '\0' ? g_strdup(t->name)
+							       : g_strdup_printf("tid %s", t->tid);
+		e->value = tl_arena_strdup(c->arena, n);
+		g_free(n);
+		d->thread_names[d->n_thread_names++] = e;
+	}
+	(void)devs;
+}
+
+static Tensorflow__RunMetadata *build_meta(creader *c, const GArray *devs,
+					   Tensorflow__NodeExecStats **ns_of)
+{
+	tl_arena *arena = c->arena;
+	Tensorflow__RunMetadata *meta = tl_arena_alloc(arena, sizeof *meta);
+	tensorflow__run_metadata__init(meta);
+	Tensorflow__StepStats *ss = tl_arena_alloc(arena, sizeof *ss);
+	tensorflow__step_stats__init(ss);
+	meta->step_stats = ss;
+	ss->n_dev_stats = devs->len;
+	ss->dev_stats = tl_arena_alloc(arena, (devs->len + 1) * sizeof *ss->dev_stats);
+	for (guint d = 0; d < devs->len; d++) {
+		const cdev *cd = &g_array_index(devs, cdev, d);
+		Tensorflow__DeviceStepStats *ds = tl_arena_alloc(arena, sizeof *ds);
+		tensorflow__device_step_stats__init(ds);
+		ds->device = (char *)cd->name;
+		ds->node_stats = tl_arena_alloc(arena, (cd->n_exec + 1) * sizeof *ds->node_stats);
+		ds->thread_names =
+		    tl_arena_alloc(arena, (cd->n_threads + 1) * sizeof *ds->thread_names);
+		ss->dev_stats[d] = ds;
+	}
+	for (guint i = 0; i < c->slices->len; i++) {
+		const cslice *x = &g_array_index(c->slices, cslice, i);
+		const cthread *t = g_ptr_array_index(c->threads, x->thread);
+		Tensorflow__DeviceStepStats *ds = ss->dev_stats[t->dev];
+		Tensorflow__NodeExecStats *ns = tl_arena_alloc(arena, sizeof *ns);
+		fill_exec(c, x, &g_array_index(devs, cdev, t->dev), ns);
+		ds->node_stats[ds->n_node_stats++] = ns;
+		ns_of[i] = ns;
+	}
+	name_threads(c, devs, ss->dev_stats);
+	return meta;
+}
+
+/* ---- links ------------------------------------------------------------ */
+
+typedef struct linker {
+	GPtrArray *pairs;	     /* record, launcher */
+	GHashTable *has;	     /* slice index + 1 with a launcher */
+	Tensorflow__NodeExecStats **ns_of;
+} linker;
+
+static void link_add(linker *l, uint32_t rec, uint32_t launcher)
+{
+	if (rec == launcher || !g_hash_table_add(l->has, GUINT_TO_POINTER(rec + 1)))
+		return;
+	g_ptr_array_add(l->pairs, l->ns_of[rec]);
+	g_ptr_array_add(l->pairs, l->ns_of[launcher]);
+}
+
+/* Kineto: a device slice to the runtime call of its correlation id (the
+ * first in the file where several carry it). */
+static void link_correlations(creader *c, linker *l)
+{
+	GHashTable *launch = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+	for (guint i = 0; i < c->slices->len; i++) {
+		const cslice *x = &g_array_index(c->slices, cslice, i);
+		if (x->role != R_LAUNCH || !x->has_corr)
+			continue;
+		if (g_hash_table_contains(launch, &x->corr))
+			continue;
+		int64_t *k = g_new(int64_t, 1);
+		*k = x->corr;
+		g_hash_table_insert(launch, k, GUINT_TO_POINTER(i + 1));
+	}
+	for (guint i = 0; i < c->slices->len; i++) {
+		const cslice *x = &g_array_index(c->slices, cslice, i);
+		if (x->role != R_DEVICE || !x->has_corr)
+			continue;
+		gpointer hit = g_hash_table_lookup(launch, &x->corr);
+		if (hit != NULL)
+			link_add(l, i, GPOINTER_TO_UINT(hit) - 1);
+	}
+	g_hash_table_destroy(launch);
+}
+
+static int cmp_thread_start(const void *a, const void *b, void *ctx)
+{
+	const cslice *s = ctx;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	if (s[x].thread != s[y].thread)
+		return s[x].thread < s[y].thread ? -1 : 1;
+	if (s[x].start != s[y].start)
+		return s[x].start < s[y].start ? -1 : 1;
+	if (s[x].end != s[y].end)
+		return s[x].end > s[y].end ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
+static int cmp_flow(const void *a, const void *b)
+{
+	const cflow *x = a, *y = b;
+	int k = strcmp(x->key, y->key);
+	if (k != 0)
+		return k;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return (x->order > y->order) - (x->order < y->order);
+}
+
+/* The slice a flow point binds to, or -1: by[lo..hi) are its thread's
+ * slices by start. The innermost around it looks back a bounded way (a
+ * thread's slices nest a few deep). */
+static int64_t bind_flow(const cslice *s, const uint32_t *by, size_t lo, size_t hi, const cflow *f)
+{
+	size_t a = lo, b = hi; /* first slice starting after f->ts */
+	while (a < b) {
+		size_t mid = a + (b - a) / 2;
+		if (s[by[mid]].start <= f->ts)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	if (!f->enclosing)
+		return a < hi ? (int64_t)by[a] : -1;
+	for (size_t k = a, steps = 0; k > lo && steps < 256; k--, steps++)
+		if (s[by[k - 1]].end >= f->ts)
+			return by[k - 1];
+	return -1;
+}
+
+/* Flow events: each bound point the next one's launcher. */
+static void link_flows(creader *c, linker *l)
+{
+	size_t n = c->slices->len, nt = c->threads->len;
+	if (c->flows->len == 0 || n == 0)
+		return;
+	const cslice *s = (const cslice *)(const void *)c->slices->data;
+	uint32_t *by = g_new(uint32_t, n);
+	for (size_t i = 0; i < n; i++)
+		by[i] = (uint32_t)i;
+	qsort_r(by, n, sizeof *by, cmp_thread_start, (void *)s);
+	size_t *first = g_new0(size_t, nt + 1);
+	for (size_t i = 0; i < n; i++)
+		first[s[i].thread + 1]++;
+	for (size_t t = 0; t < nt; t++)
+		first[t + 1] += first[t];
+	qsort(c->flows->data, c->flows->len, sizeof(cflow), cmp_flow);
+	int64_t prev = -1;
+	for (guint i = 0; i < c->flows->len; i++) {
+		const cflow *f = &g_array_index(c->flows, cflow, i);
+		bool same = i > 0 && strcmp(f->key, g_array_index(c->flows, cflow, i - 1).key) == 0;
+		if (!same)
+			prev = -1;
+		int64_t at = f->thread < nt ? bind_flow(s, by, first[f->thread],
+							 first[f->thread + 1], f)
+					    : -1;
+		if (at >= 0 && prev >= 0)
+			link_add(l, (uint32_t)at, (uint32_t)prev);
+		if (at >= 0)
+			prev = at;
+	}
+	g_free(first);
+	g_free(by);
+}
+
+/* ---- the whole -------------------------------------------------------- */
+
+static int warn_counts(const char *input, const counts *k, tl_error *err)
+{
+	if (k->bad_time &&
+	    tl_warn_damage(err, input, "skipped",
+			   "%zu slices with no usable ts or dur, a negative duration, or "
+			   "times beyond +-2^61 ns",
+			   k->bad_time) < 0)
+		return -1;
+	if (k->unmatched_end &&
+	    tl_warn_damage(err, input, "skipped", "%zu \"E\" events with no open \"B\"",
+			   k->unmatched_end) < 0)
+		return -1;
+	if (k->unclosed_begin &&
+	    tl_warn_damage(err, input, "dropped", "%zu \"B\" events never closed by an \"E\"",
+			   k->unclosed_begin) < 0)
+		return -1;
+	return 0;
+}
+
+static void creader_free(creader *c)
+{
+	g_hash_table_destroy(c->proc_ix);
+	g_hash_table_destroy(c->thread_ix);
+	g_ptr_array_free(c->procs, TRUE);
+	g_ptr_array_free(c->threads, TRUE);
+	g_array_free(c->slices, TRUE);
+	for (guint i = 0; i < c->flows->len; i++)
+		g_free(g_array_index(c->flows, cflow, i).key);
+	g_array_free(c->flows, TRUE);
+	g_hash_table_destroy(c->open_b);
+	g_string_free(c->buf, TRUE);
+	g_string_free(c->buf2, TRUE);
+}
+
+static void stack_free(gpointer p)
+{
+	g_array_free(p, TRUE);
+}
+
+/* Kineto's [memory] events, moved onto the run's clock. */
+static int read_allocs(creader *c, const uint8_t *data, size_t len, tl_chrome_run *out,
+		       tl_error *err)
+{
+	out->allocs = (tl_alloc_events){0};
+	if (memmem(data, len, "\"[memory]\"", 10) == NULL)
+		return 0;
+	if (tl_kineto_alloc_events(data, len, c->arena, &out->allocs, err) < 0)
+		return -1;
+	for (size_t i = 0; i < out->allocs.n; i++)
+		out->allocs.ev[i].t_ns += c->origin;
+	out->allocs.clock = "the run's clock";
+	return 0;
+}
+
+int tl_chrome_run_read(const uint8_t *data, size_t len, const char *name, tl_arena *arena,
+		       tl_chrome_run *out, tl_error *err)
+{
+	memset(out, 0, sizeof *out);
+	tl_chrome_reader *r = NULL;
+	if (tl_chrome_reader_open(&r, data, len, err) < 0)
+		return -1;
+	creader c = {
+	    .arena = arena,
+	    .proc_ix = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+	    .thread_ix = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+	    .procs = g_ptr_array_new_with_free_func(proc_free),
+	    .threads = g_ptr_array_new_with_free_func(thread_free),
+	    .slices = g_array_new(FALSE, FALSE, sizeof(cslice)),
+	    .flows = g_array_new(FALSE, FALSE, sizeof(cflow)),
+	    .open_b = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, stack_free),
+	    .buf = g_string_new(NULL),
+	    .buf2 = g_string_new(NULL),
+	};
+	tl_chrome_in_event ev;
+	int rc;
+	while ((rc = tl_chrome_reader_next(r, &ev, err)) > 0)
+		read_event(&c, &ev);
+	tl_chrome_reader_close(r);
+	if (rc < 0 && c.slices->len > 0) {
+		char why[sizeof err->msg];
+		g_strlcpy(why, err->msg, sizeof why);
+		rc = tl_warn_damage(err, name, "the events before it are read", "%s", why);
+	}
+	GHashTableIter it;
+	gpointer k, v;
+	g_hash_table_iter_init(&it, c.open_b);
+	while (g_hash_table_iter_next(&it, &k, &v))
+		c.c.unclosed_begin += ((GArray *)v)->len;
+	if (rc == 0 && c.slices->len == 0)
+		rc = tl_error_set(err, "a Chrome trace with no complete events (ph \"X\", or "
+				       "\"B\"/\"E\" pairs): nothing to draw");
+	if (rc == 0)
+		rc = warn_counts(name, &c.c, err);
+	if (rc == 0)
+		rc = read_allocs(&c, data, len, out, err);
+	if (rc < 0) {
+		creader_free(&c);
+		return -1;
+	}
+	GArray *devs = place_threads(&c);
+	Tensorflow__NodeExecStats **ns_of = g_new(Tensorflow__NodeExecStats *, c.slices->len);
+	out->meta = build_meta(&c, devs, ns_of);
+	linker l = {.pairs = g_ptr_array_new(),
+		    .has = g_hash_table_new(g_direct_hash, g_direct_equal),
+		    .ns_of = ns_of};
+	link_correlations(&c, &l);
+	/* timeline.py's flows are the inputs its labels name */
+	if (!c.tf1)
+		link_flows(&c, &l);
+	out->n_links = l.pairs->len / 2;
+	out->links = tl_arena_alloc(arena, (l.pairs->len + 1) * sizeof *out->links);
+	if (l.pairs->len > 0)
+		memcpy(out->links, l.pairs->pdata, l.pairs->len * sizeof *out->links);
+	g_ptr_array_free(l.pairs, TRUE);
+	g_hash_table_destroy(l.has);
+	g_free(ns_of);
+	g_array_free(devs, TRUE);
+	out->dataflow = c.tf1;
+	out->kind = c.tf1 ? "a TF1 timeline.py trace" : tl_format_chrome_kind(data, len);
+	creader_free(&c);
+	return 0;
+}
