@@ -6,7 +6,9 @@
 # multiple of gzip -1 over the same file in the same run, peak RSS, and the
 # growth from 10 to 100 MB: (wall at 100 / wall at 10) / (bytes at 100 /
 # bytes at 10), 1.00 being linear. Exits 1 when a growth is over 1.25 (or a
-# tool fails), after printing everything. Then a few runs of other kinds.
+# tool fails), after printing everything. Then a few runs of other kinds,
+# first the readers alone (read-bench) on the 100 MB XSpace and the 100 MB
+# one-run RunMetadata, in MB/s of wall and of CPU, and their ratio.
 # Usage: BIN=build/bin TESTBIN=build/tests scripts/bench.sh   (make bench)
 # BENCH_SHAPES="one-run devices" picks shapes, BENCH_OTHER=0 leaves out the
 # other runs, BENCH_DIR (default build/bench) keeps the generated files.
@@ -203,6 +205,30 @@ other_runs() {
 	}
 	big=$(dump one-run 100)
 	big_mb=$(mb "$(bytes "$big")")
+
+	# The readers alone (read-bench: every run read into the model and
+	# dropped), per byte: the 100 MB XSpace against the 100 MB one-run
+	# RunMetadata, gzip -1 over each for scale; CPU beside the wall, as the
+	# model's builder works on two threads where it can.
+	if [ -x "$TESTBIN/read-bench" ]; then
+		xs=$(dump xspace 100)
+		reader() { # label, file -> $rate (MB/s of wall), $crate (of CPU)
+			f=$2
+			nb=$(bytes "$f") # (measure counts in n)
+			measure gzip -1 -c "$f"
+			gz=$best
+			measure "$TESTBIN/read-bench" "$f"
+			rate=$(awk -v b="$nb" -v w="$best" 'BEGIN { printf "%.0f", b / 1e6 / (w > 0 ? w : 0.001) }')
+			crate=$(awk -v b="$nb" -v c="$bcpu" 'BEGIN { printf "%.0f", b / 1e6 / (c > 0 ? c : 0.001) }')
+			awk -v l="$1" -v w="$best" -v c="$bcpu" -v r="$rate" -v cr="$crate" -v g="$gz" -v p="$peak" \
+				'BEGIN { printf "%-46s %6.2f s %6.0f MB/s (CPU %.2f s, %.0f MB/s) %5.1fx gzip -1, %.0f MB peak RSS\n", l, w, r, c, cr, w / (g > 0 ? g : 0.001), p / 1024 }'
+		}
+		reader "reading alone, XSpace 100 MB" "$xs"
+		xrate=$rate xcrate=$crate
+		reader "reading alone, one-run RunMetadata 100 MB" "$big"
+		awk -v a="$xrate" -v b="$rate" -v c="$xcrate" -v d="$crate" \
+			'BEGIN { printf "%-46s %6.2f (CPU %.2f): XSpace MB/s / RunMetadata MB/s, 1.00 parity\n", "reading alone, XSpace per byte", a / (b > 0 ? b : 1), c / (d > 0 ? d : 1) }'
+	fi
 	text="$WORK/run-text.pbtxt"
 	if [ ! -s "$text" ]; then
 		echo "bench: generating $text" >&2

@@ -200,8 +200,15 @@ static const struct neighbour *find_neighbour(const uint8_t *data, size_t len, b
 
 bool tl_format_neighbour(const uint8_t *data, size_t len, tl_error *err)
 {
+	bool xspace;
+	return tl_format_neighbour_xspace(data, len, err, &xspace);
+}
+
+bool tl_format_neighbour_xspace(const uint8_t *data, size_t len, tl_error *err, bool *xspace)
+{
 	bool cut = false;
 	const struct neighbour *best = find_neighbour(data, len, &cut);
+	*xspace = best == &neighbours[0];
 	if (best == NULL)
 		return false;
 	if (cut)

@@ -53,6 +53,10 @@ bool tl_format_neighbour(const uint8_t *data, size_t len, tl_error *err);
  * short counts). */
 bool tl_format_is_xspace(const uint8_t *data, size_t len);
 
+/* tl_format_neighbour, and in *xspace whether the neighbour is the XSpace
+ * (tl_format_is_xspace): one walk for both. */
+bool tl_format_neighbour_xspace(const uint8_t *data, size_t len, tl_error *err, bool *xspace);
+
 /* What kind of Chrome trace JSON the bytes hold, as a noun phrase for
  * messages: "a PyTorch profiler (Kineto) trace" (Kineto's top-level keys
  * schemaVersion, deviceProperties, traceName or distributedInfo, or its

@@ -100,8 +100,9 @@ static Tensorflow__RunMetadata *wrap(tl_arena *arena, const ProtobufCMessageDesc
  * the arena too (the strings point into them). */
 static int decode_whole(const uint8_t *data, uint8_t *own, size_t len, tl_format format,
 			tl_pbdecode_fields fields, tl_arena *arena, Tensorflow__RunMetadata **out,
-			tl_error *err)
+			bool *xspace, tl_error *err)
 {
+	*xspace = false;
 	if (format == TL_FORMAT_AUTO && tl_format_sniff(data, len, &format, err) < 0)
 		return -1;
 	if (format == TL_FORMAT_CHROME || format == TL_FORMAT_TFRECORD)
@@ -127,7 +128,8 @@ static int decode_whole(const uint8_t *data, uint8_t *own, size_t len, tl_format
 		g_byte_array_free(wire, TRUE);
 	} else {
 		if (d == NULL && tl_pbwire_classify(data, len, &d, err) < 0) {
-			tl_format_neighbour(data, len, err); /* names it, if it is one */
+			/* names it, if it is one */
+			tl_format_neighbour_xspace(data, len, err, xspace);
 			return -1;
 		}
 		if (own == NULL) {
@@ -145,7 +147,8 @@ static int decode_whole(const uint8_t *data, uint8_t *own, size_t len, tl_format
 int tl_source_decode_runmeta(const uint8_t *data, size_t len, tl_format format, tl_arena *arena,
 			     Tensorflow__RunMetadata **out, tl_error *err)
 {
-	return decode_whole(data, NULL, len, format, TL_PBDECODE_ALL, arena, out, err);
+	bool xspace;
+	return decode_whole(data, NULL, len, format, TL_PBDECODE_ALL, arena, out, &xspace, err);
 }
 
 /* One damage of the input, described in err: a warning, and the source
@@ -525,10 +528,12 @@ static int next_whole(tl_source *src, tl_pbdecode_fields fields, tl_arena **aren
 	}
 	if (src->format == TL_FORMAT_XSPACE)
 		return start_xspace(src, arena, data, len, arena_out, meta, label, err);
-	int rc = decode_whole(data, own, len, src->format, fields, arena, meta, err);
+	bool xspace;
+	int rc = decode_whole(data, own, len, src->format, fields, arena, meta, &xspace, err);
 	/* What is none of RunMetadata, StepStats and GraphDef may be an XSpace
-	 * (decode_whole leaves refused bytes as they were). */
-	if (rc < 0 && src->format == TL_FORMAT_BINARY_PROTO && tl_format_is_xspace(data, len))
+	 * (decode_whole leaves refused bytes as they were, and has walked them
+	 * as one: tl_format_is_xspace). */
+	if (rc < 0 && src->format == TL_FORMAT_BINARY_PROTO && xspace)
 		return start_xspace(src, arena, data, len, arena_out, meta, label, err);
 	if (rc == 0)
 		rc = report_input_damage(src, err);

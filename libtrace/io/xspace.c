@@ -68,6 +68,8 @@ typedef struct xplane {
 	id_map ev_md, st_md;
 	int64_t sid[N_STAT_KEYS];
 	bool has_sid[N_STAT_KEYS];
+	size_t line_base; /* the lines of the planes before it */
+	uint8_t *ev_flags; /* where ev_md is dense: per id, name_flags of its name */
 } xplane;
 
 enum ev_flags {
@@ -76,21 +78,22 @@ enum ev_flags {
 	F_STEP = 4,   /* on a "Steps" line */
 	F_CORR = 8,   /* has a correlation_id */
 	F_GROUP = 16, /* has a group_id */
+	F_AS_OP = 32, /* a host launch outside any TF op: tl_xspace.as_op names its op */
 };
 
+/* One per event of the XSpace (a 100 MB file holds 1.8 million): kept to
+ * 80 bytes, what few events have lives beside it (tl_xspace.as_op). */
 typedef struct xev {
-	const uint8_t *raw; /* the XEvent's bytes (its stats are read from them) */
-	size_t raw_len;
+	const uint8_t *raw; /* the XEvent's stats (tl_xspace_wire_event) */
 	const char *name;
-	int64_t start, end; /* ns */
-	uint32_t plane, line;
-	uint32_t dev;
-	int32_t parent;	   /* the innermost event around it on its line, or -1 */
-	int32_t launcher;  /* device events: the TF op that launched it, or -1 */
-	const char *as_op; /* a host launch outside any TF op: the "X:Op" it launched for */
+	int64_t start, end;  /* ns */
+	int64_t corr, group; /* correlation_id and group_id stats, when F_CORR / F_GROUP */
+	uint32_t raw_len;    /* an XSpace is under 2 GiB (one protobuf message) */
+	uint32_t plane, line; /* its device: tl_xspace.line_dev */
+	int32_t parent;	      /* the innermost event around it on its line, or -1 */
+	int32_t launcher; /* device events: the TF op that launched it, or -1 */
 	uint32_t run;
 	uint32_t flags;
-	int64_t corr, group; /* correlation_id and group_id stats, when F_CORR / F_GROUP */
 } xev;
 
 typedef struct xdev {
@@ -106,6 +109,7 @@ typedef struct xstep {
 
 struct tl_xspace {
 	tl_xspace_wire space;
+	tl_arena *arena; /* the caller's: the events and their tables live there */
 	const char *input;
 	const char *host; /* or NULL */
 	xplane *planes;
@@ -117,8 +121,17 @@ struct tl_xspace {
 	size_t n_runs;
 	uint32_t *run_order, *run_first;     /* run r's events: run_order[run_first[r] ..
 					      * run_first[r + 1]), in event order */
-	Tensorflow__NodeExecStats **ns_slot; /* per event, its record in the run last built */
 	GPtrArray *links;		     /* of the run last built */
+	GHashTable *as_op; /* event index -> the "X:Op" a host launch outside any TF op
+			    * launched for (F_AS_OP) */
+	/* Filled as the lines are read, so the passes after reading touch the
+	 * events they need, not all of them: in event order, the host and
+	 * device events with a correlation_id, and the events of Steps lines. */
+	GArray *host_corr, *dev_corr, *step_ev; /* uint32_t */
+	size_t n_ops;				 /* events that are no allocator event */
+	size_t n_lines;				 /* of all planes */
+	uint32_t *line_dev; /* per line (xplane.line_base + line): its device, once it
+			     * has events */
 };
 
 /* ---- metadata ----------------------------------------------------------- */
@@ -166,6 +179,8 @@ static plane_kind kind_of_plane(const char *name)
 	return P_OTHER;
 }
 
+static uint32_t name_flags(const char *name);
+
 static void index_plane(xplane *x, const tl_xspace_wire_plane *p, tl_arena *arena)
 {
 	x->p = p;
@@ -175,6 +190,12 @@ static void index_plane(xplane *x, const tl_xspace_wire_plane *p, tl_arena *aren
 	for (size_t i = 0; i < p->n_ev_md; i++)
 		x->ev_md.v[x->ev_md.n++] = (id_ptr){p->ev_md[i].id, p->ev_md[i].name};
 	map_finish(&x->ev_md);
+	if (x->ev_md.dense != NULL) {
+		x->ev_flags = g_new0(uint8_t, x->ev_md.n_dense);
+		for (size_t i = 0; i < x->ev_md.n_dense; i++)
+			if (x->ev_md.dense[i] != NULL)
+				x->ev_flags[i] = (uint8_t)name_flags(x->ev_md.dense[i]);
+	}
 	x->st_md.v = g_new(id_ptr, p->n_st_md + 1);
 	for (size_t i = 0; i < p->n_st_md; i++) {
 		const char *n = p->st_md[i].name;
@@ -215,6 +236,15 @@ static bool stat_get(const xplane *x, const xev *v, enum stat_key k, tl_xspace_w
 
 /* A stat's text: a string (copied into the arena), or the name of the stat
  * metadata a ref names; NULL for other values. */
+static const char *stat_str_in(const xplane *x, const tl_xspace_wire_stat *st, tl_arena *arena)
+{
+	if (st->kind == TL_XSTAT_STR)
+		return tl_arena_strndup(arena, (const char *)st->s, st->s_len);
+	if (st->kind == TL_XSTAT_REF)
+		return find_id(&x->st_md, (int64_t)st->u);
+	return NULL;
+}
+
 static const char *stat_str(const xplane *x, const tl_xspace_wire_stat *st)
 {
 	if (st->kind == TL_XSTAT_STR)
@@ -268,7 +298,7 @@ static bool stat_int(const tl_xspace_wire_stat *st, int64_t *out)
 
 /* One pass over an event's stats: those naming no metadata counted, the
  * correlation and group ids kept; the text of its step_name stat, or NULL. */
-static const char *scan_stats(const xplane *x, xev *v, counts *c)
+static const char *scan_stats(const xplane *x, xev *v, counts *c, tl_arena *arena)
 {
 	const char *step = NULL;
 	tl_xspace_wire_event ev = event_of(v);
@@ -286,7 +316,7 @@ static const char *scan_stats(const xplane *x, xev *v, counts *c)
 			 stat_int(&st, &v->group))
 			v->flags |= F_GROUP;
 		else if (x->has_sid[S_STEP_NAME] && st.metadata_id == x->sid[S_STEP_NAME])
-			step = stat_str(x, &st);
+			step = stat_str_in(x, &st, arena);
 	}
 	if (rc < 0)
 		c->malformed = true;
@@ -303,6 +333,14 @@ static bool is_tf_op(const char *name)
 		if (!g_ascii_isalnum(*p) && *p != '_')
 			return false;
 	return true;
+}
+
+/* What an event's name makes it: F_MEMORY, F_TFOP or neither. */
+static uint32_t name_flags(const char *name)
+{
+	if (strcmp(name, "MemoryAllocation") == 0 || strcmp(name, "MemoryDeallocation") == 0)
+		return F_MEMORY;
+	return is_tf_op(name) ? F_TFOP : 0;
 }
 
 /* ---- events -------------------------------------------------------------- */
@@ -369,32 +407,68 @@ static int cmp_ev_start(const void *a, const void *b)
 	return (x->raw > y->raw) - (x->raw < y->raw);
 }
 
-/* Parents within one line's events ev[lo..hi), sorted by start. */
-static void nest_line(xev *ev, size_t lo, size_t hi)
+/* A share of the lines, read on a thread of its own: each line's events
+ * go to tl_xspace.ev from line_first[line] on (as many places as the line
+ * holds events), the stack of open events nest_line keeps, and what the
+ * passes after reading need (tl_xspace.host_corr, ...) in event order. */
+typedef struct ev_vec {
+	const tl_xspace *xs;
+	size_t lo, hi; /* its lines, by global index */
+	xev *v;	       /* tl_xspace.ev */
+	size_t n;      /* where the next event goes */
+	const size_t *line_first;
+	int32_t *stack;
+	size_t stack_cap;
+	GArray *host_corr, *dev_corr, *step_ev;
+	size_t n_ops;
+	counts c;
+	tl_arena *arena;  /* the names it makes */
+	size_t *line_end; /* per line (its share's alone): where its events stop */
+} ev_vec;
+
+static xev *ev_push(ev_vec *a)
 {
-	GArray *stack = g_array_new(FALSE, FALSE, sizeof(int32_t));
-	for (size_t i = lo; i < hi; i++) {
-		while (stack->len > 0) {
-			int32_t top = g_array_index(stack, int32_t, stack->len - 1);
-			if (ev[top].end >= ev[i].end && ev[top].start <= ev[i].start)
-				break;
-			g_array_set_size(stack, stack->len - 1);
-		}
-		ev[i].parent = stack->len > 0 ? g_array_index(stack, int32_t, stack->len - 1) : -1;
-		int32_t me = (int32_t)i;
-		g_array_append_val(stack, me);
-	}
-	g_array_free(stack, TRUE);
+	return &a->v[a->n++];
 }
 
-static void add_line(tl_xspace *xs, GArray *out, GHashTable *by_name, uint32_t pi, uint32_t li,
-		     tl_arena *arena, counts *c)
+/* Parents within one line's events ev[lo..hi), sorted by start; the
+ * events the later passes need listed (tl_xspace.host_corr, ...). */
+static void nest_line(ev_vec *a, size_t lo, size_t hi, plane_kind kind)
 {
-	const xplane *x = &xs->planes[pi];
+	xev *ev = a->v;
+	size_t depth = 0;
+	for (size_t i = lo; i < hi; i++) {
+		uint32_t me_u = (uint32_t)i;
+		if ((ev[i].flags & F_CORR) && kind == P_HOST)
+			g_array_append_val(a->host_corr, me_u);
+		else if ((ev[i].flags & F_CORR) && kind == P_DEVICE)
+			g_array_append_val(a->dev_corr, me_u);
+		if (ev[i].flags & F_STEP)
+			g_array_append_val(a->step_ev, me_u);
+		a->n_ops += !(ev[i].flags & F_MEMORY);
+		while (depth > 0) {
+			int32_t top = a->stack[depth - 1];
+			if (ev[top].end >= ev[i].end && ev[top].start <= ev[i].start)
+				break;
+			depth--;
+		}
+		ev[i].parent = depth > 0 ? a->stack[depth - 1] : -1;
+		if (depth == a->stack_cap) {
+			a->stack_cap = a->stack_cap ? 2 * a->stack_cap : 64;
+			a->stack = g_renew(int32_t, a->stack, a->stack_cap);
+		}
+		a->stack[depth++] = (int32_t)i;
+	}
+}
+
+static void add_line(ev_vec *out, uint32_t pi, uint32_t li)
+{
+	const xplane *x = &out->xs->planes[pi];
 	const tl_xspace_wire_line *l = &x->p->lines[li];
-	uint32_t dev = UINT32_MAX;
+	tl_arena *arena = out->arena;
+	counts *c = &out->c;
 	bool steps = strcmp(l->name, "Steps") == 0;
-	size_t first = out->len;
+	size_t first = out->n = out->line_first[x->line_base + li];
 	tl_xspace_wire_event e;
 	size_t pos = 0;
 	int rc;
@@ -404,7 +478,7 @@ static void add_line(tl_xspace *xs, GArray *out, GHashTable *by_name, uint32_t p
 			continue;
 		}
 		xev v = {.raw = e.raw,
-			 .raw_len = e.raw_len,
+			 .raw_len = (uint32_t)e.raw_len,
 			 .plane = pi,
 			 .line = li,
 			 .parent = -1,
@@ -414,6 +488,7 @@ static void add_line(tl_xspace *xs, GArray *out, GHashTable *by_name, uint32_t p
 			continue;
 		}
 		v.name = find_id(&x->ev_md, e.metadata_id);
+		bool named_by_md = v.name != NULL;
 		if (v.name == NULL) {
 			c->bad_event_md++;
 			char *n = g_strdup_printf("metadata#%" PRId64, e.metadata_id);
@@ -421,33 +496,214 @@ static void add_line(tl_xspace *xs, GArray *out, GHashTable *by_name, uint32_t p
 			g_free(n);
 		}
 		/* TensorBoard names an event with a step_name stat by it */
-		const char *step = scan_stats(x, &v, c);
-		if (step != NULL && step[0] != '\0')
+		const char *step = scan_stats(x, &v, c, arena);
+		if (step != NULL && step[0] != '\0') {
 			v.name = step;
-		if (strcmp(v.name, "MemoryAllocation") == 0 ||
-		    strcmp(v.name, "MemoryDeallocation") == 0)
-			v.flags |= F_MEMORY;
-		else if (is_tf_op(v.name))
-			v.flags |= F_TFOP;
+			named_by_md = false;
+		}
+		if (named_by_md && x->ev_flags != NULL) /* the name's kind, found once */
+			v.flags |= x->ev_flags[e.metadata_id];
+		else
+			v.flags |= name_flags(v.name);
 		if (steps)
 			v.flags |= F_STEP;
-		if (dev == UINT32_MAX)
-			dev = device_for(xs, by_name, x, l, arena);
-		v.dev = dev;
-		g_array_append_val(out, v);
+		*ev_push(out) = v;
 	}
 	if (rc < 0)
 		c->malformed = true;
-	if (out->len == first) /* no events: out->data may still be NULL */
+	out->line_end[x->line_base + li] = out->n;
+	if (out->n == first)
 		return;
-	xev *ev = (xev *)(void *)out->data;
+	xev *ev = out->v;
 	/* profilers write a line's events in time order: sort only if not */
-	for (size_t i = first + 1; i < out->len; i++)
+	for (size_t i = first + 1; i < out->n; i++)
 		if (cmp_ev_start(&ev[i - 1], &ev[i]) > 0) {
-			qsort(ev + first, out->len - first, sizeof(xev), cmp_ev_start);
+			qsort(ev + first, out->n - first, sizeof(xev), cmp_ev_start);
 			break;
 		}
-	nest_line(ev, first, out->len);
+	nest_line(out, first, out->n, x->kind);
+}
+
+/* ---- reading the lines on threads ---------------------------------------- */
+
+/* Below this many bytes of lines one thread reads them all; the lines are
+ * cut into up to SHARES_MAX shares of about equal bytes, which up to
+ * THREADS_MAX threads take in turn (the costs per byte of lines differ). */
+#define SHARE_MIN ((size_t)2 << 20)
+#define SHARES_MAX 8
+#define THREADS_MAX 4
+
+static void read_share(ev_vec *a)
+{
+	const tl_xspace *xs = a->xs;
+	size_t pi = 0;
+	for (size_t g = a->lo; g < a->hi; g++) {
+		while (g >= xs->planes[pi].line_base + xs->planes[pi].p->n_lines)
+			pi++;
+		add_line(a, (uint32_t)pi, (uint32_t)(g - xs->planes[pi].line_base));
+	}
+}
+
+struct share_queue {
+	ev_vec *shares;
+	size_t n;
+	gint next;
+};
+
+static gpointer share_thread(gpointer data)
+{
+	struct share_queue *q = data;
+	for (;;) {
+		gint k = g_atomic_int_add(&q->next, 1);
+		if (k < 0 || (size_t)k >= q->n)
+			return NULL;
+		read_share(&q->shares[k]);
+	}
+}
+
+/* The lines cut into runs of about equal bytes, one per share: shares[k]
+ * reads lines [lo, hi). Returns how many. */
+static size_t cut_shares(tl_xspace *xs, ev_vec *shares, size_t *line_end, const size_t *line_first)
+{
+	size_t total = 0;
+	for (size_t p = 0; p < xs->space.n_planes; p++)
+		for (size_t l = 0; l < xs->space.planes[p].n_lines; l++)
+			total += xs->space.planes[p].lines[l].raw_len;
+	size_t n = total / SHARE_MIN;
+	if (n > SHARES_MAX)
+		n = SHARES_MAX;
+	if (n < 1 || g_get_num_processors() < 2)
+		n = 1;
+	size_t g = 0, done = 0, k = 0;
+	for (size_t p = 0; p < xs->space.n_planes; p++)
+		for (size_t l = 0; l < xs->space.planes[p].n_lines; l++, g++) {
+			if (k + 1 < n && done >= total / n * (k + 1) && g > shares[k].lo) {
+				shares[k].hi = g;
+				shares[++k].lo = g;
+			}
+			done += xs->space.planes[p].lines[l].raw_len;
+		}
+	shares[k].hi = g;
+	for (size_t i = 0; i <= k; i++) {
+		shares[i].xs = xs;
+		shares[i].v = xs->ev;
+		shares[i].line_first = line_first;
+		shares[i].line_end = line_end;
+		shares[i].arena = tl_arena_new();
+		shares[i].host_corr = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+		shares[i].dev_corr = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+		shares[i].step_ev = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	}
+	return k + 1;
+}
+
+static void append_all(GArray *to, GArray *from)
+{
+	g_array_append_vals(to, from->data, from->len);
+	g_array_free(from, TRUE);
+}
+
+/* The shares' counts added up, their lists put end to end, their names
+ * moved into `arena`. */
+static void join_shares(tl_xspace *xs, ev_vec *shares, size_t n, counts *c, tl_arena *arena)
+{
+	for (size_t i = 0; i < n; i++) {
+		ev_vec *a = &shares[i];
+		append_all(xs->host_corr, a->host_corr);
+		append_all(xs->dev_corr, a->dev_corr);
+		append_all(xs->step_ev, a->step_ev);
+		xs->n_ops += a->n_ops;
+		c->bad_stat += a->c.bad_stat;
+		c->bad_event_md += a->c.bad_event_md;
+		c->bad_time += a->c.bad_time;
+		c->occurrences += a->c.occurrences;
+		c->malformed |= a->c.malformed;
+		tl_arena_adopt(arena, a->arena);
+		g_free(a->stack);
+	}
+}
+
+/* Lines that kept fewer events than they hold (skipped events) leave
+ * holes: the events moved down over them, with their parents and the
+ * lists. */
+static void close_holes(tl_xspace *xs, const size_t *line_first, const size_t *line_end)
+{
+	size_t *shift = g_new(size_t, xs->n_lines + 1);
+	size_t gap = 0;
+	for (size_t g = 0; g < xs->n_lines; g++) {
+		shift[g] = gap;
+		gap += line_first[g + 1] - line_end[g];
+	}
+	GArray *lists[3] = {xs->host_corr, xs->dev_corr, xs->step_ev};
+	for (int k = 0; k < 3; k++)
+		for (guint j = 0; j < lists[k]->len; j++) {
+			uint32_t *i = &g_array_index(lists[k], uint32_t, j);
+			const xev *v = &xs->ev[*i];
+			*i -= (uint32_t)shift[xs->planes[v->plane].line_base + v->line];
+		}
+	for (size_t g = 0; g < xs->n_lines; g++)
+		for (size_t i = line_first[g]; i < line_end[g]; i++) {
+			xev v = xs->ev[i];
+			if (v.parent >= 0)
+				v.parent -= (int32_t)shift[g];
+			xs->ev[i - shift[g]] = v;
+		}
+	xs->n_ev = line_first[xs->n_lines] - gap;
+	g_free(shift);
+}
+
+/* Every line's events into xs->ev, on up to THREADS_MAX threads, as one
+ * thread reading the lines in order would put them; the devices of the
+ * lines with events, in the lines' order. */
+static void read_lines(tl_xspace *xs, tl_arena *arena, counts *c)
+{
+	size_t *line_first = g_new(size_t, xs->n_lines + 1);
+	size_t *line_end = g_new(size_t, xs->n_lines + 1);
+	size_t total = 0;
+	for (size_t p = 0; p < xs->space.n_planes; p++)
+		for (size_t l = 0; l < xs->space.planes[p].n_lines; l++) {
+			line_first[xs->planes[p].line_base + l] = total;
+			total += tl_xspace_wire_count_events(&xs->space.planes[p].lines[l]);
+		}
+	line_first[xs->n_lines] = total;
+	/* in the arena: a big block there is backed by huge pages, where
+	 * g_new's 4 KiB pages cost a fault each (140 MB for a 100 MB file) */
+	xs->ev = tl_arena_alloc(arena, (line_first[xs->n_lines] + 1) * sizeof(xev));
+	ev_vec shares[SHARES_MAX] = {{0}};
+	struct share_queue q = {.shares = shares, .n = cut_shares(xs, shares, line_end, line_first)};
+	GThread *t[THREADS_MAX] = {0};
+	size_t threads = MIN(MIN(q.n, (size_t)g_get_num_processors()), (size_t)THREADS_MAX);
+	for (size_t i = 1; i < threads; i++)
+		t[i] = g_thread_try_new("tl-xspace", share_thread, &q, NULL);
+	share_thread(&q);
+	for (size_t i = 1; i < threads; i++)
+		if (t[i] != NULL)
+			g_thread_join(t[i]);
+	join_shares(xs, shares, q.n, c, arena);
+	bool holes = false;
+	xs->n_ev = line_first[xs->n_lines];
+	for (size_t g = 0; g < xs->n_lines; g++)
+		holes |= line_end[g] != line_first[g + 1];
+	if (holes)
+		close_holes(xs, line_first, line_end);
+	GHashTable *by_name = g_hash_table_new(g_str_hash, g_str_equal);
+	xs->line_dev = g_new(uint32_t, xs->n_lines + 1);
+	for (size_t p = 0; p < xs->space.n_planes; p++)
+		for (size_t l = 0; l < xs->space.planes[p].n_lines; l++) {
+			size_t g = xs->planes[p].line_base + l;
+			bool kept = line_end[g] > line_first[g];
+			xs->line_dev[g] = kept ? device_for(xs, by_name, &xs->planes[p],
+							    &xs->space.planes[p].lines[l], arena)
+					       : UINT32_MAX;
+		}
+	g_hash_table_destroy(by_name);
+	g_free(line_first);
+	g_free(line_end);
+}
+
+static uint32_t dev_of(const tl_xspace *xs, const xev *v)
+{
+	return xs->line_dev[xs->planes[v->plane].line_base + v->line];
 }
 
 /* The TF op around host event i (itself when it is one), or -1. */
@@ -500,19 +756,14 @@ static const char *kernel_op(const xplane *x, const xev *v)
 static void link_launches(tl_xspace *xs)
 {
 	GHashTable *host = g_hash_table_new(g_int64_hash, g_int64_equal);
-	int64_t *keys = g_new(int64_t, xs->n_ev + 1);
-	for (size_t i = 0; i < xs->n_ev; i++) {
-		const xplane *x = &xs->planes[xs->ev[i].plane];
-		if (x->kind != P_HOST || !(xs->ev[i].flags & F_CORR))
-			continue;
-		keys[i] = xs->ev[i].corr;
-		if (!g_hash_table_contains(host, &keys[i]))
-			g_hash_table_insert(host, &keys[i], GSIZE_TO_POINTER(i + 1));
+	for (guint k = 0; k < xs->host_corr->len; k++) {
+		uint32_t i = g_array_index(xs->host_corr, uint32_t, k);
+		if (!g_hash_table_contains(host, &xs->ev[i].corr))
+			g_hash_table_insert(host, &xs->ev[i].corr, GSIZE_TO_POINTER((size_t)i + 1));
 	}
-	for (size_t i = 0; i < xs->n_ev; i++) {
+	for (guint k = 0; k < xs->dev_corr->len; k++) {
+		uint32_t i = g_array_index(xs->dev_corr, uint32_t, k);
 		const xplane *x = &xs->planes[xs->ev[i].plane];
-		if (x->kind != P_DEVICE || !(xs->ev[i].flags & F_CORR))
-			continue;
 		gpointer hit = g_hash_table_lookup(host, &xs->ev[i].corr);
 		if (hit == NULL)
 			continue;
@@ -521,11 +772,15 @@ static void link_launches(tl_xspace *xs)
 		xs->ev[i].launcher = op >= 0 ? op : h;
 		/* TF 2.2 to 2.4 and JAX trace no op around a launch: the launch
 		 * is the op's time on the host, named by the op its kernel names. */
-		if (op < 0 && xs->ev[h].as_op == NULL)
-			xs->ev[h].as_op = kernel_op(x, &xs->ev[i]);
+		if (op < 0 && !(xs->ev[h].flags & F_AS_OP)) {
+			const char *as_op = kernel_op(x, &xs->ev[i]);
+			if (as_op != NULL) {
+				g_hash_table_insert(xs->as_op, GINT_TO_POINTER(h), (gpointer)as_op);
+				xs->ev[h].flags |= F_AS_OP;
+			}
+		}
 	}
 	g_hash_table_destroy(host);
-	g_free(keys);
 }
 
 /* ---- steps --------------------------------------------------------------- */
@@ -568,14 +823,10 @@ static void merge_steps(tl_xspace *xs)
 
 static void find_steps(tl_xspace *xs)
 {
-	size_t n = 0;
-	for (size_t i = 0; i < xs->n_ev; i++)
-		n += (xs->ev[i].flags & F_STEP) != 0;
+	size_t n = xs->step_ev->len;
 	xs->steps = g_new0(xstep, n + 1);
-	for (size_t i = 0; i < xs->n_ev; i++) {
-		const xev *v = &xs->ev[i];
-		if (!(v->flags & F_STEP))
-			continue;
+	for (size_t k = 0; k < n; k++) {
+		const xev *v = &xs->ev[g_array_index(xs->step_ev, uint32_t, k)];
 		const xplane *x = &xs->planes[v->plane];
 		xstep *s = &xs->steps[xs->n_steps++];
 		s->start = v->start;
@@ -586,50 +837,70 @@ static void find_steps(tl_xspace *xs)
 		s->name = name != NULL && name[0] ? name : v->name;
 	}
 	merge_steps(xs);
-	size_t ops = 0;
-	for (size_t i = 0; i < xs->n_ev; i++)
-		ops += !(xs->ev[i].flags & F_MEMORY);
-	xs->n_runs = ops == 0 ? 0 : xs->n_steps >= 2 ? xs->n_steps : 1;
-	if (xs->n_runs <= 1)
-		return;
-	GHashTable *by_group = g_hash_table_new(g_int64_hash, g_int64_equal);
-	for (size_t s = 0; s < xs->n_steps; s++)
-		if (xs->steps[s].has_group)
-			g_hash_table_insert(by_group, &xs->steps[s].group, GSIZE_TO_POINTER(s + 1));
-	for (size_t i = 0; i < xs->n_ev; i++) {
-		xev *v = &xs->ev[i];
-		gpointer hit = NULL;
-		if (v->flags & F_GROUP)
-			hit = g_hash_table_lookup(by_group, &v->group);
-		if (hit != NULL) {
-			v->run = (uint32_t)(GPOINTER_TO_SIZE(hit) - 1);
-			continue;
-		}
-		/* the last step starting at or before it, else the first */
-		size_t lo = 0, hi = xs->n_steps;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (xs->steps[mid].start <= v->start)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		v->run = lo > 0 ? (uint32_t)(lo - 1) : 0;
-	}
-	g_hash_table_destroy(by_group);
+	xs->n_runs = xs->n_ops == 0 ? 0 : xs->n_steps >= 2 ? xs->n_steps : 1;
 }
 
-/* The events of each run, by a counting sort (runs x events would be
- * quadratic in the steps). */
+/* The step an event goes to (with two steps or more): the step of its
+ * group_id, else the last step starting at or before it, else the first.
+ * *last caches the latest group looked up (events of one group come
+ * together). */
+struct group_hit {
+	bool valid;
+	int64_t group;
+	gpointer hit;
+};
+
+static uint32_t run_of(const tl_xspace *xs, GHashTable *by_group, const xev *v,
+		       struct group_hit *last)
+{
+	gpointer hit = NULL;
+	if (v->flags & F_GROUP) {
+		if (!last->valid || last->group != v->group) {
+			last->hit = g_hash_table_lookup(by_group, &v->group);
+			last->group = v->group;
+			last->valid = true;
+		}
+		hit = last->hit;
+	}
+	if (hit != NULL)
+		return (uint32_t)(GPOINTER_TO_SIZE(hit) - 1);
+	size_t lo = 0, hi = xs->n_steps;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (xs->steps[mid].start <= v->start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 ? (uint32_t)(lo - 1) : 0;
+}
+
+/* Each event to its run (run_of), and the events of each run by a
+ * counting sort (runs x events would be quadratic in the steps): two
+ * passes over the events. */
 static void group_runs(tl_xspace *xs)
 {
 	size_t nr = xs->n_runs ? xs->n_runs : 1;
 	xs->run_first = g_new0(uint32_t, nr + 1);
-	xs->run_order = g_new(uint32_t, xs->n_ev + 1);
-	xs->ns_slot = g_new(Tensorflow__NodeExecStats *, xs->n_ev + 1);
-	for (size_t i = 0; i < xs->n_ev; i++)
-		if (!(xs->ev[i].flags & F_MEMORY) && xs->ev[i].run < nr)
-			xs->run_first[xs->ev[i].run + 1]++;
+	xs->run_order = tl_arena_alloc(xs->arena, (xs->n_ev + 1) * sizeof(uint32_t));
+	GHashTable *by_group = NULL;
+	if (xs->n_runs > 1) {
+		by_group = g_hash_table_new(g_int64_hash, g_int64_equal);
+		for (size_t s = 0; s < xs->n_steps; s++)
+			if (xs->steps[s].has_group)
+				g_hash_table_insert(by_group, &xs->steps[s].group,
+						    GSIZE_TO_POINTER(s + 1));
+	}
+	struct group_hit last = {0};
+	for (size_t i = 0; i < xs->n_ev; i++) {
+		xev *v = &xs->ev[i];
+		if (by_group != NULL)
+			v->run = run_of(xs, by_group, v, &last);
+		if (!(v->flags & F_MEMORY) && v->run < nr)
+			xs->run_first[v->run + 1]++;
+	}
+	if (by_group != NULL)
+		g_hash_table_destroy(by_group);
 	for (size_t r = 0; r < nr; r++)
 		xs->run_first[r + 1] += xs->run_first[r];
 	uint32_t *at = g_memdup2(xs->run_first, (nr + 1) * sizeof *at);
@@ -688,22 +959,23 @@ int tl_xspace_open(tl_xspace **out, const uint8_t *data, size_t len, tl_arena *a
 	}
 	tl_xspace *xs = g_new0(tl_xspace, 1);
 	xs->space = space;
+	xs->arena = arena;
 	xs->input = tl_arena_strdup(arena, name != NULL ? name : "");
 	xs->host = space.host != NULL && space.host[0] ? space.host : host_of_path(xs->input, arena);
 	xs->planes = g_new0(xplane, xs->space.n_planes + 1);
 	xs->devs = g_array_new(FALSE, FALSE, sizeof(xdev));
 	xs->links = g_ptr_array_new();
-	GArray *ev = g_array_new(FALSE, FALSE, sizeof(xev));
-	GHashTable *by_name = g_hash_table_new(g_str_hash, g_str_equal);
+	xs->as_op = g_hash_table_new(g_direct_hash, g_direct_equal);
+	xs->host_corr = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	xs->dev_corr = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	xs->step_ev = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	counts c = {0};
 	for (size_t p = 0; p < xs->space.n_planes; p++) {
 		index_plane(&xs->planes[p], &xs->space.planes[p], arena);
-		for (size_t l = 0; l < xs->space.planes[p].n_lines; l++)
-			add_line(xs, ev, by_name, (uint32_t)p, (uint32_t)l, arena, &c);
+		xs->planes[p].line_base = xs->n_lines;
+		xs->n_lines += xs->space.planes[p].n_lines;
 	}
-	g_hash_table_destroy(by_name);
-	xs->n_ev = ev->len;
-	xs->ev = (xev *)(void *)g_array_free(ev, FALSE);
+	read_lines(xs, arena, &c);
 	if (c.malformed) {
 		tl_xspace_free(xs);
 		tl_error_set(err, "malformed XSpace (protobuf decoding failed)");
@@ -727,15 +999,18 @@ void tl_xspace_free(tl_xspace *xs)
 	for (size_t p = 0; p < xs->space.n_planes; p++) {
 		map_free(&xs->planes[p].ev_md);
 		map_free(&xs->planes[p].st_md);
+		g_free(xs->planes[p].ev_flags);
 	}
 	g_free(xs->planes);
-	g_free(xs->ev);
 	g_free(xs->steps);
 	g_free(xs->run_first);
-	g_free(xs->run_order);
-	g_free(xs->ns_slot);
 	g_array_free(xs->devs, TRUE);
 	g_ptr_array_free(xs->links, TRUE);
+	g_hash_table_destroy(xs->as_op);
+	g_array_free(xs->host_corr, TRUE);
+	g_array_free(xs->dev_corr, TRUE);
+	g_array_free(xs->step_ev, TRUE);
+	g_free(xs->line_dev);
 	g_free(xs);
 }
 
@@ -758,12 +1033,75 @@ size_t tl_xspace_links(const tl_xspace *xs, const Tensorflow__NodeExecStats *con
 
 /* ---- runs ---------------------------------------------------------------- */
 
+/* A stat's text as kernel_tf_op reads it, in place (its bytes or the
+ * name of the stat metadata it refers to): false for other values. */
+static bool stat_span(const xplane *x, const tl_xspace_wire_stat *st, const char **s, size_t *n)
+{
+	if (st->kind == TL_XSTAT_STR) {
+		*s = (const char *)st->s;
+		*n = st->s_len;
+		return true;
+	}
+	if (st->kind != TL_XSTAT_REF)
+		return false;
+	*s = find_id(&x->st_md, (int64_t)st->u);
+	*n = *s != NULL ? strlen(*s) : 0;
+	return *s != NULL;
+}
+
+/* is_tf_op of a text that may hold a NUL (a string stat): as is_tf_op
+ * reads it, up to its first NUL. */
+static bool span_is_tf_op(const char *s, size_t n, size_t *len)
+{
+	const char *nul = memchr(s, '\0', n);
+	*len = nul != NULL ? (size_t)(nul - s) : n;
+	char buf[256];
+	if (*len < sizeof buf) {
+		memcpy(buf, s, *len);
+		buf[*len] = '\0';
+		return is_tf_op(buf);
+	}
+	char *copy = g_strndup(s, *len);
+	bool yes = is_tf_op(copy);
+	g_free(copy);
+	return yes;
+}
+
+/* kernel_tf_op in one walk over the stats, copied into `arena`, or NULL. */
+static const char *kernel_tf_op_in(const xplane *x, const xev *v, tl_arena *arena)
+{
+	if (!x->has_sid[S_TF_OP] && !x->has_sid[S_LEVEL0])
+		return NULL;
+	tl_xspace_wire_stat tf = {0}, l0 = {0}, st;
+	tl_xspace_wire_event ev = event_of(v);
+	size_t pos = 0;
+	const char *s;
+	size_t n, len;
+	bool seen_tf = false, seen_l0 = false;
+	while (tl_xspace_wire_next_stat(&ev, &pos, &st) > 0) {
+		if (!seen_tf && x->has_sid[S_TF_OP] && st.metadata_id == x->sid[S_TF_OP]) {
+			seen_tf = true;
+			tf = st;
+			if (stat_span(x, &tf, &s, &n) && span_is_tf_op(s, n, &len))
+				return tl_arena_strndup(arena, s, len); /* the first one wins */
+		} else if (!seen_l0 && x->has_sid[S_LEVEL0] && st.metadata_id == x->sid[S_LEVEL0]) {
+			seen_l0 = true;
+			l0 = st;
+		}
+	}
+	if (seen_l0 && stat_span(x, &l0, &s, &n) && span_is_tf_op(s, n, &len))
+		return tl_arena_strndup(arena, s, len);
+	return NULL;
+}
+
 /* node_name "X:Op" of a device event: the TF op it ran for. */
 static const char *device_node_name(const tl_xspace *xs, const xev *v, tl_arena *arena)
 {
 	const xplane *x = &xs->planes[v->plane];
-	const char *s = kernel_tf_op(x, v);
-	if (s == NULL && v->launcher >= 0 && (xs->ev[v->launcher].flags & F_TFOP))
+	const char *s = kernel_tf_op_in(x, v, arena);
+	if (s != NULL)
+		return s;
+	if (v->launcher >= 0 && (xs->ev[v->launcher].flags & F_TFOP))
 		s = xs->ev[v->launcher].name;
 	if (s == NULL)
 		s = kernel_op(x, v);
@@ -774,7 +1112,7 @@ static void fill_exec(const tl_xspace *xs, const xev *v, Tensorflow__NodeExecSta
 		      tl_arena *arena)
 {
 	tensorflow__node_exec_stats__init(ns);
-	const xdev *d = &g_array_index(xs->devs, xdev, v->dev);
+	const xdev *d = &g_array_index(xs->devs, xdev, dev_of(xs, v));
 	const tl_xspace_wire_line *l = &xs->planes[v->plane].p->lines[v->line];
 	ns->all_start_nanos = v->start;
 	ns->all_start_micros = v->start / 1000;
@@ -789,10 +1127,11 @@ static void fill_exec(const tl_xspace *xs, const xev *v, Tensorflow__NodeExecSta
 		ns->timeline_label = tl_arena_strdup(arena, v->name);
 		return;
 	}
-	if (v->as_op != NULL) {
+	if (v->flags & F_AS_OP) {
 		/* "X:Op" names the node and its op (model/run.c), the kernel
 		 * name stays in the label */
-		ns->node_name = tl_arena_strdup(arena, v->as_op);
+		const char *as_op = g_hash_table_lookup(xs->as_op, GINT_TO_POINTER(v - xs->ev));
+		ns->node_name = tl_arena_strdup(arena, as_op);
 		ns->timeline_label = tl_arena_strdup(arena, v->name);
 		return;
 	}
@@ -813,10 +1152,11 @@ static void fill_exec(const tl_xspace *xs, const xev *v, Tensorflow__NodeExecSta
 
 /* thread_names of a host device: the lines of the run's events, once each. */
 static void name_thread(Tensorflow__DeviceStepStats *ds, const tl_xspace_wire_line *l,
-			GHashTable *seen, tl_arena *arena)
+			uint8_t *seen, tl_arena *arena)
 {
-	if (!g_hash_table_add(seen, (gpointer)l))
+	if (*seen)
 		return;
+	*seen = 1;
 	Tensorflow__DeviceStepStats__ThreadNamesEntry *t = tl_arena_alloc(arena, sizeof *t);
 	tensorflow__device_step_stats__thread_names_entry__init(t);
 	t->key = (uint32_t)l->id;
@@ -833,7 +1173,7 @@ static Tensorflow__StepStats *run_devices(const tl_xspace *xs, const uint32_t *e
 	size_t nd = xs->devs->len;
 	uint32_t *count = g_new0(uint32_t, nd + 1);
 	for (size_t k = 0; k < n; k++)
-		count[xs->ev[ev[k]].dev]++;
+		count[dev_of(xs, &xs->ev[ev[k]])]++;
 	Tensorflow__StepStats *ss = tl_arena_alloc(arena, sizeof *ss);
 	tensorflow__step_stats__init(ss);
 	ss->dev_stats = tl_arena_alloc(arena, (nd + 1) * sizeof *ss->dev_stats);
@@ -865,28 +1205,49 @@ int tl_xspace_run(tl_xspace *xs, size_t run, const char *base, tl_arena *arena,
 	Tensorflow__RunMetadata *meta = tl_arena_alloc(arena, sizeof *meta);
 	tensorflow__run_metadata__init(meta);
 	Tensorflow__StepStats *ss = meta->step_stats = run_devices(xs, ev, n, slot, arena);
-	GHashTable *seen = g_hash_table_new(g_direct_hash, g_direct_equal);
+	uint8_t *seen = g_new0(uint8_t, xs->n_lines + 1); /* per line: its thread named */
+	Tensorflow__NodeExecStats **rec = g_new(Tensorflow__NodeExecStats *, n + 1); /* per event */
+	GArray *launched = g_array_new(FALSE, FALSE, sizeof(uint32_t)); /* k of events launched */
 	for (size_t k = 0; k < n; k++) {
 		const xev *v = &xs->ev[ev[k]];
-		Tensorflow__DeviceStepStats *ds = ss->dev_stats[slot[v->dev]];
+		if (v->launcher >= 0) {
+			uint32_t k32 = (uint32_t)k;
+			g_array_append_val(launched, k32);
+		}
+		uint32_t dev = dev_of(xs, v);
+		Tensorflow__DeviceStepStats *ds = ss->dev_stats[slot[dev]];
 		Tensorflow__NodeExecStats *ns = tl_arena_alloc(arena, sizeof *ns);
 		fill_exec(xs, v, ns, arena);
 		ds->node_stats[ds->n_node_stats++] = ns;
-		xs->ns_slot[ev[k]] = ns;
-		if (g_array_index(xs->devs, xdev, v->dev).threads)
-			name_thread(ds, &xs->planes[v->plane].p->lines[v->line], seen, arena);
+		rec[k] = ns;
+		if (g_array_index(xs->devs, xdev, dev).threads)
+			name_thread(ds, &xs->planes[v->plane].p->lines[v->line],
+				    &seen[xs->planes[v->plane].line_base + v->line], arena);
 	}
-	g_hash_table_destroy(seen);
+	g_free(seen);
 	/* a launcher of another run (or an allocator event) has no record here */
 	g_ptr_array_set_size(xs->links, 0);
-	for (size_t k = 0; k < n; k++) {
+	for (guint j = 0; j < launched->len; j++) {
+		uint32_t k = g_array_index(launched, uint32_t, j);
 		const xev *v = &xs->ev[ev[k]];
-		if (v->launcher < 0 || xs->ev[v->launcher].run != run ||
-		    (xs->ev[v->launcher].flags & F_MEMORY))
+		if (xs->ev[v->launcher].run != run || (xs->ev[v->launcher].flags & F_MEMORY))
 			continue;
-		g_ptr_array_add(xs->links, xs->ns_slot[ev[k]]);
-		g_ptr_array_add(xs->links, xs->ns_slot[v->launcher]);
+		/* the launcher among the run's events, which are in event order */
+		size_t lo = 0, hi = n;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (ev[mid] < (uint32_t)v->launcher)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == n || ev[lo] != (uint32_t)v->launcher)
+			continue;
+		g_ptr_array_add(xs->links, rec[k]);
+		g_ptr_array_add(xs->links, rec[lo]);
 	}
+	g_array_free(launched, TRUE);
+	g_free(rec);
 	g_free(slot);
 	char *l = xs->n_runs > 1 ? g_strdup_printf("%s step %s", base, xs->steps[run].name)
 				 : g_strdup(base);
@@ -960,10 +1321,7 @@ static int cmp_alloc_order(const void *a, const void *b, void *ctx)
 
 bool tl_xspace_has_allocs(const tl_xspace *xs)
 {
-	for (size_t i = 0; i < xs->n_ev; i++)
-		if (xs->ev[i].flags & F_MEMORY)
-			return true;
-	return false;
+	return xs->n_ops < xs->n_ev;
 }
 
 int tl_xspace_allocs(tl_xspace *xs, tl_arena *arena, tl_alloc_events *out)

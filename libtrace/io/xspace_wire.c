@@ -16,19 +16,32 @@ typedef struct field {
 	size_t sub_len;
 } field;
 
-/* A varint; the one-byte case (most keys, ids and small values) inline. */
-static inline bool varint(const uint8_t *d, size_t n, size_t *pos, uint64_t *out)
+/* A varint, as tl_pbwire_varint reads it, inline: the one-byte case (most
+ * keys, ids and small values) first (times in ps take six or seven). */
+static inline __attribute__((always_inline)) bool varint(const uint8_t *d, size_t n, size_t *pos, uint64_t *out)
 {
-	if (*pos < n && d[*pos] < 0x80) {
-		*out = d[(*pos)++];
+	size_t p = *pos;
+	if (p < n && d[p] < 0x80) {
+		*out = d[p];
+		*pos = p + 1;
 		return true;
 	}
-	return tl_pbwire_varint(d, n, pos, out);
+	uint64_t v = 0;
+	for (unsigned i = 0; i < 10 && p < n; i++) {
+		uint8_t b = d[p++];
+		v |= (uint64_t)(b & 0x7f) << (7 * i);
+		if ((b & 0x80) == 0) {
+			*pos = p;
+			*out = v;
+			return true;
+		}
+	}
+	return false;
 }
 
 /* The next field at *pos: 1, 0 at the end, -1 for bytes that do not frame
  * (groups, wire types 6 and 7, field 0, cut values). */
-static int next_field(const uint8_t *d, size_t n, size_t *pos, field *f)
+static inline __attribute__((always_inline)) int next_field(const uint8_t *d, size_t n, size_t *pos, field *f)
 {
 	if (*pos >= n)
 		return 0;
@@ -81,11 +94,50 @@ static const char *copy_str(const field *f, tl_arena *arena)
 
 /* ---- stats and events ---------------------------------------------------- */
 
+/* A stat as profilers write it, metadata_id then one value: true when it
+ * is one, read into *st (what read_stat would give); false for any other
+ * shape, left to read_stat's walk. */
+static inline bool read_stat_usual(const uint8_t *d, size_t n, tl_xspace_wire_stat *st)
+{
+	size_t pos = 1;
+	uint64_t v;
+	if (n < 3 || d[0] != ((1u << 3) | WT_VARINT) || !varint(d, n, &pos, &v) || pos >= n)
+		return false;
+	st->metadata_id = (int64_t)v;
+	st->u = 0;
+	st->s = NULL;
+	st->s_len = 0;
+	unsigned key = d[pos++];
+	switch (key) {
+	case (2u << 3) | WT_FIXED64:
+		if (n - pos != 8)
+			return false;
+		memcpy(&st->u, d + pos, 8);
+		st->kind = TL_XSTAT_DOUBLE;
+		return true;
+	case (3u << 3) | WT_VARINT:
+	case (4u << 3) | WT_VARINT:
+	case (7u << 3) | WT_VARINT:
+		st->kind = (tl_xspace_wire_kind)(key >> 3);
+		return varint(d, n, &pos, &st->u) && pos == n;
+	case (5u << 3) | WT_LEN:
+	case (6u << 3) | WT_LEN:
+		if (!varint(d, n, &pos, &v) || v != n - pos)
+			return false;
+		st->kind = (tl_xspace_wire_kind)(key >> 3);
+		st->s = d + pos;
+		st->s_len = (size_t)v;
+		return true;
+	default:
+		return false;
+	}
+}
+
 static int read_stat(const uint8_t *d, size_t n, tl_xspace_wire_stat *st)
 {
 	*st = (tl_xspace_wire_stat){0};
 	size_t pos = 0;
-	field f;
+	field f = {0};
 	int rc;
 	while ((rc = next_field(d, n, &pos, &f)) > 0) {
 		switch (f.number) {
@@ -123,32 +175,73 @@ static int read_stat(const uint8_t *d, size_t n, tl_xspace_wire_stat *st)
 	return rc;
 }
 
+/* One field of an XEvent at d[at..): 0, or -1 for a field of the wrong
+ * wire type. */
+static int event_field(const uint8_t *d, size_t at, const field *f, tl_xspace_wire_event *ev,
+		       const uint8_t *end)
+{
+	if (f->number == 4) { /* stats: checked as they are read */
+		if (!wt_is(f, WT_LEN, false))
+			return -1;
+		if (ev->raw == end) /* the stats are read from the first on */
+			ev->raw = d + at;
+		return 0;
+	}
+	if (f->number > 5)
+		return 0;
+	if (!wt_is(f, WT_VARINT, false))
+		return -1;
+	if (f->number == 1)
+		ev->metadata_id = (int64_t)f->v;
+	else if (f->number == 3)
+		ev->duration_ps = (int64_t)f->v;
+	else if (f->number == 2 || f->number == 5) {
+		ev->occurrences = f->number == 5;
+		ev->offset_ps = f->number == 2 ? (int64_t)f->v : 0;
+	}
+	return 0;
+}
+
 static int read_event(const uint8_t *d, size_t n, tl_xspace_wire_event *ev)
 {
-	*ev = (tl_xspace_wire_event){.raw = d, .raw_len = n};
+	*ev = (tl_xspace_wire_event){.raw = d + n};
 	size_t pos = 0;
-	field f;
-	int rc;
-	while ((rc = next_field(d, n, &pos, &f)) > 0) {
-		if (f.number == 4) { /* stats: checked as they are read */
-			if (!wt_is(&f, WT_LEN, false))
+	field f = {0};
+	while (pos < n) {
+		size_t at = pos;
+		/* the one-byte keys of the fields profilers write go straight
+		 * to the field (what event_field would make of them) */
+		switch (d[pos]) {
+		case (1u << 3) | WT_VARINT:
+		case (2u << 3) | WT_VARINT:
+		case (3u << 3) | WT_VARINT:
+		case (5u << 3) | WT_VARINT:
+			f.number = d[pos] >> 3;
+			f.wt = WT_VARINT;
+			pos++;
+			if (!varint(d, n, &pos, &f.v))
 				return -1;
+			break;
+		case (4u << 3) | WT_LEN:
+			pos++;
+			if (!varint(d, n, &pos, &f.v) || f.v > n - pos)
+				return -1;
+			pos += (size_t)f.v;
+			if (ev->raw == d + n)
+				ev->raw = d + at;
 			continue;
+		default: {
+			int rc = next_field(d, n, &pos, &f);
+			if (rc < 0)
+				return -1;
+			break;
 		}
-		if (f.number > 5)
-			continue;
-		if (!wt_is(&f, WT_VARINT, false))
+		}
+		if (event_field(d, at, &f, ev, d + n) < 0)
 			return -1;
-		if (f.number == 1)
-			ev->metadata_id = (int64_t)f.v;
-		else if (f.number == 3)
-			ev->duration_ps = (int64_t)f.v;
-		else if (f.number == 2 || f.number == 5) {
-			ev->occurrences = f.number == 5;
-			ev->offset_ps = f.number == 2 ? (int64_t)f.v : 0;
-		}
 	}
-	return rc;
+	ev->raw_len = (size_t)(d + n - ev->raw);
+	return 0;
 }
 
 /* The next field 4 of a message (a line's events, an event's stats), whose
@@ -162,18 +255,49 @@ static int next_repeated(const uint8_t *d, size_t n, size_t *pos, field *f)
 	return rc;
 }
 
+/* next_repeated where the next field is the one sought (key 4, length
+ * delimited, as it mostly is): its bytes without the general walk. */
+static inline int next_repeated_fast(const uint8_t *d, size_t n, size_t *pos, field *f)
+{
+	size_t p = *pos;
+	uint64_t len;
+	if (p < n && d[p] == ((4u << 3) | WT_LEN)) {
+		p++;
+		if (!varint(d, n, &p, &len) || len > n - p)
+			return -1;
+		f->sub = d + p;
+		f->sub_len = (size_t)len;
+		*pos = p + (size_t)len;
+		return 1;
+	}
+	return next_repeated(d, n, pos, f);
+}
+
 int tl_xspace_wire_next_event(const tl_xspace_wire_line *l, size_t *pos, tl_xspace_wire_event *ev)
 {
-	field f;
-	int rc = next_repeated(l->raw, l->raw_len, pos, &f);
+	field f = {0};
+	int rc = next_repeated_fast(l->raw, l->raw_len, pos, &f);
 	return rc <= 0 ? rc : read_event(f.sub, f.sub_len, ev) < 0 ? -1 : 1;
+}
+
+size_t tl_xspace_wire_count_events(const tl_xspace_wire_line *l)
+{
+	size_t pos = 0, n = 0;
+	field f = {0};
+	while (next_repeated_fast(l->raw, l->raw_len, &pos, &f) > 0)
+		n++;
+	return n;
 }
 
 int tl_xspace_wire_next_stat(const tl_xspace_wire_event *ev, size_t *pos, tl_xspace_wire_stat *st)
 {
-	field f;
-	int rc = next_repeated(ev->raw, ev->raw_len, pos, &f);
-	return rc <= 0 ? rc : read_stat(f.sub, f.sub_len, st) < 0 ? -1 : 1;
+	field f = {0};
+	int rc = next_repeated_fast(ev->raw, ev->raw_len, pos, &f);
+	if (rc <= 0)
+		return rc;
+	if (read_stat_usual(f.sub, f.sub_len, st))
+		return 1;
+	return read_stat(f.sub, f.sub_len, st) < 0 ? -1 : 1;
 }
 
 /* ---- lines, metadata, planes --------------------------------------------- */
@@ -182,7 +306,7 @@ static int read_line(const uint8_t *d, size_t n, tl_xspace_wire_line *l, tl_aren
 {
 	*l = (tl_xspace_wire_line){.name = "", .display_name = "", .raw = d, .raw_len = n};
 	size_t pos = 0;
-	field f;
+	field f = {0};
 	int rc;
 	while ((rc = next_field(d, n, &pos, &f)) > 0) {
 		switch (f.number) {
@@ -220,7 +344,7 @@ static int read_meta_value(const uint8_t *d, size_t n, bool event, const char **
 {
 	const char *plain = "", *display = "";
 	size_t pos = 0;
-	field f;
+	field f = {0};
 	int rc;
 	while ((rc = next_field(d, n, &pos, &f)) > 0) {
 		bool len_field = f.number == 2 || f.number == 3 || (event && f.number >= 4);
@@ -246,7 +370,7 @@ static int read_meta(const uint8_t *d, size_t n, bool event, tl_xspace_wire_meta
 {
 	*m = (tl_xspace_wire_meta){0};
 	size_t pos = 0;
-	field f;
+	field f = {0};
 	int rc;
 	while ((rc = next_field(d, n, &pos, &f)) > 0) {
 		if (f.number == 1) {
@@ -277,7 +401,7 @@ static int read_plane_fields(const uint8_t *d, size_t n, tl_xspace_wire_plane *p
 			     GArray *ev_md, GArray *st_md, tl_arena *arena)
 {
 	size_t pos = 0;
-	field f;
+	field f = {0};
 	int rc;
 	while ((rc = next_field(d, n, &pos, &f)) > 0) {
 		if (f.number == 1) {
@@ -328,7 +452,7 @@ int tl_xspace_wire_read(tl_xspace_wire *out, const uint8_t *data, size_t len, tl
 	GArray *planes = g_array_new(FALSE, FALSE, sizeof(tl_xspace_wire_plane));
 	out->host = NULL;
 	size_t pos = 0;
-	field f;
+	field f = {0};
 	int rc;
 	while ((rc = next_field(data, len, &pos, &f)) > 0) {
 		if (f.number > 4)

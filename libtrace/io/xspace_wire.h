@@ -56,13 +56,18 @@ int tl_xspace_wire_read(tl_xspace_wire *out, const uint8_t *data, size_t len, tl
 typedef struct tl_xspace_wire_event {
 	int64_t metadata_id, offset_ps, duration_ps;
 	bool occurrences;   /* num_occurrences set (the oneof's last member): no time */
-	const uint8_t *raw; /* the XEvent's bytes, for its stats */
+	const uint8_t *raw; /* the XEvent's bytes from its first stat on (its end when it has
+			     * none), for its stats; increasing in file order */
 	size_t raw_len;
 } tl_xspace_wire_event;
 
 /* The events of a line in order: *pos starts at 0; 1 with *ev, 0 at the
  * end, -1 for bytes that are no XEvent. */
 int tl_xspace_wire_next_event(const tl_xspace_wire_line *l, size_t *pos, tl_xspace_wire_event *ev);
+
+/* How many events a line holds (its field 4 entries, not read), up to
+ * where its bytes stop framing. */
+size_t tl_xspace_wire_count_events(const tl_xspace_wire_line *l);
 
 typedef enum tl_xspace_wire_kind {
 	TL_XSTAT_NONE = 0,

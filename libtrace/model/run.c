@@ -379,6 +379,54 @@ static int cmp_exec_start(const void *a, const void *b)
 	return 0;
 }
 
+/* Sorts a device's executions by cmp_exec_start (a total order: any sort
+ * gives the same result). Dumps mostly list a device's records in start
+ * order, or in a few sorted runs (an XSpace's host device: one per thread):
+ * those are merged, the rest sorted. */
+#define MERGE_RUNS_MAX 64
+
+static void sort_execs(tl_exec *e, size_t n)
+{
+	size_t runs = 1;
+	for (size_t k = 1; k < n; k++)
+		runs += cmp_exec_start(&e[k - 1], &e[k]) > 0;
+	if (runs == 1)
+		return;
+	if (runs > MERGE_RUNS_MAX) {
+		qsort(e, n, sizeof *e, cmp_exec_start);
+		return;
+	}
+	size_t at[MERGE_RUNS_MAX + 1], m = 0;
+	at[m++] = 0;
+	for (size_t k = 1; k < n; k++)
+		if (cmp_exec_start(&e[k - 1], &e[k]) > 0)
+			at[m++] = k;
+	at[m] = n;
+	tl_exec *buf = g_new(tl_exec, n), *src = e, *dst = buf;
+	while (m > 1) {
+		size_t out = 0;
+		for (size_t r = 0; r < m; r += 2) {
+			size_t i = at[r], mid = at[MIN(r + 1, m)], end = at[MIN(r + 2, m)], o = i;
+			size_t j = mid;
+			while (i < mid && j < end)
+				dst[o++] = cmp_exec_start(&src[j], &src[i]) < 0 ? src[j++] : src[i++];
+			while (i < mid)
+				dst[o++] = src[i++];
+			while (j < end)
+				dst[o++] = src[j++];
+			at[out++] = at[r];
+		}
+		at[out] = n;
+		m = out;
+		tl_exec *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != e)
+		memcpy(e, src, n * sizeof *e);
+	g_free(buf);
+}
+
 /* The devices of the dump, one per normalized name in order of first
  * appearance (real dumps name some twice); owner[i] is the device of
  * dev_stats[i]. */
@@ -459,7 +507,7 @@ static size_t fill_device_execs(tl_run *run, uint32_t d, const uint32_t *grouped
 		}
 	}
 	dev->n_exec = (uint32_t)(pos - dev->first_exec);
-	qsort(run->execs + dev->first_exec, dev->n_exec, sizeof(tl_exec), cmp_exec_start);
+	sort_execs(run->execs + dev->first_exec, dev->n_exec);
 	return pos;
 }
 
@@ -859,19 +907,54 @@ int32_t tl_run_find_node(const tl_run *run, const char *device, const char *name
 
 /* Launchers the input names itself (an XSpace's correlation ids): pairs of
  * (kernel, launcher) records; they replace what names gave. */
+/* The execution of a record: an open-addressed table of the records in
+ * pairs (a run has a million executions; only the paired ones are kept). */
+struct exec_of {
+	const Tensorflow__NodeExecStats **key;
+	int32_t *exec;
+	size_t mask;
+};
+
+static size_t exec_of_slot(const struct exec_of *t, const Tensorflow__NodeExecStats *ns)
+{
+	size_t h = (size_t)(((uintptr_t)ns >> 4) * UINT64_C(0x9E3779B97F4A7C15));
+	size_t i = (h >> 17) & t->mask;
+	while (t->key[i] != NULL && t->key[i] != ns)
+		i = (i + 1) & t->mask;
+	return i;
+}
+
 static void set_launchers(tl_run *run, const Tensorflow__NodeExecStats *const *pairs, size_t n)
 {
-	GHashTable *exec_of = g_hash_table_new(g_direct_hash, g_direct_equal);
-	for (size_t i = 0; i < run->n_execs; i++)
-		g_hash_table_insert(exec_of, (gpointer)run->execs[i].ns, GSIZE_TO_POINTER(i + 1));
-	for (size_t k = 0; k < n; k++) {
-		gpointer kernel = g_hash_table_lookup(exec_of, pairs[2 * k]);
-		gpointer launcher = g_hash_table_lookup(exec_of, pairs[2 * k + 1]);
-		if (kernel != NULL && launcher != NULL)
-			run->execs[GPOINTER_TO_SIZE(kernel) - 1].launcher =
-			    (int32_t)(GPOINTER_TO_SIZE(launcher) - 1);
+	struct exec_of t;
+	size_t cap = 16;
+	while (cap < 4 * n)
+		cap *= 2;
+	t.key = g_new0(const Tensorflow__NodeExecStats *, cap);
+	t.exec = g_new(int32_t, cap);
+	t.mask = cap - 1;
+	for (size_t k = 0; k < 2 * n; k++) {
+		if (pairs[k] == NULL)
+			continue;
+		size_t i = exec_of_slot(&t, pairs[k]);
+		t.key[i] = pairs[k];
+		t.exec[i] = -1;
 	}
-	g_hash_table_destroy(exec_of);
+	for (size_t e = 0; e < run->n_execs; e++) {
+		size_t i = exec_of_slot(&t, run->execs[e].ns);
+		if (t.key[i] != NULL)
+			t.exec[i] = (int32_t)e;
+	}
+	for (size_t k = 0; k < n; k++) {
+		if (pairs[2 * k] == NULL || pairs[2 * k + 1] == NULL)
+			continue;
+		int32_t kernel = t.exec[exec_of_slot(&t, pairs[2 * k])];
+		int32_t launcher = t.exec[exec_of_slot(&t, pairs[2 * k + 1])];
+		if (kernel >= 0 && launcher >= 0)
+			run->execs[kernel].launcher = launcher;
+	}
+	g_free(t.key);
+	g_free(t.exec);
 }
 
 /* The allocator events of the run's input: a Kineto trace's (already in
