@@ -274,14 +274,16 @@ static int slice_kind(const tl_device *d)
 
 /* A string of an execution of graph node g, as the page's index: the
  * node's last answer when the execution points at the same string (a node
- * in a loop runs many times), else the pointer table. */
+ * in a loop runs many times), else its text (a graph node's strings are
+ * its own: the pointer table would only grow); without a node, the
+ * pointer table. */
 static uint32_t node_string(layout *l, node_str *cache, int32_t g, const char *s)
 {
 	if (g < 0)
 		return strtab_of_kept(&l->strings, s);
 	if (cache[g].s != s || s == NULL) {
 		cache[g].s = s;
-		cache[g].id = strtab_of_kept(&l->strings, s);
+		cache[g].id = strtab_of(&l->strings, s);
 	}
 	return cache[g].id;
 }
