@@ -68,10 +68,15 @@ static void sink_begin(tl_table *t, const tl_cell *meta)
 
 /* A cell as trace-summarize's CSV writes it: numbers raw (a non-finite
  * one, which JSON cannot hold, as null). */
-static void sink_row(tl_table *t, const tl_cell *cells)
+static bool sink_full(const tl_table *t)
 {
 	const tl_report_sink *rs = (const tl_report_sink *)t->sink;
-	if (rs->max_rows > 0 && t->rows >= rs->max_rows)
+	return rs->max_rows > 0 && t->rows >= rs->max_rows;
+}
+
+static void sink_row(tl_table *t, const tl_cell *cells)
+{
+	if (sink_full(t))
 		return;
 	tl_output_str(t->out, t->rows > 0 ? ",\n[" : "\n[");
 	bool first = true;
@@ -115,6 +120,7 @@ void tl_report_sink_init(tl_report_sink *s, size_t max_rows)
 	    .row = sink_row,
 	    .sub_row = sink_sub_row,
 	    .end = sink_end,
+	    .full = sink_full,
 	};
 	s->max_rows = max_rows;
 }

@@ -103,6 +103,10 @@ static void write_flat(const tl_summary *s, const tl_summary_opts *o, const tl_t
 	} *human = g_new(struct human, (size_t)o->n_select);
 	double cum = 0, total = f->total[f->share_col];
 	for (size_t i = 0; i < f->n; i++) {
+		if (tl_table_full(&t)) {
+			tl_table_skip_row(&t);
+			continue;
+		}
 		const tl_summary_line *line = &f->lines[i];
 		cells[0].s = line->row->name;
 		for (int k = 0; k < o->n_select; k++) {
@@ -241,16 +245,29 @@ static const char *tree_line(struct tree_writer *w, const tl_summary_scope *t, i
 static void tree_node(struct tree_writer *w, const tl_summary_scope *t, int depth, bool root)
 {
 	const tl_summary_opts *o = w->o;
-	const char *name = root ? "_TFProfRoot" : tl_summary_tree_name(t, w->buf);
-	w->cells[0].s = name;
-	w->cells[1].s = w->text ? tree_line(w, t, depth, name, root) : "";
-	for (int k = 0; k < o->n_select; k++)
-		w->cells[2 + k].v = t->total[o->select[k]];
-	tl_table_row(w->t, w->cells);
+	/* a sink that takes no more rows still counts them: unformatted, in
+	 * any order */
+	bool full = tl_table_full(w->t);
+	if (full) {
+		tl_table_skip_row(w->t);
+	} else {
+		const char *name = root ? "_TFProfRoot" : tl_summary_tree_name(t, w->buf);
+		w->cells[0].s = name;
+		w->cells[1].s = w->text ? tree_line(w, t, depth, name, root) : "";
+		for (int k = 0; k < o->n_select; k++)
+			w->cells[2 + k].v = t->total[o->select[k]];
+		tl_table_row(w->t, w->cells);
+	}
 	if (depth >= o->max_depth)
 		return;
 	if (!root && o->trim != NULL && tl_summary_tree_match(o->trim, t))
 		return;
+	if (full) {
+		for (const tl_summary_scope *c = t->first_kid; c != NULL; c = c->next)
+			if (tl_summary_values_pass(o, c->total))
+				tree_node(w, c, depth + 1, false);
+		return;
+	}
 	tl_summary_scope **kids = tl_summary_tree_kids(t, o);
 	for (uint32_t i = 0; i < t->n_kids; i++) {
 		if (!tl_summary_values_pass(o, kids[i]->total))

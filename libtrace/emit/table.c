@@ -235,6 +235,17 @@ void tl_table_row(tl_table *t, const tl_cell *cells)
 	t->sub_rows = 0;
 }
 
+bool tl_table_full(const tl_table *t)
+{
+	return t->sink->full != NULL && t->sink->full(t);
+}
+
+void tl_table_skip_row(tl_table *t)
+{
+	t->rows++;
+	t->sub_rows = 0;
+}
+
 void tl_table_sub_row(tl_table *t, const tl_cell *cells)
 {
 	t->sink->sub_row(t, cells);

@@ -66,6 +66,10 @@ typedef struct tl_table_sink {
 	void (*row)(tl_table *t, const tl_cell *cells);
 	void (*sub_row)(tl_table *t, const tl_cell *cells);
 	void (*end)(tl_table *t);
+	/* Optional: whether the sink writes no more rows (a page that keeps
+	 * the first N); rows past it are counted (tl_table_skip_row), not
+	 * formatted. NULL: never. */
+	bool (*full)(const tl_table *t);
 } tl_table_sink;
 
 struct tl_table {
@@ -89,6 +93,10 @@ void tl_table_begin(tl_table *t, const tl_table_sink *sink, tl_output *out,
 		    const tl_table_spec *spec, const tl_table_spec *sub, const tl_table_spec *meta,
 		    const tl_cell *meta_cells, const char *text_head);
 void tl_table_row(tl_table *t, const tl_cell *cells);
+/* Whether the sink takes no more rows: the caller may then count the
+ * rest with tl_table_skip_row instead of making their cells. */
+bool tl_table_full(const tl_table *t);
+void tl_table_skip_row(tl_table *t);
 /* A sub-row of the last row written. */
 void tl_table_sub_row(tl_table *t, const tl_cell *cells);
 void tl_table_end(tl_table *t);
