@@ -195,10 +195,20 @@ static bool in_ids(const struct id_set *s, int64_t id)
 	return false;
 }
 
+/* Whether op is one of ops[0..n): asked for every execution and output,
+ * so the first letter is compared before the rest. */
+static bool op_in(const char *op, const char *const *ops, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (op[0] == ops[i][0] && strcmp(op, ops[i]) == 0)
+			return true;
+	return false;
+}
+
 static bool is_variable_op(const char *op)
 {
-	return strcmp(op, "VariableV2") == 0 || strcmp(op, "Variable") == 0 ||
-	       strcmp(op, "VarHandleOp") == 0;
+	static const char *const ops[] = {"VariableV2", "Variable", "VarHandleOp"};
+	return op_in(op, ops, G_N_ELEMENTS(ops));
 }
 
 bool tl_memory_is_forwarding_op(const char *op)
@@ -206,10 +216,7 @@ bool tl_memory_is_forwarding_op(const char *op)
 	static const char *const ops[] = {"Identity",  "Reshape",     "Switch",
 					  "RefSwitch", "RefIdentity", "ApplyGradientDescent",
 					  "Snapshot"};
-	for (size_t i = 0; i < G_N_ELEMENTS(ops); i++)
-		if (strcmp(op, ops[i]) == 0)
-			return true;
-	return false;
+	return op_in(op, ops, G_N_ELEMENTS(ops));
 }
 
 /* Open temporaries of one AllocatorMemoryUsed by size (allocated bytes ->
@@ -340,7 +347,7 @@ static void scan_allocation(struct memory_builder *b, int32_t x, const char *all
 	while (*next_fresh < fresh->len) {
 		tl_buffer *ob =
 		    buffer_at(b, GPOINTER_TO_UINT(g_ptr_array_index(fresh, *next_fresh)) - 1);
-		if (strcmp(ob->allocator, alloc) != 0) {
+		if (ob->allocator != alloc) {
 			(*next_fresh)++;
 			continue;
 		}
@@ -374,7 +381,7 @@ static void scan_allocation(struct memory_builder *b, int32_t x, const char *all
 static void scan_records(struct memory_builder *b, int32_t x,
 			 const Tensorflow__AllocatorMemoryUsed *mu, const GPtrArray *fresh)
 {
-	const char *alloc = mu->allocator_name ? mu->allocator_name : "";
+	const char *alloc = tl_memory_allocator_name(b, mu->allocator_name);
 	guint next_fresh = 0;
 	uint32_t first_temp = b->buffers->len;
 	GHashTable *open = NULL; /* made at the first free */
