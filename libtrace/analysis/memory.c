@@ -7,6 +7,7 @@
 #include "analysis/memory_impl.h"
 
 #include "analysis/dataflow.h"
+#include "analysis/opcost.h"
 
 #include <glib.h>
 #include <stdlib.h>
@@ -195,28 +196,12 @@ static bool in_ids(const struct id_set *s, int64_t id)
 	return false;
 }
 
-/* Whether op is one of ops[0..n): asked for every execution and output,
- * so the first letter is compared before the rest. */
-static bool op_in(const char *op, const char *const *ops, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (op[0] == ops[i][0] && strcmp(op, ops[i]) == 0)
-			return true;
-	return false;
-}
-
-static bool is_variable_op(const char *op)
-{
-	static const char *const ops[] = {"VariableV2", "Variable", "VarHandleOp"};
-	return op_in(op, ops, G_N_ELEMENTS(ops));
-}
-
 bool tl_memory_is_forwarding_op(const char *op)
 {
 	static const char *const ops[] = {"Identity",  "Reshape",     "Switch",
 					  "RefSwitch", "RefIdentity", "ApplyGradientDescent",
 					  "Snapshot"};
-	return op_in(op, ops, G_N_ELEMENTS(ops));
+	return tl_opcost_op_in(op, ops, G_N_ELEMENTS(ops));
 }
 
 /* Open temporaries of one AllocatorMemoryUsed by size (allocated bytes ->
@@ -284,7 +269,7 @@ static void scan_outputs(struct memory_builder *b, int32_t x, GPtrArray *fresh)
 			add_ref(b, GPOINTER_TO_UINT(hit) - 1, x, o->slot);
 			continue;
 		}
-		bool persistent = in_ids(&ids, ad->allocation_id) || is_variable_op(e->op);
+		bool persistent = in_ids(&ids, ad->allocation_id) || tl_opcost_is_variable(e->op);
 		tl_buffer nb = {
 		    .allocator = key.allocator,
 		    .allocation_id = ad->allocation_id,

@@ -37,10 +37,18 @@ static const Tensorflow__TensorShapeProto *attr_shape(const Tensorflow__NodeDef 
 	return NULL;
 }
 
+bool tl_opcost_op_in(const char *op, const char *const *ops, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (op[0] == ops[i][0] && strcmp(op, ops[i]) == 0)
+			return true;
+	return false;
+}
+
 bool tl_opcost_is_variable(const char *op)
 {
-	return strcmp(op, "VariableV2") == 0 || strcmp(op, "Variable") == 0 ||
-	       strcmp(op, "VarHandleOp") == 0;
+	static const char *const ops[] = {"VariableV2", "Variable", "VarHandleOp"};
+	return tl_opcost_op_in(op, ops, G_N_ELEMENTS(ops));
 }
 
 const Tensorflow__TensorShapeProto *tl_opcost_exec_shape(const tl_exec *e, int32_t slot)
@@ -82,10 +90,7 @@ static bool is_elementwise(const char *op)
 	    "Relu",	   "Relu6", "Tanh",    "Sigmoid", "Neg",     "Square",	 "Sqrt",
 	    "Rsqrt",	   "Exp",   "Log",     "Maximum", "Minimum", "ReluGrad", "TanhGrad",
 	    "SigmoidGrad", "AddN",  "Softmax", "Pow"};
-	for (size_t i = 0; i < G_N_ELEMENTS(ops); i++)
-		if (strcmp(op, ops[i]) == 0)
-			return true;
-	return false;
+	return tl_opcost_op_in(op, ops, G_N_ELEMENTS(ops));
 }
 
 double tl_opcost_float_ops_of(const char *op, const Tensorflow__TensorShapeProto *out,
@@ -93,6 +98,8 @@ double tl_opcost_float_ops_of(const char *op, const Tensorflow__TensorShapeProto
 			      const Tensorflow__TensorShapeProto *in1, bool transpose_a)
 {
 	double out_n = tl_opcost_elements(out);
+	if (out_n == 0)
+		return 0; /* each case below counts per output element */
 	if (strcmp(op, "MatMul") == 0) {
 		/* 2 m n k: k is the contracted dimension of input 0 */
 		if (in0 == NULL || in0->n_dim != 2 || out_n == 0)

@@ -28,6 +28,9 @@ const Tensorflow__TensorShapeProto *tl_opcost_exec_shape(const tl_exec *e, int32
 
 /* VariableV2, Variable, VarHandleOp. */
 bool tl_opcost_is_variable(const char *op);
+/* Whether op is one of ops[0..n) (asked per execution: the first letters
+ * are compared before the rest). */
+bool tl_opcost_op_in(const char *op, const char *const *ops, size_t n);
 /* A variable node's shape, or NULL. */
 const Tensorflow__TensorShapeProto *tl_opcost_variable_shape(const tl_run *run, uint32_t node);
 
