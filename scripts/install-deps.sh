@@ -2,11 +2,11 @@
 # Installs the Debian packages tftrace needs to build and test (clang with
 # libFuzzer's runtime, libclang-rt-14-dev, for make fuzz; valgrind for make
 # valgrind; GNU parallel for the README's recipe of trace-summarize over
-# several machines, which a test runs locally; chromium, headless, for the
-# trace-report cases that load the page in a real browser).
+# several machines, which a test runs locally; chromium and firefox-esr,
+# headless, for the trace-report cases that load the page in real browsers).
 # Usage: scripts/install-deps.sh   (uses sudo when not root)
 set -eu
-PKGS="build-essential pkg-config libglib2.0-dev libjansson-dev libprotobuf-c-dev protobuf-c-compiler libgraphviz-dev graphviz libcmocka-dev zlib1g-dev time jq python3 clang libclang-rt-14-dev valgrind parallel chromium"
+PKGS="build-essential pkg-config libglib2.0-dev libjansson-dev libprotobuf-c-dev protobuf-c-compiler libgraphviz-dev graphviz libcmocka-dev zlib1g-dev time jq python3 clang libclang-rt-14-dev valgrind parallel chromium firefox-esr"
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; fi
 missing=""
