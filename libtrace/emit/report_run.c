@@ -30,11 +30,11 @@ typedef struct strtab {
 	GStringChunk *chunk;
 } strtab;
 
+/* `expect`: about how many strings (the tables grow past it); the pointer
+ * table starts small, as most lookups go through a graph node's cache. */
 static void strtab_init(strtab *t, size_t expect)
 {
-	size_t n = 64;
-	while (n < expect * 2)
-		n *= 2;
+	size_t n = 1024;
 	t->ptr = g_new0(const char *, n);
 	t->ptr_index = g_new(uint32_t, n);
 	t->ptr_mask = n - 1;
