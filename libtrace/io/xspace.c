@@ -1136,8 +1136,62 @@ static const char *device_node_name(const tl_xspace *xs, const xev *v, tl_arena 
 	return s != NULL ? tl_arena_strdup(arena, s) : "";
 }
 
+/* The strings a run makes of an event's name, made once per name where
+ * they can be: most events share their name with many (the name of their
+ * XEventMetadata), and one copy in the run then serves them all, saving
+ * the copies and, in tl_run_build, the comparisons of equal names (one
+ * pointer is one name). A table by the name's address, a name taking its
+ * slot from the one before (the strings are the same either way). */
+#define MEMO_SLOTS 4096
+
+typedef struct name_memo {
+	const char *name; /* xev.name, or NULL */
+	const char *node, *label;
+} name_memo;
+
+static name_memo *memo_slot(name_memo *memo, const char *name)
+{
+	uintptr_t h = (uintptr_t)name * (uintptr_t)UINT64_C(0x9E3779B97F4A7C15);
+	return &memo[(h >> 40) & (MEMO_SLOTS - 1)];
+}
+
+/* A copy of `name` in the run. */
+static const char *name_copy(name_memo *copies, const char *name, tl_arena *arena)
+{
+	name_memo *m = memo_slot(copies, name);
+	if (m->name != name) {
+		m->name = name;
+		m->label = tl_arena_strdup(arena, name);
+	}
+	return m->label;
+}
+
+/* The node name and "node = Op()" label of a host event named `name`
+ * ("X:Op" when F_TFOP). */
+static const name_memo *op_names(name_memo *memo, const char *name, uint32_t flags,
+				 tl_arena *arena)
+{
+	name_memo *m = memo_slot(memo, name);
+	if (m->name == name)
+		return m;
+	const char *colon = (flags & F_TFOP) ? strrchr(name, ':') : NULL;
+	size_t nlen = colon != NULL ? (size_t)(colon - name) : strlen(name);
+	m->node = tl_arena_strndup(arena, name, nlen);
+	/* "node = Op()", the label timeline.py reads the op type from */
+	const char *op = colon != NULL ? colon + 1 : name;
+	size_t op_len = strlen(op);
+	char *label = tl_arena_alloc(arena, nlen + op_len + 6);
+	memcpy(label, name, nlen);
+	memcpy(label + nlen, " = ", 3);
+	memcpy(label + nlen + 3, op, op_len);
+	memcpy(label + nlen + 3 + op_len, "()", 3);
+	m->label = label;
+	m->name = name;
+	return m;
+}
+
 static void fill_exec(const tl_xspace *xs, const xev *v, Tensorflow__NodeExecStats *ns,
-		      tl_arena *arena)
+		      name_memo *memo, tl_arena *arena)
 {
 	tensorflow__node_exec_stats__init(ns);
 	const xdev *d = &g_array_index(xs->devs, xdev, dev_of(xs, v));
@@ -1152,7 +1206,7 @@ static void fill_exec(const tl_xspace *xs, const xev *v, Tensorflow__NodeExecSta
 	const xplane *x = plane_of(xs, v);
 	if (x->kind == P_DEVICE && g_str_has_prefix(l->name != NULL ? l->name : "", "Stream #")) {
 		ns->node_name = (char *)device_node_name(xs, v, arena);
-		ns->timeline_label = tl_arena_strdup(arena, v->name);
+		ns->timeline_label = (char *)name_copy(memo + MEMO_SLOTS, v->name, arena);
 		return;
 	}
 	if (v->flags & F_AS_OP) {
@@ -1160,22 +1214,12 @@ static void fill_exec(const tl_xspace *xs, const xev *v, Tensorflow__NodeExecSta
 		 * name stays in the label */
 		const char *as_op = g_hash_table_lookup(xs->as_op, GINT_TO_POINTER(v - xs->ev));
 		ns->node_name = tl_arena_strdup(arena, as_op);
-		ns->timeline_label = tl_arena_strdup(arena, v->name);
+		ns->timeline_label = (char *)name_copy(memo + MEMO_SLOTS, v->name, arena);
 		return;
 	}
-	const char *name = v->name;
-	const char *colon = (v->flags & F_TFOP) ? strrchr(name, ':') : NULL;
-	size_t nlen = colon != NULL ? (size_t)(colon - name) : strlen(name);
-	ns->node_name = tl_arena_strndup(arena, name, nlen);
-	/* "node = Op()", the label timeline.py reads the op type from */
-	const char *op = colon != NULL ? colon + 1 : name;
-	size_t op_len = strlen(op);
-	char *label = tl_arena_alloc(arena, nlen + op_len + 6);
-	memcpy(label, name, nlen);
-	memcpy(label + nlen, " = ", 3);
-	memcpy(label + nlen + 3, op, op_len);
-	memcpy(label + nlen + 3 + op_len, "()", 3);
-	ns->timeline_label = label;
+	const name_memo *m = op_names(memo, v->name, v->flags, arena);
+	ns->node_name = (char *)m->node;
+	ns->timeline_label = (char *)m->label;
 }
 
 /* thread_names of a host device: the lines of the run's events, once each. */
@@ -1236,6 +1280,10 @@ int tl_xspace_run(tl_xspace *xs, size_t run, const char *base, tl_arena *arena,
 	uint8_t *seen = g_new0(uint8_t, xs->n_lines + 1); /* per line: its thread named */
 	Tensorflow__NodeExecStats **rec = g_new(Tensorflow__NodeExecStats *, n + 1); /* per event */
 	GArray *launched = g_array_new(FALSE, FALSE, sizeof(uint32_t)); /* k of events launched */
+	name_memo *memo = g_new0(name_memo, 2 * MEMO_SLOTS); /* op_names', then name_copy's */
+	/* one array: tl_run_build keeps a device's records in the order they
+	 * came where their starts tie, by their addresses */
+	Tensorflow__NodeExecStats *recs = tl_arena_alloc(arena, (n + 1) * sizeof *recs);
 	for (size_t k = 0; k < n; k++) {
 		const xev *v = &xs->ev[ev[k]];
 		if (v->flags & F_LAUNCHED) {
@@ -1244,14 +1292,15 @@ int tl_xspace_run(tl_xspace *xs, size_t run, const char *base, tl_arena *arena,
 		}
 		uint32_t dev = dev_of(xs, v);
 		Tensorflow__DeviceStepStats *ds = ss->dev_stats[slot[dev]];
-		Tensorflow__NodeExecStats *ns = tl_arena_alloc(arena, sizeof *ns);
-		fill_exec(xs, v, ns, arena);
+		Tensorflow__NodeExecStats *ns = &recs[k];
+		fill_exec(xs, v, ns, memo, arena);
 		ds->node_stats[ds->n_node_stats++] = ns;
 		rec[k] = ns;
 		if (g_array_index(xs->devs, xdev, dev).threads)
 			name_thread(ds, line_of(xs, v), &seen[v->line], arena);
 	}
 	g_free(seen);
+	g_free(memo);
 	/* a launcher of another run (or an allocator event) has no record here */
 	g_ptr_array_set_size(xs->links, 0);
 	for (guint j = 0; j < launched->len; j++) {
