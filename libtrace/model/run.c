@@ -157,9 +157,13 @@ bool tl_run_op_label_parse(tl_arena *arena, const char *label, const char **name
 	const char *close = strrchr(label, ')');
 	if (close == NULL)
 		return false;
+	/* the last " = " starting before the ')' (it cannot reach it) */
 	const char *eq = NULL;
-	for (const char *p = label; (p = strstr(p, " = ")) != NULL && p < close; p++)
-		eq = p;
+	for (const char *p = close; p - label >= 3 && eq == NULL;) {
+		p--;
+		if (p[-2] == ' ' && p[-1] == '=' && p[0] == ' ')
+			eq = p - 2;
+	}
 	if (eq == NULL)
 		return false;
 	const char *open = NULL;
