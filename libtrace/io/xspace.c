@@ -69,6 +69,7 @@ typedef struct xplane {
 	int64_t sid[N_STAT_KEYS];
 	bool has_sid[N_STAT_KEYS];
 	size_t line_base; /* the lines of the planes before it */
+	const uint8_t *data; /* the XSpace's bytes: xev.raw_off counts from here */
 	uint8_t *ev_flags; /* where ev_md is dense: per id, name_flags of its name */
 } xplane;
 
@@ -79,22 +80,32 @@ enum ev_flags {
 	F_CORR = 8,   /* has a correlation_id */
 	F_GROUP = 16, /* has a group_id */
 	F_AS_OP = 32, /* a host launch outside any TF op: tl_xspace.as_op names its op */
+	F_LAUNCHED = 64, /* a device event whose launcher is known (xev.launcher) */
 };
 
 /* One per event of the XSpace (a 100 MB file holds 1.8 million): kept to
- * 80 bytes, what few events have lives beside it (tl_xspace.as_op). */
+ * 64 bytes (each byte of it is a byte of fresh memory the kernel zeroes),
+ * what few events have lives beside it (tl_xspace.as_op). */
 typedef struct xev {
-	const uint8_t *raw; /* the XEvent's stats (tl_xspace_wire_event) */
 	const char *name;
-	int64_t start, end;  /* ns */
-	int64_t corr, group; /* correlation_id and group_id stats, when F_CORR / F_GROUP */
-	uint32_t raw_len;    /* an XSpace is under 2 GiB (one protobuf message) */
-	uint32_t plane, line; /* its device: tl_xspace.line_dev */
-	int32_t parent;	      /* the innermost event around it on its line, or -1 */
-	int32_t launcher; /* device events: the TF op that launched it, or -1 */
+	int64_t start, end; /* ns */
+	union {
+		int64_t corr;	  /* its correlation_id stat, when F_CORR; read by
+				   * link_launches alone, which then sets launcher */
+		int32_t launcher; /* F_LAUNCHED: the TF op that launched it */
+	};
+	int64_t group;	  /* its group_id stat, when F_GROUP */
+	uint32_t raw_off; /* the XEvent's stats (tl_xspace_wire_event) from
+			   * xplane.data: an XSpace is under 2 GiB (one
+			   * protobuf message) */
+	uint32_t raw_len;
+	uint32_t line;	/* of all planes' lines: its device is tl_xspace.line_dev[line],
+			 * its plane tl_xspace.line_plane[line] */
+	int32_t parent; /* the innermost event around it on its line, or -1 */
 	uint32_t run;
 	uint32_t flags;
 } xev;
+_Static_assert(sizeof(xev) == 64, "xev is 64 bytes");
 
 typedef struct xdev {
 	const char *name;
@@ -132,6 +143,7 @@ struct tl_xspace {
 	size_t n_lines;				 /* of all planes */
 	uint32_t *line_dev; /* per line (xplane.line_base + line): its device, once it
 			     * has events */
+	uint32_t *line_plane; /* per line: its plane */
 };
 
 /* ---- metadata ----------------------------------------------------------- */
@@ -216,9 +228,20 @@ typedef struct counts {
 	bool malformed; /* an event or stat that is none: the XSpace is refused */
 } counts;
 
-static tl_xspace_wire_event event_of(const xev *v)
+static tl_xspace_wire_event event_of(const xplane *x, const xev *v)
 {
-	return (tl_xspace_wire_event){.raw = v->raw, .raw_len = v->raw_len};
+	return (tl_xspace_wire_event){.raw = x->data + v->raw_off, .raw_len = v->raw_len};
+}
+
+static const xplane *plane_of(const tl_xspace *xs, const xev *v)
+{
+	return &xs->planes[xs->line_plane[v->line]];
+}
+
+static const tl_xspace_wire_line *line_of(const tl_xspace *xs, const xev *v)
+{
+	const xplane *x = plane_of(xs, v);
+	return &x->p->lines[v->line - x->line_base];
 }
 
 /* The first stat of an event named `k`: false when it has none. */
@@ -226,7 +249,7 @@ static bool stat_get(const xplane *x, const xev *v, enum stat_key k, tl_xspace_w
 {
 	if (!x->has_sid[k])
 		return false;
-	tl_xspace_wire_event ev = event_of(v);
+	tl_xspace_wire_event ev = event_of(x, v);
 	size_t pos = 0;
 	while (tl_xspace_wire_next_stat(&ev, &pos, st) > 0)
 		if (st->metadata_id == x->sid[k])
@@ -259,7 +282,7 @@ static const char *stat_str(const xplane *x, const tl_xspace_wire_stat *st)
 static void stats_all(const xplane *x, const xev *v, tl_xspace_wire_stat st[N_STAT_KEYS])
 {
 	memset(st, 0, N_STAT_KEYS * sizeof *st);
-	tl_xspace_wire_event ev = event_of(v);
+	tl_xspace_wire_event ev = event_of(x, v);
 	tl_xspace_wire_stat s;
 	size_t pos = 0;
 	while (tl_xspace_wire_next_stat(&ev, &pos, &s) > 0)
@@ -301,7 +324,7 @@ static bool stat_int(const tl_xspace_wire_stat *st, int64_t *out)
 static const char *scan_stats(const xplane *x, xev *v, counts *c, tl_arena *arena)
 {
 	const char *step = NULL;
-	tl_xspace_wire_event ev = event_of(v);
+	tl_xspace_wire_event ev = event_of(x, v);
 	tl_xspace_wire_stat st;
 	size_t pos = 0;
 	int rc;
@@ -404,7 +427,7 @@ static int cmp_ev_start(const void *a, const void *b)
 		return x->start < y->start ? -1 : 1;
 	if (x->end != y->end)
 		return x->end > y->end ? -1 : 1; /* the longer one encloses */
-	return (x->raw > y->raw) - (x->raw < y->raw);
+	return (x->raw_off > y->raw_off) - (x->raw_off < y->raw_off);
 }
 
 /* A share of the lines, read on a thread of its own: each line's events
@@ -477,12 +500,10 @@ static void add_line(ev_vec *out, uint32_t pi, uint32_t li)
 			c->occurrences++;
 			continue;
 		}
-		xev v = {.raw = e.raw,
+		xev v = {.raw_off = (uint32_t)(e.raw - x->data),
 			 .raw_len = (uint32_t)e.raw_len,
-			 .plane = pi,
-			 .line = li,
-			 .parent = -1,
-			 .launcher = -1};
+			 .line = (uint32_t)(x->line_base + li),
+			 .parent = -1};
 		if (!event_time(l, &e, &v.start, &v.end)) {
 			c->bad_time++;
 			continue;
@@ -639,7 +660,7 @@ static void close_holes(tl_xspace *xs, const size_t *line_first, const size_t *l
 		for (guint j = 0; j < lists[k]->len; j++) {
 			uint32_t *i = &g_array_index(lists[k], uint32_t, j);
 			const xev *v = &xs->ev[*i];
-			*i -= (uint32_t)shift[xs->planes[v->plane].line_base + v->line];
+			*i -= (uint32_t)shift[v->line];
 		}
 	for (size_t g = 0; g < xs->n_lines; g++)
 		for (size_t i = line_first[g]; i < line_end[g]; i++) {
@@ -703,7 +724,7 @@ static void read_lines(tl_xspace *xs, tl_arena *arena, counts *c)
 
 static uint32_t dev_of(const tl_xspace *xs, const xev *v)
 {
-	return xs->line_dev[xs->planes[v->plane].line_base + v->line];
+	return xs->line_dev[v->line];
 }
 
 /* The TF op around host event i (itself when it is one), or -1. */
@@ -763,13 +784,14 @@ static void link_launches(tl_xspace *xs)
 	}
 	for (guint k = 0; k < xs->dev_corr->len; k++) {
 		uint32_t i = g_array_index(xs->dev_corr, uint32_t, k);
-		const xplane *x = &xs->planes[xs->ev[i].plane];
+		const xplane *x = plane_of(xs, &xs->ev[i]);
 		gpointer hit = g_hash_table_lookup(host, &xs->ev[i].corr);
 		if (hit == NULL)
 			continue;
 		int32_t h = (int32_t)(GPOINTER_TO_SIZE(hit) - 1);
 		int32_t op = enclosing_op(xs->ev, h);
-		xs->ev[i].launcher = op >= 0 ? op : h;
+		xs->ev[i].launcher = op >= 0 ? op : h; /* its corr is read no more */
+		xs->ev[i].flags |= F_LAUNCHED;
 		/* TF 2.2 to 2.4 and JAX trace no op around a launch: the launch
 		 * is the op's time on the host, named by the op its kernel names. */
 		if (op < 0 && !(xs->ev[h].flags & F_AS_OP)) {
@@ -827,7 +849,7 @@ static void find_steps(tl_xspace *xs)
 	xs->steps = g_new0(xstep, n + 1);
 	for (size_t k = 0; k < n; k++) {
 		const xev *v = &xs->ev[g_array_index(xs->step_ev, uint32_t, k)];
-		const xplane *x = &xs->planes[v->plane];
+		const xplane *x = plane_of(xs, v);
 		xstep *s = &xs->steps[xs->n_steps++];
 		s->start = v->start;
 		s->end = v->end;
@@ -953,7 +975,7 @@ int tl_xspace_open(tl_xspace **out, const uint8_t *data, size_t len, tl_arena *a
 		   tl_error *err)
 {
 	tl_xspace_wire space;
-	if (tl_xspace_wire_read(&space, data, len, arena) < 0) {
+	if (len > UINT32_MAX || tl_xspace_wire_read(&space, data, len, arena) < 0) {
 		tl_error_set(err, "malformed XSpace (protobuf decoding failed)");
 		return TL_PBDECODE_MALFORMED;
 	}
@@ -973,8 +995,13 @@ int tl_xspace_open(tl_xspace **out, const uint8_t *data, size_t len, tl_arena *a
 	for (size_t p = 0; p < xs->space.n_planes; p++) {
 		index_plane(&xs->planes[p], &xs->space.planes[p], arena);
 		xs->planes[p].line_base = xs->n_lines;
+		xs->planes[p].data = data;
 		xs->n_lines += xs->space.planes[p].n_lines;
 	}
+	xs->line_plane = g_new(uint32_t, xs->n_lines + 1);
+	for (size_t p = 0; p < xs->space.n_planes; p++)
+		for (size_t l = 0; l < xs->space.planes[p].n_lines; l++)
+			xs->line_plane[xs->planes[p].line_base + l] = (uint32_t)p;
 	read_lines(xs, arena, &c);
 	if (c.malformed) {
 		tl_xspace_free(xs);
@@ -1011,6 +1038,7 @@ void tl_xspace_free(tl_xspace *xs)
 	g_array_free(xs->dev_corr, TRUE);
 	g_array_free(xs->step_ev, TRUE);
 	g_free(xs->line_dev);
+	g_free(xs->line_plane);
 	g_free(xs);
 }
 
@@ -1073,7 +1101,7 @@ static const char *kernel_tf_op_in(const xplane *x, const xev *v, tl_arena *aren
 	if (!x->has_sid[S_TF_OP] && !x->has_sid[S_LEVEL0])
 		return NULL;
 	tl_xspace_wire_stat tf = {0}, l0 = {0}, st;
-	tl_xspace_wire_event ev = event_of(v);
+	tl_xspace_wire_event ev = event_of(x, v);
 	size_t pos = 0;
 	const char *s;
 	size_t n, len;
@@ -1097,48 +1125,58 @@ static const char *kernel_tf_op_in(const xplane *x, const xev *v, tl_arena *aren
 /* node_name "X:Op" of a device event: the TF op it ran for. */
 static const char *device_node_name(const tl_xspace *xs, const xev *v, tl_arena *arena)
 {
-	const xplane *x = &xs->planes[v->plane];
+	const xplane *x = plane_of(xs, v);
 	const char *s = kernel_tf_op_in(x, v, arena);
 	if (s != NULL)
 		return s;
-	if (v->launcher >= 0 && (xs->ev[v->launcher].flags & F_TFOP))
+	if ((v->flags & F_LAUNCHED) && (xs->ev[v->launcher].flags & F_TFOP))
 		s = xs->ev[v->launcher].name;
 	if (s == NULL)
 		s = kernel_op(x, v);
 	return s != NULL ? tl_arena_strdup(arena, s) : "";
 }
 
-static void fill_exec(const tl_xspace *xs, const xev *v, Tensorflow__NodeExecStats *ns,
-		      tl_arena *arena)
+/* The strings a run makes of an event's name, made once per name where
+ * they can be: most events share their name with many (the name of their
+ * XEventMetadata), and one copy in the run then serves them all, saving
+ * the copies and, in tl_run_build, the comparisons of equal names (one
+ * pointer is one name). A table by the name's address, a name taking its
+ * slot from the one before (the strings are the same either way). */
+#define MEMO_SLOTS 4096
+
+typedef struct name_memo {
+	const char *name; /* xev.name, or NULL */
+	const char *node, *label;
+} name_memo;
+
+static name_memo *memo_slot(name_memo *memo, const char *name)
 {
-	tensorflow__node_exec_stats__init(ns);
-	const xdev *d = &g_array_index(xs->devs, xdev, dev_of(xs, v));
-	const tl_xspace_wire_line *l = &xs->planes[v->plane].p->lines[v->line];
-	ns->all_start_nanos = v->start;
-	ns->all_start_micros = v->start / 1000;
-	ns->all_end_rel_nanos = v->end - v->start;
-	ns->all_end_rel_micros = v->end / 1000 - ns->all_start_micros;
-	ns->op_end_rel_nanos = ns->all_end_rel_nanos;
-	ns->op_end_rel_micros = ns->all_end_rel_micros;
-	ns->thread_id = d->threads ? (uint32_t)l->id : 0;
-	const xplane *x = &xs->planes[v->plane];
-	if (x->kind == P_DEVICE && g_str_has_prefix(l->name != NULL ? l->name : "", "Stream #")) {
-		ns->node_name = (char *)device_node_name(xs, v, arena);
-		ns->timeline_label = tl_arena_strdup(arena, v->name);
-		return;
+	uintptr_t h = (uintptr_t)name * (uintptr_t)UINT64_C(0x9E3779B97F4A7C15);
+	return &memo[(h >> 40) & (MEMO_SLOTS - 1)];
+}
+
+/* A copy of `name` in the run. */
+static const char *name_copy(name_memo *copies, const char *name, tl_arena *arena)
+{
+	name_memo *m = memo_slot(copies, name);
+	if (m->name != name) {
+		m->name = name;
+		m->label = tl_arena_strdup(arena, name);
 	}
-	if (v->flags & F_AS_OP) {
-		/* "X:Op" names the node and its op (model/run.c), the kernel
-		 * name stays in the label */
-		const char *as_op = g_hash_table_lookup(xs->as_op, GINT_TO_POINTER(v - xs->ev));
-		ns->node_name = tl_arena_strdup(arena, as_op);
-		ns->timeline_label = tl_arena_strdup(arena, v->name);
-		return;
-	}
-	const char *name = v->name;
-	const char *colon = (v->flags & F_TFOP) ? strrchr(name, ':') : NULL;
+	return m->label;
+}
+
+/* The node name and "node = Op()" label of a host event named `name`
+ * ("X:Op" when F_TFOP). */
+static const name_memo *op_names(name_memo *memo, const char *name, uint32_t flags,
+				 tl_arena *arena)
+{
+	name_memo *m = memo_slot(memo, name);
+	if (m->name == name)
+		return m;
+	const char *colon = (flags & F_TFOP) ? strrchr(name, ':') : NULL;
 	size_t nlen = colon != NULL ? (size_t)(colon - name) : strlen(name);
-	ns->node_name = tl_arena_strndup(arena, name, nlen);
+	m->node = tl_arena_strndup(arena, name, nlen);
 	/* "node = Op()", the label timeline.py reads the op type from */
 	const char *op = colon != NULL ? colon + 1 : name;
 	size_t op_len = strlen(op);
@@ -1147,7 +1185,41 @@ static void fill_exec(const tl_xspace *xs, const xev *v, Tensorflow__NodeExecSta
 	memcpy(label + nlen, " = ", 3);
 	memcpy(label + nlen + 3, op, op_len);
 	memcpy(label + nlen + 3 + op_len, "()", 3);
-	ns->timeline_label = label;
+	m->label = label;
+	m->name = name;
+	return m;
+}
+
+static void fill_exec(const tl_xspace *xs, const xev *v, Tensorflow__NodeExecStats *ns,
+		      name_memo *memo, tl_arena *arena)
+{
+	tensorflow__node_exec_stats__init(ns);
+	const xdev *d = &g_array_index(xs->devs, xdev, dev_of(xs, v));
+	const tl_xspace_wire_line *l = line_of(xs, v);
+	ns->all_start_nanos = v->start;
+	ns->all_start_micros = v->start / 1000;
+	ns->all_end_rel_nanos = v->end - v->start;
+	ns->all_end_rel_micros = v->end / 1000 - ns->all_start_micros;
+	ns->op_end_rel_nanos = ns->all_end_rel_nanos;
+	ns->op_end_rel_micros = ns->all_end_rel_micros;
+	ns->thread_id = d->threads ? (uint32_t)l->id : 0;
+	const xplane *x = plane_of(xs, v);
+	if (x->kind == P_DEVICE && g_str_has_prefix(l->name != NULL ? l->name : "", "Stream #")) {
+		ns->node_name = (char *)device_node_name(xs, v, arena);
+		ns->timeline_label = (char *)name_copy(memo + MEMO_SLOTS, v->name, arena);
+		return;
+	}
+	if (v->flags & F_AS_OP) {
+		/* "X:Op" names the node and its op (model/run.c), the kernel
+		 * name stays in the label */
+		const char *as_op = g_hash_table_lookup(xs->as_op, GINT_TO_POINTER(v - xs->ev));
+		ns->node_name = tl_arena_strdup(arena, as_op);
+		ns->timeline_label = (char *)name_copy(memo + MEMO_SLOTS, v->name, arena);
+		return;
+	}
+	const name_memo *m = op_names(memo, v->name, v->flags, arena);
+	ns->node_name = (char *)m->node;
+	ns->timeline_label = (char *)m->label;
 }
 
 /* thread_names of a host device: the lines of the run's events, once each. */
@@ -1208,23 +1280,27 @@ int tl_xspace_run(tl_xspace *xs, size_t run, const char *base, tl_arena *arena,
 	uint8_t *seen = g_new0(uint8_t, xs->n_lines + 1); /* per line: its thread named */
 	Tensorflow__NodeExecStats **rec = g_new(Tensorflow__NodeExecStats *, n + 1); /* per event */
 	GArray *launched = g_array_new(FALSE, FALSE, sizeof(uint32_t)); /* k of events launched */
+	name_memo *memo = g_new0(name_memo, 2 * MEMO_SLOTS); /* op_names', then name_copy's */
+	/* one array: tl_run_build keeps a device's records in the order they
+	 * came where their starts tie, by their addresses */
+	Tensorflow__NodeExecStats *recs = tl_arena_alloc(arena, (n + 1) * sizeof *recs);
 	for (size_t k = 0; k < n; k++) {
 		const xev *v = &xs->ev[ev[k]];
-		if (v->launcher >= 0) {
+		if (v->flags & F_LAUNCHED) {
 			uint32_t k32 = (uint32_t)k;
 			g_array_append_val(launched, k32);
 		}
 		uint32_t dev = dev_of(xs, v);
 		Tensorflow__DeviceStepStats *ds = ss->dev_stats[slot[dev]];
-		Tensorflow__NodeExecStats *ns = tl_arena_alloc(arena, sizeof *ns);
-		fill_exec(xs, v, ns, arena);
+		Tensorflow__NodeExecStats *ns = &recs[k];
+		fill_exec(xs, v, ns, memo, arena);
 		ds->node_stats[ds->n_node_stats++] = ns;
 		rec[k] = ns;
 		if (g_array_index(xs->devs, xdev, dev).threads)
-			name_thread(ds, &xs->planes[v->plane].p->lines[v->line],
-				    &seen[xs->planes[v->plane].line_base + v->line], arena);
+			name_thread(ds, line_of(xs, v), &seen[v->line], arena);
 	}
 	g_free(seen);
+	g_free(memo);
 	/* a launcher of another run (or an allocator event) has no record here */
 	g_ptr_array_set_size(xs->links, 0);
 	for (guint j = 0; j < launched->len; j++) {
@@ -1276,7 +1352,7 @@ static const char *allocator_device(const char *alloc, const char *plane, tl_are
 
 static void fill_alloc(const tl_xspace *xs, const xev *v, tl_alloc_event *a, tl_arena *arena)
 {
-	const xplane *x = &xs->planes[v->plane];
+	const xplane *x = plane_of(xs, v);
 	tl_xspace_wire_stat st[N_STAT_KEYS];
 	stats_all(x, v, st);
 	const char *alloc = stat_str(x, &st[S_ALLOCATOR]);

@@ -157,9 +157,13 @@ bool tl_run_op_label_parse(tl_arena *arena, const char *label, const char **name
 	const char *close = strrchr(label, ')');
 	if (close == NULL)
 		return false;
+	/* the last " = " starting before the ')' (it cannot reach it) */
 	const char *eq = NULL;
-	for (const char *p = label; (p = strstr(p, " = ")) != NULL && p < close; p++)
-		eq = p;
+	for (const char *p = close; p - label >= 3 && eq == NULL;) {
+		p--;
+		if (p[-2] == ' ' && p[-1] == '=' && p[0] == ' ')
+			eq = p - 2;
+	}
 	if (eq == NULL)
 		return false;
 	const char *open = NULL;
@@ -620,11 +624,37 @@ static void map_partitions(struct run_builder *b)
 	}
 }
 
+/* The op type a timeline label names (tl_run_op_label_parse), or NULL;
+ * parsed once per label where records share their label (an XSpace's run
+ * does: one string per event name), remembered by the label's address in a
+ * table where a label takes the slot of the one before. */
+#define LABEL_MEMO_SLOTS 1024
+
+struct label_op {
+	const char *label; /* NULL: an empty slot */
+	const char *op;
+};
+
+static const char *label_op(struct label_op *memo, const char *label, tl_arena *arena)
+{
+	if (label == NULL)
+		return NULL;
+	uint64_t h = (uint64_t)(uintptr_t)label * UINT64_C(0x9E3779B97F4A7C15);
+	struct label_op *m = &memo[(h >> 40) & (LABEL_MEMO_SLOTS - 1)];
+	if (m->label != label) {
+		m->label = label;
+		if (!tl_run_op_label_parse(arena, label, NULL, &m->op, NULL, NULL))
+			m->op = NULL;
+	}
+	return m->op;
+}
+
 /* Each execution of lo..hi-1 to its graph node, op and name. */
 static void link_execs_part(void *ctx, size_t part, size_t lo, size_t hi, tl_arena *arena)
 {
 	struct run_builder *b = ctx;
 	tl_run *run = b->run;
+	struct label_op *memo = g_new0(struct label_op, LABEL_MEMO_SLOTS);
 	for (size_t i = lo; i < hi; i++) {
 		tl_exec *e = &run->execs[i];
 		const tl_device *dev = &run->devices[e->device];
@@ -646,9 +676,8 @@ static void link_execs_part(void *ctx, size_t part, size_t lo, size_t hi, tl_are
 				op = "RecvTensor";
 			else if (e->gnode >= 0 && run->nodes[e->gnode].op[0] != '\0')
 				op = run->nodes[e->gnode].op;
-			else if (!tl_run_op_label_parse(arena, e->ns->timeline_label, NULL, &op,
-							NULL, NULL))
-				op = NULL;
+			else
+				op = label_op(memo, e->ns->timeline_label, arena);
 			/* No graph node is named "X:Op" (TF refuses ':'): the record
 			 * names its node and op itself (an XSpace's kernel launch). */
 			const char *colon = strrchr(raw_name, ':');
@@ -663,6 +692,7 @@ static void link_execs_part(void *ctx, size_t part, size_t lo, size_t hi, tl_are
 						  &e->op);
 		}
 	}
+	g_free(memo);
 }
 
 /* Executions per graph node, in start order; iter = rank. */

@@ -67,6 +67,19 @@ static void test_op_label(void **state)
 	assert_int_equal(n, 0);
 	assert_false(tl_run_op_label_parse(a, "no label here", &name, &op, &in, &n));
 	assert_false(tl_run_op_label_parse(a, NULL, &name, &op, &in, &n));
+	/* the last " = " before the ')' splits, overlapping ones too */
+	assert_true(tl_run_op_label_parse(a, "a = b = Op(x)", &name, &op, &in, &n));
+	assert_string_equal(name, "a = b");
+	assert_string_equal(op, "Op");
+	assert_true(tl_run_op_label_parse(a, "x = = Op()", &name, &op, &in, &n));
+	assert_string_equal(name, "x =");
+	assert_string_equal(op, "Op");
+	assert_true(tl_run_op_label_parse(a, " = F()", &name, &op, &in, &n));
+	assert_string_equal(name, "");
+	assert_string_equal(op, "F");
+	assert_false(tl_run_op_label_parse(a, "x = F", &name, &op, &in, &n));
+	assert_false(tl_run_op_label_parse(a, "F() = x", &name, &op, &in, &n));
+	assert_false(tl_run_op_label_parse(a, "=)", &name, &op, &in, &n));
 	tl_arena_free(a);
 }
 
