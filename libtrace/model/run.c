@@ -376,10 +376,11 @@ static int cmp_exec_start(const void *a, const void *b)
 	const tl_exec *x = a, *y = b;
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
-	/* Keep the dump's order for ties: ns pointers increase with it within
-	 * one device because protobuf-c unpacks repeated fields in order. */
-	if (x->ns != y->ns)
-		return x->ns < y->ns ? -1 : 1;
+	/* Ties keep the dump's order: the records' places in it, not their
+	 * addresses (which follow it only within one block of the decoder's
+	 * memory: a later block may lie lower). */
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
 	return 0;
 }
 
@@ -472,9 +473,11 @@ static void group_dev_stats(size_t n_devices, size_t n_dev, const uint32_t *owne
 
 /* Execution e of device d from its record, times in ns (from the *_nanos
  * fields when `nanos`). */
-static void fill_exec(tl_exec *e, Tensorflow__NodeExecStats *ns, bool nanos, uint32_t d)
+static void fill_exec(tl_exec *e, Tensorflow__NodeExecStats *ns, bool nanos, uint32_t d,
+		      uint32_t seq)
 {
 	e->ns = ns;
+	e->seq = seq;
 	e->start = ns_time(ns->all_start_micros, ns->all_start_nanos, nanos);
 	e->end = e->start + ns_time(ns->all_end_rel_micros, ns->all_end_rel_nanos, nanos);
 	e->op_start = e->start + ns_time(ns->op_start_rel_micros, ns->op_start_rel_nanos, nanos);
@@ -507,7 +510,8 @@ static size_t fill_device_execs(tl_run *run, uint32_t d, const uint32_t *grouped
 				continue;
 			if (nanos)
 				run->has_nanos = true;
-			fill_exec(&run->execs[pos++], ns, nanos, d);
+			fill_exec(&run->execs[pos], ns, nanos, d, (uint32_t)pos);
+			pos++;
 		}
 	}
 	dev->n_exec = (uint32_t)(pos - dev->first_exec);

@@ -91,6 +91,7 @@ typedef struct tl_exec {
 	int32_t gnode;	  /* graph node, or -1 */
 	uint32_t iter;	  /* rank among the executions of the same node on this device */
 	int32_t launcher; /* tracer records: the exec that launched it, or -1 */
+	uint32_t seq;	  /* its record's place in the dump, across devices */
 } tl_exec;
 
 typedef struct tl_gnode {
