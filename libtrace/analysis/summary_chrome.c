@@ -35,6 +35,7 @@
 
 #include "analysis/summary_impl.h"
 #include "analysis/summary_nest.h"
+#include "io/chrome_ids.h"
 #include "io/chrome_reader.h"
 
 #include <jansson.h>
@@ -51,19 +52,6 @@ typedef struct clink {
 	uint32_t slice;
 } clink;
 
-typedef struct cproc {
-	char *pid;
-	char *name;  /* process_name, " Compute" (timeline.py) cut */
-	char *label; /* process_labels (Kineto: "CPU", "GPU 0") */
-	bool tf1;    /* named "<device> Compute": timeline.py */
-	bool has_stream_lines;
-} cproc;
-
-typedef struct cthread {
-	uint32_t proc;
-	char *name; /* thread_name */
-	uint8_t kind;
-} cthread;
 
 typedef struct cslice {
 	uint32_t thread, name, key; /* key: the op (op view) or node (node, scope
@@ -76,8 +64,10 @@ typedef struct cslice {
 
 typedef struct creader {
 	tl_summary *s;
-	GHashTable *proc_ix, *thread_ix, *str_ix; /* text -> index + 1 */
-	GPtrArray *procs, *threads, *strs;
+	tl_chrome_ids ids;
+	uint8_t *thread_kind; /* per thread: K_*, decided at the end */
+	GHashTable *str_ix; /* text -> index + 1 */
+	GPtrArray *strs;
 	GStringChunk *chunk;
 	GArray *slices;		    /* cslice */
 	GArray *spans;		    /* tl_summary_slice, parallel */
@@ -101,87 +91,10 @@ static const char *str_of(const creader *c, uint32_t i)
 	return g_ptr_array_index(c->strs, i);
 }
 
-static void proc_free(gpointer p)
-{
-	cproc *x = p;
-	g_free(x->pid);
-	g_free(x->name);
-	g_free(x->label);
-	g_free(x);
-}
-
-static void thread_free(gpointer p)
-{
-	cthread *x = p;
-	g_free(x->name);
-	g_free(x);
-}
-
-static uint32_t proc_get(creader *c, const char *pid)
-{
-	gpointer v = g_hash_table_lookup(c->proc_ix, pid);
-	if (v != NULL)
-		return GPOINTER_TO_UINT(v) - 1;
-	cproc *p = g_new0(cproc, 1);
-	p->pid = g_strdup(pid);
-	g_ptr_array_add(c->procs, p);
-	g_hash_table_insert(c->proc_ix, g_strdup(pid), GUINT_TO_POINTER(c->procs->len));
-	return c->procs->len - 1;
-}
-
-/* The thread of an event, by its pid and tid texts. */
-static uint32_t thread_get(creader *c, const tl_chrome_in_event *ev)
-{
-	const char *pid = ev->pid.len ? tl_chrome_reader_span_text(ev, ev->pid, c->buf) : "";
-	const char *tid = ev->tid.len ? tl_chrome_reader_span_text(ev, ev->tid, c->buf2) : "";
-	char *key = g_strdup_printf("%s%c%s", pid, 0x1f, tid);
-	gpointer v = g_hash_table_lookup(c->thread_ix, key);
-	if (v != NULL) {
-		g_free(key);
-		return GPOINTER_TO_UINT(v) - 1;
-	}
-	cthread *t = g_new0(cthread, 1);
-	t->proc = proc_get(c, pid);
-	g_ptr_array_add(c->threads, t);
-	g_hash_table_insert(c->thread_ix, key, GUINT_TO_POINTER(c->threads->len));
-	return c->threads->len - 1;
-}
-
 static json_t *args_of(const tl_chrome_in_event *ev)
 {
 	json_error_t jerr;
 	return ev->args.len ? json_loadb(ev->raw + ev->args.off, ev->args.len, 0, &jerr) : NULL;
-}
-
-/* process_name, process_labels, thread_name */
-static void read_meta(creader *c, const tl_chrome_in_event *ev)
-{
-	bool pname = tl_chrome_reader_span_is(ev, ev->name, "\"process_name\"");
-	bool plabel = tl_chrome_reader_span_is(ev, ev->name, "\"process_labels\"");
-	bool tname = tl_chrome_reader_span_is(ev, ev->name, "\"thread_name\"");
-	if (!pname && !plabel && !tname)
-		return;
-	json_t *a = args_of(ev);
-	const char *n = json_string_value(json_object_get(a, plabel ? "labels" : "name"));
-	if (n != NULL && tname) {
-		uint32_t ti = thread_get(c, ev); /* may grow the array */
-		cthread *t = g_ptr_array_index(c->threads, ti);
-		g_free(t->name);
-		t->name = g_strdup(n);
-	} else if (n != NULL) {
-		const char *pid =
-		    ev->pid.len ? tl_chrome_reader_span_text(ev, ev->pid, c->buf) : "";
-		uint32_t pi = proc_get(c, pid); /* may grow the array */
-		cproc *p = g_ptr_array_index(c->procs, pi);
-		char **field = plabel ? &p->label : &p->name;
-		g_free(*field);
-		*field = g_strdup(n);
-		if (pname && g_str_has_suffix(n, " Compute")) {
-			(*field)[strlen(n) - 8] = '\0';
-			p->tf1 = true;
-		}
-	}
-	json_decref(a);
 }
 
 /* The kind and the role its cat gives a slice. */
@@ -295,7 +208,7 @@ static int64_t to_ns(double us)
 
 static void read_slice(creader *c, const tl_chrome_in_event *ev)
 {
-	cslice x = {.thread = thread_get(c, ev), .key = UINT32_MAX, .extra = UINT32_MAX};
+	cslice x = {.thread = tl_chrome_ids_thread(&c->ids, ev), .key = UINT32_MAX, .extra = UINT32_MAX};
 	x.name =
 	    intern(c, ev->name.len ? tl_chrome_reader_span_text(ev, ev->name, c->buf) : "unknown");
 	cat_read(&x, ev, c->buf);
@@ -337,35 +250,39 @@ static bool is_derived_line(const char *name, bool has_streams)
 /* Each thread's kind, from its process's and its own name. */
 static void classify_threads(creader *c)
 {
+	const GPtrArray *procs = c->ids.procs, *threads = c->ids.threads;
 	bool tf1_streams = false;
-	for (guint i = 0; i < c->procs->len; i++) {
-		const cproc *p = g_ptr_array_index(c->procs, i);
+	for (guint i = 0; i < procs->len; i++) {
+		const tl_chrome_proc *p = g_ptr_array_index(procs, i);
 		if (p->name != NULL && strstr(p->name, "/stream:") != NULL &&
 		    !g_str_has_suffix(p->name, "/stream:all"))
 			tf1_streams = true;
 	}
-	for (guint i = 0; i < c->threads->len; i++) {
-		const cthread *t = g_ptr_array_index(c->threads, i);
-		cproc *p = g_ptr_array_index(c->procs, t->proc);
+	bool *stream_lines = g_new0(bool, procs->len + 1); /* per process */
+	for (guint i = 0; i < threads->len; i++) {
+		const tl_chrome_thread *t = g_ptr_array_index(threads, i);
 		if (t->name != NULL && g_str_has_prefix(t->name, "Stream #"))
-			p->has_stream_lines = true;
+			stream_lines[t->proc] = true;
 	}
-	for (guint i = 0; i < c->threads->len; i++) {
-		cthread *t = g_ptr_array_index(c->threads, i);
-		const cproc *p = g_ptr_array_index(c->procs, t->proc);
+	c->thread_kind = g_new(uint8_t, threads->len + 1);
+	for (guint i = 0; i < threads->len; i++) {
+		const tl_chrome_thread *t = g_ptr_array_index(threads, i);
+		const tl_chrome_proc *p = g_ptr_array_index(procs, t->proc);
 		const char *pn = p->name != NULL ? p->name : "";
-		t->kind = K_HOST;
+		uint8_t kind = K_HOST;
 		if (g_str_has_suffix(pn, "/stream:all") || g_str_has_suffix(pn, "/memcpy"))
-			t->kind = tf1_streams ? K_SKIP : K_DEVICE;
+			kind = tf1_streams ? K_SKIP : K_DEVICE;
 		else if (strstr(pn, "/stream:") != NULL)
-			t->kind = K_DEVICE;
+			kind = K_DEVICE;
 		else if (g_str_has_prefix(pn, "/device:") && !p->tf1) {
 			const char *tn = t->name != NULL ? t->name : "";
-			t->kind = strcmp(tn, "Steps") == 0		     ? K_STEPS
-				  : is_derived_line(tn, p->has_stream_lines) ? K_SKIP
-									     : K_DEVICE;
+			kind = strcmp(tn, "Steps") == 0			 ? K_STEPS
+			       : is_derived_line(tn, stream_lines[t->proc]) ? K_SKIP
+									    : K_DEVICE;
 		}
+		c->thread_kind[i] = kind;
 	}
+	g_free(stream_lines);
 }
 
 static bool is_step_slice(const creader *c, const cslice *x)
@@ -380,10 +297,10 @@ static const char *row_name(const creader *c, const cslice *x, GString *buf)
 {
 	switch (c->s->view) {
 	case TL_VIEW_DEVICE: {
-		const cthread *t = g_ptr_array_index(c->threads, x->thread);
-		const cproc *p = g_ptr_array_index(c->procs, t->proc);
-		if (p->label != NULL)
-			return p->label;
+		const tl_chrome_thread *t = g_ptr_array_index(c->ids.threads, x->thread);
+		const tl_chrome_proc *p = g_ptr_array_index(c->ids.procs, t->proc);
+		if (p->labels != NULL)
+			return p->labels;
 		if (p->name != NULL)
 			return p->name;
 		g_string_printf(buf, "pid %s", p->pid);
@@ -631,8 +548,7 @@ static void add_rows(creader *c, size_t ri, const char *label)
 	uint32_t *of = g_new(uint32_t, c->slices->len ? c->slices->len : 1);
 	for (guint i = 0; i < c->slices->len; i++) {
 		cslice *x = &g_array_index(c->slices, cslice, i);
-		const cthread *t = g_ptr_array_index(c->threads, x->thread);
-		x->kind = x->cat != K_HOST ? x->cat : t->kind;
+		x->kind = x->cat != K_HOST ? x->cat : c->thread_kind[x->thread];
 		if (x->kind != K_HOST && x->kind != K_DEVICE)
 			continue;
 		if (x->kind == K_DEVICE)
@@ -668,11 +584,7 @@ int tl_summary_add_chrome(tl_summary *s, const uint8_t *data, size_t len, const 
 	s->from_chrome = true;
 	creader c = {
 	    .s = s,
-	    .proc_ix = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
-	    .thread_ix = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
 	    .str_ix = g_hash_table_new(g_str_hash, g_str_equal),
-	    .procs = g_ptr_array_new_with_free_func(proc_free),
-	    .threads = g_ptr_array_new_with_free_func(thread_free),
 	    .strs = g_ptr_array_new(),
 	    .chunk = g_string_chunk_new(1 << 16),
 	    .slices = g_array_new(FALSE, FALSE, sizeof(cslice)),
@@ -682,22 +594,21 @@ int tl_summary_add_chrome(tl_summary *s, const uint8_t *data, size_t len, const 
 	    .buf = g_string_new(NULL),
 	    .buf2 = g_string_new(NULL),
 	};
+	tl_chrome_ids_init(&c.ids);
 	tl_chrome_in_event ev;
 	int rc;
 	while ((rc = tl_chrome_reader_next(r, &ev, err)) > 0) {
 		if (ev.ph == 'M')
-			read_meta(&c, &ev);
+			tl_chrome_ids_meta(&c.ids, &ev);
 		else if (ev.ph == 'X')
 			read_slice(&c, &ev);
 	}
 	if (rc == 0)
 		add_rows(&c, ri, valid);
 	g_free(valid);
-	g_hash_table_destroy(c.proc_ix);
-	g_hash_table_destroy(c.thread_ix);
+	tl_chrome_ids_free(&c.ids);
+	g_free(c.thread_kind);
 	g_hash_table_destroy(c.str_ix);
-	g_ptr_array_free(c.procs, TRUE);
-	g_ptr_array_free(c.threads, TRUE);
 	g_ptr_array_free(c.strs, TRUE);
 	g_string_chunk_free(c.chunk);
 	g_array_free(c.slices, TRUE);

@@ -5,6 +5,7 @@
 #include "io/chrome_run.h"
 
 #include "base/limits.h"
+#include "io/chrome_ids.h"
 #include "io/chrome_reader.h"
 #include "io/format.h"
 #include "io/kineto_memory.h"
@@ -17,20 +18,12 @@
 
 enum role { R_NONE = 0, R_LAUNCH, R_DEVICE };
 
-typedef struct cproc {
-	char *pid;
-	char *name;   /* process_name */
-	char *labels; /* process_labels */
-} cproc;
-
-typedef struct cthread {
-	uint32_t proc;
-	char *tid;
-	char *name; /* thread_name, or NULL */
+/* Where a thread went: its device, and its thread_id there (1..). */
+typedef struct cplace {
 	uint32_t dev;
-	uint32_t id; /* thread_id on its device, 1.. */
+	uint32_t id;
 	bool placed;
-} cthread;
+} cplace;
 
 typedef struct cslice {
 	int64_t start, end;
@@ -65,8 +58,8 @@ typedef struct counts {
 
 typedef struct creader {
 	tl_arena *arena;
-	GHashTable *proc_ix, *thread_ix; /* text -> index + 1 */
-	GPtrArray *procs, *threads;
+	tl_chrome_ids ids;
+	cplace *place; /* per thread of ids, made when the devices are decided */
 	GArray *slices, *flows;
 	GHashTable *open_b; /* thread index + 1 -> GArray of cslice (a B stack) */
 	GString *buf, *buf2;
@@ -78,85 +71,19 @@ typedef struct creader {
 
 /* ---- reading ---------------------------------------------------------- */
 
-static void proc_free(gpointer p)
-{
-	cproc *x = p;
-	g_free(x->pid);
-	g_free(x->name);
-	g_free(x->labels);
-	g_free(x);
-}
-
-static void thread_free(gpointer p)
-{
-	cthread *x = p;
-	g_free(x->tid);
-	g_free(x->name);
-	g_free(x);
-}
-
-static uint32_t proc_get(creader *c, const char *pid)
-{
-	gpointer v = g_hash_table_lookup(c->proc_ix, pid);
-	if (v != NULL)
-		return GPOINTER_TO_UINT(v) - 1;
-	cproc *p = g_new0(cproc, 1);
-	p->pid = g_strdup(pid);
-	g_ptr_array_add(c->procs, p);
-	g_hash_table_insert(c->proc_ix, g_strdup(pid), GUINT_TO_POINTER(c->procs->len));
-	return c->procs->len - 1;
-}
-
-static uint32_t thread_get(creader *c, const tl_chrome_in_event *ev)
-{
-	const char *pid = ev->pid.len ? tl_chrome_reader_span_text(ev, ev->pid, c->buf) : "";
-	const char *tid = ev->tid.len ? tl_chrome_reader_span_text(ev, ev->tid, c->buf2) : "";
-	char *key = g_strdup_printf("%s%c%s", pid, 0x1f, tid);
-	gpointer v = g_hash_table_lookup(c->thread_ix, key);
-	if (v != NULL) {
-		g_free(key);
-		return GPOINTER_TO_UINT(v) - 1;
-	}
-	cthread *t = g_new0(cthread, 1);
-	t->tid = g_strdup(tid);
-	t->proc = proc_get(c, pid);
-	g_ptr_array_add(c->threads, t);
-	g_hash_table_insert(c->thread_ix, key, GUINT_TO_POINTER(c->threads->len));
-	return c->threads->len - 1;
-}
-
 static json_t *args_of(const tl_chrome_in_event *ev)
 {
 	json_error_t jerr;
 	return ev->args.len ? json_loadb(ev->raw + ev->args.off, ev->args.len, 0, &jerr) : NULL;
 }
 
+/* process_name (timeline.py's "<device> Compute" marks the file),
+ * process_labels, thread_name */
 static void read_meta(creader *c, const tl_chrome_in_event *ev)
 {
-	bool pname = tl_chrome_reader_span_is(ev, ev->name, "\"process_name\"");
-	bool plabel = tl_chrome_reader_span_is(ev, ev->name, "\"process_labels\"");
-	bool tname = tl_chrome_reader_span_is(ev, ev->name, "\"thread_name\"");
-	if (!pname && !plabel && !tname)
-		return;
-	json_t *a = args_of(ev);
-	const char *n = json_string_value(json_object_get(a, plabel ? "labels" : "name"));
-	if (n != NULL && tname) {
-		uint32_t ti = thread_get(c, ev); /* may grow the array */
-		cthread *t = g_ptr_array_index(c->threads, ti);
-		g_free(t->name);
-		t->name = g_strdup(n);
-	} else if (n != NULL) {
-		const char *pid =
-		    ev->pid.len ? tl_chrome_reader_span_text(ev, ev->pid, c->buf) : "";
-		uint32_t pi = proc_get(c, pid); /* may grow the array */
-		cproc *p = g_ptr_array_index(c->procs, pi);
-		char **field = plabel ? &p->labels : &p->name;
-		g_free(*field);
-		*field = g_strdup(n);
-		if (pname && g_str_has_suffix(n, " Compute"))
-			c->tf1 = true;
-	}
-	json_decref(a);
+	int64_t named = tl_chrome_ids_meta(&c->ids, ev);
+	if (named >= 0 && ((const tl_chrome_proc *)g_ptr_array_index(c->ids.procs, (guint)named))->tf1)
+		c->tf1 = true;
 }
 
 /* "dense/MatMul:MatMul": a TF op as TF2's TraceMe names it. */
@@ -293,7 +220,7 @@ static uint8_t role_of(const tl_chrome_in_event *ev, GString *buf)
 /* The slice an X or B event opens (times unset). */
 static cslice slice_of_event(creader *c, const tl_chrome_in_event *ev)
 {
-	cslice x = {.thread = thread_get(c, ev)};
+	cslice x = {.thread = tl_chrome_ids_thread(&c->ids, ev)};
 	x.name = tl_arena_strdup(c->arena, ev->name.len ? tl_chrome_reader_span_text(
 								 ev, ev->name, c->buf)
 							   : "unknown");
@@ -344,7 +271,7 @@ static void read_begin_end(creader *c, const tl_chrome_in_event *ev)
 		g_array_append_val(b_stack(c, x.thread), x);
 		return;
 	}
-	GArray *st = b_stack(c, thread_get(c, ev));
+	GArray *st = b_stack(c, tl_chrome_ids_thread(&c->ids, ev));
 	if (st->len == 0) {
 		c->c.unmatched_end++;
 		return;
@@ -368,7 +295,7 @@ static void read_flow(creader *c, const tl_chrome_in_event *ev)
 	const char *cat = ev->cat.len ? tl_chrome_reader_span_text(ev, ev->cat, c->buf2) : "";
 	cflow f = {.key = g_strdup_printf("%s%c%s", id, 0x1f, cat),
 		   .ts = t,
-		   .thread = thread_get(c, ev),
+		   .thread = tl_chrome_ids_thread(&c->ids, ev),
 		   .order = c->flows->len};
 	/* bp: the binding point, in the raw text */
 	f.enclosing = ev->ph == 's' ||
@@ -421,11 +348,11 @@ static bool stream_number(const char *name, long *n)
 
 /* The device name of a thread (before two processes of one name are told
  * apart). */
-static char *device_name(const cproc *p, const cthread *t)
+static char *device_name(const tl_chrome_proc *p, const tl_chrome_thread *t)
 {
 	const char *pn = p->name;
-	if (pn != NULL && g_str_has_suffix(pn, " Compute"))
-		return g_strndup(pn, strlen(pn) - 8);
+	if (pn != NULL && p->tf1) /* " Compute" cut already */
+		return g_strdup(pn);
 	if (pn != NULL && g_str_has_prefix(pn, "/device:")) {
 		long stream;
 		if (stream_number(t->name, &stream))
@@ -457,14 +384,16 @@ static GArray *place_threads(creader *c)
 {
 	GArray *devs = g_array_new(FALSE, FALSE, sizeof(cdev));
 	GHashTable *by_name = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-	GHashTable *owner = g_hash_table_new(g_str_hash, g_str_equal); /* name -> cproc */
+	GHashTable *owner = g_hash_table_new(g_str_hash, g_str_equal); /* name -> its process */
+	c->place = g_new0(cplace, c->ids.threads->len + 1);
 	for (guint i = 0; i < c->slices->len; i++) {
 		cslice *x = &g_array_index(c->slices, cslice, i);
-		cthread *t = g_ptr_array_index(c->threads, x->thread);
+		cplace *t = &c->place[x->thread];
 		if (!t->placed) {
-			const cproc *p = g_ptr_array_index(c->procs, t->proc);
-			char *name = device_name(p, t);
-			const cproc *own = g_hash_table_lookup(owner, name);
+			const tl_chrome_thread *th = g_ptr_array_index(c->ids.threads, x->thread);
+			const tl_chrome_proc *p = g_ptr_array_index(c->ids.procs, th->proc);
+			char *name = device_name(p, th);
+			const tl_chrome_proc *own = g_hash_table_lookup(owner, name);
 			if (own != NULL && own != p) {
 				char *n2 = g_strdup_printf("%s (pid %s)", name, p->pid);
 				g_free(name);
@@ -503,8 +432,7 @@ static void fill_exec(creader *c, const cslice *x, const cdev *d, Tensorflow__No
 	ns->all_end_rel_micros = x->end / 1000 - ns->all_start_micros;
 	ns->op_end_rel_nanos = ns->all_end_rel_nanos;
 	ns->op_end_rel_micros = ns->all_end_rel_micros;
-	const cthread *t = g_ptr_array_index(c->threads, x->thread);
-	ns->thread_id = t->id;
+	ns->thread_id = c->place[x->thread].id;
 	const char *node = x->node != NULL ? x->node : x->name;
 	const char *op = x->op != NULL ? x->op : x->name;
 	if (d->tracer) {
@@ -528,8 +456,9 @@ static void fill_exec(creader *c, const cslice *x, const cdev *d, Tensorflow__No
 
 static void name_threads(creader *c, const GArray *devs, Tensorflow__DeviceStepStats **ds)
 {
-	for (guint i = 0; i < c->threads->len; i++) {
-		const cthread *t = g_ptr_array_index(c->threads, i);
+	for (guint i = 0; i < c->ids.threads->len; i++) {
+		const tl_chrome_thread *th = g_ptr_array_index(c->ids.threads, i);
+		const cplace *t = &c->place[i];
 		if (!t->placed)
 			continue;
 		Tensorflow__DeviceStepStats *d = ds[t->dev];
@@ -537,8 +466,8 @@ static void name_threads(creader *c, const GArray *devs, Tensorflow__DeviceStepS
 		    tl_arena_alloc(c->arena, sizeof *e);
 		tensorflow__device_step_stats__thread_names_entry__init(e);
 		e->key = t->id;
-		char *n = t->name != NULL && t->name[0] != '\0' ? g_strdup(t->name)
-							       : g_strdup_printf("tid %s", t->tid);
+		char *n = th->name != NULL && th->name[0] != '\0' ? g_strdup(th->name)
+								 : g_strdup_printf("tid %s", th->tid);
 		e->value = tl_arena_strdup(c->arena, n);
 		g_free(n);
 		d->thread_names[d->n_thread_names++] = e;
@@ -569,7 +498,7 @@ static Tensorflow__RunMetadata *build_meta(creader *c, const GArray *devs,
 	}
 	for (guint i = 0; i < c->slices->len; i++) {
 		const cslice *x = &g_array_index(c->slices, cslice, i);
-		const cthread *t = g_ptr_array_index(c->threads, x->thread);
+		const cplace *t = &c->place[x->thread];
 		Tensorflow__DeviceStepStats *ds = ss->dev_stats[t->dev];
 		Tensorflow__NodeExecStats *ns = tl_arena_alloc(arena, sizeof *ns);
 		fill_exec(c, x, &g_array_index(devs, cdev, t->dev), ns);
@@ -670,7 +599,7 @@ static int64_t bind_flow(const cslice *s, const uint32_t *by, size_t lo, size_t 
 /* Flow events: each bound point the next one's launcher. */
 static void link_flows(creader *c, linker *l)
 {
-	size_t n = c->slices->len, nt = c->threads->len;
+	size_t n = c->slices->len, nt = c->ids.threads->len;
 	if (c->flows->len == 0 || n == 0)
 		return;
 	const cslice *s = (const cslice *)(const void *)c->slices->data;
@@ -725,10 +654,8 @@ static int warn_counts(const char *input, const counts *k, tl_error *err)
 
 static void creader_free(creader *c)
 {
-	g_hash_table_destroy(c->proc_ix);
-	g_hash_table_destroy(c->thread_ix);
-	g_ptr_array_free(c->procs, TRUE);
-	g_ptr_array_free(c->threads, TRUE);
+	tl_chrome_ids_free(&c->ids);
+	g_free(c->place);
 	g_array_free(c->slices, TRUE);
 	for (guint i = 0; i < c->flows->len; i++)
 		g_free(g_array_index(c->flows, cflow, i).key);
@@ -767,16 +694,13 @@ int tl_chrome_run_read(const uint8_t *data, size_t len, const char *name, tl_are
 		return -1;
 	creader c = {
 	    .arena = arena,
-	    .proc_ix = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
-	    .thread_ix = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
-	    .procs = g_ptr_array_new_with_free_func(proc_free),
-	    .threads = g_ptr_array_new_with_free_func(thread_free),
 	    .slices = g_array_new(FALSE, FALSE, sizeof(cslice)),
 	    .flows = g_array_new(FALSE, FALSE, sizeof(cflow)),
 	    .open_b = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, stack_free),
 	    .buf = g_string_new(NULL),
 	    .buf2 = g_string_new(NULL),
 	};
+	tl_chrome_ids_init(&c.ids);
 	tl_chrome_in_event ev;
 	int rc;
 	while ((rc = tl_chrome_reader_next(r, &ev, err)) > 0)
