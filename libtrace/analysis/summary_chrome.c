@@ -120,32 +120,6 @@ static void cat_read(cslice *x, const tl_chrome_in_event *ev, GString *buf)
 		x->role = R_LAUNCH;
 }
 
-/* The integer of args "correlation", found in the raw text (parsing every
- * event's args would cost more than reading the file); false if none. */
-static bool read_correlation(const tl_chrome_in_event *ev, int64_t *out)
-{
-	static const char key[] = "\"correlation\"";
-	if (ev->args.len == 0)
-		return false;
-	const char *a = ev->raw + ev->args.off, *end = a + ev->args.len;
-	const char *p = g_strstr_len(a, (gssize)ev->args.len, key);
-	if (p == NULL)
-		return false;
-	p += sizeof key - 1;
-	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == ':'))
-		p++;
-	char num[24];
-	size_t n = 0;
-	while (p + n < end && n < sizeof num - 1 &&
-	       (g_ascii_isdigit(p[n]) || (n == 0 && p[n] == '-')))
-		n++;
-	memcpy(num, p, n);
-	num[n] = '\0';
-	char *stop = NULL;
-	*out = g_ascii_strtoll(num, &stop, 10);
-	return n > 0 && stop == num + n;
-}
-
 /* The op and node of TF2's "node:Op#...#" kernel annotations (and
  * "long_name"): node before the last ':', op after it, both before '#'. */
 static void split_annotation(const char *a, GString *node, GString *op)
@@ -215,7 +189,8 @@ static void read_slice(creader *c, const tl_chrome_in_event *ev)
 	tl_summary_view v = c->s->view;
 	clink link = {.slice = c->slices->len};
 	bool links = v == TL_VIEW_OP || v == TL_VIEW_NODE || v == TL_VIEW_SCOPE;
-	if (links && (x.role == R_LAUNCH || x.cat == K_DEVICE) && read_correlation(ev, &link.corr))
+	if (links && (x.role == R_LAUNCH || x.cat == K_DEVICE) &&
+	    tl_chrome_reader_args_int(ev, "\"correlation\"", &link.corr))
 		g_array_append_val(x.cat == K_DEVICE ? c->kernels : c->launches, link);
 	/* args are parsed only where the view reads them: a 100 MB Kineto
 	 * trace has a JSON object of args on every event */

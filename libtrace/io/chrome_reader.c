@@ -653,3 +653,27 @@ bool tl_chrome_reader_span_is(const tl_chrome_in_event *ev, tl_span s, const cha
 	size_t n = strlen(quoted);
 	return s.len == n && memcmp(ev->raw + s.off, quoted, n) == 0;
 }
+
+bool tl_chrome_reader_args_int(const tl_chrome_in_event *ev, const char *quoted_key,
+			       int64_t *out)
+{
+	if (ev->args.len == 0)
+		return false;
+	const char *a = ev->raw + ev->args.off, *end = a + ev->args.len;
+	const char *p = g_strstr_len(a, (gssize)ev->args.len, quoted_key);
+	if (p == NULL)
+		return false;
+	p += strlen(quoted_key);
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == ':'))
+		p++;
+	char num[24];
+	size_t n = 0;
+	while (p + n < end && n < sizeof num - 1 &&
+	       (g_ascii_isdigit(p[n]) || (n == 0 && p[n] == '-')))
+		n++;
+	memcpy(num, p, n);
+	num[n] = '\0';
+	char *stop = NULL;
+	*out = g_ascii_strtoll(num, &stop, 10);
+	return n > 0 && stop == num + n;
+}

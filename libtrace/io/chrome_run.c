@@ -116,30 +116,6 @@ static bool split_tf_op(creader *c, const char *s, cslice *x)
 	return true;
 }
 
-/* The integer of args "correlation", found in the raw text (parsing every
- * event's args costs more than reading the file); false if none. */
-static bool read_correlation(const tl_chrome_in_event *ev, int64_t *out)
-{
-	static const char key[] = "\"correlation\"";
-	const char *a = ev->raw + ev->args.off, *end = a + ev->args.len;
-	const char *p = g_strstr_len(a, (gssize)ev->args.len, key);
-	if (p == NULL)
-		return false;
-	p += sizeof key - 1;
-	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == ':'))
-		p++;
-	char num[24];
-	size_t n = 0;
-	while (p + n < end && n < sizeof num - 1 &&
-	       (g_ascii_isdigit(p[n]) || (n == 0 && p[n] == '-')))
-		n++;
-	memcpy(num, p, n);
-	num[n] = '\0';
-	char *stop = NULL;
-	*out = g_ascii_strtoll(num, &stop, 10);
-	return n > 0 && stop == num + n;
-}
-
 static bool args_mention(const tl_chrome_in_event *ev, const char *quoted)
 {
 	return g_strstr_len(ev->raw + ev->args.off, (gssize)ev->args.len, quoted) != NULL;
@@ -228,7 +204,7 @@ static cslice slice_of_event(creader *c, const tl_chrome_in_event *ev)
 	if (ev->args.len > 0) {
 		read_args(c, ev, &x);
 		if (x.role != R_NONE)
-			x.has_corr = read_correlation(ev, &x.corr);
+			x.has_corr = tl_chrome_reader_args_int(ev, "\"correlation\"", &x.corr);
 	}
 	return x;
 }

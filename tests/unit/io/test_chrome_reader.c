@@ -1234,6 +1234,39 @@ static void test_rewrite_bytes(void **state)
 	}
 }
 
+/* Proves: an integer of an event's args is found by its key in the raw
+ * text, whatever the spacing and the other args, negative too; no args, a
+ * missing key or no digits after it give false. */
+static void test_args_int(void **state)
+{
+	(void)state;
+	static const char doc[] =
+	    "[{\"ph\":\"X\",\"args\":{\"stream\":7,\"correlation\" :\n 675771}},"
+	    "{\"ph\":\"X\",\"args\":{\"correlation\":-12,\"x\":1}},"
+	    "{\"ph\":\"X\"},"
+	    "{\"ph\":\"X\",\"args\":{\"corr\":5}},"
+	    "{\"ph\":\"X\",\"args\":{\"correlation\":\"abc\"}}]";
+	static const struct {
+		bool found;
+		int64_t v;
+	} want[] = {{true, 675771}, {true, -12}, {false, 0}, {false, 0}, {false, 0}};
+	tl_chrome_reader *r = NULL;
+	assert_int_equal(tl_chrome_reader_open(&r, (const uint8_t *)doc, strlen(doc), NULL), 0);
+	tl_chrome_in_event ev;
+	size_t k = 0;
+	while (tl_chrome_reader_next(r, &ev, NULL) == 1) {
+		assert_true(k < G_N_ELEMENTS(want));
+		int64_t v = 0;
+		bool found = tl_chrome_reader_args_int(&ev, "\"correlation\"", &v);
+		assert_int_equal(found, want[k].found);
+		if (found)
+			assert_int_equal(v, want[k].v);
+		k++;
+	}
+	assert_int_equal(k, G_N_ELEMENTS(want));
+	tl_chrome_reader_close(r);
+}
+
 int main(void)
 {
 	td_filter();
@@ -1255,6 +1288,7 @@ int main(void)
 	    cmocka_unit_test(test_rewrite_real),
 	    cmocka_unit_test(test_rewrite_bytes),
 	    cmocka_unit_test(test_shared_realdata),
+	    cmocka_unit_test(test_args_int),
 	};
 	return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }
