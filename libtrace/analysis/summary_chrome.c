@@ -52,7 +52,6 @@ typedef struct clink {
 	uint32_t slice;
 } clink;
 
-
 typedef struct cslice {
 	uint32_t thread, name, key; /* key: the op (op view) or node (node, scope
 				     * views) its args give, or UINT32_MAX */
@@ -66,7 +65,7 @@ typedef struct creader {
 	tl_summary *s;
 	tl_chrome_ids ids;
 	uint8_t *thread_kind; /* per thread: K_*, decided at the end */
-	GHashTable *str_ix; /* text -> index + 1 */
+	GHashTable *str_ix;   /* text -> index + 1 */
 	GPtrArray *strs;
 	GStringChunk *chunk;
 	GArray *slices;		    /* cslice */
@@ -182,7 +181,8 @@ static int64_t to_ns(double us)
 
 static void read_slice(creader *c, const tl_chrome_in_event *ev)
 {
-	cslice x = {.thread = tl_chrome_ids_thread(&c->ids, ev), .key = UINT32_MAX, .extra = UINT32_MAX};
+	cslice x = {
+	    .thread = tl_chrome_ids_thread(&c->ids, ev), .key = UINT32_MAX, .extra = UINT32_MAX};
 	x.name =
 	    intern(c, ev->name.len ? tl_chrome_reader_span_text(ev, ev->name, c->buf) : "unknown");
 	cat_read(&x, ev, c->buf);
@@ -251,7 +251,7 @@ static void classify_threads(creader *c)
 			kind = K_DEVICE;
 		else if (g_str_has_prefix(pn, "/device:") && !p->tf1) {
 			const char *tn = t->name != NULL ? t->name : "";
-			kind = strcmp(tn, "Steps") == 0			 ? K_STEPS
+			kind = strcmp(tn, "Steps") == 0			    ? K_STEPS
 			       : is_derived_line(tn, stream_lines[t->proc]) ? K_SKIP
 									    : K_DEVICE;
 		}

@@ -35,7 +35,7 @@ typedef struct tl_output {
 	char *tmp;
 	bool gzip;
 	void *zs;
-	int error; /* errno of the first failure, or -1 for zlib */
+	int error;	 /* errno of the first failure, or -1 for zlib */
 	GString *memory; /* not NULL: the output is kept in memory (fd -1) */
 } tl_output;
 

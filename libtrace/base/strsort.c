@@ -23,8 +23,8 @@ static void swap(key *a, key *b)
 static void insertion(key *a, size_t n, size_t d)
 {
 	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && strcmp((const char *)a[j - 1].s + d,
-						   (const char *)a[j].s + d) > 0;
+		for (size_t j = i;
+		     j > 0 && strcmp((const char *)a[j - 1].s + d, (const char *)a[j].s + d) > 0;
 		     j--)
 			swap(&a[j - 1], &a[j]);
 }
@@ -62,7 +62,8 @@ static void mkqs(key *keys, size_t count)
 			else
 				i++;
 		}
-		task parts[3] = {{t.lo, lt, d}, {t.lo + lt, gt - lt, d + 1}, {t.lo + gt, n - gt, d}};
+		task parts[3] = {
+		    {t.lo, lt, d}, {t.lo + lt, gt - lt, d + 1}, {t.lo + gt, n - gt, d}};
 		for (int k = 0; k < 3; k++) {
 			/* the equal part at the strings' end is done: they are equal */
 			if (parts[k].n < 2 || (k == 1 && v == '\0'))

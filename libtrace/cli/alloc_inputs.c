@@ -49,11 +49,12 @@ static int read_chrome(tl_source *src, GPtrArray *allocs, tl_error *err)
 		tl_arena_free(arena);
 		const char *kind = tl_format_chrome_kind(data, len);
 		if (strstr(kind, "Kineto") == NULL)
-			return tl_error_set(err,
-					    "this is %s, which records no memory (trace-memory "
-					    "reads PyTorch's [memory] events; trace-report, "
-					    "trace-dataflow, trace-summarize and trace-merge read it)",
-					    kind);
+			return tl_error_set(
+			    err,
+			    "this is %s, which records no memory (trace-memory "
+			    "reads PyTorch's [memory] events; trace-report, "
+			    "trace-dataflow, trace-summarize and trace-merge read it)",
+			    kind);
 		return tl_error_set(err,
 				    "this is %s with no memory events (record with "
 				    "torch.profiler.profile(profile_memory=True))",

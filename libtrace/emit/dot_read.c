@@ -105,7 +105,7 @@ static void ids_register(void *state, int objtype, void *obj)
 
 Agraph_t *tl_dot_read(const char *text)
 {
-	static Agiddisc_t ids = {ids_open, ids_map,   ids_alloc,   ids_free,
+	static Agiddisc_t ids = {ids_open,  ids_map,   ids_alloc,   ids_free,
 				 ids_print, ids_close, ids_register};
 	Agiodisc_t io = {text_read, AgIoDisc.putstr, AgIoDisc.flush};
 	Agdisc_t disc = {&AgMemDisc, &ids, &io};

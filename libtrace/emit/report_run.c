@@ -608,7 +608,8 @@ typedef struct op_index {
 static int cmp_exec_start(const void *a, const void *b, void *ctx)
 {
 	const tl_run *run = ctx;
-	int64_t x = run->execs[*(const uint32_t *)a].start, y = run->execs[*(const uint32_t *)b].start;
+	int64_t x = run->execs[*(const uint32_t *)a].start,
+		y = run->execs[*(const uint32_t *)b].start;
 	return (x > y) - (x < y);
 }
 
@@ -1010,7 +1011,6 @@ static void write_strings(tl_output *out, const layout *l)
 	}
 	tl_output_char(out, ']');
 }
-
 
 int tl_report_run(tl_output *out, const tl_run *run, const tl_report_opts *o, int32_t graph_of,
 		  tl_error *err)

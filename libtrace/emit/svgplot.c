@@ -100,8 +100,8 @@ typedef struct panel_live {
 
 typedef struct panel {
 	const char *run, *allocator;
-	double t0, t1;	 /* the x axis */
-	double origin;	 /* what "+x ms" counts from */
+	double t0, t1; /* the x axis */
+	double origin; /* what "+x ms" counts from */
 	int64_t peak_bytes;
 	double peak_us;
 	const char *peak_op; /* or NULL */
@@ -292,10 +292,9 @@ void tl_svgplot_allocs(const tl_allocs *const *allocs, size_t n, tl_output *o)
 					name = g_strdup(addr);
 					g_ptr_array_add(names, (char *)name);
 				}
-				live[k] = (panel_live){b->bytes, name,
-						       b->alloc_ns == TL_ALLOCS_BEFORE
-							   ? "before the trace"
-							   : "block"};
+				live[k] = (panel_live){
+				    b->bytes, name,
+				    b->alloc_ns == TL_ALLOCS_BEFORE ? "before the trace" : "block"};
 			}
 			char *title = g_strdup_printf("%s on %s", al->name, al->device);
 			/* times as the report gives them: from the input's

@@ -83,8 +83,8 @@ int64_t tl_chrome_ids_meta(tl_chrome_ids *ids, const tl_chrome_in_event *ev)
 	if (!pname && !plabel && !tname)
 		return -1;
 	json_error_t jerr;
-	json_t *a = ev->args.len ? json_loadb(ev->raw + ev->args.off, ev->args.len, 0, &jerr)
-				 : NULL;
+	json_t *a =
+	    ev->args.len ? json_loadb(ev->raw + ev->args.off, ev->args.len, 0, &jerr) : NULL;
 	const char *n = json_string_value(json_object_get(a, plabel ? "labels" : "name"));
 	int64_t named = -1;
 	if (n != NULL && tname) {

@@ -654,8 +654,7 @@ bool tl_chrome_reader_span_is(const tl_chrome_in_event *ev, tl_span s, const cha
 	return s.len == n && memcmp(ev->raw + s.off, quoted, n) == 0;
 }
 
-bool tl_chrome_reader_args_int(const tl_chrome_in_event *ev, const char *quoted_key,
-			       int64_t *out)
+bool tl_chrome_reader_args_int(const tl_chrome_in_event *ev, const char *quoted_key, int64_t *out)
 {
 	if (ev->args.len == 0)
 		return false;

@@ -75,8 +75,7 @@ bool tl_chrome_reader_span_number(const tl_chrome_in_event *ev, tl_span s, doubl
  * "\"correlation\"") in the event's args, found in the raw text: parsing
  * every event's args costs more than reading the file. False when the key
  * is not there or no integer follows it. */
-bool tl_chrome_reader_args_int(const tl_chrome_in_event *ev, const char *quoted_key,
-			       int64_t *out);
+bool tl_chrome_reader_args_int(const tl_chrome_in_event *ev, const char *quoted_key, int64_t *out);
 
 /* Copies an event to `out`, replacing the values of pid, tid and ts (when
  * present in the event) and of id/id2/bind_id by the given JSON texts

@@ -82,7 +82,8 @@ static json_t *args_of(const tl_chrome_in_event *ev)
 static void read_meta(creader *c, const tl_chrome_in_event *ev)
 {
 	int64_t named = tl_chrome_ids_meta(&c->ids, ev);
-	if (named >= 0 && ((const tl_chrome_proc *)g_ptr_array_index(c->ids.procs, (guint)named))->tf1)
+	if (named >= 0 &&
+	    ((const tl_chrome_proc *)g_ptr_array_index(c->ids.procs, (guint)named))->tf1)
 		c->tf1 = true;
 }
 
@@ -197,9 +198,8 @@ static uint8_t role_of(const tl_chrome_in_event *ev, GString *buf)
 static cslice slice_of_event(creader *c, const tl_chrome_in_event *ev)
 {
 	cslice x = {.thread = tl_chrome_ids_thread(&c->ids, ev)};
-	x.name = tl_arena_strdup(c->arena, ev->name.len ? tl_chrome_reader_span_text(
-								 ev, ev->name, c->buf)
-							   : "unknown");
+	x.name = tl_arena_strdup(
+	    c->arena, ev->name.len ? tl_chrome_reader_span_text(ev, ev->name, c->buf) : "unknown");
 	x.role = role_of(ev, c->buf);
 	if (ev->args.len > 0) {
 		read_args(c, ev, &x);
@@ -414,9 +414,7 @@ static void fill_exec(creader *c, const cslice *x, const cdev *d, Tensorflow__No
 	if (d->tracer) {
 		/* the model reads "node:Op" from a tracer record's node_name;
 		 * the kernel stays in the label */
-		ns->node_name = x->op != NULL
-				    ? g_strconcat(node, ":", op, NULL)
-				    : g_strdup(node);
+		ns->node_name = x->op != NULL ? g_strconcat(node, ":", op, NULL) : g_strdup(node);
 		char *copy = tl_arena_strdup(c->arena, ns->node_name);
 		g_free(ns->node_name);
 		ns->node_name = copy;
@@ -442,8 +440,9 @@ static void name_threads(creader *c, const GArray *devs, Tensorflow__DeviceStepS
 		    tl_arena_alloc(c->arena, sizeof *e);
 		tensorflow__device_step_stats__thread_names_entry__init(e);
 		e->key = t->id;
-		char *n = th->name != NULL && th->name[0] != '\0' ? g_strdup(th->name)
-								 : g_strdup_printf("tid %s", th->tid);
+		char *n = th->name != NULL && th->name[0] != '\0'
+			      ? g_strdup(th->name)
+			      : g_strdup_printf("tid %s", th->tid);
 		e->value = tl_arena_strdup(c->arena, n);
 		g_free(n);
 		d->thread_names[d->n_thread_names++] = e;
@@ -488,8 +487,8 @@ static Tensorflow__RunMetadata *build_meta(creader *c, const GArray *devs,
 /* ---- links ------------------------------------------------------------ */
 
 typedef struct linker {
-	GPtrArray *pairs;	     /* record, launcher */
-	GHashTable *has;	     /* slice index + 1 with a launcher */
+	GPtrArray *pairs; /* record, launcher */
+	GHashTable *has;  /* slice index + 1 with a launcher */
 	Tensorflow__NodeExecStats **ns_of;
 } linker;
 
@@ -595,9 +594,9 @@ static void link_flows(creader *c, linker *l)
 		bool same = i > 0 && strcmp(f->key, g_array_index(c->flows, cflow, i - 1).key) == 0;
 		if (!same)
 			prev = -1;
-		int64_t at = f->thread < nt ? bind_flow(s, by, first[f->thread],
-							 first[f->thread + 1], f)
-					    : -1;
+		int64_t at = f->thread < nt
+				 ? bind_flow(s, by, first[f->thread], first[f->thread + 1], f)
+				 : -1;
 		if (at >= 0 && prev >= 0)
 			link_add(l, (uint32_t)at, (uint32_t)prev);
 		if (at >= 0)

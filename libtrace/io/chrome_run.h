@@ -61,8 +61,8 @@ typedef struct tl_chrome_run {
 	/* launch links: links[2k] a record, links[2k + 1] its launcher's */
 	const Tensorflow__NodeExecStats **links;
 	size_t n_links;
-	bool dataflow;	  /* labels name inputs (timeline.py) */
-	const char *kind; /* "a TF1 timeline.py trace", ... (tl_format_chrome_kind) */
+	bool dataflow;		/* labels name inputs (timeline.py) */
+	const char *kind;	/* "a TF1 timeline.py trace", ... (tl_format_chrome_kind) */
 	tl_alloc_events allocs; /* Kineto [memory] events, times on the run's clock; n 0: none */
 } tl_chrome_run;
 

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* The stats the reader looks at, by name. */
 enum stat_key {
 	S_CORRELATION = 0,
@@ -68,18 +67,18 @@ typedef struct xplane {
 	id_map ev_md, st_md;
 	int64_t sid[N_STAT_KEYS];
 	bool has_sid[N_STAT_KEYS];
-	size_t line_base; /* the lines of the planes before it */
+	size_t line_base;    /* the lines of the planes before it */
 	const uint8_t *data; /* the XSpace's bytes: xev.raw_off counts from here */
-	uint8_t *ev_flags; /* where ev_md is dense: per id, name_flags of its name */
+	uint8_t *ev_flags;   /* where ev_md is dense: per id, name_flags of its name */
 } xplane;
 
 enum ev_flags {
-	F_TFOP = 1,   /* "name:Op" */
-	F_MEMORY = 2, /* MemoryAllocation / MemoryDeallocation */
-	F_STEP = 4,   /* on a "Steps" line */
-	F_CORR = 8,   /* has a correlation_id */
-	F_GROUP = 16, /* has a group_id */
-	F_AS_OP = 32, /* a host launch outside any TF op: tl_xspace.as_op names its op */
+	F_TFOP = 1,	 /* "name:Op" */
+	F_MEMORY = 2,	 /* MemoryAllocation / MemoryDeallocation */
+	F_STEP = 4,	 /* on a "Steps" line */
+	F_CORR = 8,	 /* has a correlation_id */
+	F_GROUP = 16,	 /* has a group_id */
+	F_AS_OP = 32,	 /* a host launch outside any TF op: tl_xspace.as_op names its op */
 	F_LAUNCHED = 64, /* a device event whose launcher is known (xev.launcher) */
 };
 
@@ -130,19 +129,19 @@ struct tl_xspace {
 	xstep *steps;
 	size_t n_steps;
 	size_t n_runs;
-	uint32_t *run_order, *run_first;     /* run r's events: run_order[run_first[r] ..
-					      * run_first[r + 1]), in event order */
-	GPtrArray *links;		     /* of the run last built */
+	uint32_t *run_order, *run_first; /* run r's events: run_order[run_first[r] ..
+					  * run_first[r + 1]), in event order */
+	GPtrArray *links;		 /* of the run last built */
 	GHashTable *as_op; /* event index -> the "X:Op" a host launch outside any TF op
 			    * launched for (F_AS_OP) */
 	/* Filled as the lines are read, so the passes after reading touch the
 	 * events they need, not all of them: in event order, the host and
 	 * device events with a correlation_id, and the events of Steps lines. */
 	GArray *host_corr, *dev_corr, *step_ev; /* uint32_t */
-	size_t n_ops;				 /* events that are no allocator event */
-	size_t n_lines;				 /* of all planes */
-	uint32_t *line_dev; /* per line (xplane.line_base + line): its device, once it
-			     * has events */
+	size_t n_ops;				/* events that are no allocator event */
+	size_t n_lines;				/* of all planes */
+	uint32_t *line_dev;   /* per line (xplane.line_base + line): its device, once it
+			       * has events */
 	uint32_t *line_plane; /* per line: its plane */
 };
 
@@ -691,7 +690,8 @@ static void read_lines(tl_xspace *xs, tl_arena *arena, counts *c)
 	 * g_new's 4 KiB pages cost a fault each (140 MB for a 100 MB file) */
 	xs->ev = tl_arena_alloc(arena, (line_first[xs->n_lines] + 1) * sizeof(xev));
 	ev_vec shares[SHARES_MAX] = {{0}};
-	struct share_queue q = {.shares = shares, .n = cut_shares(xs, shares, line_end, line_first)};
+	struct share_queue q = {.shares = shares,
+				.n = cut_shares(xs, shares, line_end, line_first)};
 	GThread *t[THREADS_MAX] = {0};
 	size_t threads = MIN(MIN(q.n, (size_t)g_get_num_processors()), (size_t)THREADS_MAX);
 	for (size_t i = 1; i < threads; i++)
@@ -971,8 +971,8 @@ static const char *host_of_path(const char *path, tl_arena *arena)
 	return tl_arena_strndup(arena, base, n - k);
 }
 
-int tl_xspace_open(tl_xspace **out, const uint8_t *data, size_t len, tl_arena *arena, const char *name,
-		   tl_error *err)
+int tl_xspace_open(tl_xspace **out, const uint8_t *data, size_t len, tl_arena *arena,
+		   const char *name, tl_error *err)
 {
 	tl_xspace_wire space;
 	if (len > UINT32_MAX || tl_xspace_wire_read(&space, data, len, arena) < 0) {
@@ -983,7 +983,8 @@ int tl_xspace_open(tl_xspace **out, const uint8_t *data, size_t len, tl_arena *a
 	xs->space = space;
 	xs->arena = arena;
 	xs->input = tl_arena_strdup(arena, name != NULL ? name : "");
-	xs->host = space.host != NULL && space.host[0] ? space.host : host_of_path(xs->input, arena);
+	xs->host =
+	    space.host != NULL && space.host[0] ? space.host : host_of_path(xs->input, arena);
 	xs->planes = g_new0(xplane, xs->space.n_planes + 1);
 	xs->devs = g_array_new(FALSE, FALSE, sizeof(xdev));
 	xs->links = g_ptr_array_new();
@@ -1051,7 +1052,6 @@ const char *tl_xspace_host(const tl_xspace *xs)
 {
 	return xs->host;
 }
-
 
 size_t tl_xspace_links(const tl_xspace *xs, const Tensorflow__NodeExecStats *const **pairs)
 {
@@ -1168,8 +1168,7 @@ static const char *name_copy(name_memo *copies, const char *name, tl_arena *aren
 
 /* The node name and "node = Op()" label of a host event named `name`
  * ("X:Op" when F_TFOP). */
-static const name_memo *op_names(name_memo *memo, const char *name, uint32_t flags,
-				 tl_arena *arena)
+static const name_memo *op_names(name_memo *memo, const char *name, uint32_t flags, tl_arena *arena)
 {
 	name_memo *m = memo_slot(memo, name);
 	if (m->name == name)

@@ -18,7 +18,8 @@ typedef struct field {
 
 /* A varint, as tl_pbwire_varint reads it, inline: the one-byte case (most
  * keys, ids and small values) first (times in ps take six or seven). */
-static inline __attribute__((always_inline)) bool varint(const uint8_t *d, size_t n, size_t *pos, uint64_t *out)
+static inline __attribute__((always_inline)) bool varint(const uint8_t *d, size_t n, size_t *pos,
+							 uint64_t *out)
 {
 	size_t p = *pos;
 	if (p < n && d[p] < 0x80) {
@@ -41,7 +42,8 @@ static inline __attribute__((always_inline)) bool varint(const uint8_t *d, size_
 
 /* The next field at *pos: 1, 0 at the end, -1 for bytes that do not frame
  * (groups, wire types 6 and 7, field 0, cut values). */
-static inline __attribute__((always_inline)) int next_field(const uint8_t *d, size_t n, size_t *pos, field *f)
+static inline __attribute__((always_inline)) int next_field(const uint8_t *d, size_t n, size_t *pos,
+							    field *f)
 {
 	if (*pos >= n)
 		return 0;

@@ -414,7 +414,8 @@ static void sort_execs(tl_exec *e, size_t n)
 			size_t i = at[r], mid = at[MIN(r + 1, m)], end = at[MIN(r + 2, m)], o = i;
 			size_t j = mid;
 			while (i < mid && j < end)
-				dst[o++] = cmp_exec_start(&src[j], &src[i]) < 0 ? src[j++] : src[i++];
+				dst[o++] =
+				    cmp_exec_start(&src[j], &src[i]) < 0 ? src[j++] : src[i++];
 			while (i < mid)
 				dst[o++] = src[i++];
 			while (j < end)

@@ -1,6 +1,6 @@
 /* fuzz_dataflow: input to trace-dataflow's output: every run of a sniffed
- * input (a Chrome trace too, with its allocator events) through the model, the dataflow links, the lanes and the Chrome
- * trace writer; the trace must be valid JSON. The --op-time mode and the
+ * input (a Chrome trace too, with its allocator events) through the model, the dataflow links, the
+ * lanes and the Chrome trace writer; the trace must be valid JSON. The --op-time mode and the
  * optional arrows vary with the input's length. */
 #include "fuzz.h"
 

@@ -1031,7 +1031,12 @@ static int write_all(const char *path, const void *data, size_t len)
 
 int main(int argc, char **argv)
 {
-	struct cfg c = {.seed = 1, .steps = 1, .ops = 20, .gpus = 1, .threads = 1, .mem = 1,
+	struct cfg c = {.seed = 1,
+			.steps = 1,
+			.ops = 20,
+			.gpus = 1,
+			.threads = 1,
+			.mem = 1,
 			.host = "xspace-gen"};
 	parse_args(argc, argv, &c);
 	if (c.size > 0)

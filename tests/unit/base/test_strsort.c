@@ -55,7 +55,7 @@ static void test_scopes(void **state)
 	size_t n = 5000;
 	char **names = g_new(char *, n);
 	static const char *const parts[] = {"gradients", "model", "block_3", "conv2d_7",
-					    "BiasAdd",	 "",      "a",	     "\xc3\xa9t\xc3\xa9",
+					    "BiasAdd",	 "",	  "a",	     "\xc3\xa9t\xc3\xa9",
 					    "\xff",	 "Z"};
 	for (size_t i = 0; i < n; i++) {
 		GString *s = g_string_new(NULL);

@@ -265,7 +265,7 @@ int main(void)
 	    cmocka_unit_test(test_is_text),
 	    cmocka_unit_test(test_bytes),
 	    cmocka_unit_test(test_csv),
-		cmocka_unit_test(test_output_memory),
+	    cmocka_unit_test(test_output_memory),
 	};
 	return cmocka_run_group_tests_name("text", tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -21,7 +21,6 @@
 #include "testdata.h"
 #include "tmpdir.h"
 
-
 static GBytes *load(const char *path)
 {
 	char *data = NULL;

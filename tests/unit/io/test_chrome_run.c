@@ -304,7 +304,8 @@ static void test_real_files(void **state)
 				continue;
 			n_x++;
 			double ts = json_number_value(json_object_get(e, "ts"));
-			int64_t ns = (int64_t)ts * 1000 + llround((ts - (double)(int64_t)ts) * 1000);
+			int64_t ns =
+			    (int64_t)ts * 1000 + llround((ts - (double)(int64_t)ts) * 1000);
 			if (ns < first)
 				first = ns;
 		}
