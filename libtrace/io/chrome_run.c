@@ -450,8 +450,9 @@ static void name_threads(creader *c, const GArray *devs, Tensorflow__DeviceStepS
 	(void)devs;
 }
 
+/* The run's records: recs[i] is slice i's. */
 static Tensorflow__RunMetadata *build_meta(creader *c, const GArray *devs,
-					   Tensorflow__NodeExecStats **ns_of)
+					   Tensorflow__NodeExecStats *recs)
 {
 	tl_arena *arena = c->arena;
 	Tensorflow__RunMetadata *meta = tl_arena_alloc(arena, sizeof *meta);
@@ -475,10 +476,9 @@ static Tensorflow__RunMetadata *build_meta(creader *c, const GArray *devs,
 		const cslice *x = &g_array_index(c->slices, cslice, i);
 		const cplace *t = &c->place[x->thread];
 		Tensorflow__DeviceStepStats *ds = ss->dev_stats[t->dev];
-		Tensorflow__NodeExecStats *ns = tl_arena_alloc(arena, sizeof *ns);
+		Tensorflow__NodeExecStats *ns = &recs[i];
 		fill_exec(c, x, &g_array_index(devs, cdev, t->dev), ns);
 		ds->node_stats[ds->n_node_stats++] = ns;
-		ns_of[i] = ns;
 	}
 	name_threads(c, devs, ss->dev_stats);
 	return meta;
@@ -487,17 +487,16 @@ static Tensorflow__RunMetadata *build_meta(creader *c, const GArray *devs,
 /* ---- links ------------------------------------------------------------ */
 
 typedef struct linker {
-	GPtrArray *pairs; /* record, launcher */
-	GHashTable *has;  /* slice index + 1 with a launcher */
-	Tensorflow__NodeExecStats **ns_of;
+	GArray *pairs;	 /* uint32_t: record, launcher (slice indexes: their records' places) */
+	GHashTable *has; /* slice index + 1 with a launcher */
 } linker;
 
 static void link_add(linker *l, uint32_t rec, uint32_t launcher)
 {
 	if (rec == launcher || !g_hash_table_add(l->has, GUINT_TO_POINTER(rec + 1)))
 		return;
-	g_ptr_array_add(l->pairs, l->ns_of[rec]);
-	g_ptr_array_add(l->pairs, l->ns_of[launcher]);
+	uint32_t pair[2] = {rec, launcher};
+	g_array_append_vals(l->pairs, pair, 2);
 }
 
 /* Kineto: a device slice to the runtime call of its correlation id (the
@@ -703,22 +702,22 @@ int tl_chrome_run_read(const uint8_t *data, size_t len, const char *name, tl_are
 		return -1;
 	}
 	GArray *devs = place_threads(&c);
-	Tensorflow__NodeExecStats **ns_of = g_new(Tensorflow__NodeExecStats *, c.slices->len);
-	out->meta = build_meta(&c, devs, ns_of);
-	linker l = {.pairs = g_ptr_array_new(),
-		    .has = g_hash_table_new(g_direct_hash, g_direct_equal),
-		    .ns_of = ns_of};
+	Tensorflow__NodeExecStats *recs =
+	    tl_arena_alloc(arena, ((size_t)c.slices->len + 1) * sizeof *recs);
+	out->meta = build_meta(&c, devs, recs);
+	linker l = {.pairs = g_array_new(FALSE, FALSE, sizeof(uint32_t)),
+		    .has = g_hash_table_new(g_direct_hash, g_direct_equal)};
 	link_correlations(&c, &l);
 	/* timeline.py's flows are the inputs its labels name */
 	if (!c.tf1)
 		link_flows(&c, &l);
-	out->n_links = l.pairs->len / 2;
-	out->links = tl_arena_alloc(arena, (l.pairs->len + 1) * sizeof *out->links);
+	uint32_t *pairs = tl_arena_alloc(arena, ((size_t)l.pairs->len + 1) * sizeof *pairs);
 	if (l.pairs->len > 0)
-		memcpy(out->links, l.pairs->pdata, l.pairs->len * sizeof *out->links);
-	g_ptr_array_free(l.pairs, TRUE);
+		memcpy(pairs, l.pairs->data, l.pairs->len * sizeof *pairs);
+	out->links = (tl_links){
+	    .recs = recs, .n_recs = c.slices->len, .pairs = pairs, .n = l.pairs->len / 2};
+	g_array_free(l.pairs, TRUE);
 	g_hash_table_destroy(l.has);
-	g_free(ns_of);
 	g_array_free(devs, TRUE);
 	out->dataflow = c.tf1;
 	out->kind = c.tf1 ? "a TF1 timeline.py trace" : tl_format_chrome_kind(data, len);

@@ -50,6 +50,7 @@
 #include "base/arena.h"
 #include "base/warn.h"
 #include "io/alloc_event.h"
+#include "io/links.h"
 #include "tensorflow.pb-c.h"
 
 #include <stdbool.h>
@@ -58,9 +59,9 @@
 
 typedef struct tl_chrome_run {
 	Tensorflow__RunMetadata *meta;
-	/* launch links: links[2k] a record, links[2k + 1] its launcher's */
-	const Tensorflow__NodeExecStats **links;
-	size_t n_links;
+	/* launch links: a record and its launcher's, by their places among
+	 * the run's records (one per complete event, in the file's order) */
+	tl_links links;
 	bool dataflow;		/* labels name inputs (timeline.py) */
 	const char *kind;	/* "a TF1 timeline.py trace", ... (tl_format_chrome_kind) */
 	tl_alloc_events allocs; /* Kineto [memory] events, times on the run's clock; n 0: none */

@@ -341,14 +341,13 @@ int tl_source_xspace_allocs(tl_source *src, tl_arena *arena, tl_alloc_events *ou
 	return tl_xspace_allocs(src->xs, arena, out);
 }
 
-size_t tl_source_links(const tl_source *src, const Tensorflow__NodeExecStats *const **pairs)
+void tl_source_links(const tl_source *src, tl_links *out)
 {
-	*pairs = NULL;
-	if (src->chrome_read) {
-		*pairs = src->chrome.links;
-		return src->chrome.n_links;
-	}
-	return src->xs != NULL ? tl_xspace_links(src->xs, pairs) : 0;
+	*out = (tl_links){0};
+	if (src->chrome_read)
+		*out = src->chrome.links;
+	else if (src->xs != NULL)
+		tl_xspace_links(src->xs, out);
 }
 
 const char *tl_source_no_dataflow(const tl_source *src)

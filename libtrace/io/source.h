@@ -38,6 +38,7 @@
 #include "io/alloc_event.h"
 #include "io/format.h"
 #include "io/input.h"
+#include "io/links.h"
 #include "tensorflow.pb-c.h"
 
 typedef struct tl_source tl_source;
@@ -50,9 +51,9 @@ const char *tl_source_name(const tl_source *src);
 tl_format tl_source_format(const tl_source *src);
 tl_input *tl_source_input(tl_source *src);
 /* Launch links the input names itself for the run last produced (an
- * XSpace's correlation ids; io/xspace.h): pairs[2k] is a kernel's record,
- * pairs[2k + 1] its launcher's. 0 for other inputs. */
-size_t tl_source_links(const tl_source *src, const Tensorflow__NodeExecStats *const **pairs);
+ * XSpace's or a Kineto trace's correlation ids, a Chrome trace's flows;
+ * io/links.h); none (n 0) for other inputs. */
+void tl_source_links(const tl_source *src, tl_links *out);
 
 /* What kind of input the run last produced is, where that kind records
  * no dataflow and none is guessed ("a TF2/JAX profile (XSpace)", "a PyTorch

@@ -129,9 +129,11 @@ struct tl_xspace {
 	xstep *steps;
 	size_t n_steps;
 	size_t n_runs;
-	uint32_t *run_order, *run_first; /* run r's events: run_order[run_first[r] ..
-					  * run_first[r + 1]), in event order */
-	GPtrArray *links;		 /* of the run last built */
+	uint32_t *run_order, *run_first;       /* run r's events: run_order[run_first[r] ..
+						* run_first[r + 1]), in event order */
+	GArray *links;			       /* uint32_t pairs, of the run last built */
+	const Tensorflow__NodeExecStats *recs; /* its records */
+	size_t n_recs;
 	GHashTable *as_op; /* event index -> the "X:Op" a host launch outside any TF op
 			    * launched for (F_AS_OP) */
 	/* Filled as the lines are read, so the passes after reading touch the
@@ -987,7 +989,7 @@ int tl_xspace_open(tl_xspace **out, const uint8_t *data, size_t len, tl_arena *a
 	    space.host != NULL && space.host[0] ? space.host : host_of_path(xs->input, arena);
 	xs->planes = g_new0(xplane, xs->space.n_planes + 1);
 	xs->devs = g_array_new(FALSE, FALSE, sizeof(xdev));
-	xs->links = g_ptr_array_new();
+	xs->links = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	xs->as_op = g_hash_table_new(g_direct_hash, g_direct_equal);
 	xs->host_corr = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	xs->dev_corr = g_array_new(FALSE, FALSE, sizeof(uint32_t));
@@ -1033,7 +1035,7 @@ void tl_xspace_free(tl_xspace *xs)
 	g_free(xs->steps);
 	g_free(xs->run_first);
 	g_array_free(xs->devs, TRUE);
-	g_ptr_array_free(xs->links, TRUE);
+	g_array_free(xs->links, TRUE);
 	g_hash_table_destroy(xs->as_op);
 	g_array_free(xs->host_corr, TRUE);
 	g_array_free(xs->dev_corr, TRUE);
@@ -1053,10 +1055,12 @@ const char *tl_xspace_host(const tl_xspace *xs)
 	return xs->host;
 }
 
-size_t tl_xspace_links(const tl_xspace *xs, const Tensorflow__NodeExecStats *const **pairs)
+void tl_xspace_links(const tl_xspace *xs, tl_links *out)
 {
-	*pairs = (const Tensorflow__NodeExecStats *const *)xs->links->pdata;
-	return xs->links->len / 2;
+	*out = (tl_links){.recs = xs->recs,
+			  .n_recs = xs->n_recs,
+			  .pairs = (const uint32_t *)(const void *)xs->links->data,
+			  .n = xs->links->len / 2};
 }
 
 /* ---- runs ---------------------------------------------------------------- */
@@ -1277,7 +1281,6 @@ int tl_xspace_run(tl_xspace *xs, size_t run, const char *base, tl_arena *arena,
 	tensorflow__run_metadata__init(meta);
 	Tensorflow__StepStats *ss = meta->step_stats = run_devices(xs, ev, n, slot, arena);
 	uint8_t *seen = g_new0(uint8_t, xs->n_lines + 1); /* per line: its thread named */
-	Tensorflow__NodeExecStats **rec = g_new(Tensorflow__NodeExecStats *, n + 1); /* per event */
 	GArray *launched = g_array_new(FALSE, FALSE, sizeof(uint32_t)); /* k of events launched */
 	name_memo *memo = g_new0(name_memo, 2 * MEMO_SLOTS); /* op_names', then name_copy's */
 	/* one array: tl_run_build keeps a device's records in the order they
@@ -1294,14 +1297,15 @@ int tl_xspace_run(tl_xspace *xs, size_t run, const char *base, tl_arena *arena,
 		Tensorflow__NodeExecStats *ns = &recs[k];
 		fill_exec(xs, v, ns, memo, arena);
 		ds->node_stats[ds->n_node_stats++] = ns;
-		rec[k] = ns;
 		if (g_array_index(xs->devs, xdev, dev).threads)
 			name_thread(ds, line_of(xs, v), &seen[v->line], arena);
 	}
 	g_free(seen);
 	g_free(memo);
 	/* a launcher of another run (or an allocator event) has no record here */
-	g_ptr_array_set_size(xs->links, 0);
+	g_array_set_size(xs->links, 0);
+	xs->recs = recs;
+	xs->n_recs = n;
 	for (guint j = 0; j < launched->len; j++) {
 		uint32_t k = g_array_index(launched, uint32_t, j);
 		const xev *v = &xs->ev[ev[k]];
@@ -1318,11 +1322,10 @@ int tl_xspace_run(tl_xspace *xs, size_t run, const char *base, tl_arena *arena,
 		}
 		if (lo == n || ev[lo] != (uint32_t)v->launcher)
 			continue;
-		g_ptr_array_add(xs->links, rec[k]);
-		g_ptr_array_add(xs->links, rec[lo]);
+		uint32_t pair[2] = {k, (uint32_t)lo};
+		g_array_append_vals(xs->links, pair, 2);
 	}
 	g_array_free(launched, TRUE);
-	g_free(rec);
 	g_free(slot);
 	char *l = xs->n_runs > 1 ? g_strdup_printf("%s step %s", base, xs->steps[run].name)
 				 : g_strdup(base);

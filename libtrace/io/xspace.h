@@ -42,6 +42,7 @@
 #include "base/arena.h"
 #include "base/warn.h"
 #include "io/alloc_event.h"
+#include "io/links.h"
 #include "tensorflow.pb-c.h"
 
 #include <stdbool.h>
@@ -71,10 +72,9 @@ const char *tl_xspace_host(const tl_xspace *xs);
 int tl_xspace_run(tl_xspace *xs, size_t i, const char *base, tl_arena *arena,
 		  Tensorflow__RunMetadata **meta, const char **label, tl_error *err);
 
-/* The launch links of the run last built: pairs[2k] is a kernel's
- * NodeExecStats, pairs[2k + 1] its launcher's. Valid until the next
- * tl_xspace_run. */
-size_t tl_xspace_links(const tl_xspace *xs, const Tensorflow__NodeExecStats *const **pairs);
+/* The launch links of the run last built (a kernel's record and its
+ * launcher's, io/links.h). Valid until the next tl_xspace_run. */
+void tl_xspace_links(const tl_xspace *xs, tl_links *out);
 
 /* Whether it holds MemoryAllocation / MemoryDeallocation events. */
 bool tl_xspace_has_allocs(const tl_xspace *xs);

@@ -349,17 +349,22 @@ static bool exec_times_usable(Tensorflow__NodeExecStats *ns, tl_device_kind kind
 				     "years from 1970 skipped");
 		return false;
 	}
-	check_compute_span(&(struct span_fields){.start = ns->all_start_micros,
-						 .op_start_rel = &ns->op_start_rel_micros,
-						 .op_end_rel = &ns->op_end_rel_micros,
-						 .all_end_rel = ns->all_end_rel_micros,
-						 .limit = TIME_LIMIT_US,
-						 .unit = "micros",
-						 .start_key = "op-start-range",
-						 .end_key = "op-end-range"});
+	/* the usual case first: both in range, nothing to say */
+	if (!rel_in_range(ns->all_start_micros, ns->op_start_rel_micros, TIME_LIMIT_US) ||
+	    !rel_in_range(ns->all_start_micros, ns->op_end_rel_micros, TIME_LIMIT_US))
+		check_compute_span(&(struct span_fields){.start = ns->all_start_micros,
+							 .op_start_rel = &ns->op_start_rel_micros,
+							 .op_end_rel = &ns->op_end_rel_micros,
+							 .all_end_rel = ns->all_end_rel_micros,
+							 .limit = TIME_LIMIT_US,
+							 .unit = "micros",
+							 .start_key = "op-start-range",
+							 .end_key = "op-end-range"});
 	check_scheduled(ns, kind);
 	*nanos = exec_uses_nanos(ns);
-	if (*nanos)
+	if (*nanos &&
+	    (!rel_in_range(ns->all_start_nanos, ns->op_start_rel_nanos, TL_TIME_LIMIT_NS) ||
+	     !rel_in_range(ns->all_start_nanos, ns->op_end_rel_nanos, TL_TIME_LIMIT_NS)))
 		check_compute_span(&(struct span_fields){.start = ns->all_start_nanos,
 							 .op_start_rel = &ns->op_start_rel_nanos,
 							 .op_end_rel = &ns->op_end_rel_nanos,
@@ -801,6 +806,15 @@ static void launchers_part(void *ctx, size_t part, size_t lo_exec, size_t hi_exe
 static void link_tracer_records(struct run_builder *b)
 {
 	tl_run *run = b->run;
+	/* launchers_part looks for launchers on the executors of tracer
+	 * devices: with none (an XSpace, a Chrome trace) there is nothing to
+	 * group */
+	bool any = false;
+	for (size_t d = 0; d < run->n_devices && !any; d++)
+		any = run->devices[d].kind != TL_DEV_EXECUTOR &&
+		      run->devices[d].kind != TL_DEV_OTHER && run->devices[d].executor >= 0;
+	if (!any)
+		return;
 	/* The executions of each group, in start order (a device's executions
 	 * are sorted by start): members[first[g] .. first[g + 1]) for group g. */
 	struct node_groups ng = {.of_node = g_new(uint32_t, run->n_nodes ? run->n_nodes : 1),
@@ -940,56 +954,29 @@ int32_t tl_run_find_node(const tl_run *run, const char *device, const char *name
 	return -1;
 }
 
-/* Launchers the input names itself (an XSpace's correlation ids): pairs of
- * (kernel, launcher) records; they replace what names gave. */
-/* The execution of a record: an open-addressed table of the records in
- * pairs (a run has a million executions; only the paired ones are kept). */
-struct exec_of {
-	const Tensorflow__NodeExecStats **key;
-	int32_t *exec;
-	size_t mask;
-};
-
-static size_t exec_of_slot(const struct exec_of *t, const Tensorflow__NodeExecStats *ns)
+/* Launchers the input names itself (io/links.h): they replace what names
+ * gave. An execution's record is found by its place among the input's
+ * records. */
+static void set_launchers(tl_run *run, const tl_links *l)
 {
-	size_t h = (size_t)(((uintptr_t)ns >> 4) * UINT64_C(0x9E3779B97F4A7C15));
-	size_t i = (h >> 17) & t->mask;
-	while (t->key[i] != NULL && t->key[i] != ns)
-		i = (i + 1) & t->mask;
-	return i;
-}
-
-static void set_launchers(tl_run *run, const Tensorflow__NodeExecStats *const *pairs, size_t n)
-{
-	struct exec_of t;
-	size_t cap = 16;
-	while (cap < 4 * n)
-		cap *= 2;
-	t.key = g_new0(const Tensorflow__NodeExecStats *, cap);
-	t.exec = g_new(int32_t, cap);
-	t.mask = cap - 1;
-	for (size_t k = 0; k < 2 * n; k++) {
-		if (pairs[k] == NULL)
-			continue;
-		size_t i = exec_of_slot(&t, pairs[k]);
-		t.key[i] = pairs[k];
-		t.exec[i] = -1;
-	}
+	int32_t *exec_of = g_new(int32_t, l->n_recs + 1);
+	for (size_t i = 0; i < l->n_recs; i++)
+		exec_of[i] = -1;
+	uintptr_t base = (uintptr_t)l->recs;
 	for (size_t e = 0; e < run->n_execs; e++) {
-		size_t i = exec_of_slot(&t, run->execs[e].ns);
-		if (t.key[i] != NULL)
-			t.exec[i] = (int32_t)e;
+		uintptr_t at = (uintptr_t)run->execs[e].ns - base;
+		size_t i = at / sizeof *l->recs;
+		if (at % sizeof *l->recs == 0 && i < l->n_recs)
+			exec_of[i] = (int32_t)e;
 	}
-	for (size_t k = 0; k < n; k++) {
-		if (pairs[2 * k] == NULL || pairs[2 * k + 1] == NULL)
+	for (size_t k = 0; k < l->n; k++) {
+		uint32_t rec = l->pairs[2 * k], by = l->pairs[2 * k + 1];
+		if (rec >= l->n_recs || by >= l->n_recs)
 			continue;
-		int32_t kernel = t.exec[exec_of_slot(&t, pairs[2 * k])];
-		int32_t launcher = t.exec[exec_of_slot(&t, pairs[2 * k + 1])];
-		if (kernel >= 0 && launcher >= 0)
-			run->execs[kernel].launcher = launcher;
+		if (exec_of[rec] >= 0 && exec_of[by] >= 0)
+			run->execs[exec_of[rec]].launcher = exec_of[by];
 	}
-	g_free(t.key);
-	g_free(t.exec);
+	g_free(exec_of);
 }
 
 /* The allocator events of the run's input: a Kineto trace's (already in
@@ -1042,8 +1029,8 @@ int tl_run_next(tl_source *src, tl_run **run, tl_error *err)
 		tl_arena_free(arena);
 		return -1;
 	}
-	const Tensorflow__NodeExecStats *const *pairs = NULL;
-	size_t n = tl_source_links(src, &pairs);
+	tl_links links;
+	tl_source_links(src, &links);
 	const char *kind = tl_source_no_dataflow(src);
 	(*run)->no_dataflow = kind != NULL;
 	(*run)->input_kind = kind != NULL ? tl_arena_strdup((*run)->arena, kind) : NULL;
@@ -1051,7 +1038,7 @@ int tl_run_next(tl_source *src, tl_run **run, tl_error *err)
 		attach_allocs(src, *run);
 	const char *host = tl_source_host(src);
 	(*run)->host = host != NULL ? tl_arena_strdup((*run)->arena, host) : NULL;
-	if (n > 0)
-		set_launchers(*run, pairs, n);
+	if (links.n > 0)
+		set_launchers(*run, &links);
 	return 1;
 }

@@ -75,7 +75,7 @@ static void test_timeline_py(void **state)
 	assert_int_equal(read_text(timeline_py, arena, &cr, &err), 0);
 	assert_true(cr.dataflow);
 	assert_string_equal(cr.kind, "a TF1 timeline.py trace");
-	assert_int_equal(cr.n_links, 0); /* its flows are the labels' inputs */
+	assert_int_equal(cr.links.n, 0); /* its flows are the labels' inputs */
 	assert_int_equal(cr.meta->step_stats->n_dev_stats, 2);
 	assert_string_equal(dev(&cr, 0)->device, "/job:localhost/replica:0/task:0/device:GPU:0");
 	assert_string_equal(dev(&cr, 1)->device, "/job:localhost/replica:0/task:0/gpu:0/stream:7");
@@ -198,9 +198,9 @@ static void test_kineto(void **state)
 	assert_string_equal(dev(&cr, 1)->thread_names[0]->value, "stream 7 ");
 	/* epoch microseconds with a fraction, exact */
 	assert_int_equal(dev(&cr, 0)->node_stats[0]->all_start_nanos, 1428625731100500);
-	assert_int_equal(cr.n_links, 1);
-	assert_ptr_equal(cr.links[0], dev(&cr, 1)->node_stats[0]);
-	assert_ptr_equal(cr.links[1], dev(&cr, 0)->node_stats[1]);
+	assert_int_equal(cr.links.n, 1);
+	assert_ptr_equal(&cr.links.recs[cr.links.pairs[0]], dev(&cr, 1)->node_stats[0]);
+	assert_ptr_equal(&cr.links.recs[cr.links.pairs[1]], dev(&cr, 0)->node_stats[1]);
 	assert_int_equal(cr.allocs.n, 1);
 	assert_int_equal(cr.allocs.ev[0].t_ns, 1428625731112000);
 	assert_int_equal(cr.allocs.ev[0].total_allocated, 4096);
@@ -222,9 +222,10 @@ static void test_flows(void **state)
 	tl_chrome_run cr;
 	tl_error err = {{0}};
 	assert_int_equal(read_text(json, arena, &cr, &err), 0);
-	assert_int_equal(cr.n_links, 1);
-	assert_string_equal(cr.links[0]->node_name, "B");
-	assert_string_equal(cr.links[1]->node_name, "A2"); /* the innermost around ts 4 */
+	assert_int_equal(cr.links.n, 1);
+	assert_string_equal(cr.links.recs[cr.links.pairs[0]].node_name, "B");
+	/* the innermost around ts 4 */
+	assert_string_equal(cr.links.recs[cr.links.pairs[1]].node_name, "A2");
 	tl_arena_free(arena);
 }
 
