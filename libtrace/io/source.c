@@ -434,6 +434,17 @@ static size_t whole_fields_prefix(const uint8_t *data, size_t len)
 	return good;
 }
 
+/* The first run of the XSpace just opened. */
+static int xspace_opened(tl_source *src, tl_arena **arena_out, Tensorflow__RunMetadata **meta,
+			 const char **label, tl_error *err)
+{
+	if (report_input_damage(src, err) < 0)
+		return -1;
+	if (tl_xspace_n_runs(src->xs) == 0 && !tl_xspace_has_allocs(src->xs))
+		return tl_error_set(err, "an XSpace with no events");
+	return next_xspace(src, arena_out, meta, label, err);
+}
+
 /* An XSpace read into `arena` (which the source keeps): decoded, then its
  * first run. A file cut short keeps the planes before the cut. */
 static int start_xspace(tl_source *src, tl_arena *arena, const uint8_t *data, size_t len,
@@ -462,11 +473,7 @@ static int start_xspace(tl_source *src, tl_arena *arena, const uint8_t *data, si
 			return -1;
 		}
 	}
-	if (report_input_damage(src, err) < 0)
-		return -1;
-	if (tl_xspace_n_runs(src->xs) == 0 && !tl_xspace_has_allocs(src->xs))
-		return tl_error_set(err, "an XSpace with no events");
-	return next_xspace(src, arena_out, meta, label, err);
+	return xspace_opened(src, arena_out, meta, label, err);
 }
 
 /* Whether a binary file opens as an XSpace does: field 1 (a plane) whose
@@ -505,9 +512,8 @@ static int next_whole(tl_source *src, tl_pbdecode_fields fields, tl_arena **aren
 	uint8_t *own = NULL;
 	size_t len = 0;
 	int got;
-	if ((src->format == TL_FORMAT_XSPACE ||
-	     (src->format == TL_FORMAT_BINARY_PROTO && opens_as_xspace(src))) &&
-	    tl_input_can_map(src->in)) {
+	bool xspace_head = src->format == TL_FORMAT_BINARY_PROTO && opens_as_xspace(src);
+	if ((src->format == TL_FORMAT_XSPACE || xspace_head) && tl_input_can_map(src->in)) {
 		/* An XSpace is mapped and read where it lies; should it be a
 		 * RunMetadata after all, the decoder copies it into the arena. */
 		got = tl_input_map(src->in, &data, &len, err);
@@ -527,6 +533,19 @@ static int next_whole(tl_source *src, tl_pbdecode_fields fields, tl_arena **aren
 	}
 	if (src->format == TL_FORMAT_XSPACE)
 		return start_xspace(src, arena, data, len, arena_out, meta, label, err);
+	/* Bytes that start as an XSpace does and decode as one with events are
+	 * one (no RunMetadata, StepStats or GraphDef does: their first field
+	 * holds a message whose first field is a message or a string, and
+	 * where it is not, it holds no line of events); the rest go the way
+	 * below, which tells the three apart and names what else they are. */
+	if (xspace_head &&
+	    tl_xspace_try_open(&src->xs, data, len, arena, tl_input_name(src->in)) == 0) {
+		src->format = TL_FORMAT_XSPACE;
+		src->xs_arena = arena;
+		if (tl_xspace_warn(src->xs, err) < 0)
+			return -1;
+		return xspace_opened(src, arena_out, meta, label, err);
+	}
 	bool xspace;
 	int rc = decode_whole(data, own, len, src->format, fields, arena, meta, &xspace, err);
 	/* What is none of RunMetadata, StepStats and GraphDef may be an XSpace

@@ -117,6 +117,11 @@ typedef struct xstep {
 	const char *name;
 } xstep;
 
+typedef struct counts {
+	size_t bad_stat, bad_event_md, bad_time, occurrences;
+	bool malformed; /* an event or stat that is none: the XSpace is refused */
+} counts;
+
 struct tl_xspace {
 	tl_xspace_wire space;
 	tl_arena *arena; /* the caller's: the events and their tables live there */
@@ -145,6 +150,7 @@ struct tl_xspace {
 	uint32_t *line_dev;   /* per line (xplane.line_base + line): its device, once it
 			       * has events */
 	uint32_t *line_plane; /* per line: its plane */
+	counts c;	      /* what reading met, said by tl_xspace_warn */
 };
 
 /* ---- metadata ----------------------------------------------------------- */
@@ -223,11 +229,6 @@ static void index_plane(xplane *x, const tl_xspace_wire_plane *p, tl_arena *aren
 }
 
 /* ---- stats --------------------------------------------------------------- */
-
-typedef struct counts {
-	size_t bad_stat, bad_event_md, bad_time, occurrences;
-	bool malformed; /* an event or stat that is none: the XSpace is refused */
-} counts;
 
 static tl_xspace_wire_event event_of(const xplane *x, const xev *v)
 {
@@ -320,28 +321,43 @@ static bool stat_int(const tl_xspace_wire_stat *st, int64_t *out)
 	}
 }
 
-/* One pass over an event's stats: those naming no metadata counted, the
- * correlation and group ids kept; the text of its step_name stat, or NULL. */
-static const char *scan_stats(const xplane *x, xev *v, counts *c, tl_arena *arena)
+/* One stat of scan_stats'. */
+static inline void scan_stat(const xplane *x, xev *v, const tl_xspace_wire_stat *st, counts *c,
+			     const char **step, tl_arena *arena)
+{
+	if (find_id(&x->st_md, st->metadata_id) == NULL ||
+	    (st->kind == TL_XSTAT_REF && find_id(&x->st_md, (int64_t)st->u) == NULL))
+		c->bad_stat++;
+	else if (x->has_sid[S_CORRELATION] && st->metadata_id == x->sid[S_CORRELATION] &&
+		 stat_int(st, &v->corr))
+		v->flags |= F_CORR;
+	else if (x->has_sid[S_GROUP] && st->metadata_id == x->sid[S_GROUP] &&
+		 stat_int(st, &v->group))
+		v->flags |= F_GROUP;
+	else if (x->has_sid[S_STEP_NAME] && st->metadata_id == x->sid[S_STEP_NAME])
+		*step = stat_str_in(x, st, arena);
+}
+
+/* One pass over an event's stats (those decoded with it, then any past
+ * them): those naming no metadata counted, the correlation and group ids
+ * kept; the text of its step_name stat, or NULL. */
+static const char *scan_stats(const xplane *x, xev *v, const tl_xspace_wire_stats *stats, counts *c,
+			      tl_arena *arena)
 {
 	const char *step = NULL;
+	if (stats->all || stats->bad) {
+		for (size_t k = 0; k < stats->n; k++)
+			scan_stat(x, v, &stats->st[k], c, &step, arena);
+		if (stats->bad)
+			c->malformed = true;
+		return step;
+	}
 	tl_xspace_wire_event ev = event_of(x, v);
 	tl_xspace_wire_stat st;
 	size_t pos = 0;
 	int rc;
-	while ((rc = tl_xspace_wire_next_stat(&ev, &pos, &st)) > 0) {
-		if (find_id(&x->st_md, st.metadata_id) == NULL ||
-		    (st.kind == TL_XSTAT_REF && find_id(&x->st_md, (int64_t)st.u) == NULL))
-			c->bad_stat++;
-		else if (x->has_sid[S_CORRELATION] && st.metadata_id == x->sid[S_CORRELATION] &&
-			 stat_int(&st, &v->corr))
-			v->flags |= F_CORR;
-		else if (x->has_sid[S_GROUP] && st.metadata_id == x->sid[S_GROUP] &&
-			 stat_int(&st, &v->group))
-			v->flags |= F_GROUP;
-		else if (x->has_sid[S_STEP_NAME] && st.metadata_id == x->sid[S_STEP_NAME])
-			step = stat_str_in(x, &st, arena);
-	}
+	while ((rc = tl_xspace_wire_next_stat(&ev, &pos, &st)) > 0)
+		scan_stat(x, v, &st, c, &step, arena);
 	if (rc < 0)
 		c->malformed = true;
 	return step;
@@ -494,9 +510,10 @@ static void add_line(ev_vec *out, uint32_t pi, uint32_t li)
 	bool steps = strcmp(l->name, "Steps") == 0;
 	size_t first = out->n = out->line_first[x->line_base + li];
 	tl_xspace_wire_event e;
+	tl_xspace_wire_stats stats;
 	size_t pos = 0;
 	int rc;
-	while ((rc = tl_xspace_wire_next_event(l, &pos, &e)) > 0) {
+	while ((rc = tl_xspace_wire_next_event_stats(l, &pos, &e, &stats)) > 0) {
 		if (e.occurrences) {
 			c->occurrences++;
 			continue;
@@ -518,7 +535,7 @@ static void add_line(ev_vec *out, uint32_t pi, uint32_t li)
 			g_free(n);
 		}
 		/* TensorBoard names an event with a step_name stat by it */
-		const char *step = scan_stats(x, &v, c, arena);
+		const char *step = scan_stats(x, &v, &stats, c, arena);
 		if (step != NULL && step[0] != '\0') {
 			v.name = step;
 			named_by_md = false;
@@ -685,7 +702,7 @@ static void read_lines(tl_xspace *xs, tl_arena *arena, counts *c)
 	for (size_t p = 0; p < xs->space.n_planes; p++)
 		for (size_t l = 0; l < xs->space.planes[p].n_lines; l++) {
 			line_first[xs->planes[p].line_base + l] = total;
-			total += tl_xspace_wire_count_events(&xs->space.planes[p].lines[l]);
+			total += xs->space.planes[p].lines[l].n_events;
 		}
 	line_first[xs->n_lines] = total;
 	/* in the arena: a big block there is backed by huge pages, where
@@ -774,23 +791,48 @@ static const char *kernel_op(const xplane *x, const xev *v)
 	return out;
 }
 
+/* Host events by correlation_id: open addressing, the first event of an id
+ * kept (a 100 MB XSpace has half a million launches). */
+typedef struct corr_table {
+	int64_t *key;
+	uint32_t *ev; /* event index + 1, 0 for an empty slot */
+	size_t mask;
+} corr_table;
+
+static size_t corr_slot(const corr_table *t, int64_t id)
+{
+	size_t i = (size_t)(((uint64_t)id * UINT64_C(0x9E3779B97F4A7C15)) >> 20) & t->mask;
+	while (t->ev[i] != 0 && t->key[i] != id)
+		i = (i + 1) & t->mask;
+	return i;
+}
+
 /* Device events to the TF op around the host event of the same
  * correlation_id. */
 static void link_launches(tl_xspace *xs)
 {
-	GHashTable *host = g_hash_table_new(g_int64_hash, g_int64_equal);
+	corr_table host = {0};
+	size_t cap = 16;
+	while (cap < 2 * (size_t)xs->host_corr->len)
+		cap *= 2;
+	host.key = g_new(int64_t, cap);
+	host.ev = g_new0(uint32_t, cap);
+	host.mask = cap - 1;
 	for (guint k = 0; k < xs->host_corr->len; k++) {
 		uint32_t i = g_array_index(xs->host_corr, uint32_t, k);
-		if (!g_hash_table_contains(host, &xs->ev[i].corr))
-			g_hash_table_insert(host, &xs->ev[i].corr, GSIZE_TO_POINTER((size_t)i + 1));
+		size_t s = corr_slot(&host, xs->ev[i].corr);
+		if (host.ev[s] == 0) {
+			host.key[s] = xs->ev[i].corr;
+			host.ev[s] = i + 1;
+		}
 	}
 	for (guint k = 0; k < xs->dev_corr->len; k++) {
 		uint32_t i = g_array_index(xs->dev_corr, uint32_t, k);
 		const xplane *x = plane_of(xs, &xs->ev[i]);
-		gpointer hit = g_hash_table_lookup(host, &xs->ev[i].corr);
-		if (hit == NULL)
+		uint32_t hit = host.ev[corr_slot(&host, xs->ev[i].corr)];
+		if (hit == 0)
 			continue;
-		int32_t h = (int32_t)(GPOINTER_TO_SIZE(hit) - 1);
+		int32_t h = (int32_t)(hit - 1);
 		int32_t op = enclosing_op(xs->ev, h);
 		xs->ev[i].launcher = op >= 0 ? op : h; /* its corr is read no more */
 		xs->ev[i].flags |= F_LAUNCHED;
@@ -804,7 +846,8 @@ static void link_launches(tl_xspace *xs)
 			}
 		}
 	}
-	g_hash_table_destroy(host);
+	g_free(host.key);
+	g_free(host.ev);
 }
 
 /* ---- steps --------------------------------------------------------------- */
@@ -973,8 +1016,9 @@ static const char *host_of_path(const char *path, tl_arena *arena)
 	return tl_arena_strndup(arena, base, n - k);
 }
 
-int tl_xspace_open(tl_xspace **out, const uint8_t *data, size_t len, tl_arena *arena,
-		   const char *name, tl_error *err)
+/* tl_xspace_open but for its warnings. */
+static int open_quiet(tl_xspace **out, const uint8_t *data, size_t len, tl_arena *arena,
+		      const char *name, tl_error *err)
 {
 	tl_xspace_wire space;
 	if (len > UINT32_MAX || tl_xspace_wire_read(&space, data, len, arena) < 0) {
@@ -994,7 +1038,6 @@ int tl_xspace_open(tl_xspace **out, const uint8_t *data, size_t len, tl_arena *a
 	xs->host_corr = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	xs->dev_corr = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	xs->step_ev = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-	counts c = {0};
 	for (size_t p = 0; p < xs->space.n_planes; p++) {
 		index_plane(&xs->planes[p], &xs->space.planes[p], arena);
 		xs->planes[p].line_base = xs->n_lines;
@@ -1005,19 +1048,49 @@ int tl_xspace_open(tl_xspace **out, const uint8_t *data, size_t len, tl_arena *a
 	for (size_t p = 0; p < xs->space.n_planes; p++)
 		for (size_t l = 0; l < xs->space.planes[p].n_lines; l++)
 			xs->line_plane[xs->planes[p].line_base + l] = (uint32_t)p;
-	read_lines(xs, arena, &c);
-	if (c.malformed) {
+	read_lines(xs, arena, &xs->c);
+	if (xs->c.malformed) {
 		tl_xspace_free(xs);
 		tl_error_set(err, "malformed XSpace (protobuf decoding failed)");
 		return TL_PBDECODE_MALFORMED;
 	}
-	if (warn_counts(xs->input, &c, err) < 0) {
-		tl_xspace_free(xs);
-		return -1;
-	}
 	link_launches(xs);
 	find_steps(xs);
 	group_runs(xs);
+	*out = xs;
+	return 0;
+}
+
+int tl_xspace_warn(const tl_xspace *xs, tl_error *err)
+{
+	return warn_counts(xs->input, &xs->c, err);
+}
+
+int tl_xspace_open(tl_xspace **out, const uint8_t *data, size_t len, tl_arena *arena,
+		   const char *name, tl_error *err)
+{
+	int rc = open_quiet(out, data, len, arena, name, err);
+	if (rc < 0)
+		return rc;
+	if (tl_xspace_warn(*out, err) < 0) {
+		tl_xspace_free(*out);
+		*out = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int tl_xspace_try_open(tl_xspace **out, const uint8_t *data, size_t len, tl_arena *arena,
+		       const char *name)
+{
+	tl_error ignored = {{0}};
+	tl_xspace *xs = NULL;
+	if (open_quiet(&xs, data, len, arena, name, &ignored) < 0)
+		return -1;
+	if (xs->n_runs == 0) {
+		tl_xspace_free(xs);
+		return -1;
+	}
 	*out = xs;
 	return 0;
 }

@@ -59,6 +59,17 @@ int tl_xspace_open(tl_xspace **out, const uint8_t *data, size_t len, tl_arena *a
 		   tl_error *err);
 void tl_xspace_free(tl_xspace *xs);
 
+/* tl_xspace_open for bytes that may be another message (a binary input
+ * whose first bytes fit an XSpace: tl_source tries it first, a whole-file
+ * walk cheaper than telling RunMetadata, StepStats and GraphDef apart):
+ * no warning; 0 only when they decode as an XSpace with op events, else -1
+ * and nothing kept. tl_xspace_warn then says what tl_xspace_open would
+ * have. */
+int tl_xspace_try_open(tl_xspace **out, const uint8_t *data, size_t len, tl_arena *arena,
+		       const char *name);
+/* The warnings of what reading met (tl_xspace_open's): -1 under --strict. */
+int tl_xspace_warn(const tl_xspace *xs, tl_error *err);
+
 /* Runs: one per step of a "Steps" line holding two or more, else one. */
 size_t tl_xspace_n_runs(const tl_xspace *xs);
 

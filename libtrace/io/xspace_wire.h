@@ -25,6 +25,7 @@ typedef struct tl_xspace_wire_line {
 	const char *name, *display_name; /* "" when absent */
 	const uint8_t *raw;		 /* the XLine's bytes: its events are read from them */
 	size_t raw_len;
+	size_t n_events; /* its field 4 entries (not read) */
 } tl_xspace_wire_line;
 
 /* An event or stat metadata entry: its map key and its name (for events
@@ -65,10 +66,6 @@ typedef struct tl_xspace_wire_event {
  * end, -1 for bytes that are no XEvent. */
 int tl_xspace_wire_next_event(const tl_xspace_wire_line *l, size_t *pos, tl_xspace_wire_event *ev);
 
-/* How many events a line holds (its field 4 entries, not read), up to
- * where its bytes stop framing. */
-size_t tl_xspace_wire_count_events(const tl_xspace_wire_line *l);
-
 typedef enum tl_xspace_wire_kind {
 	TL_XSTAT_NONE = 0,
 	TL_XSTAT_DOUBLE = 2,
@@ -90,5 +87,23 @@ typedef struct tl_xspace_wire_stat {
 /* The stats of an event in order: *pos starts at 0; 1 with *st, 0 at the
  * end, -1 for bytes that are no XStat. */
 int tl_xspace_wire_next_stat(const tl_xspace_wire_event *ev, size_t *pos, tl_xspace_wire_stat *st);
+
+/* An event's stats as tl_xspace_wire_next_event_stats decodes them in the
+ * walk that reads the event: its first st[0 .. n), all of them when `all`
+ * (else the rest are read with tl_xspace_wire_next_stat). `bad`: one of
+ * them is no XStat (where tl_xspace_wire_next_stat gives -1), st[] then
+ * ending before it. */
+#define TL_XSPACE_WIRE_STATS 16
+
+typedef struct tl_xspace_wire_stats {
+	size_t n;
+	bool all, bad;
+	tl_xspace_wire_stat st[TL_XSPACE_WIRE_STATS];
+} tl_xspace_wire_stats;
+
+/* tl_xspace_wire_next_event, its stats decoded in the same walk (a stat
+ * that is none is said in stats->bad, not refused: the event is). */
+int tl_xspace_wire_next_event_stats(const tl_xspace_wire_line *l, size_t *pos,
+				    tl_xspace_wire_event *ev, tl_xspace_wire_stats *stats);
 
 #endif

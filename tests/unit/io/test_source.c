@@ -16,7 +16,6 @@
 #include "testdata.h"
 #include "tmpdir.h"
 
-
 /* A RunMetadata with one device holding one node named `node`. */
 static GBytes *pack_run(const char *node)
 {
@@ -177,8 +176,8 @@ static void test_wrapped(void **state)
 {
 	(void)state;
 	GBytes *run = pack_run("n");
-	Tensorflow__RunMetadata *rm = tensorflow__run_metadata__unpack(
-		NULL, g_bytes_get_size(run), g_bytes_get_data(run, NULL));
+	Tensorflow__RunMetadata *rm = tensorflow__run_metadata__unpack(NULL, g_bytes_get_size(run),
+								       g_bytes_get_data(run, NULL));
 	size_t n = protobuf_c_message_get_packed_size(&rm->step_stats->base);
 	uint8_t *ss = g_malloc(n);
 	protobuf_c_message_pack(&rm->step_stats->base, ss);
@@ -358,10 +357,11 @@ static void test_stream_cut_everywhere(void **state)
 		for (int forced = 0; forced < 2; forced++) {
 			if (!forced && cut < 12)
 				continue; /* too short to be told a stream */
-			struct both b = read_both(path, forced ? TL_FORMAT_TFRECORD : TL_FORMAT_AUTO);
+			struct both b =
+			    read_both(path, forced ? TL_FORMAT_TFRECORD : TL_FORMAT_AUTO);
 			char what[96];
-			snprintf(what, sizeof what, "record %zu at byte %zu is cut short", whole + 1,
-				 start);
+			snprintf(what, sizeof what, "record %zu at byte %zu is cut short",
+				 whole + 1, start);
 			if (whole == 0) {
 				assert_int_equal(b.rc, -1);
 				char msg[128];
@@ -384,8 +384,8 @@ static void test_stream_cut_everywhere(void **state)
 /* Reads the stream with every byte flipped in turn: each flip loses the
  * record it hit and no other (want[k]: the runs without record k), with one
  * damage; strict, the flip is the error. */
-static void flip_every_byte(GByteArray *buf, const size_t *ends, size_t n,
-			    const char *const *want, const char *all)
+static void flip_every_byte(GByteArray *buf, const size_t *ends, size_t n, const char *const *want,
+			    const char *all)
 {
 	for (size_t at = 0; at < buf->len; at++) {
 		size_t hit = 0;
@@ -552,19 +552,76 @@ static void test_gzip_cut(void **state)
 	g_bytes_unref(run);
 }
 
+/* Binary inputs whose first bytes fit an XSpace (field 1 holding a message
+ * that starts with field 1 as a varint or field 2 as bytes) are tried as one
+ * first; those that hold no line of events are read as what they are: a
+ * StepStats whose device record has no device name (node_stats, field 2,
+ * first), a GraphDef whose first node has no name (op first). */
+static void test_xspace_lookalikes(void **state)
+{
+	(void)state;
+	Tensorflow__NodeExecStats ns = TENSORFLOW__NODE_EXEC_STATS__INIT;
+	ns.node_name = (char *)"lookalike";
+	ns.all_start_micros = 100;
+	ns.all_end_rel_micros = 5;
+	Tensorflow__NodeExecStats *nsp[] = {&ns};
+	Tensorflow__DeviceStepStats dev = TENSORFLOW__DEVICE_STEP_STATS__INIT;
+	dev.n_node_stats = 1;
+	dev.node_stats = nsp;
+	Tensorflow__DeviceStepStats *devp[] = {&dev};
+	Tensorflow__StepStats ss = TENSORFLOW__STEP_STATS__INIT;
+	ss.n_dev_stats = 1;
+	ss.dev_stats = devp;
+	uint8_t buf[256];
+	size_t n = protobuf_c_message_pack(&ss.base, buf);
+	assert_int_equal(buf[0], 0x0a);
+	assert_int_equal(buf[2], 0x12); /* the head an XSpace's plane could have */
+	char *path = write_file("lookalike.pb", buf, n, false);
+	int rc;
+	tl_error err = {{0}};
+	char *got = read_all(path, TL_FORMAT_AUTO, &rc, &err);
+	assert_int_equal(rc, 0);
+	assert_string_equal(got, "lookalike.pb:lookalike");
+	g_free(got);
+	g_free(path);
+
+	Tensorflow__NodeDef nd = TENSORFLOW__NODE_DEF__INIT;
+	nd.op = (char *)"Const";
+	Tensorflow__NodeDef *ndp[] = {&nd};
+	Tensorflow__GraphDef g = TENSORFLOW__GRAPH_DEF__INIT;
+	g.n_node = 1;
+	g.node = ndp;
+	n = protobuf_c_message_pack(&g.base, buf);
+	assert_int_equal(buf[2], 0x12);
+	path = write_file("lookalike-graph.pb", buf, n, false);
+	tl_source *src = NULL;
+	assert_int_equal(tl_source_open(&src, path, TL_FORMAT_AUTO, &err), 0);
+	tl_arena *arena = NULL;
+	Tensorflow__RunMetadata *meta = NULL;
+	const char *label = NULL;
+	assert_int_equal(tl_source_next(src, &arena, &meta, &label, &err), 1);
+	assert_int_equal(meta->n_partition_graphs, 1);
+	assert_string_equal(meta->partition_graphs[0]->node[0]->op, "Const");
+	assert_int_not_equal(tl_source_format(src), TL_FORMAT_XSPACE);
+	tl_arena_free(arena);
+	tl_source_close(src);
+	g_free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_tfrecord_runs),
-		cmocka_unit_test(test_events_file),
-		cmocka_unit_test(test_wrapped),
-		cmocka_unit_test(test_refusals),
-		cmocka_unit_test(test_truncated_everywhere),
-		cmocka_unit_test(test_stream_cut_everywhere),
-		cmocka_unit_test(test_stream_flip_every_byte),
-		cmocka_unit_test(test_events_flip_every_byte),
-		cmocka_unit_test(test_undecodable_record),
-		cmocka_unit_test(test_gzip_cut),
+	    cmocka_unit_test(test_tfrecord_runs),
+	    cmocka_unit_test(test_events_file),
+	    cmocka_unit_test(test_wrapped),
+	    cmocka_unit_test(test_refusals),
+	    cmocka_unit_test(test_truncated_everywhere),
+	    cmocka_unit_test(test_stream_cut_everywhere),
+	    cmocka_unit_test(test_stream_flip_every_byte),
+	    cmocka_unit_test(test_events_flip_every_byte),
+	    cmocka_unit_test(test_undecodable_record),
+	    cmocka_unit_test(test_gzip_cut),
+	    cmocka_unit_test(test_xspace_lookalikes),
 	};
 	return cmocka_run_group_tests_name("source", tests, tmpdir_setup, tmpdir_teardown);
 }
