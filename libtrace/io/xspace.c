@@ -1,5 +1,6 @@
 #include "io/xspace.h"
 
+#include "base/crew.h"
 #include "base/limits.h"
 #include "io/pbdecode.h"
 #include "io/xspace_wire.h"
@@ -62,7 +63,6 @@ typedef struct id_map {
 
 typedef struct xplane {
 	const tl_xspace_wire_plane *p;
-	tl_arena *arena; /* where stat strings are copied when read */
 	plane_kind kind;
 	id_map ev_md, st_md;
 	int64_t sid[N_STAT_KEYS];
@@ -203,7 +203,6 @@ static uint32_t name_flags(const char *name);
 static void index_plane(xplane *x, const tl_xspace_wire_plane *p, tl_arena *arena)
 {
 	x->p = p;
-	x->arena = arena;
 	x->kind = kind_of_plane(p->name);
 	x->ev_md.v = g_new(id_ptr, p->n_ev_md + 1);
 	for (size_t i = 0; i < p->n_ev_md; i++)
@@ -270,15 +269,6 @@ static const char *stat_str_in(const xplane *x, const tl_xspace_wire_stat *st, t
 	return NULL;
 }
 
-static const char *stat_str(const xplane *x, const tl_xspace_wire_stat *st)
-{
-	if (st->kind == TL_XSTAT_STR)
-		return tl_arena_strndup(x->arena, (const char *)st->s, st->s_len);
-	if (st->kind == TL_XSTAT_REF)
-		return find_id(&x->st_md, (int64_t)st->u);
-	return NULL;
-}
-
 /* Every stat the reader knows of an event in one pass: st[k] is the first
  * named k, kind TL_XSTAT_NONE where there is none. */
 static void stats_all(const xplane *x, const xev *v, tl_xspace_wire_stat st[N_STAT_KEYS])
@@ -294,11 +284,11 @@ static void stats_all(const xplane *x, const xev *v, tl_xspace_wire_stat st[N_ST
 				st[k] = s;
 }
 
-/* The text of an event's stat `k`, or NULL. */
-static const char *stat_text(const xplane *x, const xev *v, enum stat_key k)
+/* The text of an event's stat `k` (in `arena`), or NULL. */
+static const char *stat_text(const xplane *x, const xev *v, enum stat_key k, tl_arena *arena)
 {
 	tl_xspace_wire_stat st;
-	return stat_get(x, v, k, &st) ? stat_str(x, &st) : NULL;
+	return stat_get(x, v, k, &st) ? stat_str_in(x, &st, arena) : NULL;
 }
 
 static bool stat_int(const tl_xspace_wire_stat *st, int64_t *out)
@@ -755,13 +745,14 @@ static int32_t enclosing_op(const xev *ev, int32_t i)
 	return -1;
 }
 
-/* The "X:Op" a device event names in its tf_op or "level 0" stat, or NULL. */
-static const char *kernel_tf_op(const xplane *x, const xev *v)
+/* The "X:Op" a device event names in its tf_op or "level 0" stat (in
+ * `arena`), or NULL. */
+static const char *kernel_tf_op(const xplane *x, const xev *v, tl_arena *arena)
 {
-	const char *s = stat_text(x, v, S_TF_OP);
+	const char *s = stat_text(x, v, S_TF_OP, arena);
 	if (s != NULL && is_tf_op(s))
 		return s;
-	s = stat_text(x, v, S_LEVEL0);
+	s = stat_text(x, v, S_LEVEL0, arena);
 	return s != NULL && is_tf_op(s) ? s : NULL;
 }
 
@@ -776,17 +767,18 @@ static const char *hlo_kind(tl_arena *arena, const char *hlo)
 }
 
 /* The "X:Op" a device event ran for, from its own stats: a TF op (tf_op,
- * "level 0"), or for JAX its HLO op ("cudnn-conv.1:cudnn-conv"); NULL. */
-static const char *kernel_op(const xplane *x, const xev *v)
+ * "level 0"), or for JAX its HLO op ("cudnn-conv.1:cudnn-conv"); NULL. In
+ * `arena`. */
+static const char *kernel_op(const xplane *x, const xev *v, tl_arena *arena)
 {
-	const char *s = kernel_tf_op(x, v);
+	const char *s = kernel_tf_op(x, v, arena);
 	if (s != NULL)
 		return s;
-	const char *hlo = stat_text(x, v, S_HLO_OP);
+	const char *hlo = stat_text(x, v, S_HLO_OP, arena);
 	if (hlo == NULL || hlo[0] == '\0')
 		return NULL;
-	char *n = g_strdup_printf("%s:%s", hlo, hlo_kind(x->arena, hlo));
-	char *out = tl_arena_strdup(x->arena, n);
+	char *n = g_strdup_printf("%s:%s", hlo, hlo_kind(arena, hlo));
+	char *out = tl_arena_strdup(arena, n);
 	g_free(n);
 	return out;
 }
@@ -839,7 +831,7 @@ static void link_launches(tl_xspace *xs)
 		/* TF 2.2 to 2.4 and JAX trace no op around a launch: the launch
 		 * is the op's time on the host, named by the op its kernel names. */
 		if (op < 0 && !(xs->ev[h].flags & F_AS_OP)) {
-			const char *as_op = kernel_op(x, &xs->ev[i]);
+			const char *as_op = kernel_op(x, &xs->ev[i], xs->arena);
 			if (as_op != NULL) {
 				g_hash_table_insert(xs->as_op, GINT_TO_POINTER(h), (gpointer)as_op);
 				xs->ev[h].flags |= F_AS_OP;
@@ -900,7 +892,7 @@ static void find_steps(tl_xspace *xs)
 		s->end = v->end;
 		s->has_group = (v->flags & F_GROUP) != 0;
 		s->group = v->group;
-		const char *name = stat_text(x, v, S_STEP_NAME);
+		const char *name = stat_text(x, v, S_STEP_NAME, xs->arena);
 		s->name = name != NULL && name[0] ? name : v->name;
 	}
 	merge_steps(xs);
@@ -1209,7 +1201,7 @@ static const char *device_node_name(const tl_xspace *xs, const xev *v, tl_arena 
 	if ((v->flags & F_LAUNCHED) && (xs->ev[v->launcher].flags & F_TFOP))
 		s = xs->ev[v->launcher].name;
 	if (s == NULL)
-		s = kernel_op(x, v);
+		s = kernel_op(x, v, arena);
 	return s != NULL ? tl_arena_strdup(arena, s) : "";
 }
 
@@ -1344,6 +1336,22 @@ static Tensorflow__StepStats *run_devices(const tl_xspace *xs, const uint32_t *e
 	return ss;
 }
 
+/* The records of a run, filled on the crew: recs[k] is event ev[k]'s. */
+struct fill_ctx {
+	const tl_xspace *xs;
+	const uint32_t *ev;
+	Tensorflow__NodeExecStats *recs;
+};
+
+static void fill_part(void *ctx, size_t part, size_t lo, size_t hi, tl_arena *arena)
+{
+	const struct fill_ctx *f = ctx;
+	name_memo *memo = g_new0(name_memo, 2 * MEMO_SLOTS); /* op_names', then name_copy's */
+	for (size_t k = lo; k < hi; k++)
+		fill_exec(f->xs, &f->xs->ev[f->ev[k]], &f->recs[k], memo, arena);
+	g_free(memo);
+}
+
 int tl_xspace_run(tl_xspace *xs, size_t run, const char *base, tl_arena *arena,
 		  Tensorflow__RunMetadata **meta_out, const char **label, tl_error *err)
 {
@@ -1355,9 +1363,7 @@ int tl_xspace_run(tl_xspace *xs, size_t run, const char *base, tl_arena *arena,
 	Tensorflow__StepStats *ss = meta->step_stats = run_devices(xs, ev, n, slot, arena);
 	uint8_t *seen = g_new0(uint8_t, xs->n_lines + 1); /* per line: its thread named */
 	GArray *launched = g_array_new(FALSE, FALSE, sizeof(uint32_t)); /* k of events launched */
-	name_memo *memo = g_new0(name_memo, 2 * MEMO_SLOTS); /* op_names', then name_copy's */
-	/* one array: tl_run_build keeps a device's records in the order they
-	 * came where their starts tie, by their addresses */
+	/* one array, the records in event order (io/links.h) */
 	Tensorflow__NodeExecStats *recs = tl_arena_alloc(arena, (n + 1) * sizeof *recs);
 	for (size_t k = 0; k < n; k++) {
 		const xev *v = &xs->ev[ev[k]];
@@ -1367,14 +1373,13 @@ int tl_xspace_run(tl_xspace *xs, size_t run, const char *base, tl_arena *arena,
 		}
 		uint32_t dev = dev_of(xs, v);
 		Tensorflow__DeviceStepStats *ds = ss->dev_stats[slot[dev]];
-		Tensorflow__NodeExecStats *ns = &recs[k];
-		fill_exec(xs, v, ns, memo, arena);
-		ds->node_stats[ds->n_node_stats++] = ns;
+		ds->node_stats[ds->n_node_stats++] = &recs[k];
 		if (g_array_index(xs->devs, xdev, dev).threads)
 			name_thread(ds, line_of(xs, v), &seen[v->line], arena);
 	}
 	g_free(seen);
-	g_free(memo);
+	/* the records themselves (their names' strings) on every core */
+	tl_crew_for(n, fill_part, &(struct fill_ctx){.xs = xs, .ev = ev, .recs = recs}, arena);
 	/* a launcher of another run (or an allocator event) has no record here */
 	g_array_set_size(xs->links, 0);
 	xs->recs = recs;
@@ -1430,7 +1435,7 @@ static void fill_alloc(const tl_xspace *xs, const xev *v, tl_alloc_event *a, tl_
 	const xplane *x = plane_of(xs, v);
 	tl_xspace_wire_stat st[N_STAT_KEYS];
 	stats_all(x, v, st);
-	const char *alloc = stat_str(x, &st[S_ALLOCATOR]);
+	const char *alloc = stat_str_in(x, &st[S_ALLOCATOR], arena);
 	int64_t bytes = 0, addr = 0;
 	if (!stat_int(&st[S_ALLOCATION_BYTES], &bytes))
 		stat_int(&st[S_REQUESTED_BYTES], &bytes);
@@ -1450,7 +1455,7 @@ static void fill_alloc(const tl_xspace *xs, const xev *v, tl_alloc_event *a, tl_
 	stat_int(&st[S_BYTES_ALLOCATED], &a->total_allocated);
 	stat_int(&st[S_RESERVED], &a->total_reserved);
 	stat_int(&st[S_PEAK], &a->peak);
-	const char *op = stat_str(x, &st[S_TF_OP]);
+	const char *op = stat_str_in(x, &st[S_TF_OP], arena);
 	if (op == NULL || op[0] == '\0') {
 		/* the TF op around it, else (JAX) the innermost event around it */
 		int32_t k = v->parent >= 0 ? enclosing_op(xs->ev, v->parent) : -1;

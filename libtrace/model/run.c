@@ -671,9 +671,11 @@ static void link_execs_part(void *ctx, size_t part, size_t lo, size_t hi, tl_are
 		const char *raw_name = e->ns->node_name != NULL ? e->ns->node_name : "";
 		if (dev->kind == TL_DEV_EXECUTOR || dev->kind == TL_DEV_OTHER) {
 			e->node = raw_name;
-			b->exec_names[i] = tl_nametab_name_str(raw_name);
+			/* hashed here where a graph may hold it, else by
+			 * link_tracer_records where it needs it */
 			int32_t p = b->partition_of_dev[e->device];
 			if (p >= 0) {
+				b->exec_names[i] = tl_nametab_name_str(raw_name);
 				uint32_t hit =
 				    tl_nametab_get(b->node_by_name, (uint32_t)p, b->exec_names[i]);
 				if (hit != TL_NAMETAB_NONE)
@@ -836,6 +838,9 @@ static void link_tracer_records(struct run_builder *b)
 		if (e->gnode >= 0 && ng.device[e->gnode] == e->device) {
 			group[i] = ng.of_node[e->gnode];
 		} else {
+			if (b->partition_of_dev[e->device] < 0)
+				b->exec_names[i] = tl_nametab_name_str(
+				    e->ns->node_name != NULL ? e->ns->node_name : "");
 			group[i] = tl_nametab_put(ng.other, e->device, b->exec_names[i], n_groups);
 			if (group[i] == n_groups)
 				n_groups++;

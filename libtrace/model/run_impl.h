@@ -18,7 +18,7 @@
 struct run_builder {
 	tl_run *run;
 	tl_nametab *node_by_name;  /* (partition, node name) -> node index */
-	tl_name *exec_names;	   /* per execution: its node name, hashed once */
+	tl_name *exec_names;	   /* per execution: its node name, hashed once where needed */
 	GHashTable *device_index;  /* normalized name -> device index + 1 */
 	int32_t *partition_of_dev; /* executor device -> partition index, -1 */
 };
