@@ -34,10 +34,14 @@ struct tl_source {
 	char *label_dir;      /* the file's folder below `folder`, or NULL */
 	uint64_t offset_done; /* bytes of the files already read */
 	size_t folder_runs;
-	/* An XSpace: decoded once into its own arena, a run per step. */
+	/* An XSpace: decoded once into its own arena, a run per step; the
+	 * links of the run last produced; the next run, built on a thread of
+	 * its own while the caller works on this one. */
 	tl_xspace *xs;
 	tl_arena *xs_arena;
 	size_t xs_next;
+	tl_links xs_links;
+	struct xs_job *xs_ahead;
 	/* A Chrome trace: the run last read (its links, kind and allocator
 	 * events live in that run's arena). */
 	bool chrome_read;
@@ -218,8 +222,52 @@ static int folder_file_damage(tl_source *src, tl_error *err)
 	return tl_warn_damage(err, src->folder, "file skipped", "%s: %s", file, why);
 }
 
+/* A run of an XSpace being built (tl_xspace_run), on a thread or not. */
+typedef struct xs_job {
+	const tl_xspace *xs;
+	size_t run;
+	const char *base;
+	tl_arena *arena;
+	Tensorflow__RunMetadata *meta;
+	const char *label;
+	tl_links links;
+	tl_error err;
+	int rc;
+	GThread *thread; /* or NULL: built on the caller's */
+} xs_job;
+
+static gpointer xs_job_run(gpointer data)
+{
+	xs_job *j = data;
+	j->rc = tl_xspace_run(j->xs, j->run, j->base, j->arena, &j->meta, &j->label, &j->links,
+			      &j->err);
+	return NULL;
+}
+
+static xs_job *xs_job_new(const tl_source *src, size_t run)
+{
+	xs_job *j = g_new0(xs_job, 1);
+	*j = (xs_job){.xs = src->xs, .run = run, .base = src->base, .arena = tl_arena_new()};
+	return j;
+}
+
+/* The job done: its thread joined. */
+static void xs_job_wait(xs_job *j)
+{
+	if (j->thread != NULL)
+		g_thread_join(j->thread);
+	j->thread = NULL;
+}
+
 static void close_xspace(tl_source *src)
 {
+	if (src->xs_ahead != NULL) {
+		xs_job_wait(src->xs_ahead);
+		tl_arena_free(src->xs_ahead->arena);
+		g_free(src->xs_ahead);
+		src->xs_ahead = NULL;
+	}
+	src->xs_links = (tl_links){0};
 	tl_xspace_free(src->xs);
 	src->xs = NULL;
 	if (src->xs_arena != NULL)
@@ -232,11 +280,11 @@ static int open_next_file(tl_source *src, tl_error *err)
 {
 	const char *path = g_ptr_array_index(src->files, src->next_file);
 	src->next_file++;
+	close_xspace(src); /* first: a run being built reads the input's map */
 	if (src->in != NULL)
 		src->offset_done += tl_input_offset(src->in);
 	tl_input_close(src->in);
 	src->in = NULL;
-	close_xspace(src);
 	src->xs_next = 0;
 	src->done = src->events = src->input_damage_told = false;
 	src->count = src->records = src->damaged = 0;
@@ -312,8 +360,8 @@ void tl_source_close(tl_source *src)
 {
 	if (src == NULL)
 		return;
+	close_xspace(src); /* first: a run being built reads the input's map */
 	tl_input_close(src->in);
-	close_xspace(src);
 	g_byte_array_free(src->rec, TRUE);
 	g_free(src->first_damage);
 	g_free(src->base);
@@ -347,7 +395,7 @@ void tl_source_links(const tl_source *src, tl_links *out)
 	if (src->chrome_read)
 		*out = src->chrome.links;
 	else if (src->xs != NULL)
-		tl_xspace_links(src->xs, out);
+		*out = src->xs_links;
 }
 
 const char *tl_source_no_dataflow(const tl_source *src)
@@ -405,16 +453,43 @@ int tl_source_map(tl_source *src, const uint8_t **data, size_t *len, tl_error *e
 static int next_xspace(tl_source *src, tl_arena **arena_out, Tensorflow__RunMetadata **meta,
 		       const char **label, tl_error *err)
 {
-	if (src->xs == NULL || src->xs_next >= tl_xspace_n_runs(src->xs))
+	src->xs_links = (tl_links){0};
+	size_t n_runs = src->xs != NULL ? tl_xspace_n_runs(src->xs) : 0;
+	if (src->xs == NULL || src->xs_next >= n_runs)
 		return 0;
-	tl_arena *arena = tl_arena_new();
-	if (tl_xspace_run(src->xs, src->xs_next, src->base, arena, meta, label, err) < 0) {
-		tl_arena_free(arena);
+	xs_job *j = src->xs_ahead;
+	src->xs_ahead = NULL;
+	if (j == NULL) {
+		j = xs_job_new(src, src->xs_next);
+		xs_job_run(j);
+	}
+	xs_job_wait(j);
+	/* Runs are built in turn, the next one while the caller works on
+	 * this one (a run of an XSpace is a tenth of the reading); building
+	 * one says nothing on stderr, so the lines printed are the same. */
+	if (j->rc == 0 && src->xs_next + 1 < n_runs && g_get_num_processors() > 1) {
+		xs_job *ahead = xs_job_new(src, src->xs_next + 1);
+		ahead->thread = g_thread_try_new("tl-xspace-run", xs_job_run, ahead, NULL);
+		if (ahead->thread == NULL) {
+			tl_arena_free(ahead->arena);
+			g_free(ahead);
+		} else {
+			src->xs_ahead = ahead;
+		}
+	}
+	if (j->rc < 0) {
+		*err = j->err;
+		tl_arena_free(j->arena);
+		g_free(j);
 		return -1;
 	}
 	src->xs_next++;
 	src->count++;
-	*arena_out = arena;
+	src->xs_links = j->links;
+	*arena_out = j->arena;
+	*meta = j->meta;
+	*label = j->label;
+	g_free(j);
 	return 1;
 }
 

@@ -134,11 +134,8 @@ struct tl_xspace {
 	xstep *steps;
 	size_t n_steps;
 	size_t n_runs;
-	uint32_t *run_order, *run_first;       /* run r's events: run_order[run_first[r] ..
-						* run_first[r + 1]), in event order */
-	GArray *links;			       /* uint32_t pairs, of the run last built */
-	const Tensorflow__NodeExecStats *recs; /* its records */
-	size_t n_recs;
+	uint32_t *run_order, *run_first; /* run r's events: run_order[run_first[r] ..
+					  * run_first[r + 1]), in event order */
 	GHashTable *as_op; /* event index -> the "X:Op" a host launch outside any TF op
 			    * launched for (F_AS_OP) */
 	/* Filled as the lines are read, so the passes after reading touch the
@@ -934,39 +931,74 @@ static uint32_t run_of(const tl_xspace *xs, GHashTable *by_group, const xev *v,
 	return lo > 0 ? (uint32_t)(lo - 1) : 0;
 }
 
+/* group_runs' passes over the events, on the crew: per part, how many of
+ * its events each run has, then where they go. */
+struct runs_ctx {
+	tl_xspace *xs;
+	GHashTable *by_group; /* or NULL: one run */
+	size_t nr;
+	uint32_t *at; /* parts x nr: counts, then the next place */
+};
+
+static void runs_part(void *ctx, size_t part, size_t lo, size_t hi, tl_arena *arena)
+{
+	struct runs_ctx *c = ctx;
+	uint32_t *count = c->at + part * c->nr;
+	struct group_hit last = {0};
+	for (size_t i = lo; i < hi; i++) {
+		xev *v = &c->xs->ev[i];
+		if (c->by_group != NULL)
+			v->run = run_of(c->xs, c->by_group, v, &last);
+		if (!(v->flags & F_MEMORY) && v->run < c->nr)
+			count[v->run]++;
+	}
+}
+
+static void order_part(void *ctx, size_t part, size_t lo, size_t hi, tl_arena *arena)
+{
+	struct runs_ctx *c = ctx;
+	uint32_t *at = c->at + part * c->nr;
+	const xev *ev = c->xs->ev;
+	uint32_t *order = c->xs->run_order;
+	for (size_t i = lo; i < hi; i++)
+		if (!(ev[i].flags & F_MEMORY) && ev[i].run < c->nr)
+			order[at[ev[i].run]++] = (uint32_t)i;
+}
+
 /* Each event to its run (run_of), and the events of each run by a
  * counting sort (runs x events would be quadratic in the steps): two
- * passes over the events. */
+ * passes over the events, each shared out in parts (a part's events of a
+ * run go after those of the parts before). */
 static void group_runs(tl_xspace *xs)
 {
 	size_t nr = xs->n_runs ? xs->n_runs : 1;
 	xs->run_first = g_new0(uint32_t, nr + 1);
 	xs->run_order = tl_arena_alloc(xs->arena, (xs->n_ev + 1) * sizeof(uint32_t));
-	GHashTable *by_group = NULL;
+	struct runs_ctx c = {.xs = xs, .nr = nr};
 	if (xs->n_runs > 1) {
-		by_group = g_hash_table_new(g_int64_hash, g_int64_equal);
+		c.by_group = g_hash_table_new(g_int64_hash, g_int64_equal);
 		for (size_t s = 0; s < xs->n_steps; s++)
 			if (xs->steps[s].has_group)
-				g_hash_table_insert(by_group, &xs->steps[s].group,
+				g_hash_table_insert(c.by_group, &xs->steps[s].group,
 						    GSIZE_TO_POINTER(s + 1));
 	}
-	struct group_hit last = {0};
-	for (size_t i = 0; i < xs->n_ev; i++) {
-		xev *v = &xs->ev[i];
-		if (by_group != NULL)
-			v->run = run_of(xs, by_group, v, &last);
-		if (!(v->flags & F_MEMORY) && v->run < nr)
-			xs->run_first[v->run + 1]++;
+	size_t parts = tl_crew_parts(xs->n_ev);
+	c.at = g_new0(uint32_t, parts * nr);
+	tl_crew_for(xs->n_ev, runs_part, &c, xs->arena);
+	if (c.by_group != NULL)
+		g_hash_table_destroy(c.by_group);
+	/* counts to places: run r's events from run_first[r], part by part */
+	for (size_t r = 0; r < nr; r++) {
+		uint32_t at = xs->run_first[r];
+		for (size_t p = 0; p < parts; p++) {
+			uint32_t n = c.at[p * nr + r];
+			c.at[p * nr + r] = at;
+			at += n;
+		}
+		xs->run_first[r + 1] = at;
 	}
-	if (by_group != NULL)
-		g_hash_table_destroy(by_group);
-	for (size_t r = 0; r < nr; r++)
-		xs->run_first[r + 1] += xs->run_first[r];
-	uint32_t *at = g_memdup2(xs->run_first, (nr + 1) * sizeof *at);
-	for (size_t i = 0; i < xs->n_ev; i++)
-		if (!(xs->ev[i].flags & F_MEMORY) && xs->ev[i].run < nr)
-			xs->run_order[at[xs->ev[i].run]++] = (uint32_t)i;
-	g_free(at);
+	tl_crew_for(xs->n_ev, order_part, &c, xs->arena);
+	g_free(c.at);
 }
 
 /* ---- open ---------------------------------------------------------------- */
@@ -1025,7 +1057,6 @@ static int open_quiet(tl_xspace **out, const uint8_t *data, size_t len, tl_arena
 	    space.host != NULL && space.host[0] ? space.host : host_of_path(xs->input, arena);
 	xs->planes = g_new0(xplane, xs->space.n_planes + 1);
 	xs->devs = g_array_new(FALSE, FALSE, sizeof(xdev));
-	xs->links = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	xs->as_op = g_hash_table_new(g_direct_hash, g_direct_equal);
 	xs->host_corr = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	xs->dev_corr = g_array_new(FALSE, FALSE, sizeof(uint32_t));
@@ -1100,7 +1131,6 @@ void tl_xspace_free(tl_xspace *xs)
 	g_free(xs->steps);
 	g_free(xs->run_first);
 	g_array_free(xs->devs, TRUE);
-	g_array_free(xs->links, TRUE);
 	g_hash_table_destroy(xs->as_op);
 	g_array_free(xs->host_corr, TRUE);
 	g_array_free(xs->dev_corr, TRUE);
@@ -1118,14 +1148,6 @@ size_t tl_xspace_n_runs(const tl_xspace *xs)
 const char *tl_xspace_host(const tl_xspace *xs)
 {
 	return xs->host;
-}
-
-void tl_xspace_links(const tl_xspace *xs, tl_links *out)
-{
-	*out = (tl_links){.recs = xs->recs,
-			  .n_recs = xs->n_recs,
-			  .pairs = (const uint32_t *)(const void *)xs->links->data,
-			  .n = xs->links->len / 2};
 }
 
 /* ---- runs ---------------------------------------------------------------- */
@@ -1352,8 +1374,9 @@ static void fill_part(void *ctx, size_t part, size_t lo, size_t hi, tl_arena *ar
 	g_free(memo);
 }
 
-int tl_xspace_run(tl_xspace *xs, size_t run, const char *base, tl_arena *arena,
-		  Tensorflow__RunMetadata **meta_out, const char **label, tl_error *err)
+int tl_xspace_run(const tl_xspace *xs, size_t run, const char *base, tl_arena *arena,
+		  Tensorflow__RunMetadata **meta_out, const char **label, tl_links *links,
+		  tl_error *err)
 {
 	const uint32_t *ev = xs->run_order + xs->run_first[run];
 	size_t n = xs->run_first[run + 1] - xs->run_first[run];
@@ -1381,9 +1404,7 @@ int tl_xspace_run(tl_xspace *xs, size_t run, const char *base, tl_arena *arena,
 	/* the records themselves (their names' strings) on every core */
 	tl_crew_for(n, fill_part, &(struct fill_ctx){.xs = xs, .ev = ev, .recs = recs}, arena);
 	/* a launcher of another run (or an allocator event) has no record here */
-	g_array_set_size(xs->links, 0);
-	xs->recs = recs;
-	xs->n_recs = n;
+	GArray *pairs = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	for (guint j = 0; j < launched->len; j++) {
 		uint32_t k = g_array_index(launched, uint32_t, j);
 		const xev *v = &xs->ev[ev[k]];
@@ -1401,9 +1422,14 @@ int tl_xspace_run(tl_xspace *xs, size_t run, const char *base, tl_arena *arena,
 		if (lo == n || ev[lo] != (uint32_t)v->launcher)
 			continue;
 		uint32_t pair[2] = {k, (uint32_t)lo};
-		g_array_append_vals(xs->links, pair, 2);
+		g_array_append_vals(pairs, pair, 2);
 	}
 	g_array_free(launched, TRUE);
+	uint32_t *kept = tl_arena_alloc(arena, ((size_t)pairs->len + 1) * sizeof *kept);
+	if (pairs->len > 0)
+		memcpy(kept, pairs->data, pairs->len * sizeof *kept);
+	*links = (tl_links){.recs = recs, .n_recs = n, .pairs = kept, .n = pairs->len / 2};
+	g_array_free(pairs, TRUE);
 	g_free(slot);
 	char *l = xs->n_runs > 1 ? g_strdup_printf("%s step %s", base, xs->steps[run].name)
 				 : g_strdup(base);

@@ -55,8 +55,8 @@ typedef struct tl_xspace tl_xspace;
  * which must outlive the tl_xspace). `name` names the input in warnings.
  * Returns TL_PBDECODE_MALFORMED (io/pbdecode.h) for bytes that do not
  * decode (a refused input is left as it was), -1 for damage under --strict. */
-int tl_xspace_open(tl_xspace **out, const uint8_t *data, size_t len, tl_arena *arena, const char *name,
-		   tl_error *err);
+int tl_xspace_open(tl_xspace **out, const uint8_t *data, size_t len, tl_arena *arena,
+		   const char *name, tl_error *err);
 void tl_xspace_free(tl_xspace *xs);
 
 /* tl_xspace_open for bytes that may be another message (a binary input
@@ -78,14 +78,13 @@ size_t tl_xspace_n_runs(const tl_xspace *xs);
  * when neither tells (stdin). */
 const char *tl_xspace_host(const tl_xspace *xs);
 
-/* Run i as a RunMetadata (step_stats only) in `arena`; *label is "BASE" or
- * "BASE step NAME", in `arena`. */
-int tl_xspace_run(tl_xspace *xs, size_t i, const char *base, tl_arena *arena,
-		  Tensorflow__RunMetadata **meta, const char **label, tl_error *err);
-
-/* The launch links of the run last built (a kernel's record and its
- * launcher's, io/links.h). Valid until the next tl_xspace_run. */
-void tl_xspace_links(const tl_xspace *xs, tl_links *out);
+/* Run i as a RunMetadata (step_stats only) in `arena`, with its launch
+ * links (a kernel's record and its launcher's, io/links.h); *label is
+ * "BASE" or "BASE step NAME", all in `arena`. It reads the tl_xspace and
+ * writes only to `arena`: runs may be built on several threads at once. */
+int tl_xspace_run(const tl_xspace *xs, size_t i, const char *base, tl_arena *arena,
+		  Tensorflow__RunMetadata **meta, const char **label, tl_links *links,
+		  tl_error *err);
 
 /* Whether it holds MemoryAllocation / MemoryDeallocation events. */
 bool tl_xspace_has_allocs(const tl_xspace *xs);
@@ -95,7 +94,7 @@ int tl_xspace_allocs(tl_xspace *xs, tl_arena *arena, tl_alloc_events *out);
 
 /* tl_xspace_open and tl_xspace_allocs in one, for whole inputs: the bytes
  * are copied. */
-int tl_xspace_alloc_events(const uint8_t *data, size_t len, tl_arena *arena,
-			   tl_alloc_events *out, tl_error *err);
+int tl_xspace_alloc_events(const uint8_t *data, size_t len, tl_arena *arena, tl_alloc_events *out,
+			   tl_error *err);
 
 #endif
