@@ -70,6 +70,7 @@ typedef struct xplane {
 	size_t line_base;    /* the lines of the planes before it */
 	const uint8_t *data; /* the XSpace's bytes: xev.raw_off counts from here */
 	uint8_t *ev_flags;   /* where ev_md is dense: per id, name_flags of its name */
+	uint8_t *st_role;    /* where st_md is dense: per id, its ST_* bits */
 } xplane;
 
 enum ev_flags {
@@ -197,6 +198,16 @@ static plane_kind kind_of_plane(const char *name)
 
 static uint32_t name_flags(const char *name);
 
+/* What a stat metadata id is to scan_stats: named (it names metadata
+ * with a name), and which of the stats it reads it is. */
+enum { ST_NAMED = 1, ST_CORR = 2, ST_GROUP = 4, ST_STEP = 8 };
+
+/* Whether stat metadata id `id` is the one of the stats named `k`. */
+static bool stat_is(const xplane *x, enum stat_key k, int64_t id)
+{
+	return x->has_sid[k] && x->sid[k] == id;
+}
+
 static void index_plane(xplane *x, const tl_xspace_wire_plane *p, tl_arena *arena)
 {
 	x->p = p;
@@ -222,6 +233,16 @@ static void index_plane(xplane *x, const tl_xspace_wire_plane *p, tl_arena *aren
 			}
 	}
 	map_finish(&x->st_md);
+	if (x->st_md.dense != NULL) {
+		x->st_role = g_new0(uint8_t, x->st_md.n_dense);
+		for (size_t i = 0; i < x->st_md.n_dense; i++) {
+			uint8_t r = x->st_md.dense[i] != NULL ? ST_NAMED : 0;
+			r |= stat_is(x, S_CORRELATION, (int64_t)i) ? ST_CORR : 0;
+			r |= stat_is(x, S_GROUP, (int64_t)i) ? ST_GROUP : 0;
+			r |= stat_is(x, S_STEP_NAME, (int64_t)i) ? ST_STEP : 0;
+			x->st_role[i] = r;
+		}
+	}
 }
 
 /* ---- stats --------------------------------------------------------------- */
@@ -312,16 +333,23 @@ static bool stat_int(const tl_xspace_wire_stat *st, int64_t *out)
 static inline void scan_stat(const xplane *x, xev *v, const tl_xspace_wire_stat *st, counts *c,
 			     const char **step, tl_arena *arena)
 {
-	if (find_id(&x->st_md, st->metadata_id) == NULL ||
+	int64_t id = st->metadata_id;
+	unsigned role;
+	if (x->st_role != NULL)
+		role = id >= 0 && (uint64_t)id < x->st_md.n_dense ? x->st_role[id] : 0;
+	else
+		role = (find_id(&x->st_md, id) != NULL ? ST_NAMED : 0) |
+		       (stat_is(x, S_CORRELATION, id) ? ST_CORR : 0) |
+		       (stat_is(x, S_GROUP, id) ? ST_GROUP : 0) |
+		       (stat_is(x, S_STEP_NAME, id) ? ST_STEP : 0);
+	if (!(role & ST_NAMED) ||
 	    (st->kind == TL_XSTAT_REF && find_id(&x->st_md, (int64_t)st->u) == NULL))
 		c->bad_stat++;
-	else if (x->has_sid[S_CORRELATION] && st->metadata_id == x->sid[S_CORRELATION] &&
-		 stat_int(st, &v->corr))
+	else if ((role & ST_CORR) && stat_int(st, &v->corr))
 		v->flags |= F_CORR;
-	else if (x->has_sid[S_GROUP] && st->metadata_id == x->sid[S_GROUP] &&
-		 stat_int(st, &v->group))
+	else if ((role & ST_GROUP) && stat_int(st, &v->group))
 		v->flags |= F_GROUP;
-	else if (x->has_sid[S_STEP_NAME] && st->metadata_id == x->sid[S_STEP_NAME])
+	else if (role & ST_STEP)
 		*step = stat_str_in(x, st, arena);
 }
 
@@ -1126,6 +1154,7 @@ void tl_xspace_free(tl_xspace *xs)
 		map_free(&xs->planes[p].ev_md);
 		map_free(&xs->planes[p].st_md);
 		g_free(xs->planes[p].ev_flags);
+		g_free(xs->planes[p].st_role);
 	}
 	g_free(xs->planes);
 	g_free(xs->steps);

@@ -130,7 +130,8 @@ static const char *copy_str(const field *f, tl_arena *arena)
 /* A stat as profilers write it, metadata_id then one value: true when it
  * is one, read into *st (what read_stat would give); false for any other
  * shape, left to read_stat's walk. */
-static inline bool read_stat_usual(const uint8_t *d, size_t n, tl_xspace_wire_stat *st)
+static inline __attribute__((always_inline)) bool read_stat_usual(const uint8_t *d, size_t n,
+								  tl_xspace_wire_stat *st)
 {
 	size_t pos = 1;
 	uint64_t v;
@@ -252,17 +253,34 @@ read_event(const uint8_t *d, size_t n, tl_xspace_wire_event *ev, tl_xspace_wire_
 		size_t at = pos;
 		/* the one-byte keys of the fields profilers write go straight
 		 * to the field (what event_field would make of them) */
+		uint64_t v;
 		switch (d[pos]) {
 		case (1u << 3) | WT_VARINT:
-		case (2u << 3) | WT_VARINT:
-		case (3u << 3) | WT_VARINT:
-		case (5u << 3) | WT_VARINT:
-			f.number = d[pos] >> 3;
-			f.wt = WT_VARINT;
 			pos++;
-			if (!varint(d, n, &pos, &f.v))
+			if (!varint(d, n, &pos, &v))
 				return -1;
-			break;
+			ev->metadata_id = (int64_t)v;
+			continue;
+		case (2u << 3) | WT_VARINT:
+			pos++;
+			if (!varint(d, n, &pos, &v))
+				return -1;
+			ev->occurrences = false;
+			ev->offset_ps = (int64_t)v;
+			continue;
+		case (3u << 3) | WT_VARINT:
+			pos++;
+			if (!varint(d, n, &pos, &v))
+				return -1;
+			ev->duration_ps = (int64_t)v;
+			continue;
+		case (5u << 3) | WT_VARINT:
+			pos++;
+			if (!varint(d, n, &pos, &v))
+				return -1;
+			ev->occurrences = true;
+			ev->offset_ps = 0;
+			continue;
 		case (4u << 3) | WT_LEN:
 			pos++;
 			if (!varint(d, n, &pos, &f.v) || f.v > n - pos)
