@@ -81,17 +81,22 @@ static void block_free(struct block *b)
 		munmap(b, b->mapped);
 }
 
-/* A cached block of `mapped` bytes, or NULL. */
+/* The smallest cached block of `mapped` bytes or more (up to twice as
+ * many: a big block is kept for a big request), or NULL. A run's arrays
+ * (a record per execution) differ in size from one run to the next by a
+ * few records: an exact size would seldom be found again. */
 static struct block *cache_take(size_t mapped)
 {
 	g_mutex_lock(&cache_lock);
-	struct block **at = &cache;
-	while (*at != NULL && (*at)->mapped != mapped)
-		at = &(*at)->next;
-	struct block *b = *at;
+	struct block **best = NULL;
+	for (struct block **at = &cache; *at != NULL; at = &(*at)->next)
+		if ((*at)->mapped >= mapped && (*at)->mapped / 2 <= mapped &&
+		    (best == NULL || (*at)->mapped < (*best)->mapped))
+			best = at;
+	struct block *b = best != NULL ? *best : NULL;
 	if (b != NULL) {
-		*at = b->next;
-		cache_bytes -= mapped;
+		*best = b->next;
+		cache_bytes -= b->mapped;
 	}
 	g_mutex_unlock(&cache_lock);
 	return b;
@@ -143,7 +148,9 @@ static struct block *block_new(size_t want)
 	} else {
 		mapped = (want + head + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
 		b = cache_take(mapped);
-		if (b == NULL)
+		if (b != NULL)
+			mapped = b->mapped;
+		else
 			b = map_aligned(mapped);
 		want = mapped - head;
 	}

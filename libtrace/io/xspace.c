@@ -81,6 +81,7 @@ enum ev_flags {
 	F_GROUP = 16,	 /* has a group_id */
 	F_AS_OP = 32,	 /* a host launch outside any TF op: tl_xspace.as_op names its op */
 	F_LAUNCHED = 64, /* a device event whose launcher is known (xev.launcher) */
+	F_LINKED = 128,	 /* F_LAUNCHED, its launcher an op of the same run: a launch link */
 };
 
 /* One per event of the XSpace (a 100 MB file holds 1.8 million): kept to
@@ -851,8 +852,14 @@ static void link_launches(tl_xspace *xs)
 			continue;
 		int32_t h = (int32_t)(hit - 1);
 		int32_t op = enclosing_op(xs->ev, h);
-		xs->ev[i].launcher = op >= 0 ? op : h; /* its corr is read no more */
+		int32_t by = op >= 0 ? op : h;
+		xs->ev[i].launcher = by; /* its corr is read no more */
 		xs->ev[i].flags |= F_LAUNCHED;
+		/* a launcher of another run (or an allocator event) has no record
+		 * in its run: told here, where its event is at hand (group_runs
+		 * came first) */
+		if (xs->ev[by].run == xs->ev[i].run && !(xs->ev[by].flags & F_MEMORY))
+			xs->ev[i].flags |= F_LINKED;
 		/* TF 2.2 to 2.4 and JAX trace no op around a launch: the launch
 		 * is the op's time on the host, named by the op its kernel names. */
 		if (op < 0 && !(xs->ev[h].flags & F_AS_OP)) {
@@ -1105,9 +1112,9 @@ static int open_quiet(tl_xspace **out, const uint8_t *data, size_t len, tl_arena
 		tl_error_set(err, "malformed XSpace (protobuf decoding failed)");
 		return TL_PBDECODE_MALFORMED;
 	}
-	link_launches(xs);
 	find_steps(xs);
 	group_runs(xs);
+	link_launches(xs);
 	*out = xs;
 	return 0;
 }
@@ -1387,6 +1394,61 @@ static Tensorflow__StepStats *run_devices(const tl_xspace *xs, const uint32_t *e
 	return ss;
 }
 
+/* A device's records in start order, ties in event order (their places in
+ * the run's one array): as the model would sort them (it keeps ties in
+ * the order they come), sorted here on the thread that builds the run,
+ * not on the one that models it. A host device has a line per thread, each
+ * in order: their runs are merged. */
+static bool rec_before(const Tensorflow__NodeExecStats *a, const Tensorflow__NodeExecStats *b)
+{
+	if (a->all_start_nanos != b->all_start_nanos)
+		return a->all_start_nanos < b->all_start_nanos;
+	return a < b;
+}
+
+static void sort_records(Tensorflow__DeviceStepStats *ds)
+{
+	Tensorflow__NodeExecStats **r = ds->node_stats;
+	size_t n = ds->n_node_stats, runs = 1;
+	for (size_t k = 1; k < n; k++)
+		runs += rec_before(r[k], r[k - 1]);
+	if (runs == 1)
+		return;
+	Tensorflow__NodeExecStats **buf = g_new(Tensorflow__NodeExecStats *, n), **src = r,
+				  **dst = buf;
+	/* bottom-up: runs of width w merged pairwise (a run is sorted, so the
+	 * first merge pass finds them by their ends) */
+	size_t *at = g_new(size_t, runs + 1), m = 0;
+	at[m++] = 0;
+	for (size_t k = 1; k < n; k++)
+		if (rec_before(r[k], r[k - 1]))
+			at[m++] = k;
+	at[m] = n;
+	while (m > 1) {
+		size_t out = 0;
+		for (size_t q = 0; q < m; q += 2) {
+			size_t i = at[q], mid = at[MIN(q + 1, m)], end = at[MIN(q + 2, m)], o = i;
+			size_t j = mid;
+			while (i < mid && j < end)
+				dst[o++] = rec_before(src[j], src[i]) ? src[j++] : src[i++];
+			while (i < mid)
+				dst[o++] = src[i++];
+			while (j < end)
+				dst[o++] = src[j++];
+			at[out++] = at[q];
+		}
+		at[out] = n;
+		m = out;
+		Tensorflow__NodeExecStats **t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != r)
+		memcpy(r, src, n * sizeof *r);
+	g_free(at);
+	g_free(buf);
+}
+
 /* The records of a run, filled on the crew: recs[k] is event ev[k]'s. */
 struct fill_ctx {
 	const tl_xspace *xs;
@@ -1414,14 +1476,14 @@ int tl_xspace_run(const tl_xspace *xs, size_t run, const char *base, tl_arena *a
 	tensorflow__run_metadata__init(meta);
 	Tensorflow__StepStats *ss = meta->step_stats = run_devices(xs, ev, n, slot, arena);
 	uint8_t *seen = g_new0(uint8_t, xs->n_lines + 1); /* per line: its thread named */
-	GArray *launched = g_array_new(FALSE, FALSE, sizeof(uint32_t)); /* k of events launched */
+	GArray *launched = g_array_new(FALSE, FALSE, sizeof(uint32_t)); /* k, launcher */
 	/* one array, the records in event order (io/links.h) */
 	Tensorflow__NodeExecStats *recs = tl_arena_alloc(arena, (n + 1) * sizeof *recs);
 	for (size_t k = 0; k < n; k++) {
 		const xev *v = &xs->ev[ev[k]];
-		if (v->flags & F_LAUNCHED) {
-			uint32_t k32 = (uint32_t)k;
-			g_array_append_val(launched, k32);
+		if (v->flags & F_LINKED) {
+			uint32_t pair[2] = {(uint32_t)k, (uint32_t)v->launcher};
+			g_array_append_vals(launched, pair, 2);
 		}
 		uint32_t dev = dev_of(xs, v);
 		Tensorflow__DeviceStepStats *ds = ss->dev_stats[slot[dev]];
@@ -1432,23 +1494,24 @@ int tl_xspace_run(const tl_xspace *xs, size_t run, const char *base, tl_arena *a
 	g_free(seen);
 	/* the records themselves (their names' strings) on every core */
 	tl_crew_for(n, fill_part, &(struct fill_ctx){.xs = xs, .ev = ev, .recs = recs}, arena);
-	/* a launcher of another run (or an allocator event) has no record here */
+	for (size_t d = 0; d < ss->n_dev_stats; d++)
+		sort_records(ss->dev_stats[d]);
+	/* launched: (k, its launcher's event) pairs, the launcher in this run
+	 * (F_LINKED) */
 	GArray *pairs = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-	for (guint j = 0; j < launched->len; j++) {
+	for (guint j = 0; j + 1 < launched->len; j += 2) {
 		uint32_t k = g_array_index(launched, uint32_t, j);
-		const xev *v = &xs->ev[ev[k]];
-		if (xs->ev[v->launcher].run != run || (xs->ev[v->launcher].flags & F_MEMORY))
-			continue;
+		uint32_t by = g_array_index(launched, uint32_t, j + 1);
 		/* the launcher among the run's events, which are in event order */
 		size_t lo = 0, hi = n;
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
-			if (ev[mid] < (uint32_t)v->launcher)
+			if (ev[mid] < by)
 				lo = mid + 1;
 			else
 				hi = mid;
 		}
-		if (lo == n || ev[lo] != (uint32_t)v->launcher)
+		if (lo == n || ev[lo] != by)
 			continue;
 		uint32_t pair[2] = {k, (uint32_t)lo};
 		g_array_append_vals(pairs, pair, 2);

@@ -516,7 +516,10 @@ static size_t fill_device_execs(tl_run *run, uint32_t d, const uint32_t *grouped
 				continue;
 			if (nanos)
 				run->has_nanos = true;
-			fill_exec(&run->execs[pos], ns, nanos, d, (uint32_t)pos);
+			tl_exec *e = &run->execs[pos];
+			fill_exec(e, ns, nanos, d, (uint32_t)pos);
+			run->t_begin = MIN(run->t_begin, e->start);
+			run->t_end = MAX(run->t_end, e->end);
 			pos++;
 		}
 	}
@@ -710,6 +713,10 @@ static void link_execs_part(void *ctx, size_t part, size_t lo, size_t hi, tl_are
 /* Executions per graph node, in start order; iter = rank. */
 static void index_node_execs(tl_run *run)
 {
+	if (run->n_nodes == 0) { /* no graph: no execution has a node */
+		run->node_execs = tl_arena_alloc(run->arena, sizeof(uint32_t));
+		return;
+	}
 	uint32_t *count = g_new0(uint32_t, run->n_nodes + 1);
 	for (size_t i = 0; i < run->n_execs; i++)
 		if (run->execs[i].gnode >= 0)
@@ -916,6 +923,8 @@ int tl_run_build(tl_run **out, tl_arena *arena, Tensorflow__RunMetadata *meta, c
 		return tl_error_set(err, "too many node_stats (%zu) to index", total);
 
 	struct run_builder b = {.run = run};
+	run->t_begin = INT64_MAX;
+	run->t_end = INT64_MIN;
 	b.device_index = g_hash_table_new(g_str_hash, g_str_equal);
 	build_devices(&b);
 	tl_run_graph_build(&b);
@@ -930,14 +939,7 @@ int tl_run_build(tl_run **out, tl_arena *arena, Tensorflow__RunMetadata *meta, c
 	g_hash_table_destroy(b.device_index);
 	g_free(b.partition_of_dev);
 
-	run->t_begin = INT64_MAX;
-	run->t_end = INT64_MIN;
-	for (size_t i = 0; i < run->n_execs; i++) {
-		if (run->execs[i].start < run->t_begin)
-			run->t_begin = run->execs[i].start;
-		if (run->execs[i].end > run->t_end)
-			run->t_end = run->execs[i].end;
-	}
+	/* t_begin and t_end were found as the executions were filled */
 	if (run->n_execs == 0)
 		run->t_begin = run->t_end = 0;
 	*out = run;
