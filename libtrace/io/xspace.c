@@ -258,10 +258,16 @@ static const xplane *plane_of(const tl_xspace *xs, const xev *v)
 	return &xs->planes[xs->line_plane[v->line]];
 }
 
+/* Line `g` of all planes' lines. */
+static const tl_xspace_wire_line *line_at(const tl_xspace *xs, uint32_t g)
+{
+	const xplane *x = &xs->planes[xs->line_plane[g]];
+	return &x->p->lines[g - x->line_base];
+}
+
 static const tl_xspace_wire_line *line_of(const tl_xspace *xs, const xev *v)
 {
-	const xplane *x = plane_of(xs, v);
-	return &x->p->lines[v->line - x->line_base];
+	return line_at(xs, v->line);
 }
 
 /* The first stat of an event named `k`: false when it has none. */
@@ -1363,15 +1369,12 @@ static void name_thread(Tensorflow__DeviceStepStats *ds, const tl_xspace_wire_li
 	ds->thread_names[ds->n_thread_names++] = t;
 }
 
-/* The run's devices, those with events in it, in the XSpace's order; slot[d]
- * is device d's place among them. */
-static Tensorflow__StepStats *run_devices(const tl_xspace *xs, const uint32_t *ev, size_t n,
-					  int32_t *slot, tl_arena *arena)
+/* The run's devices, those with events in it (count[d] of device d), in the
+ * XSpace's order; slot[d] is device d's place among them. */
+static Tensorflow__StepStats *run_devices(const tl_xspace *xs, const uint32_t *count, int32_t *slot,
+					  tl_arena *arena)
 {
 	size_t nd = xs->devs->len;
-	uint32_t *count = g_new0(uint32_t, nd + 1);
-	for (size_t k = 0; k < n; k++)
-		count[dev_of(xs, &xs->ev[ev[k]])]++;
 	Tensorflow__StepStats *ss = tl_arena_alloc(arena, sizeof *ss);
 	tensorflow__step_stats__init(ss);
 	ss->dev_stats = tl_arena_alloc(arena, (nd + 1) * sizeof *ss->dev_stats);
@@ -1390,28 +1393,38 @@ static Tensorflow__StepStats *run_devices(const tl_xspace *xs, const uint32_t *e
 		slot[d] = (int32_t)ss->n_dev_stats;
 		ss->dev_stats[ss->n_dev_stats++] = ds;
 	}
-	g_free(count);
 	return ss;
 }
+
+/* What the passes of tl_xspace_run read of the run's event k, gathered in
+ * one pass over their 64-byte entries. */
+typedef struct run_ev {
+	int64_t start;
+	uint32_t dev, line;
+} run_ev;
 
 /* A device's records in start order, ties in event order (their places in
  * the run's one array): as the model would sort them (it keeps ties in
  * the order they come), sorted here on the thread that builds the run,
  * not on the one that models it. A host device has a line per thread, each
  * in order: their runs are merged. */
-static bool rec_before(const Tensorflow__NodeExecStats *a, const Tensorflow__NodeExecStats *b)
+static inline bool rec_before(const Tensorflow__NodeExecStats *a,
+			      const Tensorflow__NodeExecStats *b,
+			      const Tensorflow__NodeExecStats *recs, const run_ev *re)
 {
-	if (a->all_start_nanos != b->all_start_nanos)
-		return a->all_start_nanos < b->all_start_nanos;
+	int64_t x = re[a - recs].start, y = re[b - recs].start;
+	if (x != y)
+		return x < y;
 	return a < b;
 }
 
-static void sort_records(Tensorflow__DeviceStepStats *ds)
+static void sort_records(Tensorflow__DeviceStepStats *ds, const Tensorflow__NodeExecStats *recs,
+			 const run_ev *re)
 {
 	Tensorflow__NodeExecStats **r = ds->node_stats;
 	size_t n = ds->n_node_stats, runs = 1;
 	for (size_t k = 1; k < n; k++)
-		runs += rec_before(r[k], r[k - 1]);
+		runs += rec_before(r[k], r[k - 1], recs, re);
 	if (runs == 1)
 		return;
 	Tensorflow__NodeExecStats **buf = g_new(Tensorflow__NodeExecStats *, n), **src = r,
@@ -1421,7 +1434,7 @@ static void sort_records(Tensorflow__DeviceStepStats *ds)
 	size_t *at = g_new(size_t, runs + 1), m = 0;
 	at[m++] = 0;
 	for (size_t k = 1; k < n; k++)
-		if (rec_before(r[k], r[k - 1]))
+		if (rec_before(r[k], r[k - 1], recs, re))
 			at[m++] = k;
 	at[m] = n;
 	while (m > 1) {
@@ -1430,7 +1443,8 @@ static void sort_records(Tensorflow__DeviceStepStats *ds)
 			size_t i = at[q], mid = at[MIN(q + 1, m)], end = at[MIN(q + 2, m)], o = i;
 			size_t j = mid;
 			while (i < mid && j < end)
-				dst[o++] = rec_before(src[j], src[i]) ? src[j++] : src[i++];
+				dst[o++] =
+				    rec_before(src[j], src[i], recs, re) ? src[j++] : src[i++];
 			while (i < mid)
 				dst[o++] = src[i++];
 			while (j < end)
@@ -1472,30 +1486,37 @@ int tl_xspace_run(const tl_xspace *xs, size_t run, const char *base, tl_arena *a
 	const uint32_t *ev = xs->run_order + xs->run_first[run];
 	size_t n = xs->run_first[run + 1] - xs->run_first[run];
 	int32_t *slot = g_new(int32_t, xs->devs->len + 1);
-	Tensorflow__RunMetadata *meta = tl_arena_alloc(arena, sizeof *meta);
-	tensorflow__run_metadata__init(meta);
-	Tensorflow__StepStats *ss = meta->step_stats = run_devices(xs, ev, n, slot, arena);
-	uint8_t *seen = g_new0(uint8_t, xs->n_lines + 1); /* per line: its thread named */
+	uint32_t *count = g_new0(uint32_t, xs->devs->len + 1);
 	GArray *launched = g_array_new(FALSE, FALSE, sizeof(uint32_t)); /* k, launcher */
-	/* one array, the records in event order (io/links.h) */
-	Tensorflow__NodeExecStats *recs = tl_arena_alloc(arena, (n + 1) * sizeof *recs);
+	run_ev *re = g_new(run_ev, n + 1);
 	for (size_t k = 0; k < n; k++) {
 		const xev *v = &xs->ev[ev[k]];
 		if (v->flags & F_LINKED) {
 			uint32_t pair[2] = {(uint32_t)k, (uint32_t)v->launcher};
 			g_array_append_vals(launched, pair, 2);
 		}
-		uint32_t dev = dev_of(xs, v);
-		Tensorflow__DeviceStepStats *ds = ss->dev_stats[slot[dev]];
+		re[k] = (run_ev){.start = v->start, .dev = dev_of(xs, v), .line = v->line};
+		count[re[k].dev]++;
+	}
+	Tensorflow__RunMetadata *meta = tl_arena_alloc(arena, sizeof *meta);
+	tensorflow__run_metadata__init(meta);
+	Tensorflow__StepStats *ss = meta->step_stats = run_devices(xs, count, slot, arena);
+	g_free(count);
+	uint8_t *seen = g_new0(uint8_t, xs->n_lines + 1); /* per line: its thread named */
+	/* one array, the records in event order (io/links.h) */
+	Tensorflow__NodeExecStats *recs = tl_arena_alloc(arena, (n + 1) * sizeof *recs);
+	for (size_t k = 0; k < n; k++) {
+		Tensorflow__DeviceStepStats *ds = ss->dev_stats[slot[re[k].dev]];
 		ds->node_stats[ds->n_node_stats++] = &recs[k];
-		if (g_array_index(xs->devs, xdev, dev).threads)
-			name_thread(ds, line_of(xs, v), &seen[v->line], arena);
+		if (g_array_index(xs->devs, xdev, re[k].dev).threads)
+			name_thread(ds, line_at(xs, re[k].line), &seen[re[k].line], arena);
 	}
 	g_free(seen);
 	/* the records themselves (their names' strings) on every core */
 	tl_crew_for(n, fill_part, &(struct fill_ctx){.xs = xs, .ev = ev, .recs = recs}, arena);
 	for (size_t d = 0; d < ss->n_dev_stats; d++)
-		sort_records(ss->dev_stats[d]);
+		sort_records(ss->dev_stats[d], recs, re);
+	g_free(re);
 	/* launched: (k, its launcher's event) pairs, the launcher in this run
 	 * (F_LINKED) */
 	GArray *pairs = g_array_new(FALSE, FALSE, sizeof(uint32_t));
