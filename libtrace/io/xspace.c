@@ -605,10 +605,26 @@ static void read_share(ev_vec *a)
 	}
 }
 
+/* The first walk: the share's lines' own fields, their events counted
+ * (tl_xspace_wire_read_line); a line that is none makes the XSpace one. */
+static void read_share_heads(ev_vec *a)
+{
+	tl_xspace *xs = (tl_xspace *)a->xs;
+	size_t pi = 0;
+	for (size_t g = a->lo; g < a->hi; g++) {
+		while (g >= xs->planes[pi].line_base + xs->space.planes[pi].n_lines)
+			pi++;
+		tl_xspace_wire_line *l = &xs->space.planes[pi].lines[g - xs->planes[pi].line_base];
+		if (tl_xspace_wire_read_line(l, a->arena) < 0)
+			a->c.malformed = true;
+	}
+}
+
 struct share_queue {
 	ev_vec *shares;
 	size_t n;
 	gint next;
+	void (*read)(ev_vec *);
 };
 
 static gpointer share_thread(gpointer data)
@@ -618,8 +634,22 @@ static gpointer share_thread(gpointer data)
 		gint k = g_atomic_int_add(&q->next, 1);
 		if (k < 0 || (size_t)k >= q->n)
 			return NULL;
-		read_share(&q->shares[k]);
+		q->read(&q->shares[k]);
 	}
+}
+
+/* q's shares read with q->read, on up to THREADS_MAX threads. */
+static void read_shares(struct share_queue *q)
+{
+	GThread *t[THREADS_MAX] = {0};
+	size_t threads = MIN(MIN(q->n, (size_t)g_get_num_processors()), (size_t)THREADS_MAX);
+	q->next = 0;
+	for (size_t i = 1; i < threads; i++)
+		t[i] = g_thread_try_new("tl-xspace", share_thread, q, NULL);
+	share_thread(q);
+	for (size_t i = 1; i < threads; i++)
+		if (t[i] != NULL)
+			g_thread_join(t[i]);
 }
 
 /* The lines cut into runs of about equal bytes, one per share: shares[k]
@@ -720,6 +750,21 @@ static void read_lines(tl_xspace *xs, tl_arena *arena, counts *c)
 {
 	size_t *line_first = g_new(size_t, xs->n_lines + 1);
 	size_t *line_end = g_new(size_t, xs->n_lines + 1);
+	ev_vec shares[SHARES_MAX] = {{0}};
+	struct share_queue q = {.shares = shares,
+				.n = cut_shares(xs, shares, line_end, line_first),
+				.read = read_share_heads};
+	read_shares(&q);
+	bool malformed = false;
+	for (size_t i = 0; i < q.n; i++)
+		malformed |= shares[i].c.malformed;
+	if (malformed) {
+		join_shares(xs, shares, q.n, c, arena);
+		xs->line_dev = g_new0(uint32_t, xs->n_lines + 1);
+		g_free(line_first);
+		g_free(line_end);
+		return;
+	}
 	size_t total = 0;
 	for (size_t p = 0; p < xs->space.n_planes; p++)
 		for (size_t l = 0; l < xs->space.planes[p].n_lines; l++) {
@@ -730,17 +775,10 @@ static void read_lines(tl_xspace *xs, tl_arena *arena, counts *c)
 	/* in the arena: a big block there is backed by huge pages, where
 	 * g_new's 4 KiB pages cost a fault each (140 MB for a 100 MB file) */
 	xs->ev = tl_arena_alloc(arena, (line_first[xs->n_lines] + 1) * sizeof(xev));
-	ev_vec shares[SHARES_MAX] = {{0}};
-	struct share_queue q = {.shares = shares,
-				.n = cut_shares(xs, shares, line_end, line_first)};
-	GThread *t[THREADS_MAX] = {0};
-	size_t threads = MIN(MIN(q.n, (size_t)g_get_num_processors()), (size_t)THREADS_MAX);
-	for (size_t i = 1; i < threads; i++)
-		t[i] = g_thread_try_new("tl-xspace", share_thread, &q, NULL);
-	share_thread(&q);
-	for (size_t i = 1; i < threads; i++)
-		if (t[i] != NULL)
-			g_thread_join(t[i]);
+	for (size_t i = 0; i < q.n; i++)
+		shares[i].v = xs->ev;
+	q.read = read_share;
+	read_shares(&q);
 	join_shares(xs, shares, q.n, c, arena);
 	bool holes = false;
 	xs->n_ev = line_first[xs->n_lines];
@@ -1086,7 +1124,7 @@ static int open_quiet(tl_xspace **out, const uint8_t *data, size_t len, tl_arena
 		      const char *name, tl_error *err)
 {
 	tl_xspace_wire space;
-	if (len > UINT32_MAX || tl_xspace_wire_read(&space, data, len, arena) < 0) {
+	if (len > UINT32_MAX || tl_xspace_wire_read_planes(&space, data, len, arena) < 0) {
 		tl_error_set(err, "malformed XSpace (protobuf decoding failed)");
 		return TL_PBDECODE_MALFORMED;
 	}

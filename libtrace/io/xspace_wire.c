@@ -379,7 +379,18 @@ static int read_line(const uint8_t *d, size_t n, tl_xspace_wire_line *l, tl_aren
 	size_t pos = 0;
 	field f = {0};
 	int rc;
-	while ((rc = next_field(d, n, &pos, &f)) > 0) {
+	for (;;) {
+		/* the events, most of a line's bytes: counted, read later */
+		while (pos < n && d[pos] == ((4u << 3) | WT_LEN)) {
+			uint64_t len;
+			size_t p = pos + 1;
+			if (!varint(d, n, &p, &len) || len > n - p)
+				return -1;
+			pos = p + (size_t)len;
+			l->n_events++;
+		}
+		if ((rc = next_field(d, n, &pos, &f)) <= 0)
+			break;
 		switch (f.number) {
 		case 1:
 		case 3:
@@ -470,7 +481,7 @@ static void *to_arena(GArray *a, size_t elt, size_t *n, tl_arena *arena)
 }
 
 static int read_plane_fields(const uint8_t *d, size_t n, tl_xspace_wire_plane *p, GArray *lines,
-			     GArray *ev_md, GArray *st_md, tl_arena *arena)
+			     GArray *ev_md, GArray *st_md, bool read_lines, tl_arena *arena)
 {
 	size_t pos = 0;
 	field f = {0};
@@ -488,8 +499,9 @@ static int read_plane_fields(const uint8_t *d, size_t n, tl_xspace_wire_plane *p
 		if (f.number == 2) {
 			p->name = copy_str(&f, arena);
 		} else if (f.number == 3) {
-			tl_xspace_wire_line l;
-			if (read_line(f.sub, f.sub_len, &l, arena) < 0)
+			tl_xspace_wire_line l = {
+			    .name = "", .display_name = "", .raw = f.sub, .raw_len = f.sub_len};
+			if (read_lines && read_line(f.sub, f.sub_len, &l, arena) < 0)
 				return -1;
 			g_array_append_val(lines, l);
 		} else if (f.number == 4 || f.number == 5) {
@@ -506,20 +518,22 @@ static int read_plane_fields(const uint8_t *d, size_t n, tl_xspace_wire_plane *p
 	return rc;
 }
 
-static int read_plane(const uint8_t *d, size_t n, tl_xspace_wire_plane *p, tl_arena *arena)
+static int read_plane(const uint8_t *d, size_t n, tl_xspace_wire_plane *p, bool read_lines,
+		      tl_arena *arena)
 {
 	*p = (tl_xspace_wire_plane){.name = ""};
 	GArray *lines = g_array_new(FALSE, FALSE, sizeof(tl_xspace_wire_line));
 	GArray *ev_md = g_array_new(FALSE, FALSE, sizeof(tl_xspace_wire_meta));
 	GArray *st_md = g_array_new(FALSE, FALSE, sizeof(tl_xspace_wire_meta));
-	int rc = read_plane_fields(d, n, p, lines, ev_md, st_md, arena);
+	int rc = read_plane_fields(d, n, p, lines, ev_md, st_md, read_lines, arena);
 	p->lines = to_arena(lines, sizeof(tl_xspace_wire_line), &p->n_lines, arena);
 	p->ev_md = to_arena(ev_md, sizeof(tl_xspace_wire_meta), &p->n_ev_md, arena);
 	p->st_md = to_arena(st_md, sizeof(tl_xspace_wire_meta), &p->n_st_md, arena);
 	return rc;
 }
 
-int tl_xspace_wire_read(tl_xspace_wire *out, const uint8_t *data, size_t len, tl_arena *arena)
+static int read_space(tl_xspace_wire *out, const uint8_t *data, size_t len, bool read_lines,
+		      tl_arena *arena)
 {
 	GArray *planes = g_array_new(FALSE, FALSE, sizeof(tl_xspace_wire_plane));
 	out->host = NULL;
@@ -540,7 +554,7 @@ int tl_xspace_wire_read(tl_xspace_wire *out, const uint8_t *data, size_t len, tl
 		if (f.number != 1)
 			continue; /* errors, warnings, more hostnames */
 		tl_xspace_wire_plane p;
-		if (read_plane(f.sub, f.sub_len, &p, arena) < 0) {
+		if (read_plane(f.sub, f.sub_len, &p, read_lines, arena) < 0) {
 			rc = -1;
 			break;
 		}
@@ -548,4 +562,20 @@ int tl_xspace_wire_read(tl_xspace_wire *out, const uint8_t *data, size_t len, tl
 	}
 	out->planes = to_arena(planes, sizeof(tl_xspace_wire_plane), &out->n_planes, arena);
 	return rc < 0 ? -1 : 0;
+}
+
+int tl_xspace_wire_read(tl_xspace_wire *out, const uint8_t *data, size_t len, tl_arena *arena)
+{
+	return read_space(out, data, len, true, arena);
+}
+
+int tl_xspace_wire_read_planes(tl_xspace_wire *out, const uint8_t *data, size_t len,
+			       tl_arena *arena)
+{
+	return read_space(out, data, len, false, arena);
+}
+
+int tl_xspace_wire_read_line(tl_xspace_wire_line *l, tl_arena *arena)
+{
+	return read_line(l->raw, l->raw_len, l, arena);
 }

@@ -54,6 +54,17 @@ typedef struct tl_xspace_wire {
  * are no XSpace. */
 int tl_xspace_wire_read(tl_xspace_wire *out, const uint8_t *data, size_t len, tl_arena *arena);
 
+/* tl_xspace_wire_read but for the lines' own fields: a line is its bytes
+ * (raw, raw_len; the rest zero, its names ""), read by
+ * tl_xspace_wire_read_line, which walks all its events (the reader calls
+ * it on several threads, a share of the lines each). */
+int tl_xspace_wire_read_planes(tl_xspace_wire *out, const uint8_t *data, size_t len,
+			       tl_arena *arena);
+
+/* A line's fields from its bytes (names into `arena`), its events counted;
+ * -1 for bytes that are no XLine. */
+int tl_xspace_wire_read_line(tl_xspace_wire_line *l, tl_arena *arena);
+
 typedef struct tl_xspace_wire_event {
 	int64_t metadata_id, offset_ps, duration_ps;
 	bool occurrences;   /* num_occurrences set (the oneof's last member): no time */
