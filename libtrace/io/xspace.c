@@ -869,8 +869,45 @@ static size_t corr_slot(const corr_table *t, int64_t id)
 	return i;
 }
 
+/* The device events of link_launches, on the crew: each to its launcher
+ * (writing only to its own entry); bare[k] the host event of device event
+ * dev_corr[k] where no op is around it, else -1. */
+struct launch_ctx {
+	tl_xspace *xs;
+	const corr_table *host;
+	int32_t *bare;
+};
+
+static void launch_part(void *ctx, size_t part, size_t lo, size_t hi, tl_arena *arena)
+{
+	struct launch_ctx *c = ctx;
+	tl_xspace *xs = c->xs;
+	const uint32_t *dev = (const uint32_t *)(const void *)xs->dev_corr->data;
+	for (size_t k = lo; k < hi; k++) {
+		uint32_t i = dev[k];
+		c->bare[k] = -1;
+		uint32_t hit = c->host->ev[corr_slot(c->host, xs->ev[i].corr)];
+		if (hit == 0)
+			continue;
+		int32_t h = (int32_t)(hit - 1);
+		int32_t op = enclosing_op(xs->ev, h);
+		int32_t by = op >= 0 ? op : h;
+		xs->ev[i].launcher = by; /* its corr is read no more */
+		xs->ev[i].flags |= F_LAUNCHED;
+		/* a launcher of another run (or an allocator event) has no record
+		 * in its run: told here, where its event is at hand (group_runs
+		 * came first) */
+		if (xs->ev[by].run == xs->ev[i].run && !(xs->ev[by].flags & F_MEMORY))
+			xs->ev[i].flags |= F_LINKED;
+		if (op < 0)
+			c->bare[k] = h;
+	}
+}
+
 /* Device events to the TF op around the host event of the same
- * correlation_id. */
+ * correlation_id: the host events' table made, then the device events
+ * looked up on the crew (a host event and the ops around it are met at
+ * random: memory waits, which two cores halve). */
 static void link_launches(tl_xspace *xs)
 {
 	corr_table host = {0};
@@ -888,32 +925,24 @@ static void link_launches(tl_xspace *xs)
 			host.ev[s] = i + 1;
 		}
 	}
-	for (guint k = 0; k < xs->dev_corr->len; k++) {
-		uint32_t i = g_array_index(xs->dev_corr, uint32_t, k);
-		const xplane *x = plane_of(xs, &xs->ev[i]);
-		uint32_t hit = host.ev[corr_slot(&host, xs->ev[i].corr)];
-		if (hit == 0)
+	size_t n = xs->dev_corr->len;
+	struct launch_ctx c = {.xs = xs, .host = &host, .bare = g_new(int32_t, n + 1)};
+	tl_crew_for(n, launch_part, &c, xs->arena);
+	/* TF 2.2 to 2.4 and JAX trace no op around a launch: the launch is
+	 * the op's time on the host, named by the op its first kernel (in
+	 * event order) names. */
+	for (size_t k = 0; k < n; k++) {
+		int32_t h = c.bare[k];
+		if (h < 0 || (xs->ev[h].flags & F_AS_OP))
 			continue;
-		int32_t h = (int32_t)(hit - 1);
-		int32_t op = enclosing_op(xs->ev, h);
-		int32_t by = op >= 0 ? op : h;
-		xs->ev[i].launcher = by; /* its corr is read no more */
-		xs->ev[i].flags |= F_LAUNCHED;
-		/* a launcher of another run (or an allocator event) has no record
-		 * in its run: told here, where its event is at hand (group_runs
-		 * came first) */
-		if (xs->ev[by].run == xs->ev[i].run && !(xs->ev[by].flags & F_MEMORY))
-			xs->ev[i].flags |= F_LINKED;
-		/* TF 2.2 to 2.4 and JAX trace no op around a launch: the launch
-		 * is the op's time on the host, named by the op its kernel names. */
-		if (op < 0 && !(xs->ev[h].flags & F_AS_OP)) {
-			const char *as_op = kernel_op(x, &xs->ev[i], xs->arena);
-			if (as_op != NULL) {
-				g_hash_table_insert(xs->as_op, GINT_TO_POINTER(h), (gpointer)as_op);
-				xs->ev[h].flags |= F_AS_OP;
-			}
+		uint32_t i = g_array_index(xs->dev_corr, uint32_t, k);
+		const char *as_op = kernel_op(plane_of(xs, &xs->ev[i]), &xs->ev[i], xs->arena);
+		if (as_op != NULL) {
+			g_hash_table_insert(xs->as_op, GINT_TO_POINTER(h), (gpointer)as_op);
+			xs->ev[h].flags |= F_AS_OP;
 		}
 	}
+	g_free(c.bare);
 	g_free(host.key);
 	g_free(host.ev);
 }
