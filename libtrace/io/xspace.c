@@ -493,34 +493,35 @@ static xev *ev_push(ev_vec *a)
 	return &a->v[a->n++];
 }
 
-/* Parents within one line's events ev[lo..hi), sorted by start; the
- * events the later passes need listed (tl_xspace.host_corr, ...). */
-static void nest_line(ev_vec *a, size_t lo, size_t hi, plane_kind kind)
+/* Event i of a line whose events before it, from the line's first, are
+ * in start order: its parent (the innermost event around it, the stack
+ * of open events, *depth deep, kept from one event to the next); listed
+ * where the later passes need it (tl_xspace.host_corr, ...). */
+static inline void nest_one(ev_vec *a, size_t i, plane_kind kind, size_t *depth)
 {
 	xev *ev = a->v;
-	size_t depth = 0;
-	for (size_t i = lo; i < hi; i++) {
-		uint32_t me_u = (uint32_t)i;
-		if ((ev[i].flags & F_CORR) && kind == P_HOST)
-			g_array_append_val(a->host_corr, me_u);
-		else if ((ev[i].flags & F_CORR) && kind == P_DEVICE)
-			g_array_append_val(a->dev_corr, me_u);
-		if (ev[i].flags & F_STEP)
-			g_array_append_val(a->step_ev, me_u);
-		a->n_ops += !(ev[i].flags & F_MEMORY);
-		while (depth > 0) {
-			int32_t top = a->stack[depth - 1];
-			if (ev[top].end >= ev[i].end && ev[top].start <= ev[i].start)
-				break;
-			depth--;
-		}
-		ev[i].parent = depth > 0 ? a->stack[depth - 1] : -1;
-		if (depth == a->stack_cap) {
-			a->stack_cap = a->stack_cap ? 2 * a->stack_cap : 64;
-			a->stack = g_renew(int32_t, a->stack, a->stack_cap);
-		}
-		a->stack[depth++] = (int32_t)i;
+	uint32_t me_u = (uint32_t)i;
+	if ((ev[i].flags & F_CORR) && kind == P_HOST)
+		g_array_append_val(a->host_corr, me_u);
+	else if ((ev[i].flags & F_CORR) && kind == P_DEVICE)
+		g_array_append_val(a->dev_corr, me_u);
+	if (ev[i].flags & F_STEP)
+		g_array_append_val(a->step_ev, me_u);
+	a->n_ops += !(ev[i].flags & F_MEMORY);
+	size_t d = *depth;
+	while (d > 0) {
+		int32_t top = a->stack[d - 1];
+		if (ev[top].end >= ev[i].end && ev[top].start <= ev[i].start)
+			break;
+		d--;
 	}
+	ev[i].parent = d > 0 ? a->stack[d - 1] : -1;
+	if (d == a->stack_cap) {
+		a->stack_cap = a->stack_cap ? 2 * a->stack_cap : 64;
+		a->stack = g_renew(int32_t, a->stack, a->stack_cap);
+	}
+	a->stack[d++] = (int32_t)i;
+	*depth = d;
 }
 
 static void add_line(ev_vec *out, uint32_t pi, uint32_t li)
@@ -531,6 +532,12 @@ static void add_line(ev_vec *out, uint32_t pi, uint32_t li)
 	counts *c = &out->c;
 	bool steps = strcmp(l->name, "Steps") == 0;
 	size_t first = out->n = out->line_first[x->line_base + li];
+	/* Profilers write a line's events in start order: each is nested as
+	 * it comes, while it is in cache; where one is not, what was done is
+	 * undone, the line sorted and nested after. */
+	bool in_order = true;
+	size_t depth = 0, n_ops = out->n_ops;
+	guint lists[3] = {out->host_corr->len, out->dev_corr->len, out->step_ev->len};
 	tl_xspace_wire_event e;
 	tl_xspace_wire_stats stats;
 	size_t pos = 0;
@@ -568,21 +575,26 @@ static void add_line(ev_vec *out, uint32_t pi, uint32_t li)
 			v.flags |= name_flags(v.name);
 		if (steps)
 			v.flags |= F_STEP;
+		size_t i = out->n;
 		*ev_push(out) = v;
+		if (in_order && i > first && cmp_ev_start(&out->v[i - 1], &out->v[i]) > 0)
+			in_order = false;
+		if (in_order)
+			nest_one(out, i, x->kind, &depth);
 	}
 	if (rc < 0)
 		c->malformed = true;
 	out->line_end[x->line_base + li] = out->n;
-	if (out->n == first)
+	if (in_order)
 		return;
-	xev *ev = out->v;
-	/* profilers write a line's events in time order: sort only if not */
-	for (size_t i = first + 1; i < out->n; i++)
-		if (cmp_ev_start(&ev[i - 1], &ev[i]) > 0) {
-			qsort(ev + first, out->n - first, sizeof(xev), cmp_ev_start);
-			break;
-		}
-	nest_line(out, first, out->n, x->kind);
+	g_array_set_size(out->host_corr, lists[0]);
+	g_array_set_size(out->dev_corr, lists[1]);
+	g_array_set_size(out->step_ev, lists[2]);
+	out->n_ops = n_ops;
+	qsort(out->v + first, out->n - first, sizeof(xev), cmp_ev_start);
+	depth = 0;
+	for (size_t i = first; i < out->n; i++)
+		nest_one(out, i, x->kind, &depth);
 }
 
 /* ---- reading the lines on threads ---------------------------------------- */
