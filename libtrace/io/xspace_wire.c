@@ -71,6 +71,31 @@ static inline __attribute__((always_inline)) bool varint(const uint8_t *d, size_
 	return false;
 }
 
+/* varint for a field inside a bigger message: `avail` bytes are readable
+ * from d (n of them the field's), so the eight-bytes-at-once read serves
+ * near the field's end too (a stat's value is its last bytes). Refuses
+ * what varint refuses. */
+static inline __attribute__((always_inline)) bool varint_in(const uint8_t *d, size_t n, size_t *pos,
+							    uint64_t *out, size_t avail)
+{
+	size_t p = *pos;
+	if (p < n && d[p] < 0x80) {
+		*out = d[p];
+		*pos = p + 1;
+		return true;
+	}
+	if (p < n && avail - p >= 8) {
+		uint64_t v;
+		unsigned len = varint_word(d + p, &v);
+		if (len != 0 && len <= n - p) {
+			*out = v;
+			*pos = p + len;
+			return true;
+		}
+	}
+	return varint(d, n, pos, out);
+}
+
 /* The next field at *pos: 1, 0 at the end, -1 for bytes that do not frame
  * (groups, wire types 6 and 7, field 0, cut values). */
 static inline __attribute__((always_inline)) int next_field(const uint8_t *d, size_t n, size_t *pos,
@@ -130,12 +155,13 @@ static const char *copy_str(const field *f, tl_arena *arena)
 /* A stat as profilers write it, metadata_id then one value: true when it
  * is one, read into *st (what read_stat would give); false for any other
  * shape, left to read_stat's walk. */
-static inline __attribute__((always_inline)) bool read_stat_usual(const uint8_t *d, size_t n,
-								  tl_xspace_wire_stat *st)
+static inline __attribute__((always_inline)) bool
+read_stat_usual(const uint8_t *d, size_t n, tl_xspace_wire_stat *st, size_t avail)
 {
 	size_t pos = 1;
 	uint64_t v;
-	if (n < 3 || d[0] != ((1u << 3) | WT_VARINT) || !varint(d, n, &pos, &v) || pos >= n)
+	if (n < 3 || d[0] != ((1u << 3) | WT_VARINT) || !varint_in(d, n, &pos, &v, avail) ||
+	    pos >= n)
 		return false;
 	st->metadata_id = (int64_t)v;
 	st->u = 0;
@@ -153,10 +179,10 @@ static inline __attribute__((always_inline)) bool read_stat_usual(const uint8_t 
 	case (4u << 3) | WT_VARINT:
 	case (7u << 3) | WT_VARINT:
 		st->kind = (tl_xspace_wire_kind)(key >> 3);
-		return varint(d, n, &pos, &st->u) && pos == n;
+		return varint_in(d, n, &pos, &st->u, avail) && pos == n;
 	case (5u << 3) | WT_LEN:
 	case (6u << 3) | WT_LEN:
-		if (!varint(d, n, &pos, &v) || v != n - pos)
+		if (!varint_in(d, n, &pos, &v, avail) || v != n - pos)
 			return false;
 		st->kind = (tl_xspace_wire_kind)(key >> 3);
 		st->s = d + pos;
@@ -238,8 +264,10 @@ static int event_field(const uint8_t *d, size_t at, const field *f, tl_xspace_wi
 
 /* An XEvent's fields; with `stats`, its stats decoded as they are met (as
  * tl_xspace_wire_next_stat reads them, -1 for one that is none). */
-static inline __attribute__((always_inline)) int
-read_event(const uint8_t *d, size_t n, tl_xspace_wire_event *ev, tl_xspace_wire_stats *stats)
+static inline __attribute__((always_inline)) int read_event(const uint8_t *d, size_t n,
+							    tl_xspace_wire_event *ev,
+							    tl_xspace_wire_stats *stats,
+							    size_t avail)
 {
 	*ev = (tl_xspace_wire_event){.raw = d + n};
 	if (stats != NULL) {
@@ -257,37 +285,37 @@ read_event(const uint8_t *d, size_t n, tl_xspace_wire_event *ev, tl_xspace_wire_
 		switch (d[pos]) {
 		case (1u << 3) | WT_VARINT:
 			pos++;
-			if (!varint(d, n, &pos, &v))
+			if (!varint_in(d, n, &pos, &v, avail))
 				return -1;
 			ev->metadata_id = (int64_t)v;
 			continue;
 		case (2u << 3) | WT_VARINT:
 			pos++;
-			if (!varint(d, n, &pos, &v))
+			if (!varint_in(d, n, &pos, &v, avail))
 				return -1;
 			ev->occurrences = false;
 			ev->offset_ps = (int64_t)v;
 			continue;
 		case (3u << 3) | WT_VARINT:
 			pos++;
-			if (!varint(d, n, &pos, &v))
+			if (!varint_in(d, n, &pos, &v, avail))
 				return -1;
 			ev->duration_ps = (int64_t)v;
 			continue;
 		case (5u << 3) | WT_VARINT:
 			pos++;
-			if (!varint(d, n, &pos, &v))
+			if (!varint_in(d, n, &pos, &v, avail))
 				return -1;
 			ev->occurrences = true;
 			ev->offset_ps = 0;
 			continue;
 		case (4u << 3) | WT_LEN:
 			pos++;
-			if (!varint(d, n, &pos, &f.v) || f.v > n - pos)
+			if (!varint_in(d, n, &pos, &f.v, avail) || f.v > n - pos)
 				return -1;
 			if (stats != NULL && !stats->bad && stats->n < TL_XSPACE_WIRE_STATS) {
 				tl_xspace_wire_stat *st = &stats->st[stats->n];
-				if (read_stat_usual(d + pos, (size_t)f.v, st) ||
+				if (read_stat_usual(d + pos, (size_t)f.v, st, avail - pos) ||
 				    read_stat(d + pos, (size_t)f.v, st) == 0)
 					stats->n++;
 				else
@@ -349,7 +377,11 @@ int tl_xspace_wire_next_event(const tl_xspace_wire_line *l, size_t *pos, tl_xspa
 {
 	field f = {0};
 	int rc = next_repeated_fast(l->raw, l->raw_len, pos, &f);
-	return rc <= 0 ? rc : read_event(f.sub, f.sub_len, ev, NULL) < 0 ? -1 : 1;
+	if (rc <= 0)
+		return rc;
+	return read_event(f.sub, f.sub_len, ev, NULL, (size_t)(l->raw + l->raw_len - f.sub)) < 0
+		   ? -1
+		   : 1;
 }
 
 int tl_xspace_wire_next_event_stats(const tl_xspace_wire_line *l, size_t *pos,
@@ -357,7 +389,12 @@ int tl_xspace_wire_next_event_stats(const tl_xspace_wire_line *l, size_t *pos,
 {
 	field f = {0};
 	int rc = next_repeated_fast(l->raw, l->raw_len, pos, &f);
-	return rc <= 0 ? rc : read_event(f.sub, f.sub_len, ev, stats) < 0 ? -1 : 1;
+	if (rc <= 0)
+		return rc;
+	/* the line's bytes past the event are readable */
+	return read_event(f.sub, f.sub_len, ev, stats, (size_t)(l->raw + l->raw_len - f.sub)) < 0
+		   ? -1
+		   : 1;
 }
 
 int tl_xspace_wire_next_stat(const tl_xspace_wire_event *ev, size_t *pos, tl_xspace_wire_stat *st)
@@ -366,7 +403,7 @@ int tl_xspace_wire_next_stat(const tl_xspace_wire_event *ev, size_t *pos, tl_xsp
 	int rc = next_repeated_fast(ev->raw, ev->raw_len, pos, &f);
 	if (rc <= 0)
 		return rc;
-	if (read_stat_usual(f.sub, f.sub_len, st))
+	if (read_stat_usual(f.sub, f.sub_len, st, (size_t)(ev->raw + ev->raw_len - f.sub)))
 		return 1;
 	return read_stat(f.sub, f.sub_len, st) < 0 ? -1 : 1;
 }

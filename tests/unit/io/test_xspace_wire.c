@@ -202,11 +202,16 @@ static void test_damage(void **state)
 	tl_pbwire_put_bytes(bad, 3, "x", 1);
 	tl_pbwire_end_len(bad, m);
 	g_ptr_array_add(events, bad);
+	/* an offset whose varint the event's end cuts after three bytes, the
+	 * line going on: the bytes after it (the next event's) would end it */
 	GByteArray *cut = g_byte_array_new();
 	tl_pbwire_put_tag(cut, 2, 0);
-	static const uint8_t open_varint[] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80};
+	static const uint8_t open_varint[] = {0x80, 0x80, 0x80};
 	g_byte_array_append(cut, open_varint, sizeof open_varint);
 	g_ptr_array_add(events, cut);
+	GByteArray *after = event_of(3, 1, 2);
+	put_stat_u64(after, 2, 5);
+	g_ptr_array_add(events, after);
 	GByteArray *b = space_of(events);
 	tl_arena *arena = tl_arena_new();
 	tl_xspace_wire w;
