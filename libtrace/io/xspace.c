@@ -337,8 +337,10 @@ static bool stat_int(const tl_xspace_wire_stat *st, int64_t *out)
 }
 
 /* One stat of scan_stats'. */
-static inline void scan_stat(const xplane *x, xev *v, const tl_xspace_wire_stat *st, counts *c,
-			     const char **step, tl_arena *arena)
+static inline __attribute__((always_inline)) void scan_stat(const xplane *x, xev *v,
+							    const tl_xspace_wire_stat *st,
+							    counts *c, const char **step,
+							    tl_arena *arena)
 {
 	int64_t id = st->metadata_id;
 	unsigned role;

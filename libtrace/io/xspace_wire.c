@@ -21,7 +21,7 @@ typedef struct field {
  * by halving steps (pairs into 14 bits, those into 28, those into 56), no
  * loop over the bytes: times in ps take six or seven. Little-endian, as
  * the machines we build for. */
-static inline unsigned varint_word(const uint8_t *d, uint64_t *out)
+static inline __attribute__((always_inline)) unsigned varint_word(const uint8_t *d, uint64_t *out)
 {
 	uint64_t w;
 	memcpy(&w, d, 8);
