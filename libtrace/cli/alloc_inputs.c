@@ -96,6 +96,7 @@ static int read_one(tl_source *src, tl_progress *prog, void *ctx, tl_error *err)
 	struct alloc_read *r = ctx;
 	if (tl_source_format(src) == TL_FORMAT_CHROME)
 		return read_chrome(src, r->allocs, err);
+	tl_source_keep_xspace_allocs(src);
 	tl_run *run = NULL;
 	int rc = tl_run_next(src, &run, err);
 	if (rc <= 0 && !(rc == 0 && tl_source_format(src) == TL_FORMAT_XSPACE))

@@ -47,6 +47,7 @@ struct tl_source {
 	bool chrome_read;
 	tl_chrome_run chrome;
 	bool want_allocs;
+	bool keep_allocs; /* tl_source_keep_xspace_allocs */
 };
 
 static const ProtobufCMessageDescriptor *descriptor_for(tl_format f)
@@ -422,6 +423,11 @@ bool tl_source_wants_allocs(const tl_source *src)
 	return src->want_allocs;
 }
 
+void tl_source_keep_xspace_allocs(tl_source *src)
+{
+	src->keep_allocs = true;
+}
+
 const tl_alloc_events *tl_source_chrome_allocs(const tl_source *src)
 {
 	return src->chrome_read && src->chrome.allocs.n > 0 ? &src->chrome.allocs : NULL;
@@ -529,7 +535,8 @@ static int start_xspace(tl_source *src, tl_arena *arena, const uint8_t *data, si
 	src->format = TL_FORMAT_XSPACE;
 	src->xs_arena = arena;
 	const char *name = tl_input_name(src->in);
-	int rc = tl_xspace_open(&src->xs, data, len, arena, name, err);
+	int rc = tl_xspace_open(&src->xs, data, len, src->want_allocs || src->keep_allocs, arena,
+				name, err);
 	if (rc == -1)
 		return -1;
 	if (rc < 0) {
@@ -543,7 +550,8 @@ static int start_xspace(tl_source *src, tl_arena *arena, const uint8_t *data, si
 		if (source_damage(src, err, "the planes before it are read") < 0)
 			return -1;
 		/* the decoder leaves a refused input as it was */
-		if (tl_xspace_open(&src->xs, data, whole, arena, name, err) < 0) {
+		if (tl_xspace_open(&src->xs, data, whole, src->want_allocs || src->keep_allocs,
+				   arena, name, err) < 0) {
 			*err = cut;
 			return -1;
 		}
@@ -614,7 +622,8 @@ static int next_whole(tl_source *src, tl_pbdecode_fields fields, tl_arena **aren
 	 * where it is not, it holds no line of events); the rest go the way
 	 * below, which tells the three apart and names what else they are. */
 	if (xspace_head &&
-	    tl_xspace_try_open(&src->xs, data, len, arena, tl_input_name(src->in)) == 0) {
+	    tl_xspace_try_open(&src->xs, data, len, src->want_allocs || src->keep_allocs, arena,
+			       tl_input_name(src->in)) == 0) {
 		src->format = TL_FORMAT_XSPACE;
 		src->xs_arena = arena;
 		if (tl_xspace_warn(src->xs, err) < 0)

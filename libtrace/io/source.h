@@ -81,7 +81,10 @@ const char *tl_source_host(const tl_source *src);
 
 /* The allocator events of the XSpace being read (once its first run, or
  * the end, has been asked for), into `arena`; -1 when the input is no
- * XSpace. */
+ * XSpace. An XSpace keeps them only where asked before it is read: by
+ * tl_source_want_allocs, or by tl_source_keep_xspace_allocs (for a reader
+ * of them alone, whose runs need not carry them); none otherwise. */
+void tl_source_keep_xspace_allocs(tl_source *src);
 int tl_source_xspace_allocs(tl_source *src, tl_arena *arena, tl_alloc_events *out);
 
 /* Bytes read so far (a folder: over all its files), for progress. */

@@ -71,6 +71,9 @@ typedef struct xplane {
 	const uint8_t *data; /* the XSpace's bytes: xev.raw_off counts from here */
 	uint8_t *ev_flags;   /* where ev_md is dense: per id, name_flags of its name */
 	uint8_t *st_role;    /* where st_md is dense: per id, its ST_* bits */
+	uint8_t *mem_mark;   /* where ev_md is dense and allocator events are not kept:
+			      * per id, whether it names one (their lines' slots
+			      * are counted without them) */
 } xplane;
 
 enum ev_flags {
@@ -121,7 +124,9 @@ typedef struct xstep {
 
 typedef struct counts {
 	size_t bad_stat, bad_event_md, bad_time, occurrences;
-	bool malformed; /* an event or stat that is none: the XSpace is refused */
+	bool malformed;	    /* an event or stat that is none: the XSpace is refused */
+	size_t mem_skipped; /* allocator events not kept (tl_xspace.keep_allocs false) */
+	bool mem_renamed;   /* one of them a step_name made another: read again, kept */
 } counts;
 
 struct tl_xspace {
@@ -145,7 +150,8 @@ struct tl_xspace {
 	 * device events with a correlation_id, and the events of Steps lines. */
 	GArray *host_corr, *dev_corr, *step_ev; /* uint32_t */
 	size_t n_ops;				/* events that are no allocator event */
-	size_t n_lines;				/* of all planes */
+	bool keep_allocs;     /* allocator events kept (tl_xspace_allocs); else counted alone */
+	size_t n_lines;	      /* of all planes */
 	uint32_t *line_dev;   /* per line (xplane.line_base + line): its device, once it
 			       * has events */
 	uint32_t *line_plane; /* per line: its plane */
@@ -209,7 +215,7 @@ static bool stat_is(const xplane *x, enum stat_key k, int64_t id)
 	return x->has_sid[k] && x->sid[k] == id;
 }
 
-static void index_plane(xplane *x, const tl_xspace_wire_plane *p, tl_arena *arena)
+static void index_plane(xplane *x, const tl_xspace_wire_plane *p, bool keep_allocs, tl_arena *arena)
 {
 	x->p = p;
 	x->kind = kind_of_plane(p->name);
@@ -222,6 +228,11 @@ static void index_plane(xplane *x, const tl_xspace_wire_plane *p, tl_arena *aren
 		for (size_t i = 0; i < x->ev_md.n_dense; i++)
 			if (x->ev_md.dense[i] != NULL)
 				x->ev_flags[i] = (uint8_t)name_flags(x->ev_md.dense[i]);
+		if (!keep_allocs) {
+			x->mem_mark = g_new(uint8_t, x->ev_md.n_dense);
+			for (size_t i = 0; i < x->ev_md.n_dense; i++)
+				x->mem_mark[i] = (x->ev_flags[i] & F_MEMORY) != 0;
+		}
 	}
 	x->st_md.v = g_new(id_ptr, p->n_st_md + 1);
 	for (size_t i = 0; i < p->n_st_md; i++) {
@@ -577,6 +588,16 @@ static void add_line(ev_vec *out, uint32_t pi, uint32_t li)
 			v.flags |= name_flags(v.name);
 		if (steps)
 			v.flags |= F_STEP;
+		/* an allocator event where they are not kept: counted; the line
+		 * has no slot for it (n_marked), so one a step_name renamed
+		 * sends the XSpace to be read again, keeping them */
+		if (x->mem_mark != NULL && e.md_first &&
+		    (uint64_t)e.metadata_id < x->ev_md.n_dense && x->mem_mark[e.metadata_id]) {
+			c->mem_skipped++;
+			if (!(v.flags & F_MEMORY))
+				c->mem_renamed = true;
+			continue;
+		}
 		size_t i = out->n;
 		*ev_push(out) = v;
 		if (in_order && i > first && cmp_ev_start(&out->v[i - 1], &out->v[i]) > 0)
@@ -629,7 +650,9 @@ static void read_share_heads(ev_vec *a)
 		while (g >= xs->planes[pi].line_base + xs->space.planes[pi].n_lines)
 			pi++;
 		tl_xspace_wire_line *l = &xs->space.planes[pi].lines[g - xs->planes[pi].line_base];
-		if (tl_xspace_wire_read_line(l, a->arena) < 0)
+		const xplane *x = &xs->planes[pi];
+		if (tl_xspace_wire_read_line(l, x->mem_mark, x->mem_mark ? x->ev_md.n_dense : 0,
+					     a->arena) < 0)
 			a->c.malformed = true;
 	}
 }
@@ -723,6 +746,8 @@ static void join_shares(tl_xspace *xs, ev_vec *shares, size_t n, counts *c, tl_a
 		c->bad_time += a->c.bad_time;
 		c->occurrences += a->c.occurrences;
 		c->malformed |= a->c.malformed;
+		c->mem_skipped += a->c.mem_skipped;
+		c->mem_renamed |= a->c.mem_renamed;
 		tl_arena_adopt(arena, a->arena);
 		g_free(a->stack);
 	}
@@ -783,7 +808,8 @@ static void read_lines(tl_xspace *xs, tl_arena *arena, counts *c)
 	for (size_t p = 0; p < xs->space.n_planes; p++)
 		for (size_t l = 0; l < xs->space.planes[p].n_lines; l++) {
 			line_first[xs->planes[p].line_base + l] = total;
-			total += xs->space.planes[p].lines[l].n_events;
+			total += xs->space.planes[p].lines[l].n_events -
+				 xs->space.planes[p].lines[l].n_marked;
 		}
 	line_first[xs->n_lines] = total;
 	/* in the arena: a big block there is backed by huge pages, where
@@ -1163,8 +1189,8 @@ static const char *host_of_path(const char *path, tl_arena *arena)
 }
 
 /* tl_xspace_open but for its warnings. */
-static int open_quiet(tl_xspace **out, const uint8_t *data, size_t len, tl_arena *arena,
-		      const char *name, tl_error *err)
+static int open_quiet(tl_xspace **out, const uint8_t *data, size_t len, bool allocs,
+		      tl_arena *arena, const char *name, tl_error *err)
 {
 	tl_xspace_wire space;
 	if (len > UINT32_MAX || tl_xspace_wire_read_planes(&space, data, len, arena) < 0) {
@@ -1175,6 +1201,7 @@ static int open_quiet(tl_xspace **out, const uint8_t *data, size_t len, tl_arena
 	xs->space = space;
 	xs->arena = arena;
 	xs->input = tl_arena_strdup(arena, name != NULL ? name : "");
+	xs->keep_allocs = allocs;
 	xs->host =
 	    space.host != NULL && space.host[0] ? space.host : host_of_path(xs->input, arena);
 	xs->planes = g_new0(xplane, xs->space.n_planes + 1);
@@ -1184,7 +1211,7 @@ static int open_quiet(tl_xspace **out, const uint8_t *data, size_t len, tl_arena
 	xs->dev_corr = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	xs->step_ev = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	for (size_t p = 0; p < xs->space.n_planes; p++) {
-		index_plane(&xs->planes[p], &xs->space.planes[p], arena);
+		index_plane(&xs->planes[p], &xs->space.planes[p], allocs, arena);
 		xs->planes[p].line_base = xs->n_lines;
 		xs->planes[p].data = data;
 		xs->n_lines += xs->space.planes[p].n_lines;
@@ -1199,6 +1226,10 @@ static int open_quiet(tl_xspace **out, const uint8_t *data, size_t len, tl_arena
 		tl_error_set(err, "malformed XSpace (protobuf decoding failed)");
 		return TL_PBDECODE_MALFORMED;
 	}
+	if (xs->c.mem_renamed) { /* see add_line */
+		tl_xspace_free(xs);
+		return open_quiet(out, data, len, true, arena, name, err);
+	}
 	find_steps(xs);
 	group_runs(xs);
 	link_launches(xs);
@@ -1211,10 +1242,10 @@ int tl_xspace_warn(const tl_xspace *xs, tl_error *err)
 	return warn_counts(xs->input, &xs->c, err);
 }
 
-int tl_xspace_open(tl_xspace **out, const uint8_t *data, size_t len, tl_arena *arena,
+int tl_xspace_open(tl_xspace **out, const uint8_t *data, size_t len, bool allocs, tl_arena *arena,
 		   const char *name, tl_error *err)
 {
-	int rc = open_quiet(out, data, len, arena, name, err);
+	int rc = open_quiet(out, data, len, allocs, arena, name, err);
 	if (rc < 0)
 		return rc;
 	if (tl_xspace_warn(*out, err) < 0) {
@@ -1225,12 +1256,12 @@ int tl_xspace_open(tl_xspace **out, const uint8_t *data, size_t len, tl_arena *a
 	return 0;
 }
 
-int tl_xspace_try_open(tl_xspace **out, const uint8_t *data, size_t len, tl_arena *arena,
-		       const char *name)
+int tl_xspace_try_open(tl_xspace **out, const uint8_t *data, size_t len, bool allocs,
+		       tl_arena *arena, const char *name)
 {
 	tl_error ignored = {{0}};
 	tl_xspace *xs = NULL;
-	if (open_quiet(&xs, data, len, arena, name, &ignored) < 0)
+	if (open_quiet(&xs, data, len, allocs, arena, name, &ignored) < 0)
 		return -1;
 	if (xs->n_runs == 0) {
 		tl_xspace_free(xs);
@@ -1249,6 +1280,7 @@ void tl_xspace_free(tl_xspace *xs)
 		map_free(&xs->planes[p].st_md);
 		g_free(xs->planes[p].ev_flags);
 		g_free(xs->planes[p].st_role);
+		g_free(xs->planes[p].mem_mark);
 	}
 	g_free(xs->planes);
 	g_free(xs->steps);
@@ -1697,7 +1729,7 @@ static int cmp_alloc_order(const void *a, const void *b, void *ctx)
 
 bool tl_xspace_has_allocs(const tl_xspace *xs)
 {
-	return xs->n_ops < xs->n_ev;
+	return xs->n_ops < xs->n_ev || xs->c.mem_skipped > 0;
 }
 
 int tl_xspace_allocs(tl_xspace *xs, tl_arena *arena, tl_alloc_events *out)
@@ -1724,7 +1756,7 @@ int tl_xspace_alloc_events(const uint8_t *data, size_t len, tl_arena *arena, tl_
 	if (len > 0)
 		memcpy(own, data, len);
 	tl_xspace *xs = NULL;
-	if (tl_xspace_open(&xs, own, len, arena, "XSpace", err) < 0)
+	if (tl_xspace_open(&xs, own, len, true, arena, "XSpace", err) < 0)
 		return -1;
 	int rc = tl_xspace_allocs(xs, arena, out);
 	tl_xspace_free(xs);

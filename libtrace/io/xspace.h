@@ -51,11 +51,14 @@
 
 typedef struct tl_xspace tl_xspace;
 
-/* Decodes data[0..len) (writable, one byte more than len, in `arena`,
- * which must outlive the tl_xspace). `name` names the input in warnings.
+/* Decodes data[0..len) (which must outlive the tl_xspace, as `arena`
+ * must). `name` names the input in warnings. `allocs`: the allocator events
+ * are kept for tl_xspace_allocs; without, they are read (their damage
+ * told) and counted (tl_xspace_has_allocs), not kept (a third of the
+ * events of a profile taken with memory: their memory and time saved).
  * Returns TL_PBDECODE_MALFORMED (io/pbdecode.h) for bytes that do not
  * decode (a refused input is left as it was), -1 for damage under --strict. */
-int tl_xspace_open(tl_xspace **out, const uint8_t *data, size_t len, tl_arena *arena,
+int tl_xspace_open(tl_xspace **out, const uint8_t *data, size_t len, bool allocs, tl_arena *arena,
 		   const char *name, tl_error *err);
 void tl_xspace_free(tl_xspace *xs);
 
@@ -65,8 +68,8 @@ void tl_xspace_free(tl_xspace *xs);
  * no warning; 0 only when they decode as an XSpace with op events, else -1
  * and nothing kept. tl_xspace_warn then says what tl_xspace_open would
  * have. */
-int tl_xspace_try_open(tl_xspace **out, const uint8_t *data, size_t len, tl_arena *arena,
-		       const char *name);
+int tl_xspace_try_open(tl_xspace **out, const uint8_t *data, size_t len, bool allocs,
+		       tl_arena *arena, const char *name);
 /* The warnings of what reading met (tl_xspace_open's): -1 under --strict. */
 int tl_xspace_warn(const tl_xspace *xs, tl_error *err);
 
@@ -89,7 +92,8 @@ int tl_xspace_run(const tl_xspace *xs, size_t i, const char *base, tl_arena *are
 /* Whether it holds MemoryAllocation / MemoryDeallocation events. */
 bool tl_xspace_has_allocs(const tl_xspace *xs);
 
-/* The allocator events of the whole XSpace, into `arena`. */
+/* The allocator events of the whole XSpace, into `arena` (opened with
+ * `allocs`; none otherwise). */
 int tl_xspace_allocs(tl_xspace *xs, tl_arena *arena, tl_alloc_events *out);
 
 /* tl_xspace_open and tl_xspace_allocs in one, for whole inputs: the bytes

@@ -269,7 +269,8 @@ static inline __attribute__((always_inline)) int read_event(const uint8_t *d, si
 							    tl_xspace_wire_stats *stats,
 							    size_t avail)
 {
-	*ev = (tl_xspace_wire_event){.raw = d + n};
+	*ev = (tl_xspace_wire_event){.raw = d + n,
+				     .md_first = n > 0 && d[0] == ((1u << 3) | WT_VARINT)};
 	if (stats != NULL) {
 		stats->n = 0;
 		stats->all = true;
@@ -410,7 +411,8 @@ int tl_xspace_wire_next_stat(const tl_xspace_wire_event *ev, size_t *pos, tl_xsp
 
 /* ---- lines, metadata, planes --------------------------------------------- */
 
-static int read_line(const uint8_t *d, size_t n, tl_xspace_wire_line *l, tl_arena *arena)
+static int read_line(const uint8_t *d, size_t n, tl_xspace_wire_line *l, const uint8_t *mark,
+		     size_t n_mark, tl_arena *arena)
 {
 	*l = (tl_xspace_wire_line){.name = "", .display_name = "", .raw = d, .raw_len = n};
 	size_t pos = 0;
@@ -423,6 +425,12 @@ static int read_line(const uint8_t *d, size_t n, tl_xspace_wire_line *l, tl_aren
 			size_t p = pos + 1;
 			if (!varint(d, n, &p, &len) || len > n - p)
 				return -1;
+			if (mark != NULL && len >= 2 && d[p] == ((1u << 3) | WT_VARINT)) {
+				size_t q = p + 1;
+				uint64_t id;
+				if (varint(d, p + (size_t)len, &q, &id) && id < n_mark && mark[id])
+					l->n_marked++;
+			}
 			pos = p + (size_t)len;
 			l->n_events++;
 		}
@@ -538,7 +546,7 @@ static int read_plane_fields(const uint8_t *d, size_t n, tl_xspace_wire_plane *p
 		} else if (f.number == 3) {
 			tl_xspace_wire_line l = {
 			    .name = "", .display_name = "", .raw = f.sub, .raw_len = f.sub_len};
-			if (read_lines && read_line(f.sub, f.sub_len, &l, arena) < 0)
+			if (read_lines && read_line(f.sub, f.sub_len, &l, NULL, 0, arena) < 0)
 				return -1;
 			g_array_append_val(lines, l);
 		} else if (f.number == 4 || f.number == 5) {
@@ -612,7 +620,8 @@ int tl_xspace_wire_read_planes(tl_xspace_wire *out, const uint8_t *data, size_t 
 	return read_space(out, data, len, false, arena);
 }
 
-int tl_xspace_wire_read_line(tl_xspace_wire_line *l, tl_arena *arena)
+int tl_xspace_wire_read_line(tl_xspace_wire_line *l, const uint8_t *mark, size_t n_mark,
+			     tl_arena *arena)
 {
-	return read_line(l->raw, l->raw_len, l, arena);
+	return read_line(l->raw, l->raw_len, l, mark, n_mark, arena);
 }

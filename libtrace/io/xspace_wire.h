@@ -26,6 +26,8 @@ typedef struct tl_xspace_wire_line {
 	const uint8_t *raw;		 /* the XLine's bytes: its events are read from them */
 	size_t raw_len;
 	size_t n_events; /* its field 4 entries (not read) */
+	size_t n_marked; /* of them, those whose first field is a metadata_id
+			  * tl_xspace_wire_read_line was told to mark */
 } tl_xspace_wire_line;
 
 /* An event or stat metadata entry: its map key and its name (for events
@@ -62,12 +64,16 @@ int tl_xspace_wire_read_planes(tl_xspace_wire *out, const uint8_t *data, size_t 
 			       tl_arena *arena);
 
 /* A line's fields from its bytes (names into `arena`), its events counted;
- * -1 for bytes that are no XLine. */
-int tl_xspace_wire_read_line(tl_xspace_wire_line *l, tl_arena *arena);
+ * with `mark` (mark[id] for ids below n_mark), those whose first field is
+ * a metadata_id it marks counted in n_marked too (the event's first bytes,
+ * which the walk reads anyway). -1 for bytes that are no XLine. */
+int tl_xspace_wire_read_line(tl_xspace_wire_line *l, const uint8_t *mark, size_t n_mark,
+			     tl_arena *arena);
 
 typedef struct tl_xspace_wire_event {
 	int64_t metadata_id, offset_ps, duration_ps;
 	bool occurrences;   /* num_occurrences set (the oneof's last member): no time */
+	bool md_first;	    /* its first field is its metadata_id (n_marked's rule) */
 	const uint8_t *raw; /* the XEvent's bytes from its first stat on (its end when it has
 			     * none), for its stats; increasing in file order */
 	size_t raw_len;
