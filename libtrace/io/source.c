@@ -463,17 +463,13 @@ static int next_xspace(tl_source *src, tl_arena **arena_out, Tensorflow__RunMeta
 	size_t n_runs = src->xs != NULL ? tl_xspace_n_runs(src->xs) : 0;
 	if (src->xs == NULL || src->xs_next >= n_runs)
 		return 0;
+	/* Runs are built in turn, the next one on a thread of its own while
+	 * the caller works on this one (a run of an XSpace is a tenth of the
+	 * reading; the first two are built at once); building one says
+	 * nothing on stderr, so the lines printed are the same. */
 	xs_job *j = src->xs_ahead;
 	src->xs_ahead = NULL;
-	if (j == NULL) {
-		j = xs_job_new(src, src->xs_next);
-		xs_job_run(j);
-	}
-	xs_job_wait(j);
-	/* Runs are built in turn, the next one while the caller works on
-	 * this one (a run of an XSpace is a tenth of the reading); building
-	 * one says nothing on stderr, so the lines printed are the same. */
-	if (j->rc == 0 && src->xs_next + 1 < n_runs && g_get_num_processors() > 1) {
+	if (src->xs_next + 1 < n_runs && g_get_num_processors() > 1) {
 		xs_job *ahead = xs_job_new(src, src->xs_next + 1);
 		ahead->thread = g_thread_try_new("tl-xspace-run", xs_job_run, ahead, NULL);
 		if (ahead->thread == NULL) {
@@ -483,6 +479,11 @@ static int next_xspace(tl_source *src, tl_arena **arena_out, Tensorflow__RunMeta
 			src->xs_ahead = ahead;
 		}
 	}
+	if (j == NULL) {
+		j = xs_job_new(src, src->xs_next);
+		xs_job_run(j);
+	}
+	xs_job_wait(j);
 	if (j->rc < 0) {
 		*err = j->err;
 		tl_arena_free(j->arena);

@@ -483,6 +483,8 @@ static void fill_exec(tl_exec *e, Tensorflow__NodeExecStats *ns, bool nanos, uin
 		      uint32_t seq)
 {
 	e->ns = ns;
+	e->node = e->op = NULL; /* link_execs_part's */
+	e->iter = 0;		/* index_node_execs' where it has a node */
 	e->seq = seq;
 	e->start = ns_time(ns->all_start_micros, ns->all_start_nanos, nanos);
 	e->end = e->start + ns_time(ns->all_end_rel_micros, ns->all_end_rel_nanos, nanos);
@@ -594,7 +596,8 @@ static void build_devices(struct run_builder *b)
 	for (size_t i = 0; i < n_dev; i++)
 		n_exec += ss->dev_stats[i]->n_node_stats;
 	run->devices = tl_arena_zalloc(run->arena, (n_dev ? n_dev : 1) * sizeof *run->devices);
-	run->execs = tl_arena_zalloc(run->arena, (n_exec ? n_exec : 1) * sizeof *run->execs);
+	/* every field is set as it is filled (fill_exec) */
+	run->execs = tl_arena_alloc(run->arena, (n_exec ? n_exec : 1) * sizeof *run->execs);
 
 	uint32_t *owner = g_new(uint32_t, n_dev ? n_dev : 1);
 	collect_devices(b, ss, n_dev, owner);
