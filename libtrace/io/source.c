@@ -543,6 +543,11 @@ static int start_xspace(tl_source *src, tl_arena *arena, const uint8_t *data, si
 	if (rc < 0) {
 		size_t whole = whole_fields_prefix(data, len);
 		tl_error cut = *err;
+		if (whole == 0 && len > 0)
+			tl_error_set(err,
+				     "an XSpace cut short at byte %zu, inside its first plane: "
+				     "nothing whole before the cut",
+				     len);
 		if (whole == 0 || whole == len) {
 			note_input_damage(src, err);
 			return -1;
@@ -631,6 +636,11 @@ static int next_whole(tl_source *src, tl_pbdecode_fields fields, tl_arena **aren
 			return -1;
 		return xspace_opened(src, arena_out, meta, label, err);
 	}
+	/* Bytes that start as an XSpace does, their planes' framing cut by
+	 * the end of the input: an XSpace cut short (whole planes before the
+	 * cut are read), not a RunMetadata cut short. */
+	if (xspace_head && whole_fields_prefix(data, len) < len)
+		return start_xspace(src, arena, data, len, arena_out, meta, label, err);
 	bool xspace;
 	int rc = decode_whole(data, own, len, src->format, fields, arena, meta, &xspace, err);
 	/* What is none of RunMetadata, StepStats and GraphDef may be an XSpace

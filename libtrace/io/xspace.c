@@ -124,7 +124,9 @@ typedef struct xstep {
 
 typedef struct counts {
 	size_t bad_stat, bad_event_md, bad_time, occurrences;
-	bool malformed;	    /* an event or stat that is none: the XSpace is refused */
+	size_t bad_events;  /* events whose bytes or stats do not decode: skipped */
+	size_t cut_lines;   /* lines a field that does not decode cut short */
+	size_t bad_planes;  /* planes whose fields do not decode: left out */
 	size_t mem_skipped; /* allocator events not kept (tl_xspace.keep_allocs false) */
 	bool mem_renamed;   /* one of them a step_name made another: read again, kept */
 } counts;
@@ -375,27 +377,33 @@ static inline __attribute__((always_inline)) void scan_stat(const xplane *x, xev
 
 /* One pass over an event's stats (those decoded with it, then any past
  * them): those naming no metadata counted, the correlation and group ids
- * kept; the text of its step_name stat, or NULL. */
-static const char *scan_stats(const xplane *x, xev *v, const tl_xspace_wire_stats *stats, counts *c,
-			      tl_arena *arena)
+ * kept, *step the text of its step_name stat (or NULL). False, and nothing
+ * counted, for an event one of whose stats is no XStat: it is skipped. */
+static bool scan_stats(const xplane *x, xev *v, const tl_xspace_wire_stats *stats, counts *c,
+		       const char **step, tl_arena *arena)
 {
-	const char *step = NULL;
-	if (stats->all || stats->bad) {
+	*step = NULL;
+	if (stats->bad)
+		return false;
+	if (stats->all) {
 		for (size_t k = 0; k < stats->n; k++)
-			scan_stat(x, v, &stats->st[k], c, &step, arena);
-		if (stats->bad)
-			c->malformed = true;
-		return step;
+			scan_stat(x, v, &stats->st[k], c, step, arena);
+		return true;
 	}
+	/* more than were decoded with it: all checked first, so that a bad
+	 * one costs the event and nothing else */
 	tl_xspace_wire_event ev = event_of(x, v);
 	tl_xspace_wire_stat st;
 	size_t pos = 0;
 	int rc;
 	while ((rc = tl_xspace_wire_next_stat(&ev, &pos, &st)) > 0)
-		scan_stat(x, v, &st, c, &step, arena);
+		;
 	if (rc < 0)
-		c->malformed = true;
-	return step;
+		return false;
+	pos = 0;
+	while (tl_xspace_wire_next_stat(&ev, &pos, &st) > 0)
+		scan_stat(x, v, &st, c, step, arena);
+	return true;
 }
 
 /* "dense/MatMul:MatMul": a TF op as TraceMe names it (the type one word). */
@@ -555,7 +563,14 @@ static void add_line(ev_vec *out, uint32_t pi, uint32_t li)
 	tl_xspace_wire_stats stats;
 	size_t pos = 0;
 	int rc;
-	while ((rc = tl_xspace_wire_next_event_stats(l, &pos, &e, &stats)) > 0) {
+	size_t slots_end = out->line_first[x->line_base + li + 1];
+	while ((rc = tl_xspace_wire_next_event_stats(l, &pos, &e, &stats)) != 0) {
+		if (rc == -1) /* the line's own bytes: the walk that counted stopped there too */
+			break;
+		if (rc == -2) {
+			c->bad_events++;
+			continue;
+		}
 		if (e.occurrences) {
 			c->occurrences++;
 			continue;
@@ -577,7 +592,11 @@ static void add_line(ev_vec *out, uint32_t pi, uint32_t li)
 			g_free(n);
 		}
 		/* TensorBoard names an event with a step_name stat by it */
-		const char *step = scan_stats(x, &v, &stats, c, arena);
+		const char *step;
+		if (!scan_stats(x, &v, &stats, c, &step, arena)) {
+			c->bad_events++;
+			continue;
+		}
 		if (step != NULL && step[0] != '\0') {
 			v.name = step;
 			named_by_md = false;
@@ -599,14 +618,14 @@ static void add_line(ev_vec *out, uint32_t pi, uint32_t li)
 			continue;
 		}
 		size_t i = out->n;
+		if (i == slots_end) /* never: the first walk counted them */
+			break;
 		*ev_push(out) = v;
 		if (in_order && i > first && cmp_ev_start(&out->v[i - 1], &out->v[i]) > 0)
 			in_order = false;
 		if (in_order)
 			nest_one(out, i, x->kind, &depth);
 	}
-	if (rc < 0)
-		c->malformed = true;
 	out->line_end[x->line_base + li] = out->n;
 	if (in_order)
 		return;
@@ -651,9 +670,9 @@ static void read_share_heads(ev_vec *a)
 			pi++;
 		tl_xspace_wire_line *l = &xs->space.planes[pi].lines[g - xs->planes[pi].line_base];
 		const xplane *x = &xs->planes[pi];
-		if (tl_xspace_wire_read_line(l, x->mem_mark, x->mem_mark ? x->ev_md.n_dense : 0,
-					     a->arena) < 0)
-			a->c.malformed = true;
+		tl_xspace_wire_read_line(l, x->mem_mark, x->mem_mark ? x->ev_md.n_dense : 0,
+					 a->arena);
+		a->c.cut_lines += l->damaged;
 	}
 }
 
@@ -745,7 +764,8 @@ static void join_shares(tl_xspace *xs, ev_vec *shares, size_t n, counts *c, tl_a
 		c->bad_event_md += a->c.bad_event_md;
 		c->bad_time += a->c.bad_time;
 		c->occurrences += a->c.occurrences;
-		c->malformed |= a->c.malformed;
+		c->bad_events += a->c.bad_events;
+		c->cut_lines += a->c.cut_lines;
 		c->mem_skipped += a->c.mem_skipped;
 		c->mem_renamed |= a->c.mem_renamed;
 		tl_arena_adopt(arena, a->arena);
@@ -794,16 +814,6 @@ static void read_lines(tl_xspace *xs, tl_arena *arena, counts *c)
 				.n = cut_shares(xs, shares, line_end, line_first),
 				.read = read_share_heads};
 	read_shares(&q);
-	bool malformed = false;
-	for (size_t i = 0; i < q.n; i++)
-		malformed |= shares[i].c.malformed;
-	if (malformed) {
-		join_shares(xs, shares, q.n, c, arena);
-		xs->line_dev = g_new0(uint32_t, xs->n_lines + 1);
-		g_free(line_first);
-		g_free(line_end);
-		return;
-	}
 	size_t total = 0;
 	for (size_t p = 0; p < xs->space.n_planes; p++)
 		for (size_t l = 0; l < xs->space.planes[p].n_lines; l++) {
@@ -1166,6 +1176,18 @@ static int warn_counts(const char *input, const counts *c, tl_error *err)
 	    tl_warn_damage(err, input, "skipped",
 			   "%zu events with times beyond +-2^61 ns or negative", c->bad_time) < 0)
 		return -1;
+	if (c->bad_planes &&
+	    tl_warn_damage(err, input, "left out", "%zu planes whose fields do not decode",
+			   c->bad_planes) < 0)
+		return -1;
+	if (c->cut_lines &&
+	    tl_warn_damage(err, input, "their events before it kept",
+			   "%zu lines cut short by a field that does not decode", c->cut_lines) < 0)
+		return -1;
+	if (c->bad_events &&
+	    tl_warn_damage(err, input, "skipped", "%zu events whose bytes or stats do not decode",
+			   c->bad_events) < 0)
+		return -1;
 	if (c->occurrences)
 		tl_warn("xspace-occurrences",
 			"%s: %zu aggregate events (num_occurrences, no time) skipped", input,
@@ -1220,12 +1242,8 @@ static int open_quiet(tl_xspace **out, const uint8_t *data, size_t len, bool all
 	for (size_t p = 0; p < xs->space.n_planes; p++)
 		for (size_t l = 0; l < xs->space.planes[p].n_lines; l++)
 			xs->line_plane[xs->planes[p].line_base + l] = (uint32_t)p;
+	xs->c.bad_planes = space.bad_planes;
 	read_lines(xs, arena, &xs->c);
-	if (xs->c.malformed) {
-		tl_xspace_free(xs);
-		tl_error_set(err, "malformed XSpace (protobuf decoding failed)");
-		return TL_PBDECODE_MALFORMED;
-	}
 	if (xs->c.mem_renamed) { /* see add_line */
 		tl_xspace_free(xs);
 		return open_quiet(out, data, len, true, arena, name, err);

@@ -30,7 +30,12 @@
  * stat whose metadata (or ref_value) names no stat metadata is ignored; an
  * event whose metadata_id names no event metadata is named "metadata#ID"; an
  * event whose time leaves +-2^61 ns is skipped; num_occurrences events (an
- * aggregate with no time) are skipped.
+ * aggregate with no time) are skipped. Bytes that do not decode cost what
+ * holds them (io/xspace_wire.h): an event whose bytes or stats do not is
+ * skipped, a line keeps its events before the first field that does not,
+ * a plane whose own fields do not is left out; only a space whose planes'
+ * framing is cut keeps no more than its whole planes before the cut
+ * (tl_source).
  *
  * The decoded XSpace lives in the arena given to tl_xspace_open; each run is
  * built into its own arena, copying what it keeps, so runs outlive the

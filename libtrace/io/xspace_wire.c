@@ -381,7 +381,7 @@ int tl_xspace_wire_next_event(const tl_xspace_wire_line *l, size_t *pos, tl_xspa
 	if (rc <= 0)
 		return rc;
 	return read_event(f.sub, f.sub_len, ev, NULL, (size_t)(l->raw + l->raw_len - f.sub)) < 0
-		   ? -1
+		   ? -2
 		   : 1;
 }
 
@@ -394,7 +394,7 @@ int tl_xspace_wire_next_event_stats(const tl_xspace_wire_line *l, size_t *pos,
 		return rc;
 	/* the line's bytes past the event are readable */
 	return read_event(f.sub, f.sub_len, ev, stats, (size_t)(l->raw + l->raw_len - f.sub)) < 0
-		   ? -1
+		   ? -2
 		   : 1;
 }
 
@@ -415,16 +415,16 @@ static int read_line(const uint8_t *d, size_t n, tl_xspace_wire_line *l, const u
 		     size_t n_mark, tl_arena *arena)
 {
 	*l = (tl_xspace_wire_line){.name = "", .display_name = "", .raw = d, .raw_len = n};
-	size_t pos = 0;
+	size_t pos = 0, at = 0;
 	field f = {0};
-	int rc;
 	for (;;) {
 		/* the events, most of a line's bytes: counted, read later */
 		while (pos < n && d[pos] == ((4u << 3) | WT_LEN)) {
 			uint64_t len;
 			size_t p = pos + 1;
+			at = pos;
 			if (!varint(d, n, &p, &len) || len > n - p)
-				return -1;
+				goto damaged;
 			if (mark != NULL && len >= 2 && d[p] == ((1u << 3) | WT_VARINT)) {
 				size_t q = p + 1;
 				uint64_t id;
@@ -434,15 +434,19 @@ static int read_line(const uint8_t *d, size_t n, tl_xspace_wire_line *l, const u
 			pos = p + (size_t)len;
 			l->n_events++;
 		}
-		if ((rc = next_field(d, n, &pos, &f)) <= 0)
-			break;
+		at = pos;
+		int rc = next_field(d, n, &pos, &f);
+		if (rc == 0)
+			return 0;
+		if (rc < 0)
+			goto damaged;
 		switch (f.number) {
 		case 1:
 		case 3:
 		case 9:
 		case 10:
 			if (!wt_is(&f, WT_VARINT, false))
-				return -1;
+				goto damaged;
 			if (f.number == 1)
 				l->id = (int64_t)f.v;
 			else if (f.number == 3)
@@ -451,19 +455,23 @@ static int read_line(const uint8_t *d, size_t n, tl_xspace_wire_line *l, const u
 		case 2:
 		case 11:
 			if (!wt_is(&f, WT_LEN, false))
-				return -1;
+				goto damaged;
 			*(f.number == 2 ? &l->name : &l->display_name) = copy_str(&f, arena);
 			break;
 		case 4: /* events: checked as they are read (tl_xspace_wire_next_event) */
 			if (!wt_is(&f, WT_LEN, false))
-				return -1;
+				goto damaged;
 			l->n_events++;
 			break;
 		default:
 			break;
 		}
 	}
-	return rc;
+damaged:
+	/* what came before is kept: the events counted, read up to here */
+	l->damaged = true;
+	l->raw_len = at;
+	return 0;
 }
 
 /* XEventMetadata (event: true) or XStatMetadata: its name. */
@@ -582,6 +590,7 @@ static int read_space(tl_xspace_wire *out, const uint8_t *data, size_t len, bool
 {
 	GArray *planes = g_array_new(FALSE, FALSE, sizeof(tl_xspace_wire_plane));
 	out->host = NULL;
+	out->bad_planes = 0;
 	size_t pos = 0;
 	field f = {0};
 	int rc;
@@ -600,8 +609,8 @@ static int read_space(tl_xspace_wire *out, const uint8_t *data, size_t len, bool
 			continue; /* errors, warnings, more hostnames */
 		tl_xspace_wire_plane p;
 		if (read_plane(f.sub, f.sub_len, &p, read_lines, arena) < 0) {
-			rc = -1;
-			break;
+			out->bad_planes++; /* it alone: the space's framing holds */
+			continue;
 		}
 		g_array_append_val(planes, p);
 	}

@@ -6,10 +6,14 @@
  * stats: as protobuf-c structs they took 400 MB and most of the time.
  *
  * What protobuf-c refuses (a field's wire type not its declared one, a
- * length past the end, a bad varint) is refused: by tl_xspace_wire_read down
- * to the lines, by the iterators in the events and stats (-1), so a reader
- * that has walked every event and stat once meets no error after. Unknown
- * fields are skipped, as protobuf does.
+ * length past the end, a bad varint) costs what holds it, the rest kept: a
+ * plane whose own fields do not decode is left out (bad_planes); a line is
+ * read up to the first field that does not (`damaged`: its events before
+ * it stay); an event whose bytes or stats do not is told by the iterators
+ * (-2, the walk going on), so a reader that has walked every event and
+ * stat once and kept the good ones meets no error after. Only the space's
+ * own framing refuses all (tl_xspace_wire_read's -1). Unknown fields are
+ * skipped, as protobuf does.
  */
 #ifndef TL_IO_XSPACE_WIRE_H
 #define TL_IO_XSPACE_WIRE_H
@@ -28,6 +32,7 @@ typedef struct tl_xspace_wire_line {
 	size_t n_events; /* its field 4 entries (not read) */
 	size_t n_marked; /* of them, those whose first field is a metadata_id
 			  * tl_xspace_wire_read_line was told to mark */
+	bool damaged;	 /* a field did not decode: raw_len ends before it */
 } tl_xspace_wire_line;
 
 /* An event or stat metadata entry: its map key and its name (for events
@@ -49,7 +54,8 @@ typedef struct tl_xspace_wire_plane {
 typedef struct tl_xspace_wire {
 	tl_xspace_wire_plane *planes;
 	size_t n_planes;
-	const char *host; /* the first of its hostnames, or NULL */
+	const char *host;  /* the first of its hostnames, or NULL */
+	size_t bad_planes; /* planes left out: their fields do not decode */
 } tl_xspace_wire;
 
 /* Walks data[0..len) into *out, everything in `arena`; -1 when the bytes
@@ -80,7 +86,8 @@ typedef struct tl_xspace_wire_event {
 } tl_xspace_wire_event;
 
 /* The events of a line in order: *pos starts at 0; 1 with *ev, 0 at the
- * end, -1 for bytes that are no XEvent. */
+ * end, -2 for an event whose bytes are no XEvent (the walk goes on after
+ * it), -1 where the line's own bytes stop framing (the walk ends). */
 int tl_xspace_wire_next_event(const tl_xspace_wire_line *l, size_t *pos, tl_xspace_wire_event *ev);
 
 typedef enum tl_xspace_wire_kind {
@@ -119,7 +126,7 @@ typedef struct tl_xspace_wire_stats {
 } tl_xspace_wire_stats;
 
 /* tl_xspace_wire_next_event, its stats decoded in the same walk (a stat
- * that is none is said in stats->bad, not refused: the event is). */
+ * that is none is said in stats->bad, not refused). */
 int tl_xspace_wire_next_event_stats(const tl_xspace_wire_line *l, size_t *pos,
 				    tl_xspace_wire_event *ev, tl_xspace_wire_stats *stats);
 

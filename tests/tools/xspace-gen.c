@@ -27,7 +27,9 @@
  * --hostile KIND adds damage the reader must survive beside the good events
  * above, which stay as they are (the truth's counts hold): stat-ref,
  * missing-metadata, time-overflow, occurrences, million-lines, empty-plane,
- * alloc-extremes (allocator events with int64's extremes);
+ * alloc-extremes (allocator events with int64's extremes), bad-bytes (events
+ * whose bytes or stats do not decode, a line cut short by an entry whose
+ * length runs past it);
  * truncated cuts the file in the middle of an event. --size BYTES picks the
  * ops per step that make a file of about that size.
  *
@@ -78,11 +80,12 @@ enum hostile {
 	H_MILLION_LINES,
 	H_EMPTY_PLANE,
 	H_TRUNCATED,
-	H_ALLOC_EXTREMES
+	H_ALLOC_EXTREMES,
+	H_BAD_BYTES
 };
-static const char *const hostile_names[] = {"none",	     "stat-ref",    "missing-metadata",
-					    "time-overflow", "occurrences", "million-lines",
-					    "empty-plane",   "truncated",   "alloc-extremes"};
+static const char *const hostile_names[] = {
+    "none",	     "stat-ref",    "missing-metadata", "time-overflow",  "occurrences",
+    "million-lines", "empty-plane", "truncated",	"alloc-extremes", "bad-bytes"};
 
 struct cfg {
 	uint64_t seed;
@@ -102,6 +105,7 @@ struct truth {
 	int64_t peak[MAX_GPUS + 1]; /* largest bytes_allocated per allocator */
 	long bad_stat_ids, bad_stat_refs, unnamed, overflow, far, occurrences, extra_lines;
 	long empty_planes, extreme_allocs;
+	long bad_events, cut_lines, cut_line_events;
 	size_t cut_at, full_len;
 };
 
@@ -510,6 +514,16 @@ static void host_hostile(struct host *h, struct line *l, int k, int64_t t)
 		line_put(l, &ev);
 		tr->unnamed++;
 	}
+	if (h->g->cfg->hostile == H_BAD_BYTES && k % 4 == 1) {
+		/* an event whose metadata_id comes as bytes, then one whose
+		 * stat's uint64 value does */
+		static const uint8_t bad_event[] = {0x0a, 0x01, 0x00};
+		tl_pbwire_put_bytes(l->bytes, 4, bad_event, sizeof bad_event);
+		static const uint8_t bad_stat[] = {0x08, 0x01, 0x10, 0x02, 0x18, 0x03, 0x22,
+						   0x05, 0x08, 0x01, 0x1a, 0x01, 0x00};
+		tl_pbwire_put_bytes(l->bytes, 4, bad_stat, sizeof bad_stat);
+		tr->bad_events += 2;
+	}
 	if (h->g->cfg->hostile == H_OCCURRENCES && k % 4 == 0) {
 		ev_begin(&ev, md_id(&h->p.ev, "TraceMeCounter"), 0, 0);
 		ev.e.data_case = TENSORFLOW__PROFILER__XEVENT__DATA_NUM_OCCURRENCES;
@@ -656,6 +670,23 @@ static void host_plane(struct gen *g, GByteArray *file)
 		host_time_overflow(&h);
 	if (c->hostile == H_MILLION_LINES)
 		host_million_lines(&h);
+	if (c->hostile == H_BAD_BYTES) {
+		/* a line of three events, then an entry whose length runs past
+		 * the line: the line is cut short there */
+		struct line cut;
+		line_begin(&cut, 7, "tf_damaged", T0_NS);
+		int64_t md = md_id(&h.p.ev, "tf_damaged/op:NoOp");
+		for (int i = 0; i < 3; i++) {
+			struct event ev;
+			ev_at(&ev, &cut, md, step_start_ns(c, 0) + MARGIN_NS / 2 + i * 10, 5);
+			line_put(&cut, &ev);
+		}
+		static const uint8_t overlong[] = {0x22, 0x7f, 0x08, 0x01};
+		g_byte_array_append(cut.bytes, overlong, sizeof overlong);
+		line_end(&h.p, &cut);
+		g->truth->cut_lines++;
+		g->truth->cut_line_events += 3;
+	}
 	plane_end(file, &h.p);
 }
 
@@ -904,7 +935,10 @@ static void truth_write(FILE *f, const struct cfg *c, const struct truth *tr)
 		     {"occurrence_events", tr->occurrences},
 		     {"extra_lines", tr->extra_lines},
 		     {"empty_planes", tr->empty_planes},
-		     {"extreme_allocs", tr->extreme_allocs}};
+		     {"extreme_allocs", tr->extreme_allocs},
+		     {"bad_events", tr->bad_events},
+		     {"cut_lines", tr->cut_lines},
+		     {"cut_line_events", tr->cut_line_events}};
 	for (size_t i = 0; i < G_N_ELEMENTS(extra); i++)
 		if (extra[i].v > 0)
 			fprintf(f, "%s %ld\n", extra[i].key, extra[i].v);
@@ -929,7 +963,8 @@ static const char usage_text[] =
     "  --no-launches    no host launch events (host API tracing off): kernels stand\n"
     "                   alone, named by their tf_op stat\n"
     "  --hostile KIND   stat-ref, missing-metadata, time-overflow, occurrences,\n"
-    "                   million-lines, empty-plane, truncated, alloc-extremes\n"
+    "                   million-lines, empty-plane, truncated, alloc-extremes,\n"
+    "                   bad-bytes\n"
     "  --truth FILE     the truth into FILE, not standard error\n"
     "  --host NAME      the XSpace's hostname (default xspace-gen; '' writes none)\n"
     "  -o FILE          the XSpace into FILE (default: standard output)\n";

@@ -226,10 +226,62 @@ static void test_damage(void **state)
 	size_t spos = 0;
 	tl_xspace_wire_stat one;
 	assert_int_equal(tl_xspace_wire_next_stat(&ev, &spos, &one), -1);
-	assert_int_equal(tl_xspace_wire_next_event_stats(l, &pos, &ev, &st), -1);
+	/* the cut event costs itself: the walk goes on to the next */
+	assert_int_equal(tl_xspace_wire_next_event_stats(l, &pos, &ev, &st), -2);
+	assert_int_equal(tl_xspace_wire_next_event_stats(l, &pos, &ev, &st), 1);
+	assert_int_equal(ev.metadata_id, 3);
+	assert_int_equal(tl_xspace_wire_next_event_stats(l, &pos, &ev, &st), 0);
 	tl_arena_free(arena);
 	g_byte_array_free(b, TRUE);
 	free_events(events);
+}
+
+/* A line whose bytes stop framing after two events (an event entry whose
+ * length runs past the line): read up to there, `damaged`, the two events
+ * counted and read, the walk ending where the count did; a plane whose
+ * own fields do not decode is left out, the next one read. */
+static void test_line_and_plane_damage(void **state)
+{
+	(void)state;
+	GByteArray *b = g_byte_array_new();
+	size_t plane = tl_pbwire_begin_len(b, 1);
+	tl_pbwire_put_bytes(b, 2, "/host:CPU", 9);
+	size_t line = tl_pbwire_begin_len(b, 3);
+	for (int i = 0; i < 2; i++) {
+		GByteArray *e = event_of((uint64_t)i + 1, 10, 20);
+		tl_pbwire_put_bytes(b, 4, e->data, e->len);
+		g_byte_array_free(e, TRUE);
+	}
+	static const uint8_t overlong[] = {0x22, 0x7f, 0x08, 0x01};
+	g_byte_array_append(b, overlong, sizeof overlong);
+	tl_pbwire_end_len(b, line);
+	tl_pbwire_end_len(b, plane);
+	/* a plane whose name is sent as a varint */
+	size_t bad = tl_pbwire_begin_len(b, 1);
+	tl_pbwire_put_tag(b, 2, 0);
+	tl_pbwire_put_varint(b, 7);
+	tl_pbwire_end_len(b, bad);
+	size_t good = tl_pbwire_begin_len(b, 1);
+	tl_pbwire_put_bytes(b, 2, "/device:GPU:0", 13);
+	tl_pbwire_end_len(b, good);
+	tl_arena *arena = tl_arena_new();
+	tl_xspace_wire w;
+	assert_int_equal(tl_xspace_wire_read(&w, b->data, b->len, arena), 0);
+	assert_int_equal(w.n_planes, 2);
+	assert_int_equal(w.bad_planes, 1);
+	assert_string_equal(w.planes[1].name, "/device:GPU:0");
+	const tl_xspace_wire_line *l = &w.planes[0].lines[0];
+	assert_true(l->damaged);
+	assert_int_equal(l->n_events, 2);
+	size_t pos = 0;
+	tl_xspace_wire_event ev;
+	tl_xspace_wire_stats st;
+	assert_int_equal(tl_xspace_wire_next_event_stats(l, &pos, &ev, &st), 1);
+	assert_int_equal(tl_xspace_wire_next_event_stats(l, &pos, &ev, &st), 1);
+	assert_int_equal(ev.metadata_id, 2);
+	assert_int_equal(tl_xspace_wire_next_event_stats(l, &pos, &ev, &st), 0);
+	tl_arena_free(arena);
+	g_byte_array_free(b, TRUE);
 }
 
 int main(void)
@@ -238,6 +290,7 @@ int main(void)
 	    cmocka_unit_test(test_varint_lengths),
 	    cmocka_unit_test(test_stats_in_walk),
 	    cmocka_unit_test(test_damage),
+	    cmocka_unit_test(test_line_and_plane_damage),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
