@@ -157,6 +157,7 @@ struct tl_xspace {
 	uint32_t *line_dev;   /* per line (xplane.line_base + line): its device, once it
 			       * has events */
 	uint32_t *line_plane; /* per line: its plane */
+	uint8_t *line_stream; /* per line: a device plane's "Stream #N" line (kernels) */
 	counts c;	      /* what reading met, said by tl_xspace_warn */
 };
 
@@ -490,6 +491,22 @@ static int cmp_ev_start(const void *a, const void *b)
 	return (x->raw_off > y->raw_off) - (x->raw_off < y->raw_off);
 }
 
+/* A list of event indexes a share grows (a GArray's append is a call per
+ * item). */
+typedef struct u32vec {
+	uint32_t *v;
+	size_t n, cap;
+} u32vec;
+
+static inline void u32vec_push(u32vec *a, uint32_t x)
+{
+	if (a->n == a->cap) {
+		a->cap = a->cap ? 2 * a->cap : 256;
+		a->v = g_renew(uint32_t, a->v, a->cap);
+	}
+	a->v[a->n++] = x;
+}
+
 /* A share of the lines, read on a thread of its own: each line's events
  * go to tl_xspace.ev from line_first[line] on (as many places as the line
  * holds events), the stack of open events nest_line keeps, and what the
@@ -502,7 +519,7 @@ typedef struct ev_vec {
 	const size_t *line_first;
 	int32_t *stack;
 	size_t stack_cap;
-	GArray *host_corr, *dev_corr, *step_ev;
+	u32vec host_corr, dev_corr, step_ev;
 	size_t n_ops;
 	counts c;
 	tl_arena *arena;  /* the names it makes */
@@ -523,11 +540,11 @@ static inline void nest_one(ev_vec *a, size_t i, plane_kind kind, size_t *depth)
 	xev *ev = a->v;
 	uint32_t me_u = (uint32_t)i;
 	if ((ev[i].flags & F_CORR) && kind == P_HOST)
-		g_array_append_val(a->host_corr, me_u);
+		u32vec_push(&a->host_corr, me_u);
 	else if ((ev[i].flags & F_CORR) && kind == P_DEVICE)
-		g_array_append_val(a->dev_corr, me_u);
+		u32vec_push(&a->dev_corr, me_u);
 	if (ev[i].flags & F_STEP)
-		g_array_append_val(a->step_ev, me_u);
+		u32vec_push(&a->step_ev, me_u);
 	a->n_ops += !(ev[i].flags & F_MEMORY);
 	size_t d = *depth;
 	while (d > 0) {
@@ -558,7 +575,7 @@ static void add_line(ev_vec *out, uint32_t pi, uint32_t li)
 	 * undone, the line sorted and nested after. */
 	bool in_order = true;
 	size_t depth = 0, n_ops = out->n_ops;
-	guint lists[3] = {out->host_corr->len, out->dev_corr->len, out->step_ev->len};
+	size_t lists[3] = {out->host_corr.n, out->dev_corr.n, out->step_ev.n};
 	tl_xspace_wire_event e;
 	tl_xspace_wire_stats stats;
 	size_t pos = 0;
@@ -629,9 +646,9 @@ static void add_line(ev_vec *out, uint32_t pi, uint32_t li)
 	out->line_end[x->line_base + li] = out->n;
 	if (in_order)
 		return;
-	g_array_set_size(out->host_corr, lists[0]);
-	g_array_set_size(out->dev_corr, lists[1]);
-	g_array_set_size(out->step_ev, lists[2]);
+	out->host_corr.n = lists[0];
+	out->dev_corr.n = lists[1];
+	out->step_ev.n = lists[2];
 	out->n_ops = n_ops;
 	qsort(out->v + first, out->n - first, sizeof(xev), cmp_ev_start);
 	depth = 0;
@@ -737,17 +754,15 @@ static size_t cut_shares(tl_xspace *xs, ev_vec *shares, size_t *line_end, const 
 		shares[i].line_first = line_first;
 		shares[i].line_end = line_end;
 		shares[i].arena = tl_arena_new();
-		shares[i].host_corr = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-		shares[i].dev_corr = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-		shares[i].step_ev = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	}
 	return k + 1;
 }
 
-static void append_all(GArray *to, GArray *from)
+static void append_all(GArray *to, u32vec *from)
 {
-	g_array_append_vals(to, from->data, from->len);
-	g_array_free(from, TRUE);
+	if (from->n > 0)
+		g_array_append_vals(to, from->v, (guint)from->n);
+	g_free(from->v);
 }
 
 /* The shares' counts added up, their lists put end to end, their names
@@ -756,9 +771,9 @@ static void join_shares(tl_xspace *xs, ev_vec *shares, size_t n, counts *c, tl_a
 {
 	for (size_t i = 0; i < n; i++) {
 		ev_vec *a = &shares[i];
-		append_all(xs->host_corr, a->host_corr);
-		append_all(xs->dev_corr, a->dev_corr);
-		append_all(xs->step_ev, a->step_ev);
+		append_all(xs->host_corr, &a->host_corr);
+		append_all(xs->dev_corr, &a->dev_corr);
+		append_all(xs->step_ev, &a->step_ev);
 		xs->n_ops += a->n_ops;
 		c->bad_stat += a->c.bad_stat;
 		c->bad_event_md += a->c.bad_event_md;
@@ -838,9 +853,14 @@ static void read_lines(tl_xspace *xs, tl_arena *arena, counts *c)
 		close_holes(xs, line_first, line_end);
 	GHashTable *by_name = g_hash_table_new(g_str_hash, g_str_equal);
 	xs->line_dev = g_new(uint32_t, xs->n_lines + 1);
+	xs->line_stream = g_new0(uint8_t, xs->n_lines + 1);
 	for (size_t p = 0; p < xs->space.n_planes; p++)
 		for (size_t l = 0; l < xs->space.planes[p].n_lines; l++) {
 			size_t g = xs->planes[p].line_base + l;
+			const char *lname = xs->space.planes[p].lines[l].name;
+			xs->line_stream[g] =
+			    xs->planes[p].kind == P_DEVICE &&
+			    g_str_has_prefix(lname != NULL ? lname : "", "Stream #");
 			bool kept = line_end[g] > line_first[g];
 			xs->line_dev[g] = kept ? device_for(xs, by_name, &xs->planes[p],
 							    &xs->space.planes[p].lines[l], arena)
@@ -1310,6 +1330,7 @@ void tl_xspace_free(tl_xspace *xs)
 	g_array_free(xs->step_ev, TRUE);
 	g_free(xs->line_dev);
 	g_free(xs->line_plane);
+	g_free(xs->line_stream);
 	g_free(xs);
 }
 
@@ -1366,11 +1387,16 @@ static const char *kernel_tf_op_in(const xplane *x, const xev *v, tl_arena *aren
 		return NULL;
 	tl_xspace_wire_stat tf = {0}, l0 = {0}, st;
 	tl_xspace_wire_event ev = event_of(x, v);
-	size_t pos = 0;
+	tl_xspace_wire_stats all; /* the usual event: its stats at once */
+	tl_xspace_wire_event_stats(&ev, &all);
+	bool at_once = all.all && !all.bad;
+	size_t pos = 0, k = 0;
 	const char *s;
 	size_t n, len;
 	bool seen_tf = false, seen_l0 = false;
-	while (tl_xspace_wire_next_stat(&ev, &pos, &st) > 0) {
+	while (at_once ? k < all.n : tl_xspace_wire_next_stat(&ev, &pos, &st) > 0) {
+		if (at_once)
+			st = all.st[k++];
 		if (!seen_tf && x->has_sid[S_TF_OP] && st.metadata_id == x->sid[S_TF_OP]) {
 			seen_tf = true;
 			tf = st;
@@ -1406,7 +1432,7 @@ static const char *device_node_name(const tl_xspace *xs, const xev *v, tl_arena 
  * the copies and, in tl_run_build, the comparisons of equal names (one
  * pointer is one name). A table by the name's address, a name taking its
  * slot from the one before (the strings are the same either way). */
-#define MEMO_SLOTS 4096
+#define MEMO_SLOTS 1024
 
 typedef struct name_memo {
 	const char *name; /* xev.name, or NULL */
@@ -1466,8 +1492,7 @@ static void fill_exec(const tl_xspace *xs, const xev *v, Tensorflow__NodeExecSta
 	ns->op_end_rel_nanos = ns->all_end_rel_nanos;
 	ns->op_end_rel_micros = ns->all_end_rel_micros;
 	ns->thread_id = d->threads ? (uint32_t)l->id : 0;
-	const xplane *x = plane_of(xs, v);
-	if (x->kind == P_DEVICE && g_str_has_prefix(l->name != NULL ? l->name : "", "Stream #")) {
+	if (xs->line_stream[v->line]) {
 		ns->node_name = (char *)device_node_name(xs, v, arena);
 		ns->timeline_label = (char *)name_copy(memo + MEMO_SLOTS, v->name, arena);
 		return;
@@ -1618,13 +1643,14 @@ int tl_xspace_run(const tl_xspace *xs, size_t run, const char *base, tl_arena *a
 	size_t n = xs->run_first[run + 1] - xs->run_first[run];
 	int32_t *slot = g_new(int32_t, xs->devs->len + 1);
 	uint32_t *count = g_new0(uint32_t, xs->devs->len + 1);
-	GArray *launched = g_array_new(FALSE, FALSE, sizeof(uint32_t)); /* k, launcher */
+	uint32_t *launched = g_new(uint32_t, 2 * n + 2); /* k, launcher */
+	size_t n_launched = 0;
 	run_ev *re = g_new(run_ev, n + 1);
 	for (size_t k = 0; k < n; k++) {
 		const xev *v = &xs->ev[ev[k]];
 		if (v->flags & F_LINKED) {
-			uint32_t pair[2] = {(uint32_t)k, (uint32_t)v->launcher};
-			g_array_append_vals(launched, pair, 2);
+			launched[n_launched++] = (uint32_t)k;
+			launched[n_launched++] = (uint32_t)v->launcher;
 		}
 		re[k] = (run_ev){.start = v->start, .dev = dev_of(xs, v), .line = v->line};
 		count[re[k].dev]++;
@@ -1650,10 +1676,10 @@ int tl_xspace_run(const tl_xspace *xs, size_t run, const char *base, tl_arena *a
 	g_free(re);
 	/* launched: (k, its launcher's event) pairs, the launcher in this run
 	 * (F_LINKED) */
-	GArray *pairs = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-	for (guint j = 0; j + 1 < launched->len; j += 2) {
-		uint32_t k = g_array_index(launched, uint32_t, j);
-		uint32_t by = g_array_index(launched, uint32_t, j + 1);
+	uint32_t *kept = tl_arena_alloc(arena, (n_launched + 1) * sizeof *kept);
+	size_t n_kept = 0;
+	for (size_t j = 0; j + 1 < n_launched; j += 2) {
+		uint32_t k = launched[j], by = launched[j + 1];
 		/* the launcher among the run's events, which are in event order */
 		size_t lo = 0, hi = n;
 		while (lo < hi) {
@@ -1665,15 +1691,11 @@ int tl_xspace_run(const tl_xspace *xs, size_t run, const char *base, tl_arena *a
 		}
 		if (lo == n || ev[lo] != by)
 			continue;
-		uint32_t pair[2] = {k, (uint32_t)lo};
-		g_array_append_vals(pairs, pair, 2);
+		kept[n_kept++] = k;
+		kept[n_kept++] = (uint32_t)lo;
 	}
-	g_array_free(launched, TRUE);
-	uint32_t *kept = tl_arena_alloc(arena, ((size_t)pairs->len + 1) * sizeof *kept);
-	if (pairs->len > 0)
-		memcpy(kept, pairs->data, pairs->len * sizeof *kept);
-	*links = (tl_links){.recs = recs, .n_recs = n, .pairs = kept, .n = pairs->len / 2};
-	g_array_free(pairs, TRUE);
+	g_free(launched);
+	*links = (tl_links){.recs = recs, .n_recs = n, .pairs = kept, .n = n_kept / 2};
 	g_free(slot);
 	char *l = xs->n_runs > 1 ? g_strdup_printf("%s step %s", base, xs->steps[run].name)
 				 : g_strdup(base);

@@ -398,6 +398,50 @@ int tl_xspace_wire_next_event_stats(const tl_xspace_wire_line *l, size_t *pos,
 		   : 1;
 }
 
+void tl_xspace_wire_event_stats(const tl_xspace_wire_event *ev, tl_xspace_wire_stats *stats)
+{
+	const uint8_t *d = ev->raw;
+	size_t n = ev->raw_len, pos = 0;
+	field f = {0};
+	stats->n = 0;
+	stats->all = true;
+	stats->bad = false;
+	while (pos < n) {
+		if (d[pos] != ((4u << 3) | WT_LEN)) {
+			/* another field between the stats: skipped as
+			 * next_repeated does */
+			int rc = next_field(d, n, &pos, &f);
+			if (rc < 0) {
+				stats->bad = true;
+				return;
+			}
+			if (f.number == 4) {
+				stats->all = false;
+				return;
+			}
+			continue;
+		}
+		pos++;
+		uint64_t len;
+		if (!varint_in(d, n, &pos, &len, n) || len > n - pos) {
+			stats->bad = true;
+			return;
+		}
+		if (stats->n == TL_XSPACE_WIRE_STATS) {
+			stats->all = false;
+			return;
+		}
+		tl_xspace_wire_stat *st = &stats->st[stats->n];
+		if (!read_stat_usual(d + pos, (size_t)len, st, n - pos) &&
+		    read_stat(d + pos, (size_t)len, st) < 0) {
+			stats->bad = true;
+			return;
+		}
+		stats->n++;
+		pos += (size_t)len;
+	}
+}
+
 int tl_xspace_wire_next_stat(const tl_xspace_wire_event *ev, size_t *pos, tl_xspace_wire_stat *st)
 {
 	field f = {0};

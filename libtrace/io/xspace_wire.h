@@ -125,6 +125,10 @@ typedef struct tl_xspace_wire_stats {
 	tl_xspace_wire_stat st[TL_XSPACE_WIRE_STATS];
 } tl_xspace_wire_stats;
 
+/* An event's stats decoded at once into *stats (as
+ * tl_xspace_wire_next_event_stats does). */
+void tl_xspace_wire_event_stats(const tl_xspace_wire_event *ev, tl_xspace_wire_stats *stats);
+
 /* tl_xspace_wire_next_event, its stats decoded in the same walk (a stat
  * that is none is said in stats->bad, not refused). */
 int tl_xspace_wire_next_event_stats(const tl_xspace_wire_line *l, size_t *pos,
