@@ -264,11 +264,78 @@ static int event_field(const uint8_t *d, size_t at, const field *f, tl_xspace_wi
 
 /* An XEvent's fields; with `stats`, its stats decoded as they are met (as
  * tl_xspace_wire_next_stat reads them, -1 for one that is none). */
+/* A stat's bytes at d[0..len) into stats, as read_event's walk takes it. */
+static inline __attribute__((always_inline)) void
+event_stat(const uint8_t *d, size_t len, tl_xspace_wire_stats *stats, size_t avail)
+{
+	if (!stats->bad && stats->n < TL_XSPACE_WIRE_STATS) {
+		tl_xspace_wire_stat *st = &stats->st[stats->n];
+		if (read_stat_usual(d, len, st, avail) || read_stat(d, len, st) == 0)
+			stats->n++;
+		else
+			stats->bad = true;
+	} else {
+		stats->all = false; /* checked when read */
+	}
+}
+
+/* The event as profilers write it: metadata_id, offset_ps, duration_ps,
+ * then the stats, nothing else: read in that order, no dispatch on each
+ * key (read_event's walk would give the same). False for any other shape,
+ * left to the walk, which starts again. */
+static inline __attribute__((always_inline)) bool read_event_usual(const uint8_t *d, size_t n,
+								   tl_xspace_wire_event *ev,
+								   tl_xspace_wire_stats *stats,
+								   size_t avail)
+{
+	size_t pos = 0;
+	uint64_t v;
+	if (n == 0 || d[0] != ((1u << 3) | WT_VARINT))
+		return false;
+	pos = 1;
+	if (!varint_in(d, n, &pos, &v, avail))
+		return false;
+	*ev = (tl_xspace_wire_event){.metadata_id = (int64_t)v, .raw = d + n, .md_first = true};
+	if (pos < n && d[pos] == ((2u << 3) | WT_VARINT)) {
+		pos++;
+		if (!varint_in(d, n, &pos, &v, avail))
+			return false;
+		ev->offset_ps = (int64_t)v;
+	}
+	if (pos < n && d[pos] == ((3u << 3) | WT_VARINT)) {
+		pos++;
+		if (!varint_in(d, n, &pos, &v, avail))
+			return false;
+		ev->duration_ps = (int64_t)v;
+	}
+	if (stats != NULL) {
+		stats->n = 0;
+		stats->all = true;
+		stats->bad = false;
+	}
+	if (pos < n && d[pos] == ((4u << 3) | WT_LEN))
+		ev->raw = d + pos;
+	while (pos < n && d[pos] == ((4u << 3) | WT_LEN)) {
+		pos++;
+		if (!varint_in(d, n, &pos, &v, avail) || v > n - pos)
+			return false;
+		if (stats != NULL)
+			event_stat(d + pos, (size_t)v, stats, avail - pos);
+		pos += (size_t)v;
+	}
+	if (pos != n)
+		return false;
+	ev->raw_len = (size_t)(d + n - ev->raw);
+	return true;
+}
+
 static inline __attribute__((always_inline)) int read_event(const uint8_t *d, size_t n,
 							    tl_xspace_wire_event *ev,
 							    tl_xspace_wire_stats *stats,
 							    size_t avail)
 {
+	if (read_event_usual(d, n, ev, stats, avail))
+		return 0;
 	*ev = (tl_xspace_wire_event){.raw = d + n,
 				     .md_first = n > 0 && d[0] == ((1u << 3) | WT_VARINT)};
 	if (stats != NULL) {
@@ -314,16 +381,8 @@ static inline __attribute__((always_inline)) int read_event(const uint8_t *d, si
 			pos++;
 			if (!varint_in(d, n, &pos, &f.v, avail) || f.v > n - pos)
 				return -1;
-			if (stats != NULL && !stats->bad && stats->n < TL_XSPACE_WIRE_STATS) {
-				tl_xspace_wire_stat *st = &stats->st[stats->n];
-				if (read_stat_usual(d + pos, (size_t)f.v, st, avail - pos) ||
-				    read_stat(d + pos, (size_t)f.v, st) == 0)
-					stats->n++;
-				else
-					stats->bad = true;
-			} else if (stats != NULL) {
-				stats->all = false; /* checked when read */
-			}
+			if (stats != NULL)
+				event_stat(d + pos, (size_t)f.v, stats, avail - pos);
 			pos += (size_t)f.v;
 			if (ev->raw == d + n)
 				ev->raw = d + at;
