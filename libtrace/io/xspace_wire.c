@@ -168,29 +168,28 @@ read_stat_usual(const uint8_t *d, size_t n, tl_xspace_wire_stat *st, size_t avai
 	st->s = NULL;
 	st->s_len = 0;
 	unsigned key = d[pos++];
-	switch (key) {
-	case (2u << 3) | WT_FIXED64:
-		if (n - pos != 8)
-			return false;
-		memcpy(&st->u, d + pos, 8);
-		st->kind = TL_XSTAT_DOUBLE;
-		return true;
-	case (3u << 3) | WT_VARINT:
-	case (4u << 3) | WT_VARINT:
-	case (7u << 3) | WT_VARINT:
+	/* tested in the order they are met: numbers and refs, strings, doubles */
+	if (key == ((3u << 3) | WT_VARINT) || key == ((4u << 3) | WT_VARINT) ||
+	    key == ((7u << 3) | WT_VARINT)) {
 		st->kind = (tl_xspace_wire_kind)(key >> 3);
 		return varint_in(d, n, &pos, &st->u, avail) && pos == n;
-	case (5u << 3) | WT_LEN:
-	case (6u << 3) | WT_LEN:
+	}
+	if (key == ((5u << 3) | WT_LEN) || key == ((6u << 3) | WT_LEN)) {
 		if (!varint_in(d, n, &pos, &v, avail) || v != n - pos)
 			return false;
 		st->kind = (tl_xspace_wire_kind)(key >> 3);
 		st->s = d + pos;
 		st->s_len = (size_t)v;
 		return true;
-	default:
-		return false;
 	}
+	if (key == ((2u << 3) | WT_FIXED64)) {
+		if (n - pos != 8)
+			return false;
+		memcpy(&st->u, d + pos, 8);
+		st->kind = TL_XSTAT_DOUBLE;
+		return true;
+	}
+	return false;
 }
 
 static int read_stat(const uint8_t *d, size_t n, tl_xspace_wire_stat *st)
