@@ -126,7 +126,7 @@ void tl_run_kernel_label_parse(tl_arena *arena, const char *label, const char *n
 	size_t full_len = strlen(full);
 	if (label != NULL) {
 		const char *at = strstr(label, "@@");
-		const char *hash = strchr(label, '#');
+		const char *hash = at != NULL ? strchr(label, '#') : NULL;
 		if (at != NULL && hash != NULL && at + 2 < hash) {
 			full = at + 2;
 			full_len = (size_t)(hash - full);
@@ -154,24 +154,39 @@ bool tl_run_op_label_parse(tl_arena *arena, const char *label, const char **name
 	 * ')'. */
 	if (label == NULL)
 		return false;
-	const char *close = strrchr(label, ')');
-	if (close == NULL)
-		return false;
-	/* the last " = " starting before the ')' (it cannot reach it) */
-	const char *eq = NULL;
-	for (const char *p = close; p - label >= 3 && eq == NULL;) {
-		p--;
-		if (p[-2] == ' ' && p[-1] == '=' && p[0] == ' ')
-			eq = p - 2;
+	const char *eq = NULL, *open = NULL, *close = NULL;
+	/* The usual label, "name = Op()": the op a word between the last
+	 * " = " and a closing "()", found from the end (what the scans below
+	 * find for it). */
+	size_t len = strlen(label);
+	if (len >= 5 && label[len - 1] == ')' && label[len - 2] == '(') {
+		const char *w = label + len - 2;
+		while (w > label && (g_ascii_isalnum(w[-1]) || w[-1] == '_'))
+			w--;
+		if (w - label >= 3 && w[-3] == ' ' && w[-2] == '=' && w[-1] == ' ') {
+			close = label + len - 1;
+			open = label + len - 2;
+			eq = w - 3;
+		}
 	}
-	if (eq == NULL)
-		return false;
-	const char *open = NULL;
-	for (const char *p = eq + 3; p < close; p++)
-		if (*p == '(')
-			open = p;
-	if (open == NULL)
-		return false;
+	if (eq == NULL) {
+		close = strrchr(label, ')');
+		if (close == NULL)
+			return false;
+		/* the last " = " starting before the ')' (it cannot reach it) */
+		for (const char *p = close; p - label >= 3 && eq == NULL;) {
+			p--;
+			if (p[-2] == ' ' && p[-1] == '=' && p[0] == ' ')
+				eq = p - 2;
+		}
+		if (eq == NULL)
+			return false;
+		for (const char *p = eq + 3; p < close; p++)
+			if (*p == '(')
+				open = p;
+		if (open == NULL)
+			return false;
+	}
 	const char *nn = label;
 	if (nn[0] == '[') {
 		const char *rb = strstr(nn, "] ");

@@ -30,8 +30,9 @@ static void test_normalize(void **state)
 	tl_arena *a = tl_arena_new();
 	assert_string_equal(tl_run_device_normalize(a, "/job:localhost/replica:0/task:0/cpu:0"),
 			    "/job:localhost/replica:0/task:0/device:CPU:0");
-	assert_string_equal(tl_run_device_normalize(a, "/job:localhost/replica:0/task:0/device:GPU:1"),
-			    "/job:localhost/replica:0/task:0/device:GPU:1");
+	assert_string_equal(
+	    tl_run_device_normalize(a, "/job:localhost/replica:0/task:0/device:GPU:1"),
+	    "/job:localhost/replica:0/task:0/device:GPU:1");
 	assert_string_equal(tl_run_device_normalize(a, "/gpu:0/stream:12"),
 			    "/device:GPU:0/stream:12");
 	assert_string_equal(tl_run_device_normalize(a, "/gpu:0/memcpy"), "/device:GPU:0/memcpy");
@@ -60,8 +61,8 @@ static void test_op_label(void **state)
 	assert_int_equal(n, 3);
 	assert_string_equal(in[1], "b:1");
 	assert_string_equal(in[2], "^c");
-	assert_true(tl_run_op_label_parse(a, "[cpu 49.0MB 49.0MB] v/VariableV2 = VariableV2()", &name,
-				      &op, &in, &n));
+	assert_true(tl_run_op_label_parse(a, "[cpu 49.0MB 49.0MB] v/VariableV2 = VariableV2()",
+					  &name, &op, &in, &n));
 	assert_string_equal(name, "v/VariableV2");
 	assert_string_equal(op, "VariableV2");
 	assert_int_equal(n, 0);
@@ -83,6 +84,58 @@ static void test_op_label(void **state)
 	tl_arena_free(a);
 }
 
+/* timeline.py's r"(.*) = (.*)\((.*)\)" read the slow way, as the greedy
+ * regex does: the last ')', the last " = " before it, the last '(' between
+ * them. The op, or NULL. */
+static char *regex_op(const char *label)
+{
+	const char *close = strrchr(label, ')');
+	if (close == NULL)
+		return NULL;
+	const char *eq = NULL;
+	for (const char *p = label; p + 3 <= close; p++)
+		if (p[0] == ' ' && p[1] == '=' && p[2] == ' ')
+			eq = p;
+	if (eq == NULL)
+		return NULL;
+	const char *open = NULL;
+	for (const char *p = eq + 3; p < close; p++)
+		if (*p == '(')
+			open = p;
+	return open != NULL ? g_strndup(eq + 3, (size_t)(open - (eq + 3))) : NULL;
+}
+
+/* Labels made of the characters that matter, many of them of the usual
+ * shape "name = Op()" whose op the parser finds from the end: the op is
+ * what the regex takes, whichever way it is found. */
+static void test_op_label_random(void **state)
+{
+	(void)state;
+	static const char alphabet[] = "ab_ =()9:";
+	tl_arena *a = tl_arena_new();
+	GRand *r = g_rand_new_with_seed(11);
+	for (int i = 0; i < 200000; i++) {
+		char label[16];
+		int n = g_rand_int_range(r, 0, 15);
+		for (int k = 0; k < n; k++)
+			label[k] = alphabet[g_rand_int_range(r, 0, (gint32)sizeof alphabet - 1)];
+		label[n] = '\0';
+		if (i % 2 == 0 && n < 11) /* the usual tail */
+			g_strlcat(label, g_rand_boolean(r) ? " = b()" : "()", sizeof label);
+		const char *op = NULL;
+		char *want = regex_op(label);
+		bool got = tl_run_op_label_parse(a, label, NULL, &op, NULL, NULL);
+		if (want == NULL)
+			assert_false(got);
+		else if (!got || strcmp(op, want) != 0)
+			fail_msg("label '%s': want op '%s', got '%s'", label, want,
+				 got ? op : "(none)");
+		g_free(want);
+	}
+	g_rand_free(r);
+	tl_arena_free(a);
+}
+
 /* Kernel labels: the @@node:Op#...# annotation wins, else node_name. */
 static void test_kernel_label(void **state)
 {
@@ -90,7 +143,7 @@ static void test_kernel_label(void **state)
 	tl_arena *a = tl_arena_new();
 	const char *name, *op;
 	tl_run_kernel_label_parse(a, "void k<float>(x) regs:1@@conv/Relu:Relu#id=3#", "ignored:X",
-			      &name, &op);
+				  &name, &op);
 	assert_string_equal(name, "conv/Relu");
 	assert_string_equal(op, "Relu");
 	tl_run_kernel_label_parse(a, "MEMCPYDtoH 400 bytes", "edge_9_x:MEMCPYDtoH", &name, &op);
@@ -203,8 +256,9 @@ static void test_loop_iterations(void **state)
 			const tl_exec *e = &run->execs[run->node_execs[g->first_exec + k]];
 			assert_int_equal(e->iter, k);
 			if (k > 0)
-				assert_true(e->start >=
-					    run->execs[run->node_execs[g->first_exec + k - 1]].start);
+				assert_true(
+				    e->start >=
+				    run->execs[run->node_execs[g->first_exec + k - 1]].start);
 		}
 	}
 	assert_true(looped >= 1);
@@ -259,7 +313,8 @@ static void test_tf13_scheduled_nanos(void **state)
 	    "  node_stats { node_name: \"edge_1_x:MEMCPYHtoD\" all_start_micros: 1504000000000105\n"
 	    "    all_end_rel_micros: 2 scheduled_micros: 1504000000000102000 }\n"
 	    "  node_stats { node_name: \"early\" all_start_micros: 1504000000000110\n"
-	    "    all_end_rel_micros: 2 scheduled_micros: 1504000000000100 } } }\n", "t");
+	    "    all_end_rel_micros: 2 scheduled_micros: 1504000000000100 } } }\n",
+	    "t");
 	assert_int_equal(run->n_execs, 6);
 	const tl_exec *k = exec_named(run, "/device:GPU:0/stream:14", "conv:Conv2D");
 	assert_non_null(k);
@@ -308,7 +363,8 @@ static void test_field_ranges(void **state)
 	    "  node_stats { node_name: \"bad_start\" all_start_micros: 9223372036854775807\n"
 	    "    all_end_rel_micros: 1 }\n"
 	    "  node_stats { node_name: \"bad_end\" all_start_micros: 6000\n"
-	    "    all_end_rel_micros: 9223372036854775807 } } }\n", "t");
+	    "    all_end_rel_micros: 9223372036854775807 } } }\n",
+	    "t");
 	const char *cpu = "/job:localhost/replica:0/task:0/device:CPU:0";
 	assert_int_equal(run->n_execs, 5);
 	assert_null(exec_named(run, cpu, "bad_start"));
@@ -380,11 +436,17 @@ int main(void)
 {
 	td_filter();
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_normalize),	   cmocka_unit_test(test_op_label),
-	    cmocka_unit_test(test_kernel_label),   cmocka_unit_test(test_gpu_run),
-	    cmocka_unit_test(test_shared_gpu_run), cmocka_unit_test(test_loop_iterations),
-	    cmocka_unit_test(test_stepstats_only), cmocka_unit_test(test_tf13_scheduled_nanos),
-	    cmocka_unit_test(test_field_ranges),   cmocka_unit_test(test_launcher_lone_graph),
+	    cmocka_unit_test(test_normalize),
+	    cmocka_unit_test(test_op_label),
+	    cmocka_unit_test(test_op_label_random),
+	    cmocka_unit_test(test_kernel_label),
+	    cmocka_unit_test(test_gpu_run),
+	    cmocka_unit_test(test_shared_gpu_run),
+	    cmocka_unit_test(test_loop_iterations),
+	    cmocka_unit_test(test_stepstats_only),
+	    cmocka_unit_test(test_tf13_scheduled_nanos),
+	    cmocka_unit_test(test_field_ranges),
+	    cmocka_unit_test(test_launcher_lone_graph),
 	};
 	return cmocka_run_group_tests_name("model", tests, NULL, NULL);
 }
