@@ -77,14 +77,17 @@ typedef struct xplane {
 } xplane;
 
 enum ev_flags {
-	F_TFOP = 1,	 /* "name:Op" */
-	F_MEMORY = 2,	 /* MemoryAllocation / MemoryDeallocation */
-	F_STEP = 4,	 /* on a "Steps" line */
-	F_CORR = 8,	 /* has a correlation_id */
-	F_GROUP = 16,	 /* has a group_id */
-	F_AS_OP = 32,	 /* a host launch outside any TF op: tl_xspace.as_op names its op */
-	F_LAUNCHED = 64, /* a device event whose launcher is known (xev.launcher) */
-	F_LINKED = 128,	 /* F_LAUNCHED, its launcher an op of the same run: a launch link */
+	F_TFOP = 1,	   /* "name:Op" */
+	F_MEMORY = 2,	   /* MemoryAllocation / MemoryDeallocation */
+	F_STEP = 4,	   /* on a "Steps" line */
+	F_CORR = 8,	   /* has a correlation_id */
+	F_GROUP = 16,	   /* has a group_id */
+	F_AS_OP = 32,	   /* a host launch outside any TF op: tl_xspace.as_op names its op */
+	F_LAUNCHED = 64,   /* a device event whose launcher is known (xev.launcher) */
+	F_LINKED = 128,	   /* F_LAUNCHED, its launcher an op of the same run: a launch link */
+	F_TFOP_SEEN = 256, /* scan_stat met its first tf_op stat */
+			   /* bits 9 to 31: that stat's place among the event's stats,
+			    * plus one (0: not known), for kernel_tf_op_in */
 };
 
 /* One per event of the XSpace (a 100 MB file holds 1.8 million): kept to
@@ -208,9 +211,12 @@ static plane_kind kind_of_plane(const char *name)
 
 static uint32_t name_flags(const char *name);
 
+#define TFOP_AT_SHIFT 9
+#define TFOP_AT_MAX ((1u << (32 - TFOP_AT_SHIFT)) - 1)
+
 /* What a stat metadata id is to scan_stats: named (it names metadata
  * with a name), and which of the stats it reads it is. */
-enum { ST_NAMED = 1, ST_CORR = 2, ST_GROUP = 4, ST_STEP = 8 };
+enum { ST_NAMED = 1, ST_CORR = 2, ST_GROUP = 4, ST_STEP = 8, ST_TFOP = 16 };
 
 /* Whether stat metadata id `id` is the one of the stats named `k`. */
 static bool stat_is(const xplane *x, enum stat_key k, int64_t id)
@@ -255,6 +261,7 @@ static void index_plane(xplane *x, const tl_xspace_wire_plane *p, bool keep_allo
 			r |= stat_is(x, S_CORRELATION, (int64_t)i) ? ST_CORR : 0;
 			r |= stat_is(x, S_GROUP, (int64_t)i) ? ST_GROUP : 0;
 			r |= stat_is(x, S_STEP_NAME, (int64_t)i) ? ST_STEP : 0;
+			r |= stat_is(x, S_TF_OP, (int64_t)i) ? ST_TFOP : 0;
 			x->st_role[i] = r;
 		}
 	}
@@ -351,8 +358,9 @@ static bool stat_int(const tl_xspace_wire_stat *st, int64_t *out)
 }
 
 /* One stat of scan_stats'. */
+/* Stat k of an event (k SIZE_MAX where its place is not known). */
 static inline __attribute__((always_inline)) void scan_stat(const xplane *x, xev *v,
-							    const tl_xspace_wire_stat *st,
+							    const tl_xspace_wire_stat *st, size_t k,
 							    counts *c, const char **step,
 							    tl_arena *arena)
 {
@@ -364,7 +372,15 @@ static inline __attribute__((always_inline)) void scan_stat(const xplane *x, xev
 		role = (find_id(&x->st_md, id) != NULL ? ST_NAMED : 0) |
 		       (stat_is(x, S_CORRELATION, id) ? ST_CORR : 0) |
 		       (stat_is(x, S_GROUP, id) ? ST_GROUP : 0) |
-		       (stat_is(x, S_STEP_NAME, id) ? ST_STEP : 0);
+		       (stat_is(x, S_STEP_NAME, id) ? ST_STEP : 0) |
+		       (stat_is(x, S_TF_OP, id) ? ST_TFOP : 0);
+	/* the first tf_op stat's place among the event's stats, for
+	 * kernel_tf_op_in (known where they were decoded with the event) */
+	if ((role & ST_TFOP) && !(v->flags & F_TFOP_SEEN)) {
+		v->flags |= F_TFOP_SEEN;
+		if (k < TFOP_AT_MAX)
+			v->flags |= (uint32_t)(k + 1) << TFOP_AT_SHIFT;
+	}
 	if (!(role & ST_NAMED) ||
 	    (st->kind == TL_XSTAT_REF && find_id(&x->st_md, (int64_t)st->u) == NULL))
 		c->bad_stat++;
@@ -388,7 +404,7 @@ static bool scan_stats(const xplane *x, xev *v, const tl_xspace_wire_stats *stat
 		return false;
 	if (stats->all) {
 		for (size_t k = 0; k < stats->n; k++)
-			scan_stat(x, v, &stats->st[k], c, step, arena);
+			scan_stat(x, v, &stats->st[k], k, c, step, arena);
 		return true;
 	}
 	/* more than were decoded with it: all checked first, so that a bad
@@ -403,7 +419,7 @@ static bool scan_stats(const xplane *x, xev *v, const tl_xspace_wire_stats *stat
 		return false;
 	pos = 0;
 	while (tl_xspace_wire_next_stat(&ev, &pos, &st) > 0)
-		scan_stat(x, v, &st, c, step, arena);
+		scan_stat(x, v, &st, SIZE_MAX, c, step, arena);
 	return true;
 }
 
@@ -1387,12 +1403,19 @@ static const char *kernel_tf_op_in(const xplane *x, const xev *v, tl_arena *aren
 		return NULL;
 	tl_xspace_wire_stat tf = {0}, l0 = {0}, st;
 	tl_xspace_wire_event ev = event_of(x, v);
+	/* the first tf_op stat where reading told where it is: what the walk
+	 * below returns first when it names a TF op */
+	uint32_t hint = v->flags >> TFOP_AT_SHIFT;
+	const char *s;
+	size_t n, len;
+	if (hint != 0 && tl_xspace_wire_stat_nth(&ev, hint - 1, &tf) &&
+	    tf.metadata_id == x->sid[S_TF_OP] && stat_span(x, &tf, &s, &n) &&
+	    span_is_tf_op(s, n, &len))
+		return tl_arena_strndup(arena, s, len);
 	tl_xspace_wire_stats all; /* the usual event: its stats at once */
 	tl_xspace_wire_event_stats(&ev, &all);
 	bool at_once = all.all && !all.bad;
 	size_t pos = 0, k = 0;
-	const char *s;
-	size_t n, len;
 	bool seen_tf = false, seen_l0 = false;
 	while (at_once ? k < all.n : tl_xspace_wire_next_stat(&ev, &pos, &st) > 0) {
 		if (at_once)

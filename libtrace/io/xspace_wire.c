@@ -500,6 +500,16 @@ void tl_xspace_wire_event_stats(const tl_xspace_wire_event *ev, tl_xspace_wire_s
 	}
 }
 
+bool tl_xspace_wire_stat_nth(const tl_xspace_wire_event *ev, size_t k, tl_xspace_wire_stat *st)
+{
+	size_t pos = 0;
+	field f = {0};
+	for (size_t i = 0; i < k; i++)
+		if (next_repeated_fast(ev->raw, ev->raw_len, &pos, &f) <= 0)
+			return false;
+	return tl_xspace_wire_next_stat(ev, &pos, st) > 0;
+}
+
 int tl_xspace_wire_next_stat(const tl_xspace_wire_event *ev, size_t *pos, tl_xspace_wire_stat *st)
 {
 	field f = {0};

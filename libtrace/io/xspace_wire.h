@@ -125,6 +125,11 @@ typedef struct tl_xspace_wire_stats {
 	tl_xspace_wire_stat st[TL_XSPACE_WIRE_STATS];
 } tl_xspace_wire_stats;
 
+/* Stat k of an event (0 its first, as tl_xspace_wire_next_stat counts
+ * them): the k before it stepped over, not decoded. True with *st where
+ * there is one and it decodes. */
+bool tl_xspace_wire_stat_nth(const tl_xspace_wire_event *ev, size_t k, tl_xspace_wire_stat *st);
+
 /* An event's stats decoded at once into *stats (as
  * tl_xspace_wire_next_event_stats does). */
 void tl_xspace_wire_event_stats(const tl_xspace_wire_event *ev, tl_xspace_wire_stats *stats);
