@@ -170,8 +170,15 @@ static void test_stats_in_walk(void **state)
 				assert_true(one.u == st.st[k].u);
 				assert_int_equal(one.s_len, st.st[k].s_len);
 			}
+			/* stat k stepped to: the walk's k-th */
+			tl_xspace_wire_stat nth;
+			assert_true(tl_xspace_wire_stat_nth(&ev, k, &nth));
+			assert_int_equal(nth.metadata_id, one.metadata_id);
+			assert_true(nth.u == one.u);
 			k++;
 		}
+		tl_xspace_wire_stat past;
+		assert_false(tl_xspace_wire_stat_nth(&ev, k, &past));
 		if (e == 0) {
 			assert_true(st.all);
 			assert_int_equal(st.n, 2);
