@@ -84,6 +84,11 @@ static inline __attribute__((always_inline)) bool varint_in(const uint8_t *d, si
 		*pos = p + 1;
 		return true;
 	}
+	if (p + 1 < n && d[p] >= 0x80 && d[p + 1] < 0x80) { /* ids and lengths to 16383 */
+		*out = (uint64_t)(d[p] & 0x7f) | ((uint64_t)d[p + 1] << 7);
+		*pos = p + 2;
+		return true;
+	}
 	if (p < n && avail - p >= 8) {
 		uint64_t v;
 		unsigned len = varint_word(d + p, &v);
