@@ -172,13 +172,19 @@ static int cmp_id(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static const void *find_id(const id_map *m, int64_t id)
+static const void *find_id_sparse(const id_map *m, int64_t id)
 {
-	if (m->dense != NULL)
-		return id >= 0 && (uint64_t)id < m->n_dense ? m->dense[id] : NULL;
 	id_ptr key = {.id = id};
 	const id_ptr *hit = bsearch(&key, m->v, m->n, sizeof *m->v, cmp_id);
 	return hit != NULL ? hit->p : NULL;
+}
+
+/* The table's case inline: it is met per event and per ref stat. */
+static inline const void *find_id(const id_map *m, int64_t id)
+{
+	if (m->dense != NULL)
+		return id >= 0 && (uint64_t)id < m->n_dense ? m->dense[id] : NULL;
+	return find_id_sparse(m, id);
 }
 
 static void map_finish(id_map *m)
