@@ -1,6 +1,7 @@
 #include "io/xspace.h"
 
 #include "base/crew.h"
+#include "base/runsort.h"
 #include "base/limits.h"
 #include "io/pbdecode.h"
 #include "io/xspace_wire.h"
@@ -1593,11 +1594,17 @@ typedef struct run_ev {
  * the order they come), sorted here on the thread that builds the run,
  * not on the one that models it. A host device has a line per thread, each
  * in order: their runs are merged. */
-static inline bool rec_before(const Tensorflow__NodeExecStats *a,
-			      const Tensorflow__NodeExecStats *b,
-			      const Tensorflow__NodeExecStats *recs, const run_ev *re)
+struct rec_order {
+	const Tensorflow__NodeExecStats *recs;
+	const run_ev *re;
+};
+
+static bool rec_before(const void *pa, const void *pb, void *ctx)
 {
-	int64_t x = re[a - recs].start, y = re[b - recs].start;
+	const struct rec_order *o = ctx;
+	const Tensorflow__NodeExecStats *a = *(Tensorflow__NodeExecStats *const *)pa;
+	const Tensorflow__NodeExecStats *b = *(Tensorflow__NodeExecStats *const *)pb;
+	int64_t x = o->re[a - o->recs].start, y = o->re[b - o->recs].start;
 	if (x != y)
 		return x < y;
 	return a < b;
@@ -1606,46 +1613,8 @@ static inline bool rec_before(const Tensorflow__NodeExecStats *a,
 static void sort_records(Tensorflow__DeviceStepStats *ds, const Tensorflow__NodeExecStats *recs,
 			 const run_ev *re)
 {
-	Tensorflow__NodeExecStats **r = ds->node_stats;
-	size_t n = ds->n_node_stats, runs = 1;
-	for (size_t k = 1; k < n; k++)
-		runs += rec_before(r[k], r[k - 1], recs, re);
-	if (runs == 1)
-		return;
-	Tensorflow__NodeExecStats **buf = g_new(Tensorflow__NodeExecStats *, n), **src = r,
-				  **dst = buf;
-	/* bottom-up: runs of width w merged pairwise (a run is sorted, so the
-	 * first merge pass finds them by their ends) */
-	size_t *at = g_new(size_t, runs + 1), m = 0;
-	at[m++] = 0;
-	for (size_t k = 1; k < n; k++)
-		if (rec_before(r[k], r[k - 1], recs, re))
-			at[m++] = k;
-	at[m] = n;
-	while (m > 1) {
-		size_t out = 0;
-		for (size_t q = 0; q < m; q += 2) {
-			size_t i = at[q], mid = at[MIN(q + 1, m)], end = at[MIN(q + 2, m)], o = i;
-			size_t j = mid;
-			while (i < mid && j < end)
-				dst[o++] =
-				    rec_before(src[j], src[i], recs, re) ? src[j++] : src[i++];
-			while (i < mid)
-				dst[o++] = src[i++];
-			while (j < end)
-				dst[o++] = src[j++];
-			at[out++] = at[q];
-		}
-		at[out] = n;
-		m = out;
-		Tensorflow__NodeExecStats **t = src;
-		src = dst;
-		dst = t;
-	}
-	if (src != r)
-		memcpy(r, src, n * sizeof *r);
-	g_free(at);
-	g_free(buf);
+	struct rec_order o = {recs, re};
+	tl_runsort(ds->node_stats, ds->n_node_stats, sizeof *ds->node_stats, rec_before, &o);
 }
 
 /* The records of a run, filled on the crew: recs[k] is event ev[k]'s. */

@@ -9,6 +9,7 @@
 #include "base/group.h"
 
 #include "base/crew.h"
+#include "base/runsort.h"
 
 #include <glib.h>
 #include <stdlib.h>
@@ -406,51 +407,27 @@ static int cmp_exec_start(const void *a, const void *b)
 
 /* Sorts a device's executions by cmp_exec_start (a total order: any sort
  * gives the same result). Dumps mostly list a device's records in start
- * order, or in a few sorted runs (an XSpace's host device: one per thread):
- * those are merged, the rest sorted. */
+ * order, or in a few sorted runs: those are merged (base/runsort), the rest
+ * (over MERGE_RUNS_MAX runs) sorted. */
 #define MERGE_RUNS_MAX 64
+
+static bool exec_before(const void *a, const void *b, void *ctx)
+{
+	(void)ctx;
+	return cmp_exec_start(a, b) < 0;
+}
 
 static void sort_execs(tl_exec *e, size_t n)
 {
 	size_t runs = 1;
-	for (size_t k = 1; k < n; k++)
+	for (size_t k = 1; k < n && runs <= MERGE_RUNS_MAX; k++)
 		runs += cmp_exec_start(&e[k - 1], &e[k]) > 0;
 	if (runs == 1)
 		return;
-	if (runs > MERGE_RUNS_MAX) {
+	if (runs > MERGE_RUNS_MAX)
 		qsort(e, n, sizeof *e, cmp_exec_start);
-		return;
-	}
-	size_t at[MERGE_RUNS_MAX + 1], m = 0;
-	at[m++] = 0;
-	for (size_t k = 1; k < n; k++)
-		if (cmp_exec_start(&e[k - 1], &e[k]) > 0)
-			at[m++] = k;
-	at[m] = n;
-	tl_exec *buf = g_new(tl_exec, n), *src = e, *dst = buf;
-	while (m > 1) {
-		size_t out = 0;
-		for (size_t r = 0; r < m; r += 2) {
-			size_t i = at[r], mid = at[MIN(r + 1, m)], end = at[MIN(r + 2, m)], o = i;
-			size_t j = mid;
-			while (i < mid && j < end)
-				dst[o++] =
-				    cmp_exec_start(&src[j], &src[i]) < 0 ? src[j++] : src[i++];
-			while (i < mid)
-				dst[o++] = src[i++];
-			while (j < end)
-				dst[o++] = src[j++];
-			at[out++] = at[r];
-		}
-		at[out] = n;
-		m = out;
-		tl_exec *t = src;
-		src = dst;
-		dst = t;
-	}
-	if (src != e)
-		memcpy(e, src, n * sizeof *e);
-	g_free(buf);
+	else
+		tl_runsort(e, n, sizeof *e, exec_before, NULL);
 }
 
 /* The devices of the dump, one per normalized name in order of first
