@@ -700,7 +700,8 @@ static void read_share(ev_vec *a)
 }
 
 /* The first walk: the share's lines' own fields, their events counted
- * (tl_xspace_wire_read_line); a line that is none makes the XSpace one. */
+ * (tl_xspace_wire_read_line); a line is read up to its first field that
+ * does not decode (counted in cut_lines). */
 static void read_share_heads(ev_vec *a)
 {
 	tl_xspace *xs = (tl_xspace *)a->xs;

@@ -61,8 +61,9 @@ typedef struct tl_xspace tl_xspace;
  * are kept for tl_xspace_allocs; without, they are read (their damage
  * told) and counted (tl_xspace_has_allocs), not kept (a third of the
  * events of a profile taken with memory: their memory and time saved).
- * Returns TL_PBDECODE_MALFORMED (io/pbdecode.h) for bytes that do not
- * decode (a refused input is left as it was), -1 for damage under --strict. */
+ * Returns TL_PBDECODE_MALFORMED (io/pbdecode.h) for bytes whose planes do
+ * not frame (a refused input is left as it was; damage inside a plane costs
+ * what holds it, io/xspace_wire.h), -1 for damage under --strict. */
 int tl_xspace_open(tl_xspace **out, const uint8_t *data, size_t len, bool allocs, tl_arena *arena,
 		   const char *name, tl_error *err);
 void tl_xspace_free(tl_xspace *xs);

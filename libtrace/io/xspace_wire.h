@@ -72,7 +72,8 @@ int tl_xspace_wire_read_planes(tl_xspace_wire *out, const uint8_t *data, size_t 
 /* A line's fields from its bytes (names into `arena`), its events counted;
  * with `mark` (mark[id] for ids below n_mark), those whose first field is
  * a metadata_id it marks counted in n_marked too (the event's first bytes,
- * which the walk reads anyway). -1 for bytes that are no XLine. */
+ * which the walk reads anyway). Read up to its first field that does not
+ * decode (`damaged`, raw_len cut there); 0. */
 int tl_xspace_wire_read_line(tl_xspace_wire_line *l, const uint8_t *mark, size_t n_mark,
 			     tl_arena *arena);
 
