@@ -29,7 +29,8 @@ static const char usage[] =
     "      --title TEXT         the page's title (default: \"tftrace report: INPUT\")\n"
     "      --no-graph           leave the graph out (no Graphviz layout)\n"
     "      --max-nodes N        the graph: above N nodes collapse scopes by level until\n"
-    "                           it fits (default 400; 0: never)\n"
+    "                           it fits (default 400; 0: never); still over 4 N with\n"
+    "                           every scope collapsed, it is not laid out (the page says so)\n"
     "      --top N              buffers listed live at each memory peak (default 200;\n"
     "                           0: all)\n"
     "      --table-rows N       rows of each table, the largest first (default 2000;\n"
@@ -40,7 +41,8 @@ static const char usage[] =
     "  -z, --gzip               compress the output with gzip\n"
     "  -q, --quiet              no warnings\n"
     "      --input-format FMT   auto (default), runmeta, runmeta-text, stepstats,\n"
-    "                           stepstats-text, tfrecord, xspace, chrome\n" TL_CLI_HELP_STRICT TL_CLI_HELP_END "\n"
+    "                           stepstats-text, tfrecord, xspace, chrome\n" TL_CLI_HELP_STRICT
+	TL_CLI_HELP_END "\n"
     "Exit status: 0 ok, 1 bad input, layout or write error, 2 usage.\n";
 
 struct job {

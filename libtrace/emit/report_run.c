@@ -936,11 +936,19 @@ static const char *svg_element(GString *svg)
 /* graph-render -T svg of the run (scopes collapsed above max_nodes), built
  * from the memory analysis the page already has, then laid out and
  * rendered by Graphviz, all aside while the rest is written (the picture
- * has its own arena and only reads the run). */
+ * has its own arena and only reads the run). A graph still over
+ * GRAPH_OVER times max_nodes with every scope collapsed (thousands of
+ * devices, each a cluster) is not laid out: Graphviz's time grows faster
+ * than its nodes (a dump of 2,200 devices took 19 s), and the page says
+ * why instead. */
+#define GRAPH_OVER 4
+
 typedef struct graph_job {
 	const tl_run *run;
 	const tl_memory *mem;
 	size_t max_nodes;
+	char *skipped;	 /* why no picture, or NULL */
+	size_t vertices; /* with skipped: the nodes it would have drawn */
 	GString *svg;
 	int rc;
 	tl_error err;
@@ -957,8 +965,18 @@ static void graph_render(void *p)
 	tl_run *const runs[] = {(tl_run *)j->run};
 	tl_graphdot *gd = NULL;
 	j->rc = tl_graphdot_build(&gd, runs, 1, &go, &j->err);
-	if (j->rc == 0)
+	const tl_graphdot_stats *st = j->rc == 0 ? tl_graphdot_get_stats(gd) : NULL;
+	if (st != NULL && j->max_nodes > 0 && st->vertices > GRAPH_OVER * j->max_nodes) {
+		j->vertices = st->vertices;
+		j->skipped = g_strdup_printf(
+		    "The graph is not drawn here: %zu nodes even with every scope collapsed, more "
+		    "than "
+		    "%d times the page's %zu (--max-nodes), would take Graphviz long to lay out; "
+		    "graph-render draws it.",
+		    st->vertices, GRAPH_OVER, j->max_nodes);
+	} else if (j->rc == 0) {
 		j->rc = tl_dot_render_string(gd, "svg", &j->svg, &j->err);
+	}
 	tl_graphdot_free(gd);
 }
 
@@ -992,7 +1010,19 @@ static int write_graph(tl_output *out, const tl_run *run, const tl_report_opts *
 		*err = j->err;
 		if (j->svg != NULL)
 			g_string_free(j->svg, TRUE);
+		g_free(j->skipped);
 		return -1;
+	}
+	if (j->skipped != NULL) {
+		tl_warn("report-graph-skipped",
+			"a graph not laid out: %zu nodes even with every scope collapsed, over %d "
+			"times --max-nodes; graph-render draws it",
+			j->vertices, GRAPH_OVER);
+		tl_output_str(out, "{\"skipped\":");
+		tl_report_string(out, j->skipped);
+		tl_output_char(out, '}');
+		g_free(j->skipped);
+		return 0;
 	}
 	tl_output_str(out, "{\"svg\":");
 	tl_report_string(out, svg_element(j->svg));

@@ -249,6 +249,7 @@
     };
     run.idle = Array.isArray(raw.idle) ? raw.idle : [];
     run.graph = graphOf(raw, k);
+    run.graphSkipped = raw.graph && typeof raw.graph.skipped === 'string' ? raw.graph.skipped : null;
     run.collapsed = Object.create(null);
     return run;
   }
@@ -1664,7 +1665,7 @@
       return 0;
     }
     var s = run.graph;
-    if (!s) return empty('This run has no graph.');
+    if (!s) return empty(run.graphSkipped || 'This run has no graph.');
     var at = s.search(/<svg[\s>]/i), endAt = s.lastIndexOf('</svg>');
     var head = at >= 0 ? s.slice(0, at).replace(/<\?xml[\s\S]*?\?>/g, '').replace(/<!DOCTYPE[^>[]*(\[[\s\S]*?\])?\s*>/gi, '').replace(/<!-{2}[\s\S]*?-{2}>/g, '') : '';
     if (at < 0 || endAt < at || head.trim() || s.slice(endAt + 6).trim())
