@@ -1420,14 +1420,9 @@ static const char *kernel_tf_op_in(const xplane *x, const xev *v, tl_arena *aren
 	    tf.metadata_id == x->sid[S_TF_OP] && stat_span(x, &tf, &s, &n) &&
 	    span_is_tf_op(s, n, &len))
 		return tl_arena_strndup(arena, s, len);
-	tl_xspace_wire_stats all; /* the usual event: its stats at once */
-	tl_xspace_wire_event_stats(&ev, &all);
-	bool at_once = all.all && !all.bad;
-	size_t pos = 0, k = 0;
+	size_t pos = 0;
 	bool seen_tf = false, seen_l0 = false;
-	while (at_once ? k < all.n : tl_xspace_wire_next_stat(&ev, &pos, &st) > 0) {
-		if (at_once)
-			st = all.st[k++];
+	while (tl_xspace_wire_next_stat(&ev, &pos, &st) > 0) {
 		if (!seen_tf && x->has_sid[S_TF_OP] && st.metadata_id == x->sid[S_TF_OP]) {
 			seen_tf = true;
 			tf = st;

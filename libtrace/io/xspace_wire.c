@@ -266,8 +266,6 @@ static int event_field(const uint8_t *d, size_t at, const field *f, tl_xspace_wi
 	return 0;
 }
 
-/* An XEvent's fields; with `stats`, its stats decoded as they are met (as
- * tl_xspace_wire_next_stat reads them, -1 for one that is none). */
 /* A stat's bytes at d[0..len) into stats, as read_event's walk takes it. */
 static inline __attribute__((always_inline)) void
 event_stat(const uint8_t *d, size_t len, tl_xspace_wire_stats *stats, size_t avail)
@@ -312,19 +310,16 @@ static inline __attribute__((always_inline)) bool read_event_usual(const uint8_t
 			return false;
 		ev->duration_ps = (int64_t)v;
 	}
-	if (stats != NULL) {
-		stats->n = 0;
-		stats->all = true;
-		stats->bad = false;
-	}
+	stats->n = 0;
+	stats->all = true;
+	stats->bad = false;
 	if (pos < n && d[pos] == ((4u << 3) | WT_LEN))
 		ev->raw = d + pos;
 	while (pos < n && d[pos] == ((4u << 3) | WT_LEN)) {
 		pos++;
 		if (!varint_in(d, n, &pos, &v, avail) || v > n - pos)
 			return false;
-		if (stats != NULL)
-			event_stat(d + pos, (size_t)v, stats, avail - pos);
+		event_stat(d + pos, (size_t)v, stats, avail - pos);
 		pos += (size_t)v;
 	}
 	if (pos != n)
@@ -333,6 +328,9 @@ static inline __attribute__((always_inline)) bool read_event_usual(const uint8_t
 	return true;
 }
 
+/* An XEvent's fields, its stats decoded into *stats as they are met (as
+ * tl_xspace_wire_next_stat reads them; one that is none said in
+ * stats->bad): 0, or -1 for bytes that are no XEvent. */
 static inline __attribute__((always_inline)) int read_event(const uint8_t *d, size_t n,
 							    tl_xspace_wire_event *ev,
 							    tl_xspace_wire_stats *stats,
@@ -342,11 +340,9 @@ static inline __attribute__((always_inline)) int read_event(const uint8_t *d, si
 		return 0;
 	*ev = (tl_xspace_wire_event){.raw = d + n,
 				     .md_first = n > 0 && d[0] == ((1u << 3) | WT_VARINT)};
-	if (stats != NULL) {
-		stats->n = 0;
-		stats->all = true;
-		stats->bad = false;
-	}
+	stats->n = 0;
+	stats->all = true;
+	stats->bad = false;
 	size_t pos = 0;
 	field f = {0};
 	while (pos < n) {
@@ -385,8 +381,7 @@ static inline __attribute__((always_inline)) int read_event(const uint8_t *d, si
 			pos++;
 			if (!varint_in(d, n, &pos, &f.v, avail) || f.v > n - pos)
 				return -1;
-			if (stats != NULL)
-				event_stat(d + pos, (size_t)f.v, stats, avail - pos);
+			event_stat(d + pos, (size_t)f.v, stats, avail - pos);
 			pos += (size_t)f.v;
 			if (ev->raw == d + n)
 				ev->raw = d + at;
@@ -395,7 +390,7 @@ static inline __attribute__((always_inline)) int read_event(const uint8_t *d, si
 			int rc = next_field(d, n, &pos, &f);
 			if (rc < 0)
 				return -1;
-			if (f.number == 4 && stats != NULL)
+			if (f.number == 4)
 				stats->all = false; /* a stat after an odd key: read in
 						     * order by next_stat */
 			break;
@@ -437,17 +432,6 @@ static inline int next_repeated_fast(const uint8_t *d, size_t n, size_t *pos, fi
 	return next_repeated(d, n, pos, f);
 }
 
-int tl_xspace_wire_next_event(const tl_xspace_wire_line *l, size_t *pos, tl_xspace_wire_event *ev)
-{
-	field f = {0};
-	int rc = next_repeated_fast(l->raw, l->raw_len, pos, &f);
-	if (rc <= 0)
-		return rc;
-	return read_event(f.sub, f.sub_len, ev, NULL, (size_t)(l->raw + l->raw_len - f.sub)) < 0
-		   ? -2
-		   : 1;
-}
-
 int tl_xspace_wire_next_event_stats(const tl_xspace_wire_line *l, size_t *pos,
 				    tl_xspace_wire_event *ev, tl_xspace_wire_stats *stats)
 {
@@ -459,50 +443,6 @@ int tl_xspace_wire_next_event_stats(const tl_xspace_wire_line *l, size_t *pos,
 	return read_event(f.sub, f.sub_len, ev, stats, (size_t)(l->raw + l->raw_len - f.sub)) < 0
 		   ? -2
 		   : 1;
-}
-
-void tl_xspace_wire_event_stats(const tl_xspace_wire_event *ev, tl_xspace_wire_stats *stats)
-{
-	const uint8_t *d = ev->raw;
-	size_t n = ev->raw_len, pos = 0;
-	field f = {0};
-	stats->n = 0;
-	stats->all = true;
-	stats->bad = false;
-	while (pos < n) {
-		if (d[pos] != ((4u << 3) | WT_LEN)) {
-			/* another field between the stats: skipped as
-			 * next_repeated does */
-			int rc = next_field(d, n, &pos, &f);
-			if (rc < 0) {
-				stats->bad = true;
-				return;
-			}
-			if (f.number == 4) {
-				stats->all = false;
-				return;
-			}
-			continue;
-		}
-		pos++;
-		uint64_t len;
-		if (!varint_in(d, n, &pos, &len, n) || len > n - pos) {
-			stats->bad = true;
-			return;
-		}
-		if (stats->n == TL_XSPACE_WIRE_STATS) {
-			stats->all = false;
-			return;
-		}
-		tl_xspace_wire_stat *st = &stats->st[stats->n];
-		if (!read_stat_usual(d + pos, (size_t)len, st, n - pos) &&
-		    read_stat(d + pos, (size_t)len, st) < 0) {
-			stats->bad = true;
-			return;
-		}
-		stats->n++;
-		pos += (size_t)len;
-	}
 }
 
 bool tl_xspace_wire_stat_nth(const tl_xspace_wire_event *ev, size_t k, tl_xspace_wire_stat *st)

@@ -86,11 +86,6 @@ typedef struct tl_xspace_wire_event {
 	size_t raw_len;
 } tl_xspace_wire_event;
 
-/* The events of a line in order: *pos starts at 0; 1 with *ev, 0 at the
- * end, -2 for an event whose bytes are no XEvent (the walk goes on after
- * it), -1 where the line's own bytes stop framing (the walk ends). */
-int tl_xspace_wire_next_event(const tl_xspace_wire_line *l, size_t *pos, tl_xspace_wire_event *ev);
-
 typedef enum tl_xspace_wire_kind {
 	TL_XSTAT_NONE = 0,
 	TL_XSTAT_DOUBLE = 2,
@@ -131,12 +126,11 @@ typedef struct tl_xspace_wire_stats {
  * there is one and it decodes. */
 bool tl_xspace_wire_stat_nth(const tl_xspace_wire_event *ev, size_t k, tl_xspace_wire_stat *st);
 
-/* An event's stats decoded at once into *stats (as
- * tl_xspace_wire_next_event_stats does). */
-void tl_xspace_wire_event_stats(const tl_xspace_wire_event *ev, tl_xspace_wire_stats *stats);
-
-/* tl_xspace_wire_next_event, its stats decoded in the same walk (a stat
- * that is none is said in stats->bad, not refused). */
+/* The events of a line in order, each with its stats decoded in the same
+ * walk (a stat that is none is said in stats->bad, not refused): *pos
+ * starts at 0; 1 with *ev, 0 at the end, -2 for an event whose bytes are
+ * no XEvent (the walk goes on after it), -1 where the line's own bytes stop
+ * framing (the walk ends). */
 int tl_xspace_wire_next_event_stats(const tl_xspace_wire_line *l, size_t *pos,
 				    tl_xspace_wire_event *ev, tl_xspace_wire_stats *stats);
 
