@@ -223,6 +223,12 @@ static int folder_file_damage(tl_source *src, tl_error *err)
 	return tl_warn_damage(err, src->folder, "file skipped", "%s: %s", file, why);
 }
 
+/* Whether an XSpace read keeps its allocator events (tl_xspace_open). */
+static bool xspace_allocs(const tl_source *src)
+{
+	return src->want_allocs || src->keep_allocs;
+}
+
 /* A run of an XSpace being built (tl_xspace_run), on a thread or not. */
 typedef struct xs_job {
 	const tl_xspace *xs;
@@ -247,7 +253,7 @@ static gpointer xs_job_run(gpointer data)
 
 static xs_job *xs_job_new(const tl_source *src, size_t run)
 {
-	xs_job *j = g_new0(xs_job, 1);
+	xs_job *j = g_new(xs_job, 1);
 	*j = (xs_job){.xs = src->xs, .run = run, .base = src->base, .arena = tl_arena_new()};
 	return j;
 }
@@ -536,8 +542,7 @@ static int start_xspace(tl_source *src, tl_arena *arena, const uint8_t *data, si
 	src->format = TL_FORMAT_XSPACE;
 	src->xs_arena = arena;
 	const char *name = tl_input_name(src->in);
-	int rc = tl_xspace_open(&src->xs, data, len, src->want_allocs || src->keep_allocs, arena,
-				name, err);
+	int rc = tl_xspace_open(&src->xs, data, len, xspace_allocs(src), arena, name, err);
 	if (rc == -1)
 		return -1;
 	if (rc < 0) {
@@ -556,8 +561,8 @@ static int start_xspace(tl_source *src, tl_arena *arena, const uint8_t *data, si
 		if (source_damage(src, err, "the planes before it are read") < 0)
 			return -1;
 		/* the decoder leaves a refused input as it was */
-		if (tl_xspace_open(&src->xs, data, whole, src->want_allocs || src->keep_allocs,
-				   arena, name, err) < 0) {
+		if (tl_xspace_open(&src->xs, data, whole, xspace_allocs(src), arena, name, err) <
+		    0) {
 			*err = cut;
 			return -1;
 		}
@@ -627,9 +632,8 @@ static int next_whole(tl_source *src, tl_pbdecode_fields fields, tl_arena **aren
 	 * holds a message whose first field is a message or a string, and
 	 * where it is not, it holds no line of events); the rest go the way
 	 * below, which tells the three apart and names what else they are. */
-	if (xspace_head &&
-	    tl_xspace_try_open(&src->xs, data, len, src->want_allocs || src->keep_allocs, arena,
-			       tl_input_name(src->in)) == 0) {
+	if (xspace_head && tl_xspace_try_open(&src->xs, data, len, xspace_allocs(src), arena,
+					      tl_input_name(src->in)) == 0) {
 		src->format = TL_FORMAT_XSPACE;
 		src->xs_arena = arena;
 		if (tl_xspace_warn(src->xs, err) < 0)
