@@ -134,7 +134,7 @@ static int draw(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_output *
 
 int main(int argc, char **argv)
 {
-	struct job job = {.cli = {.prog = "graph-render", .usage = usage}};
+	struct job job = {.cli = {.prog = "graph-render", .usage = usage, .needs = TL_NEEDS_GRAPH}};
 	tl_graphdot_opts_init(&job.opts);
 	job.opts.max_nodes = SIZE_MAX; /* not given */
 	tl_cli_parse(&job.cli, argc, argv, options, &job);

@@ -113,7 +113,7 @@ static int write_trace(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_o
 
 int main(int argc, char **argv)
 {
-	struct job job = {.cli = {.prog = "trace-dataflow", .usage = usage}};
+	struct job job = {.cli = {.prog = "trace-dataflow", .usage = usage, .needs = TL_NEEDS_TIMELINE}};
 	tl_optrace_opts_init(&job.opts);
 	tl_cli_parse(&job.cli, argc, argv, options, &job);
 	job.cli.chrome_runs = true;

@@ -17,6 +17,7 @@ struct tl_source {
 	tl_input *in;
 	tl_format format;
 	bool events; /* TFRecord of Event messages (TensorBoard) */
+	const char *message; /* a whole message read: "a RunMetadata", ... */
 	bool done;
 	size_t count;		/* runs produced */
 	size_t records;		/* records that framed */
@@ -81,6 +82,16 @@ static int too_big(uint64_t len, tl_error *err)
 			    len);
 }
 
+/* The message a descriptor decodes, as a noun phrase for messages. */
+static const char *message_kind(const ProtobufCMessageDescriptor *d)
+{
+	if (d == &tensorflow__step_stats__descriptor)
+		return "a StepStats";
+	if (d == &tensorflow__graph_def__descriptor)
+		return "a GraphDef";
+	return "a RunMetadata";
+}
+
 /* Wraps a decoded StepStats or GraphDef into a RunMetadata. */
 static Tensorflow__RunMetadata *wrap(tl_arena *arena, const ProtobufCMessageDescriptor *d,
 				     ProtobufCMessage *msg)
@@ -105,7 +116,7 @@ static Tensorflow__RunMetadata *wrap(tl_arena *arena, const ProtobufCMessageDesc
  * the arena too (the strings point into them). */
 static int decode_whole(const uint8_t *data, uint8_t *own, size_t len, tl_format format,
 			tl_pbdecode_fields fields, tl_arena *arena, Tensorflow__RunMetadata **out,
-			bool *xspace, tl_error *err)
+			bool *xspace, const char **message, tl_error *err)
 {
 	*xspace = false;
 	if (format == TL_FORMAT_AUTO && tl_format_sniff(data, len, &format, err) < 0)
@@ -146,6 +157,7 @@ static int decode_whole(const uint8_t *data, uint8_t *own, size_t len, tl_format
 	if (tl_pbdecode(d, own, len, fields, 0, arena, &msg, err) < 0)
 		return -1;
 	*out = wrap(arena, d, msg);
+	*message = message_kind(d);
 	return 0;
 }
 
@@ -153,7 +165,9 @@ int tl_source_decode_runmeta(const uint8_t *data, size_t len, tl_format format, 
 			     Tensorflow__RunMetadata **out, tl_error *err)
 {
 	bool xspace;
-	return decode_whole(data, NULL, len, format, TL_PBDECODE_ALL, arena, out, &xspace, err);
+	const char *message;
+	return decode_whole(data, NULL, len, format, TL_PBDECODE_ALL, arena, out, &xspace, &message,
+			    err);
 }
 
 /* One damage of the input, described in err: a warning, and the source
@@ -439,6 +453,19 @@ const tl_alloc_events *tl_source_chrome_allocs(const tl_source *src)
 	return src->chrome_read && src->chrome.allocs.n > 0 ? &src->chrome.allocs : NULL;
 }
 
+const char *tl_source_kind(const tl_source *src)
+{
+	if (src->folder != NULL)
+		return "a log folder";
+	if (src->xs != NULL || src->format == TL_FORMAT_XSPACE)
+		return "a TF2/JAX profile (XSpace)";
+	if (src->chrome_read)
+		return src->chrome.kind;
+	if (src->format == TL_FORMAT_TFRECORD)
+		return src->events ? "a TensorBoard events file" : "a TFRecord stream of RunMetadata";
+	return src->message != NULL ? src->message : "a protobuf";
+}
+
 tl_format tl_source_format(const tl_source *src)
 {
 	return src->format;
@@ -646,7 +673,8 @@ static int next_whole(tl_source *src, tl_pbdecode_fields fields, tl_arena **aren
 	if (xspace_head && whole_fields_prefix(data, len) < len)
 		return start_xspace(src, arena, data, len, arena_out, meta, label, err);
 	bool xspace;
-	int rc = decode_whole(data, own, len, src->format, fields, arena, meta, &xspace, err);
+	int rc = decode_whole(data, own, len, src->format, fields, arena, meta, &xspace,
+			      &src->message, err);
 	/* What is none of RunMetadata, StepStats and GraphDef may be an XSpace
 	 * (decode_whole leaves refused bytes as they were, and has walked them
 	 * as one: tl_format_is_xspace). */

@@ -47,6 +47,11 @@ int tl_source_open(tl_source **out, const char *path, tl_format forced, tl_error
 void tl_source_close(tl_source *src);
 
 const char *tl_source_name(const tl_source *src);
+/* What the input is, as a noun phrase for messages, once a run was read:
+ * "a RunMetadata", "a StepStats", "a GraphDef", "a TensorBoard events
+ * file", "a TF2/JAX profile (XSpace)", a Chrome trace's kind
+ * (tl_format_chrome_kind), "a log folder". */
+const char *tl_source_kind(const tl_source *src);
 /* The input's kind once sniffed (TL_FORMAT_CHROME: read tl_source_map). */
 tl_format tl_source_format(const tl_source *src);
 tl_input *tl_source_input(tl_source *src);
