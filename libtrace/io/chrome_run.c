@@ -6,6 +6,7 @@
 
 #include "base/limits.h"
 #include "io/chrome_ids.h"
+#include "io/chrome_kind.h"
 #include "io/chrome_reader.h"
 #include "io/format.h"
 #include "io/kineto_memory.h"
@@ -35,6 +36,7 @@ typedef struct cslice {
 	const char *node;   /* args name, or the node of a "node:Op"; NULL */
 	const char *op;	    /* args op, or the op of a "node:Op"; NULL */
 	const char *inputs; /* timeline.py's inputN args joined by ", "; NULL */
+	uint8_t kind;	    /* what its cat says (tl_chrome_kind_of_cat) */
 } cslice;
 
 typedef struct cflow {
@@ -157,6 +159,11 @@ static void read_args(creader *c, const tl_chrome_in_event *ev, cslice *x)
 	} else if (!split_tf_op(c, json_string_value(json_object_get(a, "long_name")), x)) {
 		split_tf_op(c, json_string_value(json_object_get(a, "annotation")), x);
 	}
+	/* either alone names the node or the op all the same */
+	if (x->node == NULL && name != NULL)
+		x->node = tl_arena_strdup(c->arena, name);
+	if (x->op == NULL && op != NULL)
+		x->op = tl_arena_strdup(c->arena, op);
 	json_decref(a);
 }
 
@@ -201,6 +208,8 @@ static cslice slice_of_event(creader *c, const tl_chrome_in_event *ev)
 	x.name = tl_arena_strdup(
 	    c->arena, ev->name.len ? tl_chrome_reader_span_text(ev, ev->name, c->buf) : "unknown");
 	x.role = role_of(ev, c->buf);
+	if (ev->cat.len > 0)
+		x.kind = tl_chrome_kind_of_cat(tl_chrome_reader_span_text(ev, ev->cat, c->buf));
 	if (ev->args.len > 0) {
 		read_args(c, ev, &x);
 		if (x.role != R_NONE)
@@ -605,6 +614,26 @@ static void link_flows(creader *c, linker *l)
 	g_free(by);
 }
 
+/* ---- what each slice is to a summary (io/chrome_kind.h) ---------------- */
+
+static const tl_slice_event *slice_events(creader *c)
+{
+	uint8_t *by_thread = tl_chrome_kind_threads(&c->ids);
+	tl_slice_event *out = tl_arena_alloc(c->arena, (c->slices->len + 1) * sizeof *out);
+	for (guint i = 0; i < c->slices->len; i++) {
+		const cslice *x = &g_array_index(c->slices, cslice, i);
+		uint8_t k = x->kind & TL_CHROME_KIND_BY_CAT ? x->kind & TL_SLICE_KIND
+							     : by_thread[x->thread];
+		out[i] = (tl_slice_event){.name = x->name,
+					  .node = x->node,
+					  .op = x->op,
+					  .thread = x->thread,
+					  .kind = k | (x->kind & TL_SLICE_OP)};
+	}
+	g_free(by_thread);
+	return out;
+}
+
 /* ---- the whole -------------------------------------------------------- */
 
 static int warn_counts(const char *input, const counts *k, tl_error *err)
@@ -716,6 +745,7 @@ int tl_chrome_run_read(const uint8_t *data, size_t len, const char *name, tl_are
 		memcpy(pairs, l.pairs->data, l.pairs->len * sizeof *pairs);
 	out->links = (tl_links){
 	    .recs = recs, .n_recs = c.slices->len, .pairs = pairs, .n = l.pairs->len / 2};
+	out->links.events = slice_events(&c);
 	g_array_free(l.pairs, TRUE);
 	g_hash_table_destroy(l.has);
 	g_array_free(devs, TRUE);
