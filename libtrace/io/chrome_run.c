@@ -65,6 +65,8 @@ typedef struct creader {
 	GArray *slices, *flows;
 	GHashTable *open_b; /* thread index + 1 -> GArray of cslice (a B stack) */
 	GString *buf, *buf2;
+	GHashTable *names;  /* an event name -> its one copy in the arena */
+	GHashTable *labels; /* such a copy -> its label "name = name()" */
 	counts c;
 	int64_t origin; /* earliest ts of any event but metadata, as kineto_memory reads it */
 	bool has_origin;
@@ -119,18 +121,29 @@ static bool split_tf_op(creader *c, const char *s, cslice *x)
 	return true;
 }
 
-static bool args_mention(const tl_chrome_in_event *ev, const char *quoted)
+/* Whether the args name a key read below, in one pass over their text
+ * (a 100 MB Kineto trace has a JSON object of args on every event). */
+static bool args_mention_names(const tl_chrome_in_event *ev)
 {
-	return g_strstr_len(ev->raw + ev->args.off, (gssize)ev->args.len, quoted) != NULL;
+	const char *p = ev->raw + ev->args.off, *end = p + ev->args.len;
+	while ((p = memchr(p, '"', (size_t)(end - p))) != NULL && ++p < end) {
+		const char *key = *p == 'n'   ? "name\""
+				  : *p == 'o' ? "op\""
+				  : *p == 'l' ? "long_name\""
+				  : *p == 'a' ? "annotation\""
+					      : NULL;
+		size_t n = key != NULL ? strlen(key) : 0;
+		if (key != NULL && (size_t)(end - p) >= n && memcmp(p, key, n) == 0)
+			return true;
+	}
+	return false;
 }
 
 /* What timeline.py's args (name, op, input0..) and TF2's (long_name,
  * annotation) say of a slice. */
 static void read_args(creader *c, const tl_chrome_in_event *ev, cslice *x)
 {
-	if (ev->args.len == 0 ||
-	    !(args_mention(ev, "\"name\"") || args_mention(ev, "\"op\"") ||
-	      args_mention(ev, "\"long_name\"") || args_mention(ev, "\"annotation\"")))
+	if (ev->args.len == 0 || !args_mention_names(ev))
 		return;
 	json_t *a = args_of(ev);
 	if (!json_is_object(a)) {
@@ -205,8 +218,12 @@ static uint8_t role_of(const tl_chrome_in_event *ev, GString *buf)
 static cslice slice_of_event(creader *c, const tl_chrome_in_event *ev)
 {
 	cslice x = {.thread = tl_chrome_ids_thread(&c->ids, ev)};
-	x.name = tl_arena_strdup(
-	    c->arena, ev->name.len ? tl_chrome_reader_span_text(ev, ev->name, c->buf) : "unknown");
+	const char *name = ev->name.len ? tl_chrome_reader_span_text(ev, ev->name, c->buf) : "unknown";
+	x.name = g_hash_table_lookup(c->names, name);
+	if (x.name == NULL) {
+		x.name = tl_arena_strdup(c->arena, name);
+		g_hash_table_add(c->names, (gpointer)x.name);
+	}
 	x.role = role_of(ev, c->buf);
 	if (ev->cat.len > 0)
 		x.kind = tl_chrome_kind_of_cat(tl_chrome_reader_span_text(ev, ev->cat, c->buf));
@@ -278,14 +295,13 @@ static void read_flow(creader *c, const tl_chrome_in_event *ev)
 		return;
 	const char *id = tl_chrome_reader_span_text(ev, ev->id, c->buf);
 	const char *cat = ev->cat.len ? tl_chrome_reader_span_text(ev, ev->cat, c->buf2) : "";
-	cflow f = {.key = g_strdup_printf("%s%c%s", id, 0x1f, cat),
+	cflow f = {.key = g_strjoin("\x1f", id, cat, NULL),
 		   .ts = t,
 		   .thread = tl_chrome_ids_thread(&c->ids, ev),
 		   .order = c->flows->len};
 	/* bp: the binding point, in the raw text */
-	f.enclosing = ev->ph == 's' ||
-		      g_strstr_len(ev->raw, (gssize)ev->raw_len, "\"bp\":\"e\"") != NULL ||
-		      g_strstr_len(ev->raw, (gssize)ev->raw_len, "\"bp\": \"e\"") != NULL;
+	f.enclosing = ev->ph == 's' || memmem(ev->raw, ev->raw_len, "\"bp\":\"e\"", 8) != NULL ||
+		      memmem(ev->raw, ev->raw_len, "\"bp\": \"e\"", 9) != NULL;
 	g_array_append_val(c->flows, f);
 }
 
@@ -431,10 +447,24 @@ static void fill_exec(creader *c, const cslice *x, const cdev *d, Tensorflow__No
 		return;
 	}
 	ns->node_name = (char *)node;
+	bool bare = x->node == NULL && x->op == NULL && x->inputs == NULL;
+	ns->timeline_label = bare ? g_hash_table_lookup(c->labels, x->name) : NULL;
+	if (ns->timeline_label != NULL)
+		return;
 	/* "node = Op(in0, in1)", the label timeline.py writes and reads */
-	char *label = g_strdup_printf("%s = %s(%s)", node, op, x->inputs != NULL ? x->inputs : "");
-	ns->timeline_label = tl_arena_strdup(c->arena, label);
-	g_free(label);
+	const char *in = x->inputs != NULL ? x->inputs : "";
+	size_t nn = strlen(node), no = strlen(op), ni = strlen(in);
+	char *label = tl_arena_alloc(c->arena, nn + no + ni + 6);
+	char *p = label;
+	memcpy(p, node, nn);
+	memcpy(p += nn, " = ", 3);
+	memcpy(p += 3, op, no);
+	*(p += no) = '(';
+	memcpy(p + 1, in, ni);
+	memcpy(p + 1 + ni, ")", 2);
+	ns->timeline_label = label;
+	if (bare)
+		g_hash_table_insert(c->labels, (gpointer)x->name, label);
 }
 
 static void name_threads(creader *c, const GArray *devs, Tensorflow__DeviceStepStats **ds)
@@ -666,6 +696,8 @@ static void creader_free(creader *c)
 	g_hash_table_destroy(c->open_b);
 	g_string_free(c->buf, TRUE);
 	g_string_free(c->buf2, TRUE);
+	g_hash_table_destroy(c->names);
+	g_hash_table_destroy(c->labels);
 }
 
 static void stack_free(gpointer p)
@@ -697,11 +729,14 @@ int tl_chrome_run_read(const uint8_t *data, size_t len, const char *name, tl_are
 		return -1;
 	creader c = {
 	    .arena = arena,
-	    .slices = g_array_new(FALSE, FALSE, sizeof(cslice)),
+	    /* a slice is rarely under 100 bytes of JSON */
+	    .slices = g_array_sized_new(FALSE, FALSE, sizeof(cslice), (guint)MIN(len / 128, 1u << 24)),
 	    .flows = g_array_new(FALSE, FALSE, sizeof(cflow)),
 	    .open_b = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, stack_free),
 	    .buf = g_string_new(NULL),
 	    .buf2 = g_string_new(NULL),
+	    .names = g_hash_table_new(g_str_hash, g_str_equal),
+	    .labels = g_hash_table_new(g_direct_hash, g_direct_equal),
 	};
 	tl_chrome_ids_init(&c.ids);
 	tl_chrome_in_event ev;
