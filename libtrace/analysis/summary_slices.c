@@ -28,11 +28,11 @@
 typedef struct slices {
 	tl_summary *s;
 	const tl_run *run;
-	size_t n;	     /* slices counted (host and device) */
+	size_t n;	      /* slices counted (host and device) */
 	tl_summary_slice *sp; /* those, in the file's order */
-	uint32_t *exec;	     /* sp[k]'s execution */
-	uint32_t *at;	     /* per execution: its k, or NONE */
-	uint32_t *steps;     /* executions of the steps, in the file's order */
+	uint32_t *exec;	      /* sp[k]'s execution */
+	uint32_t *at;	      /* per execution: its k, or NONE */
+	uint32_t *steps;      /* executions of the steps, in the file's order */
 	size_t n_steps;
 } slices;
 
@@ -83,9 +83,10 @@ static void collect(slices *c)
 		if (k == TL_SLICE_DEVICE)
 			c->s->have_device = true;
 		const Tensorflow__NodeExecStats *ns = run->execs[e].ns;
-		c->sp[c->n] = (tl_summary_slice){.thread = event_of(c, e)->thread,
-						 .start = ns->all_start_nanos,
-						 .end = ns->all_start_nanos + ns->all_end_rel_nanos};
+		c->sp[c->n] =
+		    (tl_summary_slice){.thread = event_of(c, e)->thread,
+				       .start = ns->all_start_nanos,
+				       .end = ns->all_start_nanos + ns->all_end_rel_nanos};
 		c->at[e] = (uint32_t)c->n;
 		c->exec[c->n++] = e;
 	}

@@ -260,8 +260,8 @@ struct chrome_scan {
 	GHashTable *starts; /* id key -> number of starting events */
 	double min_us, max_us;
 	bool any;
-	size_t events;	 /* events read before the end or the damage */
-	size_t drawn;	 /* those of them not metadata */
+	size_t events;		 /* events read before the end or the damage */
+	size_t drawn;		 /* those of them not metadata */
 	GHashTable *proc_name;	 /* pid text -> name */
 	GHashTable *thread_name; /* "pid\x1ftid" text -> name */
 };

@@ -58,7 +58,7 @@ uint8_t *tl_chrome_kind_threads(const tl_chrome_ids *ids)
 			k = TL_SLICE_DEVICE;
 		else if (g_str_has_prefix(pn, "/device:") && !p->tf1) {
 			const char *tn = t->name != NULL ? t->name : "";
-			k = strcmp(tn, "Steps") == 0			? TL_SLICE_STEP
+			k = strcmp(tn, "Steps") == 0			 ? TL_SLICE_STEP
 			    : is_derived_line(tn, stream_lines[t->proc]) ? TL_SLICE_SKIP
 									 : TL_SLICE_DEVICE;
 		}

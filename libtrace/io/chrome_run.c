@@ -218,7 +218,8 @@ static uint8_t role_of(const tl_chrome_in_event *ev, GString *buf)
 static cslice slice_of_event(creader *c, const tl_chrome_in_event *ev)
 {
 	cslice x = {.thread = tl_chrome_ids_thread(&c->ids, ev)};
-	const char *name = ev->name.len ? tl_chrome_reader_span_text(ev, ev->name, c->buf) : "unknown";
+	const char *name =
+	    ev->name.len ? tl_chrome_reader_span_text(ev, ev->name, c->buf) : "unknown";
 	x.name = g_hash_table_lookup(c->names, name);
 	if (x.name == NULL) {
 		x.name = tl_arena_strdup(c->arena, name);
@@ -653,7 +654,7 @@ static const tl_slice_event *slice_events(creader *c)
 	for (guint i = 0; i < c->slices->len; i++) {
 		const cslice *x = &g_array_index(c->slices, cslice, i);
 		uint8_t k = x->kind & TL_CHROME_KIND_BY_CAT ? x->kind & TL_SLICE_KIND
-							     : by_thread[x->thread];
+							    : by_thread[x->thread];
 		out[i] = (tl_slice_event){.name = x->name,
 					  .node = x->node,
 					  .op = x->op,
@@ -730,7 +731,8 @@ int tl_chrome_run_read(const uint8_t *data, size_t len, const char *name, tl_are
 	creader c = {
 	    .arena = arena,
 	    /* a slice is rarely under 100 bytes of JSON */
-	    .slices = g_array_sized_new(FALSE, FALSE, sizeof(cslice), (guint)MIN(len / 128, 1u << 24)),
+	    .slices =
+		g_array_sized_new(FALSE, FALSE, sizeof(cslice), (guint)MIN(len / 128, 1u << 24)),
 	    .flows = g_array_new(FALSE, FALSE, sizeof(cflow)),
 	    .open_b = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, stack_free),
 	    .buf = g_string_new(NULL),

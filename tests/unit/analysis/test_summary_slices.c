@@ -1,6 +1,7 @@
 /* Unit tests of analysis/summary_slices.c: Chrome traces (read into runs
- * by io/chrome_run.c, as every tool reads them) in a summary, their slices nested per thread (self time), device slices as
- * accelerator time, and the views on them.
+ * by io/chrome_run.c, as every tool reads them) in a summary, their slices
+ * nested per thread (self time), device slices as accelerator time, and the
+ * views on them.
  *
  * A Kineto-like trace, times in us from 0 (the file's are epoch us, past
  * what a double holds in ns): on the host thread ProfilerStep#1 0..100
