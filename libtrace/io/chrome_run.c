@@ -617,15 +617,25 @@ static void link_flows(creader *c, linker *l)
 	if (c->flows->len == 0 || n == 0)
 		return;
 	const cslice *s = (const cslice *)(const void *)c->slices->data;
-	uint32_t *by = g_new(uint32_t, n);
-	for (size_t i = 0; i < n; i++)
-		by[i] = (uint32_t)i;
-	qsort_r(by, n, sizeof *by, cmp_thread_start, (void *)s);
-	size_t *first = g_new0(size_t, nt + 1);
+	/* by thread in the file's order, then each thread by start (a
+	 * thread's slices mostly come in that order already) */
+	size_t *first = g_new0(size_t, nt + 1), *next = g_new(size_t, nt + 1);
 	for (size_t i = 0; i < n; i++)
 		first[s[i].thread + 1]++;
 	for (size_t t = 0; t < nt; t++)
 		first[t + 1] += first[t];
+	memcpy(next, first, (nt + 1) * sizeof *next);
+	uint32_t *by = g_new(uint32_t, n);
+	for (size_t i = 0; i < n; i++)
+		by[next[s[i].thread]++] = (uint32_t)i;
+	g_free(next);
+	for (size_t t = 0; t < nt; t++) {
+		size_t lo = first[t], hi = first[t + 1], k = lo + 1;
+		while (k < hi && cmp_thread_start(&by[k - 1], &by[k], (void *)s) < 0)
+			k++;
+		if (k < hi)
+			qsort_r(by + lo, hi - lo, sizeof *by, cmp_thread_start, (void *)s);
+	}
 	qsort(c->flows->data, c->flows->len, sizeof(cflow), cmp_flow);
 	int64_t prev = -1;
 	for (guint i = 0; i < c->flows->len; i++) {
