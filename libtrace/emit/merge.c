@@ -260,6 +260,8 @@ struct chrome_scan {
 	GHashTable *starts; /* id key -> number of starting events */
 	double min_us, max_us;
 	bool any;
+	size_t events;		 /* events read before the end or the damage */
+	size_t drawn;		 /* those of them not metadata */
 	GHashTable *proc_name;	 /* pid text -> name */
 	GHashTable *thread_name; /* "pid\x1ftid" text -> name */
 };
@@ -306,6 +308,8 @@ static int scan_chrome(const uint8_t *data, size_t len, struct chrome_scan *sc, 
 	tl_chrome_in_event ev;
 	int rc;
 	while ((rc = tl_chrome_reader_next(r, &ev, err)) > 0) {
+		sc->events++;
+		sc->drawn += ev.ph != 'M';
 		if (!chrome_times_usable(&ev))
 			continue;
 		if (ev.ph == 'M') {
@@ -354,7 +358,9 @@ bool tl_merge_first_ts(const uint8_t *data, size_t len, double *us)
 	sc.proc_name = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	sc.thread_name = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	tl_error err;
-	bool ok = scan_chrome(data, len, &sc, &err) == 0 && sc.any;
+	/* damage is told when the input is merged; its events before count */
+	scan_chrome(data, len, &sc, &err);
+	bool ok = sc.any;
 	*us = sc.min_us;
 	g_hash_table_destroy(sc.proc_name);
 	g_hash_table_destroy(sc.thread_name);
@@ -510,6 +516,16 @@ int tl_merge_chrome(tl_merge *m, const uint8_t *data, size_t len, const char *in
 	sc.thread_name = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	sc.starts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	int rc = scan_chrome(data, len, &sc, err);
+	/* Damage after some events keeps them, as every reader of Chrome
+	 * JSON does (io/chrome_run.c): one warning, or the error under
+	 * --strict; damage before any event but metadata is the input's
+	 * error. */
+	size_t keep = sc.events;
+	if (rc < 0 && sc.drawn > 0) {
+		char why[sizeof err->msg];
+		g_strlcpy(why, err->msg, sizeof why);
+		rc = tl_warn_damage(err, input, "the events before it are read", "%s", why);
+	}
 	if (rc < 0) {
 		scan_free(&sc);
 		return -1;
@@ -531,7 +547,8 @@ int tl_merge_chrome(tl_merge *m, const uint8_t *data, size_t len, const char *in
 	tl_chrome_reader *r = NULL;
 	tl_chrome_reader_open(&r, data, len, err);
 	tl_chrome_in_event ev;
-	while ((rc = tl_chrome_reader_next(r, &ev, err)) > 0) {
+	tl_error again;
+	for (size_t k = 0; k < keep && tl_chrome_reader_next(r, &ev, &again) > 0; k++) {
 		if (!chrome_times_usable(&ev)) {
 			tl_warn("chrome-time-range",
 				"events whose ts or dur is not a number within "
@@ -556,7 +573,7 @@ int tl_merge_chrome(tl_merge *m, const uint8_t *data, size_t len, const char *in
 	if (sc.any)
 		add_span(m, label, input, begin_ns, end_ns, shift);
 	g_free(label);
-	return rc < 0 ? -1 : 0;
+	return 0;
 }
 
 /* ---- closing ----------------------------------------------------------- */

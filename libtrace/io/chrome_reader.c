@@ -659,7 +659,7 @@ bool tl_chrome_reader_args_int(const tl_chrome_in_event *ev, const char *quoted_
 	if (ev->args.len == 0)
 		return false;
 	const char *a = ev->raw + ev->args.off, *end = a + ev->args.len;
-	const char *p = g_strstr_len(a, (gssize)ev->args.len, quoted_key);
+	const char *p = memmem(a, ev->args.len, quoted_key, strlen(quoted_key));
 	if (p == NULL)
 		return false;
 	p += strlen(quoted_key);
