@@ -289,8 +289,7 @@ static const char *found_what(struct conv *cv, const uint8_t *p)
 	case 'n':
 		return "null";
 	default:
-		return *p == '-' || tl_json_scan_is_digit(*p) ? "a number"
-							       : "a character that starts no JSON value";
+		return *p == '-' || tl_json_scan_is_digit(*p) ? "a number" : "no JSON value";
 	}
 }
 
@@ -332,6 +331,11 @@ static const char *type_word(ProtobufCType t)
 static const uint8_t *wrong_type(struct conv *cv, const struct jmsg *m,
 				 const ProtobufCFieldDescriptor *f, const uint8_t *p)
 {
+	/* what is no JSON value is the JSON's fault, said as the scanner says it */
+	if (p == cv->scan.end)
+		return tl_json_scan_fail_eof(&cv->scan);
+	if (strchr("{[\"tfn-0123456789", *p) == NULL || *p == '\0')
+		return tl_json_scan_fail(&cv->scan, p, "expected a value");
 	return conv_fail(cv, p, "expected %s for %s.%s, found %s", type_word(f->type),
 			 m->short_name, f->name, found_what(cv, p));
 }
@@ -917,9 +921,12 @@ static const uint8_t *read_message(struct conv *cv, const struct jmsg *m, const 
 /* ---- the document ------------------------------------------------------------ */
 
 /* The first top-level key of the object at p that is a field of a root
- * message: that message; NULL when none is (or a "traceEvents" key comes
- * first, *chrome then true). A document cut short (a head) ends the look. */
-static const ProtobufCMessageDescriptor *guess(const uint8_t *p, const uint8_t *end, bool *chrome)
+ * message: that message; NULL when none is, or when a "traceEvents" key comes
+ * first (*chrome then true). `all`: every key up to `end` is looked at, and
+ * a "traceEvents" key anywhere among them makes it NULL too (the sniff, on
+ * a head). A document cut short ends the look. */
+static const ProtobufCMessageDescriptor *guess(const uint8_t *p, const uint8_t *end, bool all,
+					       bool *chrome)
 {
 	tl_json_scan scan = {.end = end};
 	GByteArray *tmp = g_byte_array_new();
@@ -943,12 +950,13 @@ static const ProtobufCMessageDescriptor *guess(const uint8_t *p, const uint8_t *
 		}
 		if (n == 11 && memcmp(key, "traceEvents", 11) == 0) {
 			*chrome = true;
+			found = NULL;
 			break;
 		}
 		for (size_t i = 0; i < G_N_ELEMENTS(roots) && found == NULL; i++)
 			if (field_of(table_of(roots[i]), key, n) != NULL)
 				found = roots[i];
-		if (found != NULL)
+		if (found != NULL && !all)
 			break;
 		p = tl_json_scan_value(&scan, p, 1);
 		if (p == NULL)
@@ -978,7 +986,7 @@ bool tl_pbjson_sniff(const uint8_t *head, size_t len)
 		return false;
 	bool chrome = false;
 	if (*p == '{')
-		return guess(p, end, &chrome) != NULL;
+		return guess(p, end, true, &chrome) != NULL;
 	/* a string: its content, as far as the head goes */
 	const uint8_t *q = p + 1;
 	while (q < end && *q != '"')
@@ -988,7 +996,7 @@ bool tl_pbjson_sniff(const uint8_t *head, size_t len)
 	GByteArray *content = g_byte_array_new();
 	unescape(content, p + 1, q, true);
 	const uint8_t *c = content->data;
-	bool yes = content->len > 0 && guess(c, c + content->len, &chrome) != NULL;
+	bool yes = content->len > 0 && guess(c, c + content->len, true, &chrome) != NULL;
 	g_byte_array_free(content, TRUE);
 	/* Or a whole JSON string, valid and alone, whatever it holds: the JSON
 	 * reader names what it is not (a binary protobuf may start with '"',
@@ -1010,7 +1018,7 @@ static int convert(struct conv *cv, const uint8_t *p, const ProtobufCMessageDesc
 	}
 	if (*desc == NULL) {
 		bool chrome = false;
-		*desc = guess(p, end, &chrome);
+		*desc = guess(p, end, false, &chrome);
 		if (*desc == NULL) {
 			conv_fail(cv, p,
 				  "a JSON object with no top-level key that is a field of a "
@@ -1088,6 +1096,10 @@ int tl_pbjson_to_wire(const uint8_t *json, size_t len, const ProtobufCMessageDes
 			const uint8_t *ip = skip_bom_ws(c, c + content->len);
 			if (ip == inner.scan.end)
 				tl_error_set(err, "a JSON string with nothing in it");
+			else if (*ip != '{')
+				tl_error_set(err, "a JSON string that holds no JSON object (where "
+						  "protobuf JSON of a RunMetadata, StepStats or "
+						  "GraphDef would be)");
 			else
 				rc = convert(&inner, ip, desc);
 			g_byte_array_free(content, TRUE);
