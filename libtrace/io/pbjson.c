@@ -1031,7 +1031,6 @@ static int convert(struct conv *cv, const uint8_t *p, const ProtobufCMessageDesc
 		conv_fail(cv, p, "no JSON reading of %s", (*desc)->name);
 		return -1;
 	}
-	const uint8_t *start = p;
 	p = read_message(cv, m, p, 0);
 	if (p == NULL) {
 		conv_scan_error(cv);
@@ -1040,8 +1039,13 @@ static int convert(struct conv *cv, const uint8_t *p, const ProtobufCMessageDesc
 	/* a message named with --input-format that the object does not hold:
 	 * one error line, no warning about each of its keys */
 	if (cv->top_keys > 0 && cv->top_known == 0) {
-		conv_fail(cv, start, "a JSON object none of whose top-level keys is a field of %s",
-			  m->short_name);
+		GString *keys = g_string_new(NULL);
+		for (guint i = 0; i < cv->top_unknown->len && i < 3; i++)
+			g_string_append_printf(keys, "%s'%.60s'", i > 0 ? ", " : "",
+					       (const char *)g_ptr_array_index(cv->top_unknown, i));
+		tl_error_set(cv->err, "a JSON object none of whose top-level keys (%s%s) is a field of %s",
+			     keys->str, cv->top_unknown->len > 3 ? ", ..." : "", m->short_name);
+		g_string_free(keys, TRUE);
 		return -1;
 	}
 	for (guint i = 0; i < cv->top_unknown->len; i++) {
@@ -1110,5 +1114,13 @@ int tl_pbjson_to_wire(const uint8_t *json, size_t len, const ProtobufCMessageDes
 	g_ptr_array_free(cv.top_unknown, TRUE);
 	if (rc < 0)
 		g_byte_array_set_size(out, start);
+	/* what the file was read as, where that was known */
+	if (rc < 0 && *desc != NULL && err != NULL &&
+	    (g_str_has_prefix(err->msg, "at byte") || g_str_has_prefix(err->msg, "invalid JSON"))) {
+		char why[sizeof err->msg];
+		g_strlcpy(why, err->msg, sizeof why);
+		tl_error_set(err, "%s (protobuf JSON of a %s)", why,
+			     short_type_name((*desc)->name, (*desc)->package_name));
+	}
 	return rc;
 }
