@@ -343,6 +343,18 @@ static const uint8_t *wrong_type(struct conv *cv, const struct jmsg *m,
 			 m->short_name, f->name, found_what(cv, p));
 }
 
+/* One more message open at p, the top-level one being level 0: refused
+ * past protobuf's limit, as the decoder (tl_pbwire_check_depth) refuses it
+ * (and before this reader's recursion could exhaust the stack). */
+static const uint8_t *nest(struct conv *cv, const uint8_t *p)
+{
+	if (cv->nested > TL_PBWIRE_MAX_DEPTH)
+		return conv_fail(cv, p, "messages nested deeper than %d levels",
+				 TL_PBWIRE_MAX_DEPTH);
+	cv->nested++;
+	return p;
+}
+
 static bool is_integer_type(ProtobufCType t)
 {
 	return t == PROTOBUF_C_TYPE_INT32 || t == PROTOBUF_C_TYPE_SINT32 ||
@@ -826,6 +838,8 @@ static const uint8_t *read_map(struct conv *cv, const struct jmsg *m, const stru
 		if (*p == 'n')
 			return conv_fail(cv, p, "null as a value of map field %s.%s",
 					 m->short_name, jf->f->name);
+		if (nest(cv, at) == NULL) /* an entry is a message */
+			return NULL;
 		size_t mark = tl_pbwire_begin_len(cv->out, jf->f->id);
 		key_text(cv, &key, &n);
 		if (map_key(cv, entry, at, kf->f, key, n) == NULL)
@@ -834,6 +848,7 @@ static const uint8_t *read_map(struct conv *cv, const struct jmsg *m, const stru
 		if (p == NULL)
 			return NULL;
 		tl_pbwire_end_len(cv->out, mark);
+		cv->nested--;
 		p = next_element(cv, p, '}', &more);
 		if (p == NULL)
 			return NULL;
@@ -876,10 +891,8 @@ static const uint8_t *field_value(struct conv *cv, const struct jmsg *m, const s
 static const uint8_t *read_message(struct conv *cv, const struct jmsg *m, const uint8_t *p,
 				   int depth)
 {
-	if (cv->nested >= TL_PBWIRE_MAX_DEPTH)
-		return conv_fail(cv, p, "messages nested deeper than %d levels",
-				 TL_PBWIRE_MAX_DEPTH);
-	cv->nested++;
+	if (nest(cv, p) == NULL)
+		return NULL;
 	depth++;
 	p = tl_json_scan_ws(p + 1, cv->scan.end);
 	if (p < cv->scan.end && *p == '}') {

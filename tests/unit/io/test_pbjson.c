@@ -408,7 +408,27 @@ static void test_refusals(void **state)
 	assert_string_equal(
 	    refusal(r, "{\"stepStats\": {\"devStats\": [{\"threadNames\": {\"1\": null}}]}}"),
 	    "at byte 50: null as a value of map field DeviceStepStats.thread_names");
-	/* messages nested past protobuf's limit: an error, not a stack overflow */
+	/* 100 messages below the top one are read, as the decoder reads them; 101
+	 * are refused, as the decoder refuses them (map entries count: RunMetadata,
+	 * GraphDef 1, NodeDef 2, AttrEntry 3, AttrValue 4, then 3 a level) */
+	for (int extra = 0; extra < 2; extra++) {
+		GString *s = g_string_new("{\"partitionGraphs\": [{\"node\": [{\"attr\": {\"a\":");
+		for (int i = 0; i < 32; i++)
+			g_string_append(s, " {\"func\": {\"attr\": {\"a\":");
+		g_string_append(s, extra ? " {\"shape\": {\"unknownRank\": true}}" : " {\"type\": 1}");
+		for (int i = 0; i < 32; i++)
+			g_string_append(s, "}}}");
+		g_string_append(s, "}}]}]}");
+		if (extra) {
+			assert_string_equal(refusal(r, s->str),
+					    "at byte 824: messages nested deeper than 100 levels");
+		} else {
+			ProtobufCMessage *m = convert_as(r, s->str);
+			protobuf_c_message_free_unpacked(m, NULL);
+		}
+		g_string_free(s, TRUE);
+	}
+	/* messages nested far past protobuf's limit: an error, not a stack overflow */
 	GString *deep = g_string_new("{\"partitionGraphs\": [{\"node\": [{\"attr\": {\"a\":");
 	for (int i = 0; i < 60; i++)
 		g_string_append(deep, " {\"func\": {\"attr\": {\"a\":");
