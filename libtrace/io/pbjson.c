@@ -238,13 +238,13 @@ struct conv {
 	const uint8_t *base; /* byte 0 of the document, for offsets */
 	GByteArray *out;
 	tl_error *err;
-	bool wrapped;	 /* the document is the content of a JSON string */
-	bool failed;	 /* err holds this reader's own error (not the scanner's) */
-	unsigned nested; /* messages open */
+	bool wrapped;		    /* the document is the content of a JSON string */
+	bool failed;		    /* err holds this reader's own error (not the scanner's) */
+	unsigned nested;	    /* messages open */
 	size_t top_keys, top_known; /* the document's keys, and those that are fields */
 	GPtrArray *top_unknown;	    /* its unknown keys, warned once one is known */
-	GByteArray *tmp; /* a key or a value decoded, for a look-up */
-	GByteArray *num; /* a number's text with a NUL, for strtod */
+	GByteArray *tmp;	    /* a key or a value decoded, for a look-up */
+	GByteArray *num;	    /* a number's text with a NUL, for strtod */
 };
 
 static const uint8_t *conv_fail(struct conv *cv, const uint8_t *at, const char *fmt, ...)
@@ -566,10 +566,10 @@ static const uint8_t *scalar_bits(struct conv *cv, const struct jmsg *m,
 		uint64_t mag;
 		if (!parse_integer(cv->num, v, n, !in_string, &neg, &mag) ||
 		    !integer_bits(t, neg, mag, bits))
-			return conv_fail(cv, p, "expected %s for %s.%s, found %s%.*s%s%s",
-					 type_word(t), m->short_name, f->name, in_string ? "\"" : "",
-					 (int)(n > 40 ? 40 : n), (const char *)v, n > 40 ? "..." : "",
-					 in_string ? "\"" : "");
+			return conv_fail(
+			    cv, p, "expected %s for %s.%s, found %s%.*s%s%s", type_word(t),
+			    m->short_name, f->name, in_string ? "\"" : "", (int)(n > 40 ? 40 : n),
+			    (const char *)v, n > 40 ? "..." : "", in_string ? "\"" : "");
 		return q;
 	}
 	double d;
@@ -836,8 +836,8 @@ static const uint8_t *read_map(struct conv *cv, const struct jmsg *m, const stru
 		if (p == cv->scan.end)
 			return tl_json_scan_fail_eof(&cv->scan);
 		if (*p == 'n')
-			return conv_fail(cv, p, "null as a value of map field %s.%s",
-					 m->short_name, jf->f->name);
+			return conv_fail(cv, p, "null as a value of map field %s.%s", m->short_name,
+					 jf->f->name);
 		if (nest(cv, at) == NULL) /* an entry is a message */
 			return NULL;
 		size_t mark = tl_pbwire_begin_len(cv->out, jf->f->id);
@@ -1059,7 +1059,8 @@ static int convert(struct conv *cv, const uint8_t *p, const ProtobufCMessageDesc
 		for (guint i = 0; i < cv->top_unknown->len && i < 3; i++)
 			g_string_append_printf(keys, "%s'%.60s'", i > 0 ? ", " : "",
 					       (const char *)g_ptr_array_index(cv->top_unknown, i));
-		tl_error_set(cv->err, "a JSON object none of whose top-level keys (%s%s) is a field of %s",
+		tl_error_set(cv->err,
+			     "a JSON object none of whose top-level keys (%s%s) is a field of %s",
 			     keys->str, cv->top_unknown->len > 3 ? ", ..." : "", m->short_name);
 		g_string_free(keys, TRUE);
 		return -1;

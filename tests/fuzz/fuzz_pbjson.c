@@ -50,11 +50,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	tl_arena *arena = tl_arena_new();
 	Tensorflow__RunMetadata *meta = NULL;
 	tl_error err;
-	bool decoded = tl_source_decode_runmeta(data, size, TL_FORMAT_JSON_PROTO, arena, &meta,
-						&err) == 0;
+	bool decoded =
+	    tl_source_decode_runmeta(data, size, TL_FORMAT_JSON_PROTO, arena, &meta, &err) == 0;
 	if (decoded != guessed) {
-		fprintf(stderr, "fuzz: pbjson converts (%d) but the source decodes (%d)\n",
-			guessed, decoded);
+		fprintf(stderr, "fuzz: pbjson converts (%d) but the source decodes (%d)\n", guessed,
+			decoded);
 		abort();
 	}
 	tl_arena_free(arena);

@@ -51,8 +51,8 @@ static const char *refusal(const ProtobufCMessageDescriptor *desc, const char *j
 	g_byte_array_free(wire, TRUE);
 	/* an error about the bytes ends by naming what they were read as:
 	 * checked here, and left out of the text the tests compare */
-	if (d != NULL && (g_str_has_prefix(err.msg, "at byte") ||
-			  g_str_has_prefix(err.msg, "invalid JSON"))) {
+	if (d != NULL &&
+	    (g_str_has_prefix(err.msg, "at byte") || g_str_has_prefix(err.msg, "invalid JSON"))) {
 		const char *type = d->name + strlen("tensorflow.");
 		char *suffix = g_strdup_printf(" (protobuf JSON of a %s)", type);
 		if (!g_str_has_suffix(err.msg, suffix))
@@ -79,9 +79,11 @@ static void test_scalars(void **state)
 	Tensorflow__TensorProto *t = tensor(
 	    "{\"dtype\": \"DT_FLOAT\", \"versionNumber\": -7, \"tensorContent\": \"AAEC/w==\","
 	    " \"halfVal\": [1, -2147483648, 2147483647],"
-	    " \"floatVal\": [1.5, \"NaN\", \"Infinity\", \"-Infinity\", \"2.5\", 3.4028234663852886e+38],"
+	    " \"floatVal\": [1.5, \"NaN\", \"Infinity\", \"-Infinity\", \"2.5\", "
+	    "3.4028234663852886e+38],"
 	    " \"doubleVal\": [1e300, \"-0.25\", 5e-324],"
-	    " \"int64Val\": [\"-9223372036854775808\", 9007199254740993, \"9223372036854775807\", 1e3],"
+	    " \"int64Val\": [\"-9223372036854775808\", 9007199254740993, \"9223372036854775807\", "
+	    "1e3],"
 	    " \"boolVal\": [true, false, true],"
 	    " \"uint32Val\": [4294967295, \"0\", 7.0],"
 	    " \"uint64Val\": [\"18446744073709551615\", 18446744073709551615]}");
@@ -199,17 +201,18 @@ static void test_nested(void **state)
 	    " \"threadId\": 4294967295, \"memory\": [{\"allocatorName\": \"cpu\","
 	    " \"allocationRecords\": [{\"allocMicros\": \"11\", \"allocBytes\": \"-4\"}]}]},"
 	    "{\"node_name\": \"b\", \"output\": [{\"slot\": 1, \"tensorDescription\":"
-	    " {\"dtype\": \"DT_HALF\", \"allocationDescription\": {\"ptr\": \"18446744073709551615\"}}}]}],"
+	    " {\"dtype\": \"DT_HALF\", \"allocationDescription\": {\"ptr\": "
+	    "\"18446744073709551615\"}}}]}],"
 	    " \"threadNames\": {\"7\": \"main\", \"4294967295\": \"last\"}}, {\"device\": \"x\"}]},"
 	    " \"partitionGraphs\": [{\"node\": [{\"name\": \"n\", \"op\": \"Add\","
 	    " \"input\": [\"x\", \"y:1\", \"^z\"], \"attr\": {"
 	    "\"T\": {\"type\": \"DT_FLOAT\"},"
 	    " \"s\": {\"shape\": {\"dim\": [{\"size\": \"3\"}, {\"size\": -1, \"name\": \"b\"}]}},"
-	    " \"l\": {\"list\": {\"i\": [\"1\", 2], \"type\": [\"DT_INT32\", 1], \"s\": [\"eA==\"]}},"
+	    " \"l\": {\"list\": {\"i\": [\"1\", 2], \"type\": [\"DT_INT32\", 1], \"s\": "
+	    "[\"eA==\"]}},"
 	    " \"f\": {\"f\": 0.5}, \"b\": {\"b\": true}, \"by\": {\"s\": \"eHk=\"}}}],"
 	    " \"versions\": {\"producer\": 27}}, {}]}";
-	Tensorflow__RunMetadata *m =
-	    (Tensorflow__RunMetadata *)convert_as(NULL, json);
+	Tensorflow__RunMetadata *m = (Tensorflow__RunMetadata *)convert_as(NULL, json);
 	assert_non_null(m->step_stats);
 	assert_int_equal(m->step_stats->n_dev_stats, 2);
 	Tensorflow__DeviceStepStats *d = m->step_stats->dev_stats[0];
@@ -319,7 +322,8 @@ static void test_wrapped(void **state)
 	tl_error err = {{0}};
 	const ProtobufCMessageDescriptor *d = &tensorflow__step_stats__descriptor;
 	const char *json = "{\"devStats\": [{\"device\": 5}]}";
-	assert_int_equal(tl_pbjson_to_wire((const uint8_t *)json, strlen(json), &d, wire, &err), -1);
+	assert_int_equal(tl_pbjson_to_wire((const uint8_t *)json, strlen(json), &d, wire, &err),
+			 -1);
 	assert_string_equal(err.msg, "at byte 25: expected a string for DeviceStepStats.device, "
 				     "found a number (protobuf JSON of a StepStats)");
 	g_byte_array_free(wire, TRUE);
@@ -363,13 +367,13 @@ static void test_refusals(void **state)
 	    {"{\"uint32Val\": [4294967296]}",
 	     "at byte 15: expected a uint32 for TensorProto.uint32_val, found 4294967296"},
 	    {"{\"boolVal\": [1]}", "at byte 13: expected a bool for TensorProto.bool_val, found a "
-				 "number"},
+				   "number"},
 	    {"{\"boolVal\": [\"true\"]}",
 	     "at byte 13: expected a bool for TensorProto.bool_val, found a string"},
 	    {"{\"floatVal\": [\"nan\"]}",
 	     "at byte 14: expected a float for TensorProto.float_val, found \"nan\""},
 	    {"{\"floatVal\": [1e39]}", "at byte 14: 1e39 is out of range for TensorProto.float_val "
-				     "(a float)"},
+				       "(a float)"},
 	    {"{\"doubleVal\": [1e999]}",
 	     "at byte 15: expected a double for TensorProto.double_val, found 1e999"},
 	    {"{\"dtype\": true}",
@@ -380,13 +384,14 @@ static void test_refusals(void **state)
 	    {"{\"int64Val\": 5}",
 	     "at byte 13: expected an array for repeated field TensorProto.int64_val, found a "
 	     "number"},
-	    {"{\"int64Val\": [1, null]}", "at byte 17: null in repeated field TensorProto.int64_val"},
+	    {"{\"int64Val\": [1, null]}",
+	     "at byte 17: null in repeated field TensorProto.int64_val"},
 	    {"{\"tensorShape\": []}",
 	     "at byte 16: expected an object for TensorProto.tensor_shape, found an array"},
 	    {"{\"int64Val\": [1,]}", "invalid JSON at byte 16: expected a value"},
-	    {"{\"int64Val\": [01]}",
-	     "invalid JSON at byte 15: expected ',' or ']' after a value"},
-	    {"{\"dtype\": 1 \"x\": 2}", "invalid JSON at byte 12: expected ',' or '}' after a value"},
+	    {"{\"int64Val\": [01]}", "invalid JSON at byte 15: expected ',' or ']' after a value"},
+	    {"{\"dtype\": 1 \"x\": 2}",
+	     "invalid JSON at byte 12: expected ',' or '}' after a value"},
 	    {"{\"dtype\": 1", "invalid JSON at byte 11: unexpected end of input"},
 	    {"{\"dtype\": 1} {}", "invalid JSON at byte 13: text after the document"},
 	    {"{\"dtype\": \"DT_\xff\"}", "invalid JSON at byte 14: invalid UTF-8 in a string"},
@@ -415,7 +420,8 @@ static void test_refusals(void **state)
 		GString *s = g_string_new("{\"partitionGraphs\": [{\"node\": [{\"attr\": {\"a\":");
 		for (int i = 0; i < 32; i++)
 			g_string_append(s, " {\"func\": {\"attr\": {\"a\":");
-		g_string_append(s, extra ? " {\"shape\": {\"unknownRank\": true}}" : " {\"type\": 1}");
+		g_string_append(s,
+				extra ? " {\"shape\": {\"unknownRank\": true}}" : " {\"type\": 1}");
 		for (int i = 0; i < 32; i++)
 			g_string_append(s, "}}}");
 		g_string_append(s, "}}]}]}");
