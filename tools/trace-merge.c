@@ -41,7 +41,9 @@ static const char usage[] =
     "  -o, --output FILE        write FILE (atomically) instead of stdout; .gz compresses\n"
     "  -z, --gzip               compress the output with gzip\n"
     "  -q, --quiet              no warnings\n"
-    "      --input-format FMT   force the kind of every input (default: sniffed)\n"
+    "      --input-format FMT   force the kind of every input (default: sniffed), as\n"
+    "                           trace-dataflow --help lists them (runmeta-json,\n"
+    "                           stepstats-json, graphdef-json: protobuf's JSON)\n"
     "      --strict             damage is an error (a stream record cut short or\n"
     "                           corrupt, a gzip stream cut short): exit 1, no -o file\n"
     "                           (stdout keeps what was written before the damage)\n" TL_CLI_HELP_END

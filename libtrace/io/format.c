@@ -8,6 +8,7 @@
 #include "base/utf8.h"
 
 #include "io/chrome_reader.h"
+#include "io/pbjson.h"
 #include "io/pbwire.h"
 #include "tensorflow.pb-c.h"
 #include "io/tfrecord.h"
@@ -31,13 +32,17 @@ static const char *const names[] = {
     [TL_FORMAT_TFRECORD] = "tfrecord",
     [TL_FORMAT_CHROME] = "chrome",
     [TL_FORMAT_XSPACE] = "xspace",
+    [TL_FORMAT_RUNMETA_JSON] = "runmeta-json",
+    [TL_FORMAT_STEPSTATS_JSON] = "stepstats-json",
+    [TL_FORMAT_GRAPHDEF_JSON] = "graphdef-json",
     /* Sniffed families, named for messages; not accepted by --input-format. */
     [TL_FORMAT_BINARY_PROTO] = "binary-proto",
     [TL_FORMAT_TEXT_PROTO] = "text-proto",
+    [TL_FORMAT_JSON_PROTO] = "json-proto",
 };
 
-/* The kinds a user may name: everything up to and including xspace. */
-#define N_USER_FORMATS (TL_FORMAT_XSPACE + 1)
+/* The kinds a user may name: everything up to and including graphdef-json. */
+#define N_USER_FORMATS (TL_FORMAT_GRAPHDEF_JSON + 1)
 
 const char *tl_format_name(tl_format f)
 {
@@ -105,6 +110,10 @@ int tl_format_sniff(const uint8_t *data, size_t len, tl_format *out, tl_error *e
 		i++;
 	if (i == len)
 		return tl_error_set(err, "empty input (only whitespace)");
+	if ((data[i] == '{' || data[i] == '"') && tl_pbjson_sniff(data + i, len - i)) {
+		*out = TL_FORMAT_JSON_PROTO;
+		return 0;
+	}
 	if (data[i] == '{' || data[i] == '[') {
 		*out = TL_FORMAT_CHROME;
 		return 0;

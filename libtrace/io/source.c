@@ -3,6 +3,7 @@
 #include "io/chrome_run.h"
 #include "io/logdir.h"
 #include "io/pbdecode.h"
+#include "io/pbjson.h"
 #include "io/pbtext.h"
 #include "io/pbwire.h"
 #include "io/tfrecord.h"
@@ -56,12 +57,15 @@ static const ProtobufCMessageDescriptor *descriptor_for(tl_format f)
 	switch (f) {
 	case TL_FORMAT_RUNMETA:
 	case TL_FORMAT_RUNMETA_TEXT:
+	case TL_FORMAT_RUNMETA_JSON:
 		return &tensorflow__run_metadata__descriptor;
 	case TL_FORMAT_STEPSTATS:
 	case TL_FORMAT_STEPSTATS_TEXT:
+	case TL_FORMAT_STEPSTATS_JSON:
 		return &tensorflow__step_stats__descriptor;
 	case TL_FORMAT_GRAPHDEF:
 	case TL_FORMAT_GRAPHDEF_TEXT:
+	case TL_FORMAT_GRAPHDEF_JSON:
 		return &tensorflow__graph_def__descriptor;
 	default:
 		return NULL;
@@ -72,6 +76,18 @@ static bool is_text_format(tl_format f)
 {
 	return f == TL_FORMAT_RUNMETA_TEXT || f == TL_FORMAT_STEPSTATS_TEXT ||
 	       f == TL_FORMAT_GRAPHDEF_TEXT || f == TL_FORMAT_TEXT_PROTO;
+}
+
+static bool is_json_format(tl_format f)
+{
+	return f == TL_FORMAT_RUNMETA_JSON || f == TL_FORMAT_STEPSTATS_JSON ||
+	       f == TL_FORMAT_GRAPHDEF_JSON || f == TL_FORMAT_JSON_PROTO;
+}
+
+/* Text and JSON are turned into wire bytes, whose size is checked then. */
+static bool is_wire_format(tl_format f)
+{
+	return !is_text_format(f) && !is_json_format(f);
 }
 
 static int too_big(uint64_t len, tl_error *err)
@@ -125,16 +141,19 @@ static int decode_whole(const uint8_t *data, uint8_t *own, size_t len, tl_format
 		return tl_error_set(err, "a %s input holds no single RunMetadata",
 				    tl_format_name(format));
 	const ProtobufCMessageDescriptor *d = descriptor_for(format);
-	if (!is_text_format(format) && len > (size_t)INT32_MAX)
+	if (is_wire_format(format) && len > (size_t)INT32_MAX)
 		return too_big(len, err);
-	if (is_text_format(format)) {
-		if (d == NULL)
+	if (!is_wire_format(format)) {
+		if (d == NULL && is_text_format(format))
 			d = tl_pbtext_guess((const char *)data, len);
-		if (d == NULL)
+		if (d == NULL && is_text_format(format))
 			return tl_error_set(err, "not protobuf text of a RunMetadata, StepStats "
 						 "or GraphDef (first field is none of theirs)");
 		GByteArray *wire = g_byte_array_sized_new((guint)(len / 2 + 64));
-		if (tl_pbtext_to_wire(d, (const char *)data, len, wire, err) < 0) {
+		int rc = is_text_format(format)
+			     ? tl_pbtext_to_wire(d, (const char *)data, len, wire, err)
+			     : tl_pbjson_to_wire(data, len, &d, wire, err);
+		if (rc < 0) {
 			g_byte_array_free(wire, TRUE);
 			return -1;
 		}
@@ -623,7 +642,7 @@ static int next_whole(tl_source *src, tl_pbdecode_fields fields, tl_arena **aren
 	 * read first (a sparse 2 GB file took half a minute under ASan). */
 	uint64_t left = tl_input_size_left(src->in);
 	if (left > (uint64_t)INT32_MAX && src->format != TL_FORMAT_AUTO &&
-	    !is_text_format(src->format)) {
+	    is_wire_format(src->format)) {
 		src->done = true;
 		return too_big(left, err);
 	}

@@ -2,7 +2,8 @@
  * source: runs out of one input. Sniffs the kind of input (or takes the
  * one forced with --input-format), decodes it, and yields one RunMetadata
  * per run:
- *   - a binary or text RunMetadata: one run;
+ *   - a binary, text or JSON (proto3 JSON mapping, io/pbjson.h) RunMetadata:
+ *     one run;
  *   - a StepStats or a GraphDef: one run holding it (step_stats, or one
  *     partition graph);
  *   - a TFRecord stream of RunMetadata, or a TensorBoard events file: one

@@ -45,7 +45,20 @@ static void test_names(void **state)
 	}
 	assert_string_equal(tl_format_names(), "auto, runmeta, runmeta-text, stepstats, "
 					       "stepstats-text, graphdef, graphdef-text, "
-					       "tfrecord, chrome, xspace");
+					       "tfrecord, chrome, xspace, runmeta-json, "
+					       "stepstats-json, graphdef-json");
+	static const struct {
+		const char *name;
+		tl_format f;
+	} json[] = {{"runmeta-json", TL_FORMAT_RUNMETA_JSON},
+		    {"stepstats-json", TL_FORMAT_STEPSTATS_JSON},
+		    {"graphdef-json", TL_FORMAT_GRAPHDEF_JSON}};
+	for (size_t i = 0; i < G_N_ELEMENTS(json); i++) {
+		tl_format g = TL_FORMAT_AUTO;
+		assert_int_equal(tl_format_parse(json[i].name, &g), 0);
+		assert_int_equal(g, json[i].f);
+		assert_string_equal(tl_format_name(g), json[i].name);
+	}
 	tl_format f = TL_FORMAT_CHROME;
 	assert_int_equal(tl_format_parse("json", &f), -1);
 	assert_int_equal(tl_format_parse("", &f), -1);
@@ -54,6 +67,8 @@ static void test_names(void **state)
 	assert_int_equal(f, TL_FORMAT_CHROME);
 	assert_string_equal(tl_format_name(TL_FORMAT_BINARY_PROTO), "binary-proto");
 	assert_string_equal(tl_format_name(TL_FORMAT_TEXT_PROTO), "text-proto");
+	assert_string_equal(tl_format_name(TL_FORMAT_JSON_PROTO), "json-proto");
+	assert_int_equal(tl_format_parse("json-proto", &f), -1);
 }
 
 /* Proves: empty and whitespace-only inputs are errors, not a guess. */
@@ -98,7 +113,8 @@ static void test_sniff_text(void **state)
 	/* A control byte, invalid UTF-8, or a first character no field name has. */
 	assert_int_equal(sniff_str("node {\x01}"), TL_FORMAT_BINARY_PROTO);
 	assert_int_equal(sniff_str("node { name: \"\xff\" }"), TL_FORMAT_BINARY_PROTO);
-	assert_int_equal(sniff_str("\"node\""), TL_FORMAT_BINARY_PROTO);
+	/* a whole JSON string is JSON: protobuf JSON wrapped, or what pbjson names */
+	assert_int_equal(sniff_str("\"node\""), TL_FORMAT_JSON_PROTO);
 	assert_int_equal(sniff_str("9node"), TL_FORMAT_BINARY_PROTO);
 	assert_int_equal(sniff_ok("node {\0}", 8), TL_FORMAT_BINARY_PROTO);
 }
