@@ -691,7 +691,10 @@ int tl_chrome_run_read(const uint8_t *data, size_t len, const char *name, tl_are
 	g_hash_table_iter_init(&it, c.open_b);
 	while (g_hash_table_iter_next(&it, &k, &v))
 		c.c.unclosed_begin += ((GArray *)v)->len;
-	if (rc == 0 && c.slices->len == 0)
+	if (rc == 0 && c.slices->len == 0 &&
+	    strcmp(tl_format_chrome_kind(data, len), TL_FORMAT_NOT_A_TRACE) == 0)
+		rc = tl_error_set(err, "this is %s", TL_FORMAT_NOT_A_TRACE);
+	else if (rc == 0 && c.slices->len == 0)
 		rc = tl_error_set(err, "a Chrome trace with no complete events (ph \"X\", or "
 				       "\"B\"/\"E\" pairs): nothing to draw");
 	if (rc == 0)
