@@ -187,6 +187,10 @@ int tl_chrome_reader_span_ns(const tl_chrome_in_event *ev, tl_span s, int64_t *o
 	int64_t keep = (int64_t)in + e + 3, first = 0;
 	while ((uint64_t)first < in + fn && digit_at(ip, in, fp, fn, first) == 0)
 		first++;
+	if ((uint64_t)first == in + fn) { /* all zeros, whatever the exponent */
+		*out = 0;
+		return 1;
+	}
 	if (keep - first > 19) /* 10^19 ns and more */
 		return -1;
 	uint64_t ns = 0;

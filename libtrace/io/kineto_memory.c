@@ -323,8 +323,8 @@ static void take_slice(struct kreader *r, const tl_chrome_in_event *ev)
 		name = tl_arena_strdup(r->arena, text);
 		g_hash_table_insert(r->names, (gpointer)name, (gpointer)name);
 	}
-	struct slice s = {.start = start, .end = start + dur, .name = name,
-			  .thread = thread_of(r, ev)};
+	struct slice s = {
+	    .start = start, .end = start + dur, .name = name, .thread = thread_of(r, ev)};
 	g_array_append_val(r->slices, s);
 }
 

@@ -417,13 +417,14 @@ static void test_chrome_kinds(void **state)
 	    tf1);
 	/* TF 1.14's timeline.py: the newer device names, still timeline.py */
 	assert_string_equal(
-	    chrome_kind_str("{\"traceEvents\": [{\"ph\": \"M\", \"pid\": 1, \"name\": "
-			    "\"process_name\", \"args\": {\"name\": \"/host:CPU Compute\"}}, "
-			    "{\"ph\": \"M\", \"pid\": 2, \"name\": \"process_name\", \"args\": "
-			    "{\"name\": \"/gpu:0 (Quadro P5000)/context#0/stream#1:Kernel Compute\"}}, "
-			    "{\"ph\": \"X\", \"cat\": \"Op\", \"name\": \"MatMul\", \"pid\": 1, "
-			    "\"tid\": 0, \"ts\": 1, \"dur\": 2, \"args\": {\"name\": \"m\", "
-			    "\"op\": \"MatMul\"}}]}"),
+	    chrome_kind_str(
+		"{\"traceEvents\": [{\"ph\": \"M\", \"pid\": 1, \"name\": "
+		"\"process_name\", \"args\": {\"name\": \"/host:CPU Compute\"}}, "
+		"{\"ph\": \"M\", \"pid\": 2, \"name\": \"process_name\", \"args\": "
+		"{\"name\": \"/gpu:0 (Quadro P5000)/context#0/stream#1:Kernel Compute\"}}, "
+		"{\"ph\": \"X\", \"cat\": \"Op\", \"name\": \"MatMul\", \"pid\": 1, "
+		"\"tid\": 0, \"ts\": 1, \"dur\": 2, \"args\": {\"name\": \"m\", "
+		"\"op\": \"MatMul\"}}]}"),
 	    tf1);
 	/* lookalikes: one stray mark names nothing */
 	assert_string_equal(chrome_kind_str("[{\"ph\": \"X\", \"cat\": \"Op\", \"name\": \"a\", "
@@ -433,9 +434,10 @@ static void test_chrome_kinds(void **state)
 					    "[{\"ph\": \"X\", \"name\": \"a\", \"pid\": 1, "
 					    "\"tid\": 1, \"ts\": 1, \"dur\": 1}]}"),
 			    "a Chrome trace");
-	assert_string_equal(chrome_kind_str("[{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": "
-					    "\"k\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 1}]"),
-			    "a Chrome trace");
+	assert_string_equal(
+	    chrome_kind_str("[{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": "
+			    "\"k\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 1}]"),
+	    "a Chrome trace");
 	assert_string_equal(chrome_kind_str("{\"name\": \"config\", \"values\": [1, 2]}"),
 			    TL_FORMAT_NOT_A_TRACE);
 	assert_string_equal(chrome_kind_str("[1, 2, 3]"), TL_FORMAT_NOT_A_TRACE);
