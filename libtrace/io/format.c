@@ -255,12 +255,11 @@ static bool kineto_category(const tl_chrome_in_event *ev)
  *     Compute" and "<device> Tensors" and one "Allocators", whatever its
  *     device names ("/job:.../device:GPU:0", TF 1.14's "/host:CPU" and
  *     "/gpu:0 (Quadro P5000)/context#0/stream#1:Kernel"); ops as X events of
- *     cat "Op" with args.name and args.op; flows of cat "DataFlow", tensors
- *     of cat "Tensor", allocator counters of cat "Memory";
+ *     cat "Op" with args.op (the strong marks); flows of cat "DataFlow",
+ *     tensors of cat "Tensor", allocator counters of cat "Memory" (weak);
  *   the TF2 profiler's trace viewer JSON: processes named for a device alone
- *     ("/device:GPU:0", "/host:CPU"), threads "Stream #N(...)" and the
- *     derived lines' tids from 0xDEADBEEF (3735928559) up, displayTimeUnit,
- *     X events without a cat;
+ *     ("/device:GPU:0", "/host:CPU"), threads "Stream #N(...)" (the strong
+ *     marks); displayTimeUnit, X events without a cat (the weak ones);
  *   Kineto: its top-level keys, or categories only it writes. */
 struct chrome_marks {
 	unsigned tf1_strong, tf1_weak, tf2_strong, tf2_weak;

@@ -14,11 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Bytes and totals: Kineto writes them as int64 (c10's allocator counts in
- * int64_t), and the curve adds and subtracts them; within +-2^62 two of
- * them add without overflow, and the byte counts a 64-bit address space
- * holds (2^64 at most, of which no allocator hands out half) stay in. An
- * arithmetic bound: past it a value is damage. */
+/* Bytes and totals: int64 in Kineto (c10's allocator counters). The curve
+ * adds and subtracts them in pairs, and within +-2^62 any two add without
+ * overflowing an int64: the arithmetic's bound; past it a value is damage. */
 #define VALUE_MAX ((int64_t)1 << 62)
 /* Times and durations have one bound, the model's (TL_TIME_LIMIT_NS in
  * base/limits.h, about 73 years either side of zero): epoch microseconds,
