@@ -48,6 +48,8 @@ static int read_chrome(tl_source *src, GPtrArray *allocs, tl_error *err)
 	if (ev.n == 0) {
 		tl_arena_free(arena);
 		const char *kind = tl_format_chrome_kind(data, len);
+		if (strcmp(kind, TL_FORMAT_NOT_A_TRACE) == 0)
+			return tl_error_set(err, "this is %s", kind);
 		if (strstr(kind, "Kineto") == NULL)
 			return tl_error_set(
 			    err,

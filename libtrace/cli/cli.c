@@ -327,6 +327,8 @@ static int chrome_refusal(tl_source *src, tl_error *err)
 	const char *kind = "a Chrome trace";
 	if (tl_input_map(tl_source_input(src), &data, &len, NULL) == 0)
 		kind = tl_format_chrome_kind(data, len);
+	if (strcmp(kind, TL_FORMAT_NOT_A_TRACE) == 0)
+		return tl_error_set(err, "this is %s", kind);
 	return tl_error_set(err,
 			    "this is %s, which holds no partition graph (trace-report, "
 			    "trace-dataflow, trace-summarize and trace-merge read it)",

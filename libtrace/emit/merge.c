@@ -259,6 +259,7 @@ static char *id_key(const tl_chrome_in_event *ev, GString *buf, bool *start)
 struct chrome_scan {
 	GHashTable *starts; /* id key -> number of starting events */
 	double min_us, max_us;
+	int64_t min_ns, max_ns; /* the same from the digits (ns_of) */
 	bool any;
 	size_t events;		 /* events read before the end or the damage */
 	size_t drawn;		 /* those of them not metadata */
@@ -297,6 +298,16 @@ static bool chrome_times_usable(const tl_chrome_in_event *ev)
 	    !(tl_chrome_reader_span_number(ev, ev->dur, &dur) && fabs(dur) <= limit))
 		return false;
 	return true;
+}
+
+/* A usable event's ts or dur in ns from its digits (a double cannot hold a
+ * fraction of an epoch microsecond), else from the double. */
+static int64_t ns_of(const tl_chrome_in_event *ev, tl_span s, double us)
+{
+	int64_t ns;
+	if (tl_chrome_reader_span_ns(ev, s, &ns) > 0)
+		return ns;
+	return (int64_t)llround(us * 1000.0);
 }
 
 static int scan_chrome(const uint8_t *data, size_t len, struct chrome_scan *sc, tl_error *err)
@@ -341,10 +352,16 @@ static int scan_chrome(const uint8_t *data, size_t len, struct chrome_scan *sc, 
 		if (!ev.has_ts)
 			continue;
 		double end = ev.ts_us + (ev.dur_us > 0 ? ev.dur_us : 0);
+		int64_t t_ns = ns_of(&ev, ev.ts, ev.ts_us), d_ns = ns_of(&ev, ev.dur, ev.dur_us);
+		int64_t end_ns = t_ns + (d_ns > 0 ? d_ns : 0);
 		if (!sc->any || ev.ts_us < sc->min_us)
 			sc->min_us = ev.ts_us;
 		if (!sc->any || end > sc->max_us)
 			sc->max_us = end;
+		if (!sc->any || t_ns < sc->min_ns)
+			sc->min_ns = t_ns;
+		if (!sc->any || end_ns > sc->max_ns)
+			sc->max_ns = end_ns;
 		sc->any = true;
 	}
 	g_string_free(buf, TRUE);
@@ -401,6 +418,19 @@ static void format_us(char *buf, size_t size, double us)
 		*end = '\0';
 }
 
+/* ns as microseconds text, as tl_json_micros writes them. */
+static void format_ns(char *buf, size_t size, int64_t ns)
+{
+	uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+	int n = snprintf(buf, size, "%s%" G_GUINT64_FORMAT ".%03u", ns < 0 ? "-" : "", mag / 1000,
+			 (unsigned)(mag % 1000));
+	char *end = buf + n - 1;
+	while (*end == '0')
+		*end-- = '\0';
+	if (*end == '.')
+		*end = '\0';
+}
+
 /* One Chrome trace input being merged. */
 struct chrome_input {
 	tl_merge *m;
@@ -410,6 +440,7 @@ struct chrome_input {
 	GString *buf;
 	const char *label; /* the input's file name */
 	double shift_us;
+	int64_t shift_ns;
 };
 
 /* Our process for the event's pid: named after its process_name, else the
@@ -488,7 +519,12 @@ static void write_event(struct chrome_input *ci, const tl_chrome_in_event *ev, i
 	tl_chrome_rewrite rw = {.pid = pid_txt, .tid = ev->tid.len ? tid_txt : NULL};
 	snprintf(pid_txt, sizeof pid_txt, "%" G_GINT64_FORMAT, pid);
 	snprintf(tid_txt, sizeof tid_txt, "%" G_GINT64_FORMAT, tid);
-	if (ev->has_ts) {
+	int64_t ns;
+	if (ev->has_ts && tl_chrome_reader_span_ns(ev, ev->ts, &ns) > 0) {
+		/* from its digits: a double cannot hold a fraction of an epoch us */
+		format_ns(ts_txt, sizeof ts_txt, ns + ci->shift_ns);
+		rw.ts = ts_txt;
+	} else if (ev->has_ts) {
 		format_us(ts_txt, sizeof ts_txt, ev->ts_us + ci->shift_us);
 		rw.ts = ts_txt;
 	}
@@ -532,8 +568,8 @@ int tl_merge_chrome(tl_merge *m, const uint8_t *data, size_t len, const char *in
 	}
 	m->inputs++;
 	char *label = g_path_get_basename(input);
-	int64_t begin_ns = (int64_t)llround(sc.min_us * 1000.0);
-	int64_t end_ns = (int64_t)llround(sc.max_us * 1000.0);
+	int64_t begin_ns = sc.min_ns;
+	int64_t end_ns = sc.max_ns;
 	int64_t shift = align_shift(m, begin_ns, end_ns, offset_ns);
 	struct chrome_input ci = {
 	    .m = m,
@@ -543,6 +579,7 @@ int tl_merge_chrome(tl_merge *m, const uint8_t *data, size_t len, const char *in
 	    .buf = g_string_new(NULL),
 	    .label = label,
 	    .shift_us = (double)shift / 1000.0,
+	    .shift_ns = shift,
 	};
 	tl_chrome_reader *r = NULL;
 	tl_chrome_reader_open(&r, data, len, err);

@@ -180,16 +180,16 @@ static void read_args(creader *c, const tl_chrome_in_event *ev, cslice *x)
 	json_decref(a);
 }
 
-/* ns from the file's microseconds: whole microseconds and the fraction
- * apart (Kineto's epoch timestamps times 1000 are past what a double holds
- * exactly); false past the model's limit. */
-static bool to_ns(double us, int64_t *out)
+/* ns of a ts or dur, from its digits (epoch microseconds with a fraction
+ * are past a double); absent or no number is 0, as the reader's ts_us and
+ * dur_us. False past the model's limit (base/limits.h), the one bound on a
+ * time or a duration. */
+static bool to_ns(const tl_chrome_in_event *ev, tl_span s, int64_t *out)
 {
-	if (!isfinite(us) || fabs(us) >= (double)(TL_TIME_LIMIT_NS / 1000))
-		return false;
-	double whole = floor(us);
-	*out = (int64_t)whole * 1000 + (int64_t)llround((us - whole) * 1000.0);
-	return true;
+	int k = tl_chrome_reader_span_ns(ev, s, out);
+	if (k == 0)
+		*out = 0;
+	return k >= 0;
 }
 
 static void add_slice(creader *c, cslice *x)
@@ -239,7 +239,7 @@ static cslice slice_of_event(creader *c, const tl_chrome_in_event *ev)
 static void read_complete(creader *c, const tl_chrome_in_event *ev)
 {
 	int64_t start, dur;
-	if (!ev->has_ts || !to_ns(ev->ts_us, &start) || !to_ns(ev->dur_us, &dur) || dur < 0 ||
+	if (!ev->has_ts || !to_ns(ev, ev->ts, &start) || !to_ns(ev, ev->dur, &dur) || dur < 0 ||
 	    start + dur >= TL_TIME_LIMIT_NS) {
 		c->c.bad_time++;
 		return;
@@ -264,7 +264,7 @@ static GArray *b_stack(creader *c, uint32_t thread)
 static void read_begin_end(creader *c, const tl_chrome_in_event *ev)
 {
 	int64_t t;
-	if (!ev->has_ts || !to_ns(ev->ts_us, &t)) {
+	if (!ev->has_ts || !to_ns(ev, ev->ts, &t)) {
 		c->c.bad_time++;
 		return;
 	}
@@ -292,7 +292,7 @@ static void read_begin_end(creader *c, const tl_chrome_in_event *ev)
 static void read_flow(creader *c, const tl_chrome_in_event *ev)
 {
 	int64_t t;
-	if (ev->id.len == 0 || !ev->has_ts || !to_ns(ev->ts_us, &t))
+	if (ev->id.len == 0 || !ev->has_ts || !to_ns(ev, ev->ts, &t))
 		return;
 	const char *id = tl_chrome_reader_span_text(ev, ev->id, c->buf);
 	const char *cat = ev->cat.len ? tl_chrome_reader_span_text(ev, ev->cat, c->buf2) : "";
@@ -308,9 +308,10 @@ static void read_flow(creader *c, const tl_chrome_in_event *ev)
 
 static void read_event(creader *c, const tl_chrome_in_event *ev)
 {
-	if (ev->ph != 'M' && ev->has_ts && isfinite(ev->ts_us) && fabs(ev->ts_us) <= 4e12) {
-		/* kineto_memory's clock: its events are placed on ours by it */
-		int64_t t = (int64_t)llround(ev->ts_us * 1000.0);
+	int64_t t;
+	if (ev->ph != 'M' && ev->has_ts && to_ns(ev, ev->ts, &t)) {
+		/* kineto_memory's clock, computed as it does: its events are
+		 * placed on ours by it */
 		if (!c->has_origin || t < c->origin)
 			c->origin = t;
 		c->has_origin = true;
@@ -766,7 +767,10 @@ int tl_chrome_run_read(const uint8_t *data, size_t len, const char *name, tl_are
 	g_hash_table_iter_init(&it, c.open_b);
 	while (g_hash_table_iter_next(&it, &k, &v))
 		c.c.unclosed_begin += ((GArray *)v)->len;
-	if (rc == 0 && c.slices->len == 0)
+	if (rc == 0 && c.slices->len == 0 &&
+	    strcmp(tl_format_chrome_kind(data, len), TL_FORMAT_NOT_A_TRACE) == 0)
+		rc = tl_error_set(err, "this is %s", TL_FORMAT_NOT_A_TRACE);
+	else if (rc == 0 && c.slices->len == 0)
 		rc = tl_error_set(err, "a Chrome trace with no complete events (ph \"X\", or "
 				       "\"B\"/\"E\" pairs): nothing to draw");
 	if (rc == 0)

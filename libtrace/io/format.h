@@ -65,11 +65,21 @@ bool tl_format_is_xspace(const uint8_t *data, size_t len);
 bool tl_format_neighbour_xspace(const uint8_t *data, size_t len, tl_error *err, bool *xspace);
 
 /* What kind of Chrome trace JSON the bytes hold, as a noun phrase for
- * messages: "a PyTorch profiler (Kineto) trace" (Kineto's top-level keys
- * schemaVersion, deviceProperties, traceName or distributedInfo, or its
- * event categories), "a TF2 profiler trace (TensorBoard's trace viewer
- * JSON)" (a /host: process), else "a Chrome trace". Reads the whole input
- * event by event; invalid JSON ends the look, not the answer. */
+ * messages, told by what the file holds (format.c lists each writer's
+ * marks), never by one field: "a PyTorch profiler (Kineto) trace" (Kineto's
+ * top-level keys schemaVersion, deviceProperties, traceName,
+ * distributedInfo or baseTimeNanoseconds, or its event categories); "a TF1
+ * timeline.py trace" ("<device> Compute"/"Tensors" and "Allocators"
+ * processes, "Op" events with args.op, whatever the device names: TF 1.14's
+ * "/host:CPU Compute" is one); "a TF2 profiler trace (TensorBoard's trace
+ * viewer JSON)" (processes named for a device alone, "Stream #N" threads);
+ * else "a Chrome trace". Reads the whole input event by event; invalid JSON
+ * ends the look, not the answer. */
 const char *tl_format_chrome_kind(const uint8_t *data, size_t len);
+
+/* tl_format_chrome_kind's answer for JSON that is no trace at all (no event
+ * read, and no traceEvents list): the tools say only that. */
+#define TL_FORMAT_NOT_A_TRACE                                                                      \
+	"a JSON document that is no Chrome trace (no traceEvents list of event objects)"
 
 #endif

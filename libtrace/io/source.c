@@ -23,6 +23,7 @@ struct tl_source {
 	size_t count;		/* runs produced */
 	size_t records;		/* records that framed */
 	size_t damaged;		/* damage met */
+	size_t undecoded;	/* records that framed but hold no RunMetadata/Event */
 	char *first_damage;	/* what it was, for when nothing could be read */
 	bool input_damage_told; /* the gzip stream's own damage reported */
 	char *base;		/* name used in labels */
@@ -327,7 +328,7 @@ static int open_next_file(tl_source *src, tl_error *err)
 	src->in = NULL;
 	src->xs_next = 0;
 	src->done = src->events = src->input_damage_told = false;
-	src->count = src->records = src->damaged = 0;
+	src->count = src->records = src->damaged = src->undecoded = 0;
 	src->chrome_read = false;
 	g_free(src->first_damage);
 	src->first_damage = NULL;
@@ -752,6 +753,14 @@ static int end_of_records(tl_source *src, tl_error *err)
 	src->done = true;
 	if (report_input_damage(src, err) < 0)
 		return -1;
+	/* every record framed, both crcs held, and none decodes: records of
+	 * another message (tf.train.Example, ...), not damage */
+	if (src->count == 0 && src->records > 0 && src->undecoded == src->records &&
+	    src->damaged == src->undecoded)
+		return tl_error_set(err,
+				    "a TFRecord file of neither RunMetadata nor TensorBoard events "
+				    "(all %zu records frame, none decodes as one; the first: %s)",
+				    src->records, src->first_damage);
 	if (src->count == 0 && src->damaged > 1)
 		return tl_error_set(err, "nothing readable: %s (and %zu more damaged)",
 				    src->first_damage, src->damaged - 1);
@@ -790,6 +799,7 @@ static int undecodable(tl_source *src, tl_arena *arena, tl_error *err, const cha
 	char what[sizeof err->msg];
 	g_strlcpy(what, why, sizeof what);
 	tl_arena_free(arena);
+	src->undecoded++;
 	tl_error_set(err, "record %llu at byte %llu: %s", (unsigned long long)src->reader.number,
 		     (unsigned long long)src->reader.at, what);
 	return source_damage(src, err, "record skipped");
