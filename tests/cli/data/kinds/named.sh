@@ -6,8 +6,8 @@
 run=$(dirname "$0")/../../../data/real/gradckpt_simple_stepstats.pbtxt
 for f in "$@"; do
 	g=$(graph-render -o /dev/null "$f" 2>&1 | sed -n -E "s/^graph-render: cannot read '.*': this is (.*), which holds no partition graph .*$/\1/p; s/^graph-render: cannot read '.*': this is (.*)$/\1/p; s/^graph-render: cannot read '.*': (not .*|a TFRecord file of .*)$/\1/p")
-	m=$(trace-memory -o /dev/null "$f" 2>&1 | sed -n -E "s/^trace-memory: cannot read '.*': this is (.*), which records no memory .*$/\1/p; s/^trace-memory: cannot read '.*': this is (.*) with no memory events .*$/\1/p; s/^trace-memory: cannot read '.*': this is (.*)$/\1/p; s/^trace-memory: cannot read '.*': (not .*|a TFRecord file of .*)$/\1/p")
-	d=$(trace-dataflow -o /dev/null "$f" 2>&1 | sed -n -E "s/^trace-dataflow: warning: '.*' is (.*), which records no dataflow.*$/\1/p; s/^trace-dataflow: cannot read '.*': this is (.*)$/\1/p; s/^trace-dataflow: cannot read '.*': (not .*|a TFRecord file of .*)$/\1/p")
+	m=$(trace-memory -o /dev/null "$f" 2>&1 | sed -n -E "s/^trace-memory: cannot read '.*': this is (.*), which records no timeline .*$/\1/p; s/^trace-memory: cannot read '.*': this is (.*), which records no memory .*$/\1/p; s/^trace-memory: cannot read '.*': this is (.*) with no memory events .*$/\1/p; s/^trace-memory: cannot read '.*': this is (.*)$/\1/p; s/^trace-memory: cannot read '.*': (not .*|a TFRecord file of .*)$/\1/p")
+	d=$(trace-dataflow -o /dev/null "$f" 2>&1 | sed -n -E "s/^trace-dataflow: cannot read '.*': this is (.*), which records no timeline .*$/\1/p; s/^trace-dataflow: warning: '.*' is (.*), which records no dataflow.*$/\1/p; s/^trace-dataflow: cannot read '.*': this is (.*)$/\1/p; s/^trace-dataflow: cannot read '.*': (not .*|a TFRecord file of .*)$/\1/p")
 	s=$(trace-summarize -q --graph "$f" "$run" 2>&1 > /dev/null | sed -n -E "s/^trace-summarize: cannot read '.*': not a GraphDef \(it is (.*)\)$/\1/p; s/^trace-summarize: cannot read '.*': (not .*|a TFRecord file of .*)$/\1/p")
 	echo "$(basename "$f"): ${g:--} | ${m:--} | ${d:--} | ${s:--}"
 done
