@@ -41,7 +41,7 @@ static int read_chrome(tl_source *src, GPtrArray *allocs, tl_error *err)
 	tl_arena *arena = tl_arena_new();
 	tl_alloc_events ev;
 	tl_kineto_ops kops;
-	if (tl_kineto_memory_read(data, len, arena, &ev, &kops, err) < 0) {
+	if (tl_kineto_memory_read(data, len, tl_source_name(src), arena, &ev, &kops, err) < 0) {
 		tl_arena_free(arena);
 		return -1;
 	}

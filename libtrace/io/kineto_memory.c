@@ -451,8 +451,8 @@ static void kreader_free(struct kreader *r)
 /* side: the events are a side stream of a timeline read from the same
  * data, which has said what damage it met: JSON damage keeps the events
  * before it and none usable is no error, both without a further word. */
-static int read_memory(const uint8_t *data, size_t len, tl_arena *arena, tl_alloc_events *out,
-		       tl_kineto_ops *ops, bool side, tl_error *err)
+static int read_memory(const uint8_t *data, size_t len, const char *name, tl_arena *arena,
+		       tl_alloc_events *out, tl_kineto_ops *ops, bool side, tl_error *err)
 {
 	*out = (tl_alloc_events){0};
 	if (ops != NULL)
@@ -464,7 +464,9 @@ static int read_memory(const uint8_t *data, size_t len, tl_arena *arena, tl_allo
 	kreader_init(&r, arena);
 	tl_chrome_in_event ev;
 	int rc;
+	size_t events = 0;
 	while ((rc = tl_chrome_reader_next(cr, &ev, err)) > 0) {
+		events++;
 		int64_t t;
 		if (ev.ph != 'M' && ev.has_ts && ns_of(&ev, ev.ts, &t)) {
 			if (!r.has_origin || t < r.origin)
@@ -480,6 +482,11 @@ static int read_memory(const uint8_t *data, size_t len, tl_arena *arena, tl_allo
 	tl_chrome_reader_close(cr);
 	if (rc < 0 && side)
 		rc = 0;
+	if (rc < 0 && events > 0) {
+		char why[sizeof err->msg];
+		g_strlcpy(why, err->msg, sizeof why);
+		rc = tl_warn_damage(err, name, "the events before it are read", "%s", why);
+	}
 	if (rc == 0 && !side && r.seen > 0 && r.events->len == 0)
 		rc = tl_error_set(err, "none of its %zu [memory] events is usable", r.seen);
 	if (rc == 0) {
@@ -490,14 +497,14 @@ static int read_memory(const uint8_t *data, size_t len, tl_arena *arena, tl_allo
 	return rc < 0 ? -1 : 0;
 }
 
-int tl_kineto_memory_read(const uint8_t *data, size_t len, tl_arena *arena, tl_alloc_events *out,
-			  tl_kineto_ops *ops, tl_error *err)
+int tl_kineto_memory_read(const uint8_t *data, size_t len, const char *name, tl_arena *arena,
+			  tl_alloc_events *out, tl_kineto_ops *ops, tl_error *err)
 {
-	return read_memory(data, len, arena, out, ops, false, err);
+	return read_memory(data, len, name, arena, out, ops, false, err);
 }
 
 int tl_kineto_alloc_events(const uint8_t *data, size_t len, tl_arena *arena, tl_alloc_events *out,
 			   tl_error *err)
 {
-	return read_memory(data, len, arena, out, NULL, true, err);
+	return read_memory(data, len, NULL, arena, out, NULL, true, err);
 }

@@ -61,9 +61,11 @@ int tl_kineto_alloc_events(const uint8_t *data, size_t len, tl_arena *arena, tl_
 			   tl_error *err);
 
 /* The [memory] events as the input's main stream (trace-memory), and the op
- * slices in `ops` (may be NULL), in the file's order. -1 with err filled:
- * the JSON is invalid, or it has [memory] events and none is usable. */
-int tl_kineto_memory_read(const uint8_t *data, size_t len, tl_arena *arena, tl_alloc_events *out,
-			  tl_kineto_ops *ops, tl_error *err);
+ * slices in `ops` (may be NULL), in the file's order. JSON damage after some
+ * events keeps the events before it, with one warning naming `name` (under
+ * --strict, the error). -1 with err filled: the JSON is invalid before any
+ * event, or it has [memory] events and none is usable. */
+int tl_kineto_memory_read(const uint8_t *data, size_t len, const char *name, tl_arena *arena,
+			  tl_alloc_events *out, tl_kineto_ops *ops, tl_error *err);
 
 #endif

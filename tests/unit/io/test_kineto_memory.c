@@ -20,7 +20,8 @@
 static int read_text(const char *json, tl_arena *arena, tl_alloc_events *ev, tl_kineto_ops *ops,
 		     tl_error *err)
 {
-	return tl_kineto_memory_read((const uint8_t *)json, strlen(json), arena, ev, ops, err);
+	return tl_kineto_memory_read((const uint8_t *)json, strlen(json), "t.json", arena, ev, ops,
+				     err);
 }
 
 #define MEM(ts, tid, args)                                                                         \
@@ -204,7 +205,17 @@ static void test_side_stream(void **state)
 	assert_int_equal(
 	    tl_kineto_alloc_events((const uint8_t *)cut, strlen(cut), arena, &ev, &err), 0);
 	assert_int_equal(ev.n, 1);
+	/* As the main stream: the events before the cut, and one damage
+	 * warning; under --strict the error. */
+	size_t damage = tl_warn_damage_count();
+	assert_int_equal(read_text(cut, arena, &ev, NULL, &err), 0);
+	assert_int_equal(ev.n, 1);
+	assert_int_equal(tl_warn_damage_count(), damage + 1);
+	tl_warn_set_strict(true);
 	assert_int_equal(read_text(cut, arena, &ev, NULL, &err), -1);
+	tl_warn_set_strict(false);
+	const char *nothing = "[{\"ph\":";
+	assert_int_equal(read_text(nothing, arena, &ev, NULL, &err), -1);
 	tl_warn_clear();
 	tl_arena_free(arena);
 }

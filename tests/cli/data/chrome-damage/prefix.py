@@ -3,8 +3,8 @@
 with Python's own JSON decoder, apart from the tools: the events of
 "traceEvents" (or of a top-level array) decoded one after the other until one
 does not decode. Prints the complete events ("X") and those of them a summary
-counts (all but Kineto's cat Trace and gpu_user_annotation), and the byte
-where decoding stopped.
+counts (all but Kineto's cat Trace and gpu_user_annotation), the byte where
+decoding stopped, and Kineto's "[memory]" instant events among them.
 
 Usage: prefix.py FILE
 """
@@ -18,7 +18,7 @@ if m is None:
     m = re.search(r'"traceEvents"\s*:\s*\[', text)
 at = m.end()
 dec = json.JSONDecoder()
-slices = counted = 0
+slices = counted = memory = 0
 while True:
     while at < len(text) and text[at] in " \t\r\n,":
         at += 1
@@ -31,4 +31,6 @@ while True:
     if isinstance(ev, dict) and ev.get("ph") == "X":
         slices += 1
         counted += ev.get("cat") not in ("Trace", "gpu_user_annotation")
-print(slices, counted, at)
+    if isinstance(ev, dict) and ev.get("ph") in ("i", "I") and ev.get("name") == "[memory]":
+        memory += 1
+print(slices, counted, at, memory)
