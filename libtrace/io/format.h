@@ -22,6 +22,7 @@ typedef enum tl_format {
 	TL_FORMAT_TFRECORD,	/* TFRecord of RunMetadata, or TensorBoard events */
 	TL_FORMAT_CHROME,	/* Chrome trace event JSON */
 	TL_FORMAT_XSPACE,	/* TF2/JAX profiler XSpace (*.xplane.pb) */
+	TL_FORMAT_TF2TRACE,	/* TF 2.0 profiler Trace (*.trace, io/tf2trace.h) */
 	TL_FORMAT_BINARY_PROTO, /* sniffed: binary protobuf, message not yet known */
 	TL_FORMAT_TEXT_PROTO,	/* sniffed: protobuf text, message not yet known */
 } tl_format;
@@ -52,6 +53,9 @@ bool tl_format_neighbour(const uint8_t *data, size_t len, tl_error *err);
  * walk as a TF2/JAX profiler XSpace (tl_format_neighbour's test; a file cut
  * short counts). */
 bool tl_format_is_xspace(const uint8_t *data, size_t len);
+/* The same for a TF 2.0 profiler Trace (a .trace that tl_tf2trace_sniff
+ * did not take, its first field damaged). */
+bool tl_format_is_tf2trace(const uint8_t *data, size_t len);
 
 /* tl_format_neighbour, and in *xspace whether the neighbour is the XSpace
  * (tl_format_is_xspace): one walk for both. */

@@ -5,6 +5,7 @@
 #include "io/pbdecode.h"
 #include "io/pbtext.h"
 #include "io/pbwire.h"
+#include "io/tf2trace.h"
 #include "io/tfrecord.h"
 #include "io/xspace.h"
 
@@ -48,6 +49,7 @@ struct tl_source {
 	tl_chrome_run chrome;
 	bool want_allocs;
 	bool keep_allocs; /* tl_source_keep_xspace_allocs */
+	bool tf2trace;	  /* the XSpace is a TF 2.0 .trace's (io/tf2trace.h) */
 };
 
 static const ProtobufCMessageDescriptor *descriptor_for(tl_format f)
@@ -275,6 +277,7 @@ static void close_xspace(tl_source *src)
 		src->xs_ahead = NULL;
 	}
 	src->xs_links = (tl_links){0};
+	src->tf2trace = false;
 	tl_xspace_free(src->xs);
 	src->xs = NULL;
 	if (src->xs_arena != NULL)
@@ -408,7 +411,7 @@ void tl_source_links(const tl_source *src, tl_links *out)
 const char *tl_source_no_dataflow(const tl_source *src)
 {
 	if (src->xs != NULL)
-		return "a TF2/JAX profile (XSpace)";
+		return src->tf2trace ? "a TF 2.0 profiler trace (.trace)" : "a TF2/JAX profile (XSpace)";
 	if (src->chrome_read && !src->chrome.dataflow)
 		return src->chrome.kind;
 	return NULL;
@@ -529,7 +532,8 @@ static int xspace_opened(tl_source *src, tl_arena **arena_out, Tensorflow__RunMe
 	if (report_input_damage(src, err) < 0)
 		return -1;
 	if (tl_xspace_n_runs(src->xs) == 0 && !tl_xspace_has_allocs(src->xs))
-		return tl_error_set(err, "an XSpace with no events");
+		return tl_error_set(err, src->tf2trace ? "a TF 2.0 profiler trace with no events"
+						       : "an XSpace with no events");
 	return next_xspace(src, arena_out, meta, label, err);
 }
 
@@ -570,6 +574,27 @@ static int start_xspace(tl_source *src, tl_arena *arena, const uint8_t *data, si
 	return xspace_opened(src, arena_out, meta, label, err);
 }
 
+/* A TF 2.0 profiler trace (io/tf2trace.h): rendered as the XSpace it came
+ * from, into `arena` (which the source keeps), and read as one. */
+static int start_tf2trace(tl_source *src, tl_arena *arena, const uint8_t *data, size_t len,
+			  tl_arena **arena_out, Tensorflow__RunMetadata **meta,
+			  const char **label, tl_error *err)
+{
+	const char *name = tl_input_name(src->in);
+	const uint8_t *xs = NULL;
+	size_t xs_len = 0;
+	if (tl_tf2trace_to_xspace(data, len, name, arena, &xs, &xs_len, err) < 0) {
+		tl_arena_free(arena);
+		return note_input_damage(src, err);
+	}
+	src->format = TL_FORMAT_XSPACE;
+	src->xs_arena = arena;
+	if (tl_xspace_open(&src->xs, xs, xs_len, xspace_allocs(src), arena, name, err) < 0)
+		return -1;
+	src->tf2trace = true;
+	return xspace_opened(src, arena_out, meta, label, err);
+}
+
 /* Whether a binary file opens as an XSpace does: field 1 (a plane) whose
  * own first field is XPlane's id (1, varint) or name (2, bytes), where a
  * RunMetadata, StepStats or GraphDef has field 1 as bytes. Only a guess
@@ -607,7 +632,8 @@ static int next_whole(tl_source *src, tl_pbdecode_fields fields, tl_arena **aren
 	size_t len = 0;
 	int got;
 	bool xspace_head = src->format == TL_FORMAT_BINARY_PROTO && opens_as_xspace(src);
-	if ((src->format == TL_FORMAT_XSPACE || xspace_head) && tl_input_can_map(src->in)) {
+	if ((src->format == TL_FORMAT_XSPACE || src->format == TL_FORMAT_TF2TRACE || xspace_head) &&
+	    tl_input_can_map(src->in)) {
 		/* An XSpace is mapped and read where it lies; should it be a
 		 * RunMetadata after all, the decoder copies it into the arena. */
 		got = tl_input_map(src->in, &data, &len, err);
@@ -625,6 +651,9 @@ static int next_whole(tl_source *src, tl_pbdecode_fields fields, tl_arena **aren
 		tl_error_set(err, "empty input");
 		return note_input_damage(src, err);
 	}
+	if (src->format == TL_FORMAT_TF2TRACE ||
+	    (src->format == TL_FORMAT_BINARY_PROTO && tl_tf2trace_sniff(data, len)))
+		return start_tf2trace(src, arena, data, len, arena_out, meta, label, err);
 	if (src->format == TL_FORMAT_XSPACE)
 		return start_xspace(src, arena, data, len, arena_out, meta, label, err);
 	/* Bytes that start as an XSpace does and decode as one with events are
@@ -652,6 +681,9 @@ static int next_whole(tl_source *src, tl_pbdecode_fields fields, tl_arena **aren
 	 * as one: tl_format_is_xspace). */
 	if (rc < 0 && src->format == TL_FORMAT_BINARY_PROTO && xspace)
 		return start_xspace(src, arena, data, len, arena_out, meta, label, err);
+	/* and a Trace whose first field is damaged, which only its walk tells */
+	if (rc < 0 && src->format == TL_FORMAT_BINARY_PROTO && tl_format_is_tf2trace(data, len))
+		return start_tf2trace(src, arena, data, len, arena_out, meta, label, err);
 	if (rc == 0)
 		rc = report_input_damage(src, err);
 	else
