@@ -49,7 +49,7 @@ static const char usage[] =
     "      --input-format FMT   auto (default), runmeta, runmeta-text, stepstats,\n"
     "                           stepstats-text, graphdef, graphdef-text, "
     "tfrecord, xspace,\n"
-    "                           chrome\n" TL_CLI_HELP_STRICT TL_CLI_HELP_END "\n"
+    "                           chrome, tf2-trace (TF 2.0 profiler .trace)\n" TL_CLI_HELP_STRICT TL_CLI_HELP_END "\n"
     "Several runs (several inputs, or a stream of runs) each get their own processes,\n"
     "named \"RUN: DEVICE\". Exit status: 0 ok, 1 bad input or write error, 2 usage.\n";
 

@@ -417,6 +417,11 @@ const char *tl_source_no_dataflow(const tl_source *src)
 	return NULL;
 }
 
+bool tl_source_tf2trace(const tl_source *src)
+{
+	return src->xs != NULL && src->tf2trace;
+}
+
 bool tl_source_xspace_steps(const tl_source *src)
 {
 	return src->xs != NULL && tl_xspace_n_runs(src->xs) > 1;

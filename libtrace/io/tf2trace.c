@@ -354,8 +354,8 @@ int tl_tf2trace_read(tl_tf2trace *t, const uint8_t *data, size_t len, tl_arena *
 
 /* ---- sniffing ------------------------------------------------------------ */
 
-/* Whether d[0..n) walks as a Device: text name, varint id, resource
- * entries; nothing else known, and a name or an id. */
+/* Whether d[0..n) walks as a Device: a text name, a varint id, resource
+ * entries and nothing else, and a name or an id. */
 static bool walks_as_device(const uint8_t *d, size_t n)
 {
 	size_t pos = 0;
@@ -363,12 +363,18 @@ static bool walks_as_device(const uint8_t *d, size_t n)
 	int rc;
 	bool named = false;
 	while ((rc = next_field(d, n, &pos, &f)) > 0) {
-		if (f.num == DEVICE_NAME && f.wt == WT_LEN)
-			named = g_utf8_validate((const char *)f.sub, (gssize)f.sub_len, NULL);
-		else if (f.num == DEVICE_ID && f.wt == WT_VARINT)
+		if (f.num == DEVICE_NAME) {
+			if (f.wt != WT_LEN ||
+			    !g_utf8_validate((const char *)f.sub, (gssize)f.sub_len, NULL))
+				return false;
 			named = true;
-		else if (f.num != DEVICE_RESOURCES || f.wt != WT_LEN)
+		} else if (f.num == DEVICE_ID) {
+			if (f.wt != WT_VARINT)
+				return false;
+			named = true;
+		} else if (f.num != DEVICE_RESOURCES || f.wt != WT_LEN) {
 			return false;
+		}
 	}
 	return rc == 0 && named;
 }
@@ -390,7 +396,10 @@ static bool walks_as_device_entry(const uint8_t *d, size_t n)
 	return rc == 0 && dev;
 }
 
-/* Whether d[0..n) walks as a TraceEvent with a name or a time. */
+/* Whether d[0..n) decodes as a TraceEvent (fields of later versions
+ * passed over) holding one of its numbers (a device, resource, time or
+ * duration: a name alone is what many messages' field 3 holds, RunMetadata's
+ * function_graphs among them). */
 static bool walks_as_event(const uint8_t *d, size_t n)
 {
 	tl_tf2trace_event e;
@@ -398,13 +407,11 @@ static bool walks_as_event(const uint8_t *d, size_t n)
 		return false;
 	size_t pos = 0;
 	fld f;
-	bool known = false;
+	bool number = false;
 	while (next_field(d, n, &pos, &f) > 0)
-		if (f.num == EV_NAME || f.num == EV_TS || f.num == EV_DUR || f.num == EV_DEVICE)
-			known = true;
-		else if (f.num != EV_RESOURCE && f.num != EV_ARGS)
-			return false;
-	return known;
+		if (f.num == EV_TS || f.num == EV_DUR || f.num == EV_DEVICE || f.num == EV_RESOURCE)
+			number = true;
+	return number;
 }
 
 bool tl_tf2trace_sniff(const uint8_t *data, size_t len)
@@ -413,11 +420,22 @@ bool tl_tf2trace_sniff(const uint8_t *data, size_t len)
 	fld f;
 	if (next_field(data, len, &pos, &f) <= 0 || f.wt != WT_LEN)
 		return false;
-	if (f.num == TRACE_DEVICES)
-		return walks_as_device_entry(f.sub, f.sub_len);
-	if (f.num == TRACE_EVENTS)
-		return walks_as_event(f.sub, f.sub_len);
-	return false;
+	if (f.num == TRACE_DEVICES ? !walks_as_device_entry(f.sub, f.sub_len)
+	    : f.num == TRACE_EVENTS ? !walks_as_event(f.sub, f.sub_len)
+				    : true)
+		return false;
+	/* Trace's fields alone, and an event among them before any cut (a
+	 * StepStats whose first device has no name can start as a device
+	 * entry does; it holds no field 4) */
+	bool events = f.num == TRACE_EVENTS;
+	int rc;
+	pos = 0;
+	while ((rc = next_field(data, len, &pos, &f)) > 0) {
+		if ((f.num != TRACE_DEVICES && f.num != TRACE_EVENTS) || f.wt != WT_LEN)
+			return false;
+		events |= f.num == TRACE_EVENTS;
+	}
+	return events;
 }
 
 /* ---- the XSpace ------------------------------------------------------------ */
@@ -513,10 +531,15 @@ static bool int_text(const uint8_t *s, size_t n, int64_t *out)
 	return true;
 }
 
-/* A line of the XSpace: a resource of a plane. */
+/* A line of the XSpace: a resource of a plane, the events of one window
+ * of 2^62 ps (an XEvent's offset is an int64: a resource whose events
+ * span more than that, as uint64 picoseconds can, is written as a line
+ * per window, all of its id and name). */
+#define WINDOW_SHIFT 62
 typedef struct xline {
 	uint32_t plane;
 	uint32_t key; /* the resource's key */
+	uint32_t window;
 	const char *name;
 	uint64_t base_ps; /* its earliest event's time */
 	size_t n;	  /* events */
@@ -555,13 +578,19 @@ static uint32_t plane_for(builder *b, uint32_t key, const char *name)
 	return b->planes->len - 1;
 }
 
-static uint32_t line_for(builder *b, uint32_t plane, uint32_t key, const char *name)
+static uint32_t line_for(builder *b, uint32_t plane, uint32_t key, uint32_t window,
+			 const char *name)
 {
-	int64_t k = (int64_t)(((uint64_t)plane << 32) | key);
+	/* plane < 2^30 (planes are devices, each from at least one entry or
+	 * event of an input under 2 GiB), window < 4 */
+	int64_t k = (int64_t)(((uint64_t)plane << 34) | ((uint64_t)window << 32) | key);
 	gpointer hit = g_hash_table_lookup(b->line_ix, &k);
 	if (hit != NULL)
 		return GPOINTER_TO_UINT(hit) - 1;
-	xline l = {.plane = plane, .key = key, .name = name != NULL ? name : ""};
+	const char *named = name;
+	if (named == NULL && window > 0) /* the name of its window 0 */
+		named = g_array_index(b->lines, xline, line_for(b, plane, key, 0, NULL)).name;
+	xline l = {.plane = plane, .key = key, .window = window, .name = named != NULL ? named : ""};
 	g_array_append_val(b->lines, l);
 	int64_t *kk = g_new(int64_t, 1);
 	*kk = k;
@@ -579,21 +608,23 @@ static void place_events(builder *b)
 		const tl_tf2trace_device *dev = &t->dev[d];
 		uint32_t p = plane_for(b, dev->key, dev->name);
 		for (size_t r = 0; r < dev->n_res; r++)
-			line_for(b, p, dev->res[r].key, dev->res[r].name);
+			line_for(b, p, dev->res[r].key, 0, dev->res[r].name);
 	}
 	b->line_of = g_new(uint32_t, t->n_ev + 1);
-	uint32_t last_dev = 0, last_res = 0, last_line = UINT32_MAX;
+	uint32_t last_dev = 0, last_res = 0, last_win = 0, last_line = UINT32_MAX;
 	for (size_t i = 0; i < t->n_ev; i++) {
 		const tl_tf2trace_event *e = &t->ev[i];
+		uint32_t win = (uint32_t)(e->timestamp_ps >> WINDOW_SHIFT);
 		uint32_t l;
 		if (last_line != UINT32_MAX && e->device_id == last_dev &&
-		    e->resource_id == last_res) {
+		    e->resource_id == last_res && win == last_win) {
 			l = last_line;
 		} else {
 			uint32_t p = plane_for(b, e->device_id, NULL);
-			l = line_for(b, p, e->resource_id, NULL);
+			l = line_for(b, p, e->resource_id, win, NULL);
 			last_dev = e->device_id;
 			last_res = e->resource_id;
+			last_win = win;
 			last_line = l;
 		}
 		b->line_of[i] = l;
@@ -604,8 +635,9 @@ static void place_events(builder *b)
 	}
 }
 
-/* One event into its line's bytes: false (nothing written) where its
- * offset from the line's time, or its end, passes int64 picoseconds. */
+/* One event into its line's bytes: false (nothing written) where its end
+ * passes int64 picoseconds from the line's time (its offset, within one
+ * window, cannot). */
 static bool put_event(GByteArray *o, GByteArray *scratch, const tl_tf2trace_event *e,
 		      uint64_t base_ps, md *ev_md, md *st_md)
 {
@@ -732,8 +764,8 @@ static int nothing_usable(const tl_tf2trace *t, size_t bad_time, tl_error *err)
 		return 0;
 	if (t->n_ev > 0)
 		return tl_error_set(err,
-				    WHAT " whose %zu trace events all have times past int64 "
-					 "picoseconds",
+				    WHAT " whose %zu trace events all last past 2^63 ps from "
+					 "their resource's first",
 				    t->n_ev);
 	if (t->c.bad_events > 0)
 		return tl_error_set(err, WHAT " whose %zu trace events all fail to decode%s",
@@ -762,7 +794,8 @@ static int warn_counts(const char *name, const tl_tf2trace *t, size_t bad_time, 
 			   "%zu device entries whose bytes do not decode", t->c.bad_devices) < 0)
 		return -1;
 	if (bad_time && tl_warn_damage(err, name, "skipped",
-				       "%zu trace events whose times pass int64 picoseconds",
+				       "%zu trace events lasting past 2^63 ps from their "
+				       "resource's first",
 				       bad_time) < 0)
 		return -1;
 	return 0;

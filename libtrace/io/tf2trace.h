@@ -25,7 +25,9 @@
  *   events      an event is an XEvent of its line, named by its name;
  *               timestamp_ps and duration_ps are kept to the picosecond (the
  *               line's timestamp_ns is its earliest event's time in whole
- *               ns, the offsets the rest), so the XSpace reader sees the
+ *               ns, the offsets the rest; a resource whose events span
+ *               more than 2^62 ps, as uint64 times can, is a line per span
+ *               of 2^62 ps), so the XSpace reader sees the
  *               times TensorFlow's XSpace held; an argument is a stat of
  *               that name: an int64 where its text is one (correlation_id,
  *               group_id: how TF printed them), else a string (tf_op,
@@ -36,7 +38,8 @@
  * Damage costs what holds it, with one warning per kind and file: an event
  * whose bytes do not decode is skipped; a device entry that does not
  * decode is left out (its events go to "/device:unknown:KEY"); an event
- * whose time or end passes 2^63 ps is skipped; a top-level field whose
+ * lasting past 2^63 ps from its resource's first (what an XEvent's int64
+ * offset and duration hold) is skipped; a top-level field whose
  * framing is cut (a file cut short) ends the reading, the events before it
  * kept. A file with no usable event is an error that names it as a TF 2.0
  * profiler trace and says what is wrong.
@@ -101,14 +104,18 @@ typedef struct tl_tf2trace {
 	tl_tf2trace_counts c;
 } tl_tf2trace;
 
-/* Whether bytes start as a Trace does (autodetection): their first
- * top-level field is a devices map entry (1, length-delimited) holding a
- * key (1, varint) and a Device (2) whose fields are a name (text), a
- * device_id or resources, and no other, or a trace event (4) whose fields
- * are TraceEvent's. Tells a Trace from an XSpace (whose first field, a
- * plane, holds its name as text where a Device entry holds a message) and
- * from RunMetadata, StepStats and GraphDef (their field 1 holds no varint
- * key). A file cut short after its first field still starts as one. */
+/* Whether bytes are a Trace by what they hold (autodetection): their
+ * first top-level field is a devices map entry (1, length-delimited) holding
+ * a key (1, varint) and a Device (2) whose fields are a name (text), a
+ * device_id or resources, and no other, or a trace event (4) that decodes
+ * as one with a device, resource, time or duration; every top-level field
+ * is 1 or 4, length-delimited, and one is an event. Tells a Trace from an
+ * XSpace (whose first field, a plane, holds its name as text where a
+ * Device entry holds a message, and its lines as field 3), from
+ * RunMetadata, StepStats and GraphDef (their field 1 holds no varint key;
+ * a StepStats whose first device has no name holds no field 4). A file cut
+ * short after an event still is one; a Trace that is not sniffed (no
+ * event, a first field damaged) is still named by tl_format_is_tf2trace. */
 bool tl_tf2trace_sniff(const uint8_t *data, size_t len);
 
 /* Decodes data[0..len) into *t (into `arena`). Damage is counted in t->c,
