@@ -638,8 +638,8 @@ static void place_events(builder *b)
 /* One event into its line's bytes: false (nothing written) where its end
  * passes int64 picoseconds from the line's time (its offset, within one
  * window, cannot). */
-static bool put_event(GByteArray *o, GByteArray *scratch, const tl_tf2trace_event *e,
-		      uint64_t base_ps, md *ev_md, md *st_md)
+static bool put_event(GByteArray *o, GByteArray *scratch, GByteArray *st,
+		      const tl_tf2trace_event *e, uint64_t base_ps, md *ev_md, md *st_md)
 {
 	uint64_t off = e->timestamp_ps - base_ps;
 	if (off > (uint64_t)INT64_MAX || e->duration_ps > (uint64_t)INT64_MAX - off)
@@ -656,7 +656,6 @@ static bool put_event(GByteArray *o, GByteArray *scratch, const tl_tf2trace_even
 	if (e->n_args > 0) {
 		size_t pos = 0;
 		fld f;
-		GByteArray *st = g_byte_array_new();
 		while (next_field(e->raw, e->raw_len, &pos, &f) > 0) {
 			tl_tf2trace_arg a;
 			if (f.num != EV_ARGS || !read_arg(f.sub, f.sub_len, &a))
@@ -673,7 +672,6 @@ static bool put_event(GByteArray *o, GByteArray *scratch, const tl_tf2trace_even
 			}
 			tl_pbwire_put_bytes(scratch, XEVENT_STATS, st->data, st->len);
 		}
-		g_byte_array_free(st, TRUE);
 	}
 	tl_pbwire_put_bytes(o, XLINE_EVENTS, scratch->data, scratch->len);
 	return true;
@@ -714,8 +712,13 @@ static GByteArray *write_xspace(builder *b, const char *name)
 		order[fill[b->line_of[i]]++] = (uint32_t)i;
 	g_free(fill);
 
-	GByteArray *o = g_byte_array_sized_new((guint)MIN((size_t)G_MAXUINT / 2, t->n_ev * 48 + 256));
-	GByteArray *scratch = g_byte_array_new();
+	/* an XSpace is smaller than its trace (names and arg keys once per
+	 * plane), but for each line's head and each event's offset */
+	size_t guess = t->n_ev * 4 + n_lines * 32 + 4096 + (size_t)(t->ev != NULL && t->n_ev > 0
+				? (size_t)(t->ev[t->n_ev - 1].raw + t->ev[t->n_ev - 1].raw_len - t->ev[0].raw)
+				: 0);
+	GByteArray *o = g_byte_array_sized_new((guint)MIN((size_t)G_MAXUINT / 2, guess));
+	GByteArray *scratch = g_byte_array_new(), *st = g_byte_array_new();
 	for (guint p = 0; p < b->planes->len; p++) {
 		const xplane_out *xp = &g_array_index(b->planes, xplane_out, p);
 		md ev_md, st_md;
@@ -736,8 +739,8 @@ static GByteArray *write_xspace(builder *b, const char *name)
 			tl_pbwire_put_tag(o, XLINE_TS_NS, WT_VARINT);
 			tl_pbwire_put_varint(o, base_ns);
 			for (size_t i = first[l]; i < first[l + 1]; i++)
-				if (!put_event(o, scratch, &t->ev[order[i]], base_ns * 1000, &ev_md,
-					       &st_md))
+				if (!put_event(o, scratch, st, &t->ev[order[i]], base_ns * 1000,
+					       &ev_md, &st_md))
 					b->bad_time++;
 			tl_pbwire_end_len(o, line);
 		}
@@ -752,6 +755,7 @@ static GByteArray *write_xspace(builder *b, const char *name)
 		tl_pbwire_put_bytes(o, XSPACE_HOSTNAMES, host, strlen(host));
 	g_free(host);
 	g_byte_array_free(scratch, TRUE);
+	g_byte_array_free(st, TRUE);
 	g_free(order);
 	g_free(first);
 	return o;
