@@ -579,22 +579,33 @@ static int start_xspace(tl_source *src, tl_arena *arena, const uint8_t *data, si
 	return xspace_opened(src, arena_out, meta, label, err);
 }
 
-/* A TF 2.0 profiler trace (io/tf2trace.h): rendered as the XSpace it came
- * from, into `arena` (which the source keeps), and read as one. */
+/* A TF 2.0 profiler trace (io/tf2trace.h), read as what it was written
+ * from: a RunMetadata (TF 2.0, 2.1), one run in `arena`; or an XSpace (TF
+ * 2.2 on), into `arena` (which the source then keeps), read as one. */
 static int start_tf2trace(tl_source *src, tl_arena *arena, const uint8_t *data, size_t len,
 			  tl_arena **arena_out, Tensorflow__RunMetadata **meta,
 			  const char **label, tl_error *err)
 {
 	const char *name = tl_input_name(src->in);
-	const uint8_t *xs = NULL;
-	size_t xs_len = 0;
-	if (tl_tf2trace_to_xspace(data, len, name, arena, &xs, &xs_len, err) < 0) {
+	tl_tf2trace_run tr;
+	if (tl_tf2trace_render(data, len, name, arena, &tr, err) < 0) {
 		tl_arena_free(arena);
 		return note_input_damage(src, err);
 	}
+	if (tr.meta != NULL) {
+		if (report_input_damage(src, err) < 0) {
+			tl_arena_free(arena);
+			return -1;
+		}
+		*meta = tr.meta;
+		*label = tl_arena_strdup(arena, src->base);
+		*arena_out = arena;
+		return 1;
+	}
 	src->format = TL_FORMAT_XSPACE;
 	src->xs_arena = arena;
-	if (tl_xspace_open(&src->xs, xs, xs_len, xspace_allocs(src), arena, name, err) < 0)
+	if (tl_xspace_open(&src->xs, tr.xspace, tr.xspace_len, xspace_allocs(src), arena, name,
+			   err) < 0)
 		return -1;
 	src->tf2trace = true;
 	return xspace_opened(src, arena_out, meta, label, err);

@@ -7,6 +7,7 @@
 
 #include <glib.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_I32 = 5 };
@@ -805,6 +806,199 @@ static int warn_counts(const char *name, const tl_tf2trace *t, size_t bad_time, 
 	return 0;
 }
 
+/* ---- a trace written from a RunMetadata (TF 2.0, 2.1) ---------------------- */
+
+/* The argument of an event named `key` (a NUL-free span), or false. */
+static bool arg_named(const tl_tf2trace_event *e, const char *key, tl_tf2trace_arg *out)
+{
+	size_t kn = strlen(key);
+	for (uint32_t i = 0; i < e->n_args; i++) {
+		tl_tf2trace_arg a;
+		tl_tf2trace_arg_at(e, i, &a);
+		if (a.key_len == kn && memcmp(a.key, key, kn) == 0) {
+			*out = a;
+			return true;
+		}
+	}
+	return false;
+}
+
+bool tl_tf2trace_from_runmeta(const tl_tf2trace *t)
+{
+	for (size_t d = 0; d < t->n_dev; d++) {
+		const char *n = t->dev[d].name;
+		if (g_str_has_prefix(n, "/job:") || strstr(n, "/stream:") != NULL ||
+		    g_str_has_suffix(n, "/memcpy") || g_str_has_suffix(n, "/sync"))
+			return true;
+	}
+	static const char *const keys[] = {"long name", "label", "annotation"};
+	for (size_t i = 0; i < t->n_ev; i++) {
+		tl_tf2trace_arg a;
+		for (size_t k = 0; t->ev[i].n_args > 0 && k < G_N_ELEMENTS(keys); k++)
+			if (arg_named(&t->ev[i], keys[k], &a))
+				return true;
+	}
+	return false;
+}
+
+static char *span_dup(tl_arena *arena, const uint8_t *p, size_t n)
+{
+	return tl_arena_strndup(arena, (const char *)p, n);
+}
+
+/* A device's thread names: its resources but the one TF adds to every
+ * device (key 0 named "0"). */
+static void thread_names(Tensorflow__DeviceStepStats *ds, const tl_tf2trace_device *dev,
+			 tl_arena *arena)
+{
+	ds->thread_names = tl_arena_alloc(arena, (dev->n_res + 1) * sizeof *ds->thread_names);
+	for (size_t r = 0; r < dev->n_res; r++) {
+		char own[16];
+		snprintf(own, sizeof own, "%" PRIu32, dev->res[r].key);
+		if (strcmp(dev->res[r].name, own) == 0)
+			continue;
+		Tensorflow__DeviceStepStats__ThreadNamesEntry *e = tl_arena_alloc(arena, sizeof *e);
+		tensorflow__device_step_stats__thread_names_entry__init(e);
+		e->key = dev->res[r].key;
+		e->value = (char *)dev->res[r].name;
+		ds->thread_names[ds->n_thread_names++] = e;
+	}
+}
+
+/* One event as the NodeExecStats it was written from: node_name its "long
+ * name" argument, else its name (TF wrote the op type alone where they
+ * differ); timeline_label its "label" and "annotation" joined again by
+ * "@@"; times to the nanosecond. False where its end passes uint64 ps. */
+static bool fill_exec(Tensorflow__NodeExecStats *ns, const tl_tf2trace_event *e, tl_arena *arena)
+{
+	uint64_t end_ps;
+	if (__builtin_add_overflow(e->timestamp_ps, e->duration_ps, &end_ps))
+		return false;
+	tensorflow__node_exec_stats__init(ns);
+	tl_tf2trace_arg a, b;
+	if (e->n_args > 0 && arg_named(e, "long name", &a))
+		ns->node_name = span_dup(arena, a.value, a.value_len);
+	else
+		ns->node_name = span_dup(arena, e->name, e->name_len);
+	if (e->n_args > 0 && arg_named(e, "label", &a)) {
+		if (arg_named(e, "annotation", &b)) {
+			char *l = tl_arena_alloc(arena, a.value_len + b.value_len + 3);
+			memcpy(l, a.value, a.value_len);
+			memcpy(l + a.value_len, "@@", 2);
+			memcpy(l + a.value_len + 2, b.value, b.value_len);
+			l[a.value_len + 2 + b.value_len] = '\0';
+			ns->timeline_label = l;
+		} else {
+			ns->timeline_label = span_dup(arena, a.value, a.value_len);
+		}
+	}
+	int64_t start = (int64_t)(e->timestamp_ps / 1000), end = (int64_t)(end_ps / 1000);
+	ns->all_start_nanos = start;
+	ns->all_start_micros = (int64_t)(e->timestamp_ps / 1000000);
+	ns->all_end_rel_nanos = end - start;
+	ns->all_end_rel_micros = (int64_t)(end_ps / 1000000) - ns->all_start_micros;
+	ns->op_end_rel_nanos = ns->all_end_rel_nanos;
+	ns->op_end_rel_micros = ns->all_end_rel_micros;
+	ns->thread_id = e->resource_id;
+	return true;
+}
+
+/* The RunMetadata (step_stats) a TF 2.0/2.1 trace was written from. */
+static Tensorflow__RunMetadata *build_runmeta(const tl_tf2trace *t, tl_arena *arena,
+					      size_t *bad_time)
+{
+	GArray *devs = g_array_new(FALSE, FALSE, sizeof(const tl_tf2trace_device *));
+	GHashTable *ix = g_hash_table_new(g_direct_hash, g_direct_equal);
+	for (size_t d = 0; d < t->n_dev; d++) {
+		const tl_tf2trace_device *dev = &t->dev[d];
+		g_array_append_val(devs, dev);
+		g_hash_table_insert(ix, GUINT_TO_POINTER(dev->key), GUINT_TO_POINTER(devs->len));
+	}
+	/* devices only events name, after the others */
+	uint32_t *dev_of = g_new(uint32_t, t->n_ev + 1);
+	GArray *unknown = g_array_new(FALSE, FALSE, sizeof(tl_tf2trace_device));
+	for (size_t i = 0; i < t->n_ev; i++) {
+		gpointer hit = g_hash_table_lookup(ix, GUINT_TO_POINTER(t->ev[i].device_id));
+		if (hit == NULL) {
+			char *n = g_strdup_printf("/device:unknown:%" PRIu32, t->ev[i].device_id);
+			tl_tf2trace_device u = {.key = t->ev[i].device_id,
+						.name = tl_arena_strdup(arena, n)};
+			g_free(n);
+			g_array_append_val(unknown, u);
+			const tl_tf2trace_device *up = NULL;
+			g_array_append_val(devs, up); /* filled below */
+			hit = GUINT_TO_POINTER(devs->len);
+			g_hash_table_insert(ix, GUINT_TO_POINTER(u.key), hit);
+		}
+		dev_of[i] = GPOINTER_TO_UINT(hit) - 1;
+	}
+	tl_tf2trace_device *u = tl_arena_alloc(arena, (unknown->len + 1) * sizeof *u);
+	if (unknown->len > 0)
+		memcpy(u, unknown->data, unknown->len * sizeof *u);
+	for (guint i = 0; i < unknown->len; i++)
+		g_array_index(devs, const tl_tf2trace_device *, t->n_dev + i) = &u[i];
+	size_t *count = g_new0(size_t, devs->len + 1);
+	for (size_t i = 0; i < t->n_ev; i++)
+		count[dev_of[i]]++;
+	Tensorflow__RunMetadata *meta = tl_arena_alloc(arena, sizeof *meta);
+	tensorflow__run_metadata__init(meta);
+	Tensorflow__StepStats *ss = tl_arena_alloc(arena, sizeof *ss);
+	tensorflow__step_stats__init(ss);
+	meta->step_stats = ss;
+	ss->n_dev_stats = devs->len;
+	ss->dev_stats = tl_arena_alloc(arena, (devs->len + 1) * sizeof *ss->dev_stats);
+	for (guint d = 0; d < devs->len; d++) {
+		const tl_tf2trace_device *dev = g_array_index(devs, const tl_tf2trace_device *, d);
+		Tensorflow__DeviceStepStats *ds = tl_arena_alloc(arena, sizeof *ds);
+		tensorflow__device_step_stats__init(ds);
+		ds->device = (char *)dev->name;
+		ds->node_stats = tl_arena_alloc(arena, (count[d] + 1) * sizeof *ds->node_stats);
+		thread_names(ds, dev, arena);
+		ss->dev_stats[d] = ds;
+	}
+	Tensorflow__NodeExecStats *recs = tl_arena_alloc(arena, (t->n_ev + 1) * sizeof *recs);
+	for (size_t i = 0; i < t->n_ev; i++) {
+		Tensorflow__DeviceStepStats *ds = ss->dev_stats[dev_of[i]];
+		if (fill_exec(&recs[i], &t->ev[i], arena))
+			ds->node_stats[ds->n_node_stats++] = &recs[i];
+		else
+			(*bad_time)++;
+	}
+	g_free(count);
+	g_free(dev_of);
+	g_array_free(unknown, TRUE);
+	g_hash_table_destroy(ix);
+	g_array_free(devs, TRUE);
+	return meta;
+}
+
+/* ---- the whole ------------------------------------------------------------- */
+
+static int to_xspace(const tl_tf2trace *tr, const char *name, tl_arena *arena,
+		     const uint8_t **out, size_t *out_len, tl_error *err);
+
+int tl_tf2trace_render(const uint8_t *data, size_t len, const char *name, tl_arena *arena,
+		       tl_tf2trace_run *out, tl_error *err)
+{
+	memset(out, 0, sizeof *out);
+	tl_tf2trace t;
+	if (tl_tf2trace_read(&t, data, len, arena, err) < 0) {
+		char why[sizeof err->msg];
+		g_strlcpy(why, err->msg, sizeof why);
+		return tl_error_set(err, WHAT " that does not decode: %s", why);
+	}
+	if (!tl_tf2trace_from_runmeta(&t))
+		return to_xspace(&t, name, arena, &out->xspace, &out->xspace_len, err);
+	size_t bad_time = 0;
+	Tensorflow__RunMetadata *meta = build_runmeta(&t, arena, &bad_time);
+	int rc = nothing_usable(&t, bad_time, err);
+	if (rc == 0)
+		rc = warn_counts(name, &t, bad_time, err);
+	if (rc == 0)
+		out->meta = meta;
+	return rc;
+}
+
 int tl_tf2trace_to_xspace(const uint8_t *data, size_t len, const char *name, tl_arena *arena,
 			  const uint8_t **out, size_t *out_len, tl_error *err)
 {
@@ -814,6 +1008,14 @@ int tl_tf2trace_to_xspace(const uint8_t *data, size_t len, const char *name, tl_
 		g_strlcpy(why, err->msg, sizeof why);
 		return tl_error_set(err, WHAT " that does not decode: %s", why);
 	}
+	return to_xspace(&t, name, arena, out, out_len, err);
+}
+
+/* A decoded trace as an XSpace. */
+static int to_xspace(const tl_tf2trace *tr, const char *name, tl_arena *arena,
+		     const uint8_t **out, size_t *out_len, tl_error *err)
+{
+	const tl_tf2trace t = *tr;
 	builder b = {
 	    .t = &t,
 	    .arena = arena,

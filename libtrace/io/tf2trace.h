@@ -49,6 +49,7 @@
 
 #include "base/arena.h"
 #include "base/warn.h"
+#include "tensorflow.pb-c.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -126,6 +127,31 @@ int tl_tf2trace_read(tl_tf2trace *t, const uint8_t *data, size_t len, tl_arena *
 
 /* Argument i of an event (0 <= i < ev->n_args). */
 void tl_tf2trace_arg_at(const tl_tf2trace_event *ev, uint32_t i, tl_tf2trace_arg *out);
+
+/* Whether a decoded Trace is one TF 2.0 or 2.1 wrote from a RunMetadata
+ * (ConvertRunMetadataToTraceEvents): a device named as StepStats names
+ * them ("/job:...", ".../stream:N", ".../memcpy", ".../sync"), or an event
+ * with that converter's arguments ("long name", "label", "annotation"). */
+bool tl_tf2trace_from_runmeta(const tl_tf2trace *t);
+
+/* What a Trace is read as: the XSpace it was written from (TF 2.2 on), or
+ * the RunMetadata (step_stats) it was written from (TF 2.0, 2.1). */
+typedef struct tl_tf2trace_run {
+	const uint8_t *xspace; /* the XSpace's bytes, or NULL */
+	size_t xspace_len;
+	Tensorflow__RunMetadata *meta; /* or NULL */
+} tl_tf2trace_run;
+
+/* Reads a Trace (into `arena`) as what it was written from. From a
+ * RunMetadata, each device is a DeviceStepStats of its name (its resources
+ * its thread_names, less the "0" TF gives every device), each event a
+ * NodeExecStats on its device: node_name its "long name" argument, else
+ * its name; timeline_label its "label", "@@" and its "annotation" where it
+ * has one (how TF split them); times to the nanosecond; thread_id its
+ * resource. That run's model then reads it as it reads any RunMetadata.
+ * Damage and errors as tl_tf2trace_to_xspace's. */
+int tl_tf2trace_render(const uint8_t *data, size_t len, const char *name, tl_arena *arena,
+		       tl_tf2trace_run *out, tl_error *err);
 
 /* Reads a Trace and renders it as the bytes of an XSpace (into `arena`,
  * *out and *out_len), for tl_xspace_open. `name` names the input in

@@ -584,6 +584,69 @@ static void test_nothing_usable(void **state)
 	tl_arena_free(arena);
 }
 
+/* Proves: a trace is told as written from a RunMetadata (TF 2.0, 2.1) by
+ * a StepStats device name or that converter's arguments, and is then
+ * rendered as the RunMetadata: node_name from "long name", timeline_label
+ * "label@@annotation", times to the ns, thread names less TF's "0". */
+static void test_from_runmeta(void **state)
+{
+	(void)state;
+	const char *names[] = {"/job:localhost/replica:0/task:0/device:CPU:0",
+			       "/device:GPU:0/stream:7", "/gpu:0/memcpy", "/device:GPU:0/sync"};
+	tl_arena *arena = tl_arena_new();
+	tl_tf2trace t;
+	tl_error err = {{0}};
+	for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+		GByteArray *o = g_byte_array_new();
+		put_msg(o, 1, entry(0, device(names[i], 0)));
+		put_msg(o, 4, event(0, 0, "x", 1, 1));
+		assert_int_equal(tl_tf2trace_read(&t, o->data, o->len, arena, &err), 0);
+		assert_true(tl_tf2trace_from_runmeta(&t));
+		g_byte_array_unref(o);
+	}
+	GByteArray *o = g_byte_array_new();
+	GByteArray *d = device("/host:CPU", 0);
+	put_msg(d, 3, entry(0, resource("0", 0)));
+	put_msg(d, 3, entry(5, resource("tf_Compute", 5)));
+	put_msg(o, 1, entry(0, d));
+	put_msg(o, 4, event(0, 5, "MatMul", 1234567, 1000000));
+	assert_int_equal(tl_tf2trace_read(&t, o->data, o->len, arena, &err), 0);
+	assert_false(tl_tf2trace_from_runmeta(&t)); /* an XSpace's */
+	GByteArray *e = event(0, 5, "MatMul", 2000000, 3000500);
+	put_msg(e, 11, arg("long name", "dense/MatMul:MatMul"));
+	put_msg(e, 11, arg("label", "kernel"));
+	put_msg(e, 11, arg("annotation", "dense/MatMul:MatMul"));
+	put_msg(o, 4, e);
+	assert_int_equal(tl_tf2trace_read(&t, o->data, o->len, arena, &err), 0);
+	assert_true(tl_tf2trace_from_runmeta(&t));
+	tl_tf2trace_run run;
+	assert_int_equal(tl_tf2trace_render(o->data, o->len, "r.trace", arena, &run, &err), 0);
+	assert_null(run.xspace);
+	assert_non_null(run.meta);
+	const Tensorflow__StepStats *ss = run.meta->step_stats;
+	assert_int_equal(ss->n_dev_stats, 1);
+	const Tensorflow__DeviceStepStats *ds = ss->dev_stats[0];
+	assert_string_equal(ds->device, "/host:CPU");
+	assert_int_equal(ds->n_thread_names, 1);
+	assert_int_equal(ds->thread_names[0]->key, 5);
+	assert_string_equal(ds->thread_names[0]->value, "tf_Compute");
+	assert_int_equal(ds->n_node_stats, 2);
+	const Tensorflow__NodeExecStats *a = ds->node_stats[0], *b = ds->node_stats[1];
+	assert_string_equal(a->node_name, "MatMul");
+	assert_string_equal(a->timeline_label, "");
+	assert_int_equal(a->all_start_nanos, 1234);
+	assert_int_equal(a->all_start_micros, 1);
+	assert_int_equal(a->all_end_rel_nanos, 1000); /* 1234.567 to 2234.567 ns: 1234 to 2234 */
+	assert_int_equal(a->thread_id, 5);
+	assert_string_equal(b->node_name, "dense/MatMul:MatMul");
+	assert_string_equal(b->timeline_label, "kernel@@dense/MatMul:MatMul");
+	assert_int_equal(b->all_start_micros, 2);
+	assert_int_equal(b->all_end_rel_micros, 3); /* 2 to 5.0005 us */
+	assert_int_equal(b->all_end_rel_nanos, 3000);
+	g_byte_array_unref(o);
+	tl_arena_free(arena);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -591,7 +654,7 @@ int main(void)
 	    cmocka_unit_test(test_damage),	   cmocka_unit_test(test_cut_every_byte),
 	    cmocka_unit_test(test_garbage),	   cmocka_unit_test(test_sniff),
 	    cmocka_unit_test(test_to_xspace),	   cmocka_unit_test(test_int_args),
-	    cmocka_unit_test(test_nothing_usable),
+	    cmocka_unit_test(test_nothing_usable), cmocka_unit_test(test_from_runmeta),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,6 +14,11 @@ usage: mktrace.py CASE OUT
   bad-event    three events, the second with its timestamp_ps as bytes
   events       devices and 40 events (for cutting); prints the byte where
                its 20th event ends
+  tf20         a trace as TF 2.0 and 2.1 wrote it from a RunMetadata
+               (ConvertRunMetadataToTraceEvents): StepStats device names, the
+               resource "0" on every device, op types as names with the node
+               in "long name", timeline_label split at "@@" into "label" and
+               "annotation"; tf20.pbtxt beside it is that RunMetadata
 """
 import sys
 
@@ -81,6 +86,23 @@ def case(name):
                          [("correlation_id", str(i + 1))])
             if i == 19:
                 print(len(out))
+        return out
+    if name == "tf20":
+        cpu = "/job:localhost/replica:0/task:0/device:CPU:0"
+        gpu = "/job:localhost/replica:0/task:0/device:GPU:0"
+        out = device(0, cpu, [(0, "0")]) + device(1, gpu, [(0, "0")]) + \
+            device(2, "/device:GPU:0/stream:7", [(0, "0")])
+        out += event(0, 0, "x", 1000000, 2000000, [("label", "x = Placeholder()")])
+        out += event(0, 0, "dense/MatMul", 4000000, 5000000,
+                     [("label", "dense/MatMul = MatMul(x, w)")])
+        out += event(1, 1, "Relu", 10000000, 3000000,
+                     [("label", "dense/Relu = Relu(dense/MatMul)"),
+                      ("long name", "dense/Relu:Relu")])
+        out += event(2, 0, "MatMul", 5000000, 2500000,
+                     [("label", "volta_sgemm_128x64_nn"), ("long name", "dense/MatMul:MatMul")])
+        out += event(2, 0, "Relu", 11000000, 1000000,
+                     [("label", "relu_kernel"), ("annotation", "dense/Relu:Relu"),
+                      ("long name", "dense/Relu:Relu")])
         return out
     sys.exit("mktrace.py: no case '%s'" % name)
 
