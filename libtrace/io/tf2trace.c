@@ -542,7 +542,7 @@ typedef struct xline {
 	uint32_t key; /* the resource's key */
 	uint32_t window;
 	const char *name;
-	uint64_t base_ps; /* its earliest event's time */
+	uint64_t base_ps; /* its window's start: the trace's zero for the first */
 	size_t n;	  /* events */
 } xline;
 
@@ -630,20 +630,22 @@ static void place_events(builder *b)
 		}
 		b->line_of[i] = l;
 		xline *xl = &g_array_index(b->lines, xline, l);
-		if (xl->n == 0 || e->timestamp_ps < xl->base_ps)
-			xl->base_ps = e->timestamp_ps;
+		xl->base_ps = (uint64_t)xl->window << WINDOW_SHIFT;
 		xl->n++;
 	}
 }
 
-/* One event into its line's bytes: false (nothing written) where its end
- * passes int64 picoseconds from the line's time (its offset, within one
- * window, cannot). */
+/* An XEvent's offset and duration are int64s: with an offset under 2^62
+ * ps, a duration up to 2^62 ps (53 days) keeps its end within them. */
+#define MAX_DURATION_PS ((uint64_t)1 << 62)
+
+/* One event into its line's bytes: false (nothing written) where it lasts
+ * longer than MAX_DURATION_PS. */
 static bool put_event(GByteArray *o, GByteArray *scratch, GByteArray *st,
 		      const tl_tf2trace_event *e, uint64_t base_ps, md *ev_md, md *st_md)
 {
-	uint64_t off = e->timestamp_ps - base_ps;
-	if (off > (uint64_t)INT64_MAX || e->duration_ps > (uint64_t)INT64_MAX - off)
+	uint64_t off = e->timestamp_ps - base_ps; /* under 2^62 */
+	if (e->duration_ps > MAX_DURATION_PS)
 		return false;
 	g_byte_array_set_size(scratch, 0);
 	tl_pbwire_put_tag(scratch, XEVENT_MD, WT_VARINT);
@@ -769,8 +771,8 @@ static int nothing_usable(const tl_tf2trace *t, size_t bad_time, tl_error *err)
 		return 0;
 	if (t->n_ev > 0)
 		return tl_error_set(err,
-				    WHAT " whose %zu trace events all last past 2^63 ps from "
-					 "their resource's first",
+				    WHAT " whose %zu trace events all last more than 2^62 ps "
+					 "(53 days)",
 				    t->n_ev);
 	if (t->c.bad_events > 0)
 		return tl_error_set(err, WHAT " whose %zu trace events all fail to decode%s",
@@ -799,8 +801,7 @@ static int warn_counts(const char *name, const tl_tf2trace *t, size_t bad_time, 
 			   "%zu device entries whose bytes do not decode", t->c.bad_devices) < 0)
 		return -1;
 	if (bad_time && tl_warn_damage(err, name, "skipped",
-				       "%zu trace events lasting past 2^63 ps from their "
-				       "resource's first",
+				       "%zu trace events lasting more than 2^62 ps (53 days)",
 				       bad_time) < 0)
 		return -1;
 	return 0;
@@ -831,7 +832,9 @@ bool tl_tf2trace_from_runmeta(const tl_tf2trace *t)
 		    g_str_has_suffix(n, "/memcpy") || g_str_has_suffix(n, "/sync"))
 			return true;
 	}
-	static const char *const keys[] = {"long name", "label", "annotation"};
+	/* ("annotation" alone tells nothing: TF 2.4's XSpaces have a stat of
+	 * that name on their kernels) */
+	static const char *const keys[] = {"long name", "label"};
 	for (size_t i = 0; i < t->n_ev; i++) {
 		tl_tf2trace_arg a;
 		for (size_t k = 0; t->ev[i].n_args > 0 && k < G_N_ELEMENTS(keys); k++)

@@ -23,11 +23,12 @@
  *               order of the device's entry, then those only events name
  *               ("", by id), in order of first event;
  *   events      an event is an XEvent of its line, named by its name;
- *               timestamp_ps and duration_ps are kept to the picosecond (the
- *               line's timestamp_ns is its earliest event's time in whole
- *               ns, the offsets the rest; a resource whose events span
- *               more than 2^62 ps, as uint64 times can, is a line per span
- *               of 2^62 ps), so the XSpace reader sees the
+ *               timestamp_ps and duration_ps are kept to the picosecond (a
+ *               line's timestamp_ns is the trace's zero, its session's
+ *               start, and an event's offset_ps its timestamp_ps; a
+ *               resource with events past 2^62 ps, as uint64 times can be,
+ *               has a line per span of 2^62 ps, timed from its start), so
+ *               the XSpace reader sees the
  *               times TensorFlow's XSpace held; an argument is a stat of
  *               that name: an int64 where its text is one (correlation_id,
  *               group_id: how TF printed them), else a string (tf_op,
@@ -38,8 +39,8 @@
  * Damage costs what holds it, with one warning per kind and file: an event
  * whose bytes do not decode is skipped; a device entry that does not
  * decode is left out (its events go to "/device:unknown:KEY"); an event
- * lasting past 2^63 ps from its resource's first (what an XEvent's int64
- * offset and duration hold) is skipped; a top-level field whose
+ * lasting more than 2^62 ps (53 days: with its offset, what an XEvent's
+ * int64s hold) is skipped; a top-level field whose
  * framing is cut (a file cut short) ends the reading, the events before it
  * kept. A file with no usable event is an error that names it as a TF 2.0
  * profiler trace and says what is wrong.
@@ -131,7 +132,8 @@ void tl_tf2trace_arg_at(const tl_tf2trace_event *ev, uint32_t i, tl_tf2trace_arg
 /* Whether a decoded Trace is one TF 2.0 or 2.1 wrote from a RunMetadata
  * (ConvertRunMetadataToTraceEvents): a device named as StepStats names
  * them ("/job:...", ".../stream:N", ".../memcpy", ".../sync"), or an event
- * with that converter's arguments ("long name", "label", "annotation"). */
+ * with that converter's "long name" or "label" argument (not "annotation",
+ * which TF 2.4's XSpaces have as a stat). */
 bool tl_tf2trace_from_runmeta(const tl_tf2trace *t);
 
 /* What a Trace is read as: the XSpace it was written from (TF 2.2 on), or

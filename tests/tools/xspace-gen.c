@@ -36,22 +36,29 @@
  * --trace FILE writes the same run as a TF 2.0 profiler trace
  * (tensorflow.profiler.Trace, the .trace file) by TensorFlow's own rules
  * (ConvertXSpaceToTraceEvents, tensorflow/core/profiler/convert/
- * xplane_to_trace_events.cc, TF 2.2): the XSpace written is decoded again
- * (protobuf-c) and each plane becomes a device (map key and device_id the
- * plane's id, name the plane's name) whose resources are its lines (key and
- * resource_id the line's id as uint32, name the line's name); each event
+ * xplane_to_trace_events.cc, TF 2.3 and 2.4): the XSpace written is decoded
+ * again (protobuf-c); the "/host:CPU" plane becomes device 501
+ * (kHostThreadsDeviceId), each "/device:GPU:" plane device 1 + its id
+ * (kFirstDeviceId), other planes nothing; a device's name is its plane's,
+ * its resources its lines (key and resource_id the line's display_id, else
+ * its id, as uint32; name its display_name, else its name); each event
  * becomes a trace event on its plane's device and its line's resource, named
  * by its metadata's display_name where it has one (its name then an
- * argument "long_name") else by its name, timestamp_ps the line's
- * timestamp_ns * 1000 + offset_ps, duration_ps its own, and each stat with
- * a value an argument named by its stat metadata, its value as text (int64
- * and uint64 in decimal, a double as "%.17g", a string as itself, a
- * ref_value the name of the stat metadata it refers to; bytes are left
- * out). Devices are written in plane order, resources in line order, events
- * plane by plane and line by line. Times must fit: --t0 NS moves every line's
+ * argument "long_name") else by its name, or by its step_name stat's text,
+ * timestamp_ps the line's timestamp_ns * 1000 + offset_ps, duration_ps its
+ * own, and each stat with a value an argument named by its stat metadata,
+ * its value as text (int64 and uint64 in decimal, a double as "%.17g", a
+ * string as itself, a ref_value the name of the stat metadata it refers to;
+ * bytes are left out). Devices are written host first, then in plane
+ * order, resources in line order, events plane by plane and line by line. Times must fit: --t0 NS moves every line's
  * timestamp_ns (default a 2020 wall clock, 1608569000000000000, whose
  * picoseconds pass uint64; TensorFlow's .trace counts from the session's
  * start), and --trace refuses times that do not fit uint64 picoseconds.
+ * --from-xspace FILE writes no run of its own: the XSpace FILE (a real one)
+ * becomes the --trace file by the same rules; where its times are a wall
+ * clock (a line's timestamp_ns * 1000 past int64), they are first counted
+ * from its earliest line's timestamp_ns, as TensorFlow's .trace counts them
+ * from the session's start (TF 2.3 and later save XSpaces so counted).
  *
  * The truth (on standard error, or --truth FILE) is one "key value" line per
  * count: steps, ops, op_type TYPE N, launches, kernels, gpu_kernels GPU N,
@@ -118,6 +125,7 @@ struct cfg {
 	const char *out, *truth;
 	const char *host;  /* the XSpace's hostname ("": none written) */
 	const char *trace; /* --trace: the same run as a .trace into this file */
+	const char *from;  /* --from-xspace: this XSpace, not a generated one */
 };
 
 /* What was generated, for the truth. */
@@ -992,7 +1000,9 @@ static const char usage_text[] =
     "  --host NAME      the XSpace's hostname (default xspace-gen; '' writes none)\n"
     "  -o FILE          the XSpace into FILE (default: standard output)\n"
     "  --t0 NS          the lines' timestamp_ns (default 1608569000000000000)\n"
-    "  --trace FILE     also the same run as a TF 2.0 profiler .trace into FILE\n";
+    "  --trace FILE     also the same run as a TF 2.0 profiler .trace into FILE\n"
+    "  --from-xspace F  with --trace: the XSpace F as a .trace (times from its\n"
+    "                   earliest line), nothing generated\n";
 
 static _Noreturn void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -1020,7 +1030,7 @@ static long long parse_num(const char *opt, const char *v, long long lo, long lo
 
 static void parse_args(int argc, char **argv, struct cfg *c)
 {
-	enum { O_HOSTILE = 256, O_TRUTH, O_NO_LAUNCHES, O_HOST, O_TRACE, O_NUM };
+	enum { O_HOSTILE = 256, O_TRUTH, O_NO_LAUNCHES, O_HOST, O_TRACE, O_FROM, O_NUM };
 	long long steps = c->steps, ops = c->ops, gpus = c->gpus, threads = c->threads;
 	long long mem = c->mem, size = 0, seed = (long long)c->seed, t0 = t0_ns;
 	const struct {
@@ -1036,15 +1046,16 @@ static void parse_args(int argc, char **argv, struct cfg *c)
 	    {{"seed", required_argument, NULL, O_NUM + 6}, &seed, 0, INT64_MAX},
 	    {{"t0", required_argument, NULL, O_NUM + 7}, &t0, 0, T0_DEFAULT},
 	};
-	struct option opts[G_N_ELEMENTS(nums) + 7] = {
+	struct option opts[G_N_ELEMENTS(nums) + 8] = {
 	    {"trace", required_argument, NULL, O_TRACE},
+	    {"from-xspace", required_argument, NULL, O_FROM},
 	    {"host", required_argument, NULL, O_HOST},
 	    {"hostile", required_argument, NULL, O_HOSTILE},
 	    {"truth", required_argument, NULL, O_TRUTH},
 	    {"no-launches", no_argument, NULL, O_NO_LAUNCHES},
 	    {"help", no_argument, NULL, 'h'}};
 	for (size_t i = 0; i < G_N_ELEMENTS(nums); i++)
-		opts[6 + i] = nums[i].o;
+		opts[7 + i] = nums[i].o;
 	int o;
 	opterr = 0;
 	while ((o = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
@@ -1066,6 +1077,8 @@ static void parse_args(int argc, char **argv, struct cfg *c)
 			c->truth = optarg;
 		} else if (o == O_TRACE) {
 			c->trace = optarg;
+		} else if (o == O_FROM) {
+			c->from = optarg;
 		} else if (o == 'o') {
 			c->out = optarg;
 		} else if (o == 'h') {
@@ -1141,6 +1154,30 @@ static char *stat_text(const Tensorflow__Profiler__XPlane *p, const xstat *s)
 	}
 }
 
+#define FIRST_DEVICE_ID 1
+#define HOST_THREADS_DEVICE_ID 501
+
+/* A line's resource id and name, as TF's XLineVisitor gives them. */
+static uint32_t line_display_id(const Tensorflow__Profiler__XLine *l)
+{
+	return (uint32_t)(l->display_id != 0 ? l->display_id : l->id);
+}
+
+static const char *line_display_name(const Tensorflow__Profiler__XLine *l)
+{
+	return l->display_name != NULL && l->display_name[0] ? l->display_name : l->name;
+}
+
+/* The device id of a plane, or -1 for one TF does not write. */
+static int64_t plane_device_id(const Tensorflow__Profiler__XPlane *p)
+{
+	if (strcmp(p->name, "/host:CPU") == 0)
+		return HOST_THREADS_DEVICE_ID;
+	if (g_str_has_prefix(p->name, "/device:GPU:"))
+		return FIRST_DEVICE_ID + (int64_t)(uint32_t)p->id;
+	return -1;
+}
+
 static void put_trace_event(GByteArray *o, const Tensorflow__Profiler__XPlane *p,
 			    const Tensorflow__Profiler__XLine *l, const xevent *e)
 {
@@ -1152,8 +1189,8 @@ static void put_trace_event(GByteArray *o, const Tensorflow__Profiler__XPlane *p
 	Tensorflow__Profiler__TraceEvent__ArgsEntry **argp = g_new0(
 	    Tensorflow__Profiler__TraceEvent__ArgsEntry *, n_args);
 	tevent te = TENSORFLOW__PROFILER__TRACE_EVENT__INIT;
-	te.device_id = (uint32_t)p->id;
-	te.resource_id = (uint32_t)l->id;
+	te.device_id = (uint32_t)plane_device_id(p);
+	te.resource_id = line_display_id(l);
 	te.name = (char *)(display != NULL ? display : name != NULL ? name : "");
 	int64_t ts = l->timestamp_ns * 1000 + e->offset_ps;
 	te.timestamp_ps = (uint64_t)ts;
@@ -1175,6 +1212,8 @@ static void put_trace_event(GByteArray *o, const Tensorflow__Profiler__XPlane *p
 			continue;
 		g_ptr_array_add(texts, v);
 		const char *key = md_name_of(p, e->stats[k]->metadata_id, false, &ignored);
+		if (key != NULL && strcmp(key, "step_name") == 0)
+			te.name = v;
 		Tensorflow__Profiler__TraceEvent__ArgsEntry init =
 		    TENSORFLOW__PROFILER__TRACE_EVENT__ARGS_ENTRY__INIT;
 		args[te.n_args] = init;
@@ -1189,7 +1228,7 @@ static void put_trace_event(GByteArray *o, const Tensorflow__Profiler__XPlane *p
 	g_free(argp);
 }
 
-static int write_trace(const char *path, const GByteArray *xspace)
+static int write_trace(const char *path, const GByteArray *xspace, bool from_zero)
 {
 	Tensorflow__Profiler__XSpace *xs = (Tensorflow__Profiler__XSpace *)protobuf_c_message_unpack(
 	    &tensorflow__profiler__xspace__descriptor, NULL, xspace->len, xspace->data);
@@ -1197,12 +1236,34 @@ static int write_trace(const char *path, const GByteArray *xspace)
 		fprintf(stderr, "xspace-gen: --trace: the XSpace written does not decode\n");
 		return 1;
 	}
+	if (from_zero) { /* a wall clock: every line's time from the earliest line's */
+		int64_t origin = INT64_MAX, last = INT64_MIN;
+		for (size_t p = 0; p < xs->n_planes; p++)
+			for (size_t l = 0; l < xs->planes[p]->n_lines; l++) {
+				int64_t t = xs->planes[p]->lines[l]->timestamp_ns;
+				origin = t < origin ? t : origin;
+				last = t > last ? t : last;
+			}
+		if (origin >= 0 && last <= INT64_MAX / 1000)
+			origin = 0;
+		for (size_t p = 0; p < xs->n_planes; p++)
+			for (size_t l = 0; l < xs->planes[p]->n_lines; l++)
+				xs->planes[p]->lines[l]->timestamp_ns -= origin;
+	}
+	/* the host plane first, then the GPUs' in their order */
+	size_t *order = g_new(size_t, xs->n_planes + 1), n_order = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t p = 0; p < xs->n_planes; p++) {
+			int64_t id = plane_device_id(xs->planes[p]);
+			if (id >= 0 && (id == HOST_THREADS_DEVICE_ID) == (pass == 0))
+				order[n_order++] = p;
+		}
 	GByteArray *o = g_byte_array_new();
-	for (size_t p = 0; p < xs->n_planes; p++) {
-		const Tensorflow__Profiler__XPlane *pl = xs->planes[p];
+	for (size_t k = 0; k < n_order; k++) {
+		const Tensorflow__Profiler__XPlane *pl = xs->planes[order[k]];
 		Tensorflow__Profiler__Device dev = TENSORFLOW__PROFILER__DEVICE__INIT;
 		dev.name = pl->name;
-		dev.device_id = (uint32_t)pl->id;
+		dev.device_id = (uint32_t)plane_device_id(pl);
 		dev.n_resources = pl->n_lines;
 		dev.resources = g_new0(Tensorflow__Profiler__Device__ResourcesEntry *, pl->n_lines + 1);
 		Tensorflow__Profiler__Device__ResourcesEntry *re =
@@ -1214,8 +1275,8 @@ static int write_trace(const char *path, const GByteArray *xspace)
 			    TENSORFLOW__PROFILER__DEVICE__RESOURCES_ENTRY__INIT;
 			Tensorflow__Profiler__Resource ri = TENSORFLOW__PROFILER__RESOURCE__INIT;
 			res[l] = ri;
-			res[l].name = pl->lines[l]->name;
-			res[l].resource_id = (uint32_t)pl->lines[l]->id;
+			res[l].name = (char *)line_display_name(pl->lines[l]);
+			res[l].resource_id = line_display_id(pl->lines[l]);
 			re[l] = ei;
 			re[l].key = res[l].resource_id;
 			re[l].value = &res[l];
@@ -1231,8 +1292,8 @@ static int write_trace(const char *path, const GByteArray *xspace)
 		g_free(res);
 	}
 	int rc = 0;
-	for (size_t p = 0; p < xs->n_planes && rc == 0; p++) {
-		const Tensorflow__Profiler__XPlane *pl = xs->planes[p];
+	for (size_t k = 0; k < n_order && rc == 0; k++) {
+		const Tensorflow__Profiler__XPlane *pl = xs->planes[order[k]];
 		for (size_t l = 0; l < pl->n_lines && rc == 0; l++) {
 			const Tensorflow__Profiler__XLine *ln = pl->lines[l];
 			for (size_t e = 0; e < ln->n_events; e++) {
@@ -1251,6 +1312,7 @@ static int write_trace(const char *path, const GByteArray *xspace)
 			}
 		}
 	}
+	g_free(order);
 	protobuf_c_message_free_unpacked(&xs->base, NULL);
 	if (rc == 0)
 		rc = write_all(path, o->data, o->len);
@@ -1268,6 +1330,22 @@ int main(int argc, char **argv)
 			.mem = 1,
 			.host = "xspace-gen"};
 	parse_args(argc, argv, &c);
+	if (c.from != NULL) {
+		gchar *bytes = NULL;
+		gsize n = 0;
+		GError *gerr = NULL;
+		if (c.trace == NULL)
+			usage_error("--from-xspace wants --trace FILE");
+		if (!g_file_get_contents(c.from, &bytes, &n, &gerr)) {
+			fprintf(stderr, "xspace-gen: cannot read %s: %s\n", c.from, gerr->message);
+			g_error_free(gerr);
+			return 1;
+		}
+		GByteArray *x = g_byte_array_new_take((guint8 *)bytes, n);
+		int rc = write_trace(c.trace, x, true);
+		g_byte_array_free(x, TRUE);
+		return rc;
+	}
 	if (c.size > 0)
 		c.ops = ops_for_size(&c);
 	if (c.threads > c.ops)
@@ -1286,7 +1364,7 @@ int main(int argc, char **argv)
 	}
 	int rc = write_all(c.out, file->data, file->len);
 	if (rc == 0 && c.trace != NULL)
-		rc = write_trace(c.trace, file);
+		rc = write_trace(c.trace, file, false);
 	g_byte_array_free(file, TRUE);
 	if (rc != 0)
 		return rc;

@@ -417,8 +417,8 @@ static const char *md_name(const Tensorflow__Profiler__XPlane *p, int64_t id, bo
 
 /* Proves: the XSpace (decoded by protobuf-c, not by us) holds a plane per
  * device in the file's order and a line per resource (its map key the
- * line's id), each event at its picosecond (timestamp_ns the line's
- * earliest in whole ns, the rest in offset_ps), its args as stats (an
+ * line's id), each event at its picosecond (timestamp_ns the trace's zero,
+ * offset_ps its timestamp_ps), its args as stats (an
  * integer's text an int64, the rest strings), the events of a resource no
  * device lists on a line of their own, and the hostname of "HOST.trace". */
 static void test_to_xspace(void **state)
@@ -446,11 +446,11 @@ static void test_to_xspace(void **state)
 	const Tensorflow__Profiler__XLine *l = line_named(host, "tf_Compute");
 	assert_non_null(l);
 	assert_int_equal(l->id, 7);
-	assert_int_equal(l->timestamp_ns, 1234567);
+	assert_int_equal(l->timestamp_ns, 0);
 	assert_int_equal(l->n_events, 1);
 	const Tensorflow__Profiler__XEvent *e = l->events[0];
 	assert_int_equal(e->data_case, TENSORFLOW__PROFILER__XEVENT__DATA_OFFSET_PS);
-	assert_int_equal(e->offset_ps, 891);
+	assert_int_equal(e->offset_ps, 1234567891);
 	assert_int_equal(e->duration_ps, 2000);
 	assert_string_equal(md_name(host, e->metadata_id, true), "dense/MatMul:MatMul");
 	assert_int_equal(e->n_stats, 2);
@@ -461,15 +461,16 @@ static void test_to_xspace(void **state)
 	assert_int_equal(e->stats[1]->value_case, TENSORFLOW__PROFILER__XSTAT__VALUE_STR_VALUE);
 	assert_string_equal(e->stats[1]->str_value, "dense/MatMul:MatMul");
 	l = line_named(host, "python3");
-	assert_int_equal(l->timestamp_ns, 1000000);
-	assert_int_equal(l->events[0]->offset_ps, 0);
+	assert_int_equal(l->timestamp_ns, 0);
+	assert_int_equal(l->events[0]->offset_ps, 1000000000);
 	assert_int_equal(l->events[0]->duration_ps, 900000000);
 	/* resource 13 of the GPU is listed by no device: a line by its id */
 	assert_string_equal(gpu->name, "/device:GPU:0");
 	assert_int_equal(gpu->n_lines, 1);
 	assert_int_equal(gpu->lines[0]->id, 13);
 	assert_string_equal(gpu->lines[0]->name, "");
-	assert_int_equal(gpu->lines[0]->timestamp_ns, 1240000);
+	assert_int_equal(gpu->lines[0]->timestamp_ns, 0);
+	assert_int_equal(gpu->lines[0]->events[0]->offset_ps, 1240000000);
 	protobuf_c_message_free_unpacked(&x->base, NULL);
 	tl_arena_free(arena);
 	g_byte_array_unref(b);
@@ -562,14 +563,12 @@ static void test_nothing_usable(void **state)
 	assert_int_equal(tl_tf2trace_to_xspace(o->data, o->len, "a", arena, &xs, &xs_len, &err),
 			 -1);
 	assert_string_equal(err.msg, "a TF 2.0 profiler trace (tensorflow.profiler.Trace) whose 1 "
-				     "trace events all last past 2^63 ps from their resource's "
-				     "first");
+				     "trace events all last more than 2^62 ps (53 days)");
 	put_msg(o, 4, event(1, 1, "ok", 5, 5));
 	tl_warn_set_strict(true);
 	assert_int_equal(tl_tf2trace_to_xspace(o->data, o->len, "a", arena, &xs, &xs_len, &err),
 			 -1);
-	assert_non_null(strstr(err.msg, "1 trace events lasting past 2^63 ps from their resource's "
-					"first"));
+	assert_non_null(strstr(err.msg, "1 trace events lasting more than 2^62 ps (53 days)"));
 	tl_warn_set_strict(false);
 	assert_int_equal(tl_tf2trace_to_xspace(o->data, o->len, "a", arena, &xs, &xs_len, &err),
 			 0);
@@ -647,6 +646,42 @@ static void test_from_runmeta(void **state)
 	tl_arena_free(arena);
 }
 
+/* Proves: a resource whose events lie past 2^62 ps is written as a line
+ * per span of 2^62 ps (an XEvent's offset is an int64), each of the
+ * resource's id and name, timed from its span's start; the picoseconds
+ * stay exact. */
+static void test_windows(void **state)
+{
+	(void)state;
+	GByteArray *o = g_byte_array_new();
+	GByteArray *d = device("/host:CPU", 1);
+	put_msg(d, 3, entry(3, resource("t", 3)));
+	put_msg(o, 1, entry(1, d));
+	put_msg(o, 4, event(1, 3, "a", 5, 1));
+	put_msg(o, 4, event(1, 3, "b", UINT64_MAX - 10, 10));
+	tl_arena *arena = tl_arena_new();
+	const uint8_t *xs;
+	size_t xs_len;
+	tl_error err = {{0}};
+	assert_int_equal(tl_tf2trace_to_xspace(o->data, o->len, "w", arena, &xs, &xs_len, &err), 0);
+	Tensorflow__Profiler__XSpace *x = (Tensorflow__Profiler__XSpace *)protobuf_c_message_unpack(
+	    &tensorflow__profiler__xspace__descriptor, NULL, xs_len, xs);
+	assert_non_null(x);
+	const Tensorflow__Profiler__XPlane *p = x->planes[0];
+	assert_int_equal(p->n_lines, 2);
+	assert_int_equal(p->lines[0]->id, 3);
+	assert_int_equal(p->lines[1]->id, 3);
+	assert_string_equal(p->lines[1]->name, "t");
+	uint64_t base_ns = (UINT64_C(3) << 62) / 1000;
+	assert_true((uint64_t)p->lines[1]->timestamp_ns == base_ns);
+	assert_true((uint64_t)p->lines[1]->events[0]->offset_ps ==
+		    UINT64_MAX - 10 - base_ns * 1000);
+	assert_int_equal(p->lines[1]->events[0]->duration_ps, 10);
+	protobuf_c_message_free_unpacked(&x->base, NULL);
+	tl_arena_free(arena);
+	g_byte_array_unref(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -655,6 +690,7 @@ int main(void)
 	    cmocka_unit_test(test_garbage),	   cmocka_unit_test(test_sniff),
 	    cmocka_unit_test(test_to_xspace),	   cmocka_unit_test(test_int_args),
 	    cmocka_unit_test(test_nothing_usable), cmocka_unit_test(test_from_runmeta),
+	    cmocka_unit_test(test_windows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
