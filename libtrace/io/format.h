@@ -39,14 +39,13 @@ const char *tl_format_names(void);
  * protobuf. Binary/text are refined by pbwire/pbtext later. */
 int tl_format_sniff(const uint8_t *data, size_t len, tl_format *out, tl_error *err);
 
-/* Names a neighbour of a RunMetadata that tftrace does not read: a binary
- * protobuf that walks (pbwire's walk, the schemas in tensorflow.proto's
- * Profiler message) as a TF2/JAX profiler XSpace (*.xplane.pb) or a TF 2.0
- * profiler Trace (*.trace). Call it on bytes that are none of RunMetadata,
- * StepStats and GraphDef; it never takes one of those for a neighbour. True
- * with the message in err ("a TF2/JAX profiler XSpace
- * (tensorflow.profiler.XSpace), which tftrace does not read yet; TensorBoard's
- * profile plugin reads it"); false (err untouched) otherwise. */
+/* Names a neighbour of a RunMetadata: a binary protobuf that walks
+ * (pbwire's walk, the schemas in tensorflow.proto's Profiler message) as a
+ * TF2/JAX profiler XSpace (*.xplane.pb) or a TF 2.0 profiler Trace
+ * (*.trace), which their own readers then read. Call it on bytes that are
+ * none of RunMetadata, StepStats and GraphDef; it never takes one of those
+ * for a neighbour. True with the message in err ("a TF2/JAX profiler
+ * XSpace (tensorflow.profiler.XSpace)"); false (err untouched) otherwise. */
 bool tl_format_neighbour(const uint8_t *data, size_t len, tl_error *err);
 
 /* Whether binary bytes that are none of RunMetadata, StepStats and GraphDef
