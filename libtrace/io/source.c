@@ -50,6 +50,7 @@ struct tl_source {
 	bool want_allocs;
 	bool keep_allocs; /* tl_source_keep_xspace_allocs */
 	bool tf2trace;	  /* the XSpace is a TF 2.0 .trace's (io/tf2trace.h) */
+	GByteArray *tf2_xspace; /* its bytes, which the XSpace reads where they lie */
 };
 
 static const ProtobufCMessageDescriptor *descriptor_for(tl_format f)
@@ -280,6 +281,9 @@ static void close_xspace(tl_source *src)
 	src->tf2trace = false;
 	tl_xspace_free(src->xs);
 	src->xs = NULL;
+	if (src->tf2_xspace != NULL)
+		g_byte_array_free(src->tf2_xspace, TRUE);
+	src->tf2_xspace = NULL;
 	if (src->xs_arena != NULL)
 		tl_arena_free(src->xs_arena);
 	src->xs_arena = NULL;
@@ -604,6 +608,7 @@ static int start_tf2trace(tl_source *src, tl_arena *arena, const uint8_t *data, 
 	}
 	src->format = TL_FORMAT_XSPACE;
 	src->xs_arena = arena;
+	src->tf2_xspace = tr.xspace_buf;
 	if (tl_xspace_open(&src->xs, tr.xspace, tr.xspace_len, xspace_allocs(src), arena, name,
 			   err) < 0)
 		return -1;

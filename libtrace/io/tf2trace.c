@@ -65,19 +65,32 @@ typedef struct fld {
 	size_t sub_len;
 } fld;
 
+/* A varint at *pos: the one-byte case (keys, ids, lengths of names) here,
+ * the rest by tl_pbwire_varint. */
+static inline __attribute__((always_inline)) bool varint(const uint8_t *d, size_t n, size_t *pos,
+							 uint64_t *out)
+{
+	if (*pos < n && d[*pos] < 0x80) {
+		*out = d[(*pos)++];
+		return true;
+	}
+	return tl_pbwire_varint(d, n, pos, out);
+}
+
 /* The next field at *pos: 1, 0 at the end, -1 when it does not frame. */
-static int next_field(const uint8_t *d, size_t n, size_t *pos, fld *f)
+static inline __attribute__((always_inline)) int next_field(const uint8_t *d, size_t n,
+							    size_t *pos, fld *f)
 {
 	if (*pos >= n)
 		return 0;
 	uint64_t key;
-	if (!tl_pbwire_varint(d, n, pos, &key) || key >> 3 == 0 || key >> 3 > UINT32_MAX)
+	if (!varint(d, n, pos, &key) || key >> 3 == 0 || key >> 3 > UINT32_MAX)
 		return -1;
 	f->num = (uint32_t)(key >> 3);
 	f->wt = (unsigned)(key & 7);
 	switch (f->wt) {
 	case WT_VARINT:
-		return tl_pbwire_varint(d, n, pos, &f->v) ? 1 : -1;
+		return varint(d, n, pos, &f->v) ? 1 : -1;
 	case WT_I64:
 		if (n - *pos < 8)
 			return -1;
@@ -89,7 +102,7 @@ static int next_field(const uint8_t *d, size_t n, size_t *pos, fld *f)
 		*pos += 4;
 		return 1;
 	case WT_LEN:
-		if (!tl_pbwire_varint(d, n, pos, &f->v) || f->v > n - *pos)
+		if (!varint(d, n, pos, &f->v) || f->v > n - *pos)
 			return -1;
 		f->sub = d + *pos;
 		f->sub_len = (size_t)f->v;
@@ -292,18 +305,22 @@ int tl_tf2trace_read(tl_tf2trace *t, const uint8_t *data, size_t len, tl_arena *
 	if (len > (size_t)INT32_MAX)
 		return tl_error_set(err, "%zu bytes is over protobuf's 2 GiB limit for one message",
 				    len);
-	GArray *devs = g_array_new(FALSE, FALSE, sizeof(tl_tf2trace_device));
-	GArray *evs = g_array_new(FALSE, FALSE, sizeof(tl_tf2trace_event));
-	GHashTable *dev_ix = g_hash_table_new(g_direct_hash, g_direct_equal);
-	size_t pos = 0, at = 0;
+	/* the events' fields counted first (a walk over the top level alone),
+	 * so that they are decoded into their array in the arena at once */
+	size_t pos = 0, at = 0, n_ev = 0;
 	fld f;
 	int rc;
+	while (next_field(data, len, &pos, &f) > 0)
+		n_ev += f.num == TRACE_EVENTS && f.wt == WT_LEN;
+	t->ev = tl_arena_alloc(arena, (n_ev + 1) * sizeof *t->ev);
+	GArray *devs = g_array_new(FALSE, FALSE, sizeof(tl_tf2trace_device));
+	GHashTable *dev_ix = g_hash_table_new(g_direct_hash, g_direct_equal);
+	pos = 0;
 	while ((rc = next_field(data, len, &pos, &f)) > 0) {
 		if (f.num == TRACE_EVENTS && f.wt == WT_LEN) {
-			tl_tf2trace_event e;
 			t->n_fields_ev++;
-			if (read_event(f.sub, f.sub_len, &e))
-				g_array_append_val(evs, e);
+			if (read_event(f.sub, f.sub_len, &t->ev[t->n_ev]))
+				t->n_ev++;
 			else
 				t->c.bad_events++;
 		} else if (f.num == TRACE_EVENTS) {
@@ -337,19 +354,14 @@ int tl_tf2trace_read(tl_tf2trace *t, const uint8_t *data, size_t len, tl_arena *
 	}
 	if (rc < 0 && at == 0) {
 		g_array_free(devs, TRUE);
-		g_array_free(evs, TRUE);
+		t->ev = NULL;
 		return tl_error_set(err, "no protobuf field frames at byte 0");
 	}
 	t->n_dev = devs->len;
 	t->dev = tl_arena_alloc(arena, (devs->len + 1) * sizeof *t->dev);
 	if (devs->len > 0)
 		memcpy(t->dev, devs->data, devs->len * sizeof *t->dev);
-	t->n_ev = evs->len;
-	t->ev = tl_arena_alloc(arena, (evs->len + 1) * sizeof *t->ev);
-	if (evs->len > 0)
-		memcpy(t->ev, evs->data, evs->len * sizeof *t->ev);
 	g_array_free(devs, TRUE);
-	g_array_free(evs, TRUE);
 	return 0;
 }
 
@@ -809,19 +821,30 @@ static int warn_counts(const char *name, const tl_tf2trace *t, size_t bad_time, 
 
 /* ---- a trace written from a RunMetadata (TF 2.0, 2.1) ---------------------- */
 
-/* The argument of an event named `key` (a NUL-free span), or false. */
+/* The first argument of an event named one of keys[0..n) (one walk):
+ * its index in keys, or -1. */
+static int arg_among(const tl_tf2trace_event *e, const char *const *keys, size_t n,
+		     tl_tf2trace_arg *out)
+{
+	size_t pos = 0;
+	fld f;
+	while (e->n_args > 0 && next_field(e->raw, e->raw_len, &pos, &f) > 0) {
+		tl_tf2trace_arg a;
+		if (f.num != EV_ARGS || !read_arg(f.sub, f.sub_len, &a))
+			continue;
+		for (size_t k = 0; k < n; k++)
+			if (a.key_len == strlen(keys[k]) && memcmp(a.key, keys[k], a.key_len) == 0) {
+				*out = a;
+				return (int)k;
+			}
+	}
+	return -1;
+}
+
+/* The argument of an event named `key`, or false. */
 static bool arg_named(const tl_tf2trace_event *e, const char *key, tl_tf2trace_arg *out)
 {
-	size_t kn = strlen(key);
-	for (uint32_t i = 0; i < e->n_args; i++) {
-		tl_tf2trace_arg a;
-		tl_tf2trace_arg_at(e, i, &a);
-		if (a.key_len == kn && memcmp(a.key, key, kn) == 0) {
-			*out = a;
-			return true;
-		}
-	}
-	return false;
+	return arg_among(e, &key, 1, out) == 0;
 }
 
 bool tl_tf2trace_from_runmeta(const tl_tf2trace *t)
@@ -837,9 +860,8 @@ bool tl_tf2trace_from_runmeta(const tl_tf2trace *t)
 	static const char *const keys[] = {"long name", "label"};
 	for (size_t i = 0; i < t->n_ev; i++) {
 		tl_tf2trace_arg a;
-		for (size_t k = 0; t->ev[i].n_args > 0 && k < G_N_ELEMENTS(keys); k++)
-			if (arg_named(&t->ev[i], keys[k], &a))
-				return true;
+		if (arg_among(&t->ev[i], keys, G_N_ELEMENTS(keys), &a) >= 0)
+			return true;
 	}
 	return false;
 }
@@ -978,7 +1000,7 @@ static Tensorflow__RunMetadata *build_runmeta(const tl_tf2trace *t, tl_arena *ar
 /* ---- the whole ------------------------------------------------------------- */
 
 static int to_xspace(const tl_tf2trace *tr, const char *name, tl_arena *arena,
-		     const uint8_t **out, size_t *out_len, tl_error *err);
+		     const uint8_t **out, size_t *out_len, GByteArray **keep, tl_error *err);
 
 int tl_tf2trace_render(const uint8_t *data, size_t len, const char *name, tl_arena *arena,
 		       tl_tf2trace_run *out, tl_error *err)
@@ -991,7 +1013,8 @@ int tl_tf2trace_render(const uint8_t *data, size_t len, const char *name, tl_are
 		return tl_error_set(err, WHAT " that does not decode: %s", why);
 	}
 	if (!tl_tf2trace_from_runmeta(&t))
-		return to_xspace(&t, name, arena, &out->xspace, &out->xspace_len, err);
+		return to_xspace(&t, name, arena, &out->xspace, &out->xspace_len, &out->xspace_buf,
+				 err);
 	size_t bad_time = 0;
 	Tensorflow__RunMetadata *meta = build_runmeta(&t, arena, &bad_time);
 	int rc = nothing_usable(&t, bad_time, err);
@@ -1011,12 +1034,13 @@ int tl_tf2trace_to_xspace(const uint8_t *data, size_t len, const char *name, tl_
 		g_strlcpy(why, err->msg, sizeof why);
 		return tl_error_set(err, WHAT " that does not decode: %s", why);
 	}
-	return to_xspace(&t, name, arena, out, out_len, err);
+	return to_xspace(&t, name, arena, out, out_len, NULL, err);
 }
 
-/* A decoded trace as an XSpace. */
+/* A decoded trace as an XSpace: in the arena, or (keep not NULL) in a
+ * buffer handed over in *keep, not copied. */
 static int to_xspace(const tl_tf2trace *tr, const char *name, tl_arena *arena,
-		     const uint8_t **out, size_t *out_len, tl_error *err)
+		     const uint8_t **out, size_t *out_len, GByteArray **keep, tl_error *err)
 {
 	const tl_tf2trace t = *tr;
 	builder b = {
@@ -1032,13 +1056,19 @@ static int to_xspace(const tl_tf2trace *tr, const char *name, tl_arena *arena,
 	int rc = nothing_usable(&t, b.bad_time, err);
 	if (rc == 0)
 		rc = warn_counts(name, &t, b.bad_time, err);
-	if (rc == 0) {
+	if (rc == 0 && keep != NULL) {
+		*out = xs->data;
+		*out_len = xs->len;
+		*keep = xs;
+		xs = NULL;
+	} else if (rc == 0) {
 		uint8_t *copy = tl_arena_alloc(arena, (size_t)xs->len + 1);
 		memcpy(copy, xs->data, xs->len);
 		*out = copy;
 		*out_len = xs->len;
 	}
-	g_byte_array_free(xs, TRUE);
+	if (xs != NULL)
+		g_byte_array_free(xs, TRUE);
 	for (guint p = 0; p < b.planes->len; p++)
 		g_array_free(g_array_index(b.planes, xplane_out, p).lines, TRUE);
 	g_array_free(b.planes, TRUE);

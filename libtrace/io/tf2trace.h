@@ -52,6 +52,7 @@
 #include "base/warn.h"
 #include "tensorflow.pb-c.h"
 
+#include <glib.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -141,6 +142,7 @@ bool tl_tf2trace_from_runmeta(const tl_tf2trace *t);
 typedef struct tl_tf2trace_run {
 	const uint8_t *xspace; /* the XSpace's bytes, or NULL */
 	size_t xspace_len;
+	GByteArray *xspace_buf;	       /* what holds them: the caller's, to free */
 	Tensorflow__RunMetadata *meta; /* or NULL */
 } tl_tf2trace_run;
 
