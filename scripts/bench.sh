@@ -2,7 +2,10 @@
 # Benchmarks (never run by the tests): every tool on generated dumps of six
 # shapes, each at about 10 and 100 MB, and trace-dataflow and trace-summarize
 # on generated TF2 profiler XSpace files (xspace-gen) at the same sizes, and
-# every tool on the one-run shape's run as protobuf JSON (pbjson). Per
+# every tool on the one-run shape's run as protobuf JSON (pbjson), and
+# on TF 2.0 profiler .trace files (xspace-gen --trace) beside the Chrome JSON
+# trace-dataflow writes of the same runs (the .trace reader at least as fast
+# per byte as the Chrome JSON one: compare their x gzip). Per
 # line: wall time, that time as a
 # multiple of gzip -1 over the same file in the same run, peak RSS, and the
 # growth from 10 to 100 MB: (wall at 100 / wall at 10) / (bytes at 100 /
@@ -74,9 +77,11 @@ shape_args() {
 	scopes-30) echo "--seed 6 --gpus 2 --scope-depth 30" ;;
 	xspace) echo "--seed 7 --gpus 2 --threads 4 --steps 10" ;; # xspace-gen's
 	pbjson) echo "--seed 1 --gpus 2" ;; # one-run's, written as protobuf JSON
+	tf2-trace) echo "--seed 8 --gpus 2 --threads 4 --steps 10 --t0 0" ;; # xspace-gen's
+	tf2-json) echo "trace-dataflow's Chrome JSON of tf2-trace" ;;
 	esac
 }
-SHAPES=${BENCH_SHAPES:-one-run runs-1000 recv-20pct loop-100 devices scopes-30 xspace pbjson}
+SHAPES=${BENCH_SHAPES:-one-run runs-1000 recv-20pct loop-100 devices scopes-30 xspace pbjson tf2-trace tf2-json}
 
 # Protobuf JSON is written by protobuf's own Python (tests/cli/data/pbjson/
 # tojson.py, MessageToJson) from a trace-gen run of the one-run shape whose
@@ -111,6 +116,31 @@ dump() { # shape, MB -> path
 		f="$WORK/$1-$2mb.xplane.pb"
 		args="$(shape_args "$1" "$2") --size $(($2 * 1000000)) --truth $f.truth"
 	fi
+	if [ "$1" = tf2-trace ]; then
+		# the .trace is about 2.3 times its XSpace (each event's args
+		# spell their names); the XSpace itself is not kept
+		gen=xspace-gen
+		f="$WORK/$1-$2mb.trace"
+		args="$(shape_args "$1" "$2") --size $(($2 * 435000)) --truth $f.truth --trace $f"
+		if [ ! -s "$f" ] || [ "$(cat "$f.args" 2>/dev/null)" != "$args" ]; then
+			echo "bench: generating $f ($gen $args)" >&2
+			# shellcheck disable=SC2086 # the options are words
+			"$TESTBIN/$gen" $args -o /dev/null
+			echo "$args" >"$f.args"
+		fi
+		echo "$f"
+		return
+	fi
+	if [ "$1" = tf2-json ]; then
+		src=$(dump tf2-trace "$2")
+		f="$WORK/$1-$2mb.json"
+		if [ ! -s "$f" ] || [ "$f" -ot "$src" ]; then
+			echo "bench: generating $f (trace-dataflow $src)" >&2
+			"$BIN/trace-dataflow" -q -o "$f" "$src"
+		fi
+		echo "$f"
+		return
+	fi
 	if [ "$1" = pbjson ]; then
 		gen="trace-gen, then tojson.py camel:"
 		f="$WORK/$1-$2mb.json"
@@ -142,7 +172,7 @@ TOOLS="trace-dataflow trace-memory trace-summarize trace-merge graph-render trac
 # whose work past reading is least.
 shape_tools() {
 	case $1 in
-	xspace) echo "trace-dataflow trace-summarize" ;;
+	xspace | tf2-trace | tf2-json) echo "trace-dataflow trace-summarize" ;;
 	*) echo "$TOOLS" ;;
 	esac
 }

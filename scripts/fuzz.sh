@@ -22,7 +22,7 @@ FUZZ_MAX_LEN=${FUZZ_MAX_LEN:-65536}
 FUZZ_JOBS=${FUZZ_JOBS:-$(nproc)}
 SHARED=${SHARED-../shared}
 TESTBIN=${TESTBIN:-build/tests}
-names=${*:-binary text tfrecord chrome dataflow memory merge summarize graph decode xspace pbjson}
+names=${*:-binary text tfrecord chrome dataflow memory merge summarize graph decode xspace pbjson tf2trace}
 
 corpus=$FUZZ_BUILD/corpus
 artifacts=$FUZZ_BUILD/artifacts
@@ -77,6 +77,7 @@ for name in $names; do
 		seed xspace '*' tests/fuzz/seeds/xspace
 		seed xspace '*.xplane.pb*' $data_dirs
 		;;
+	tf2trace) seed tf2trace '*' tests/fuzz/seeds/tf2trace ;;
 	dataflow | memory | summarize | merge | graph)
 		for p in '*.pb' '*.pbtxt' '*tfrecord*' '*tfevents*' '*.gz'; do
 			seed "$name" "$p" $data_dirs "$streams"

@@ -55,8 +55,8 @@ static const char usage[] =
     "  -z, --gzip               compress the output with gzip\n"
     "  -q, --quiet              no warnings\n"
     "      --input-format FMT   auto (default), runmeta, runmeta-text, graphdef,\n"
-    "                           graphdef-text, tfrecord, xspace, runmeta-json,\n"
-    "                           graphdef-json (protobuf's JSON)\n" TL_CLI_HELP_STRICT TL_CLI_HELP_END "\n"
+    "                           graphdef-text, tfrecord, xspace, tf2-trace,\n"
+    "                           runmeta-json, graphdef-json (protobuf's JSON)\n" TL_CLI_HELP_STRICT TL_CLI_HELP_END "\n"
     "Exit status: 0 ok, 1 bad input, render or write error, 2 usage.\n";
 
 struct job {

@@ -49,7 +49,8 @@ static const char usage[] =
     "      --input-format FMT   auto (default), runmeta, runmeta-text, stepstats,\n"
     "                           stepstats-text, graphdef, graphdef-text, "
     "tfrecord, xspace,\n"
-    "                           chrome, runmeta-json, stepstats-json, graphdef-json\n"
+    "                           chrome, tf2-trace (TF 2.0 profiler .trace),\n"
+    "                           runmeta-json, stepstats-json, graphdef-json\n"
     "                           (-json: protobuf's JSON, as MessageToJson writes it)\n" TL_CLI_HELP_STRICT TL_CLI_HELP_END "\n"
     "Several runs (several inputs, or a stream of runs) each get their own processes,\n"
     "named \"RUN: DEVICE\". Exit status: 0 ok, 1 bad input or write error, 2 usage.\n";

@@ -78,6 +78,10 @@ static int read_xspace(tl_source *src, GPtrArray *allocs, tl_error *err)
 	tl_alloc_events ev;
 	if (tl_source_xspace_allocs(src, arena, &ev) < 0 || ev.n == 0) {
 		tl_arena_free(arena);
+		if (tl_source_tf2trace(src))
+			return tl_error_set(err, "a TF 2.0 profiler trace (.trace) with no memory "
+						 "events (MemoryAllocation and MemoryDeallocation, "
+						 "which TF 2.0 and 2.1 do not record)");
 		return tl_error_set(err,
 				    "an XSpace with no memory events (MemoryAllocation and "
 				    "MemoryDeallocation, which TF 2.3 and later and JAX record "

@@ -36,14 +36,15 @@ static const char *const names[] = {
     [TL_FORMAT_RUNMETA_JSON] = "runmeta-json",
     [TL_FORMAT_STEPSTATS_JSON] = "stepstats-json",
     [TL_FORMAT_GRAPHDEF_JSON] = "graphdef-json",
+    [TL_FORMAT_TF2TRACE] = "tf2-trace",
     /* Sniffed families, named for messages; not accepted by --input-format. */
     [TL_FORMAT_BINARY_PROTO] = "binary-proto",
     [TL_FORMAT_TEXT_PROTO] = "text-proto",
     [TL_FORMAT_JSON_PROTO] = "json-proto",
 };
 
-/* The kinds a user may name: everything up to and including graphdef-json. */
-#define N_USER_FORMATS (TL_FORMAT_GRAPHDEF_JSON + 1)
+/* The kinds a user may name: everything up to and including tf2-trace. */
+#define N_USER_FORMATS (TL_FORMAT_TF2TRACE + 1)
 
 const char *tl_format_name(tl_format f)
 {
@@ -142,8 +143,7 @@ static const struct neighbour {
     {&tensorflow__profiler__xspace__descriptor, 1, 1,
      "a TF2/JAX profiler XSpace (tensorflow.profiler.XSpace)"},
     {&tensorflow__profiler__trace__descriptor, 4, 1,
-     "a TF 2.0 profiler trace (tensorflow.profiler.Trace, a .trace file), which tftrace does "
-     "not read yet; TensorBoard's profile plugin reads it"},
+     "a TF 2.0 profiler trace (tensorflow.profiler.Trace, a .trace file)"},
 };
 
 /* Whether a top-level field numbered a or b occurs (a quick scan; the walk
@@ -232,6 +232,12 @@ bool tl_format_is_xspace(const uint8_t *data, size_t len)
 {
 	bool cut = false;
 	return find_neighbour(data, len, &cut) == &neighbours[0];
+}
+
+bool tl_format_is_tf2trace(const uint8_t *data, size_t len)
+{
+	bool cut = false;
+	return find_neighbour(data, len, &cut) == &neighbours[1];
 }
 
 /* ---- Chrome trace flavours ------------------------------------------------ */

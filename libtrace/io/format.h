@@ -25,6 +25,7 @@ typedef enum tl_format {
 	TL_FORMAT_RUNMETA_JSON, /* RunMetadata in protobuf's proto3 JSON mapping */
 	TL_FORMAT_STEPSTATS_JSON,
 	TL_FORMAT_GRAPHDEF_JSON,
+	TL_FORMAT_TF2TRACE,	/* TF 2.0 profiler Trace (*.trace, io/tf2trace.h) */
 	TL_FORMAT_BINARY_PROTO, /* sniffed: binary protobuf, message not yet known */
 	TL_FORMAT_TEXT_PROTO,	/* sniffed: protobuf text, message not yet known */
 	TL_FORMAT_JSON_PROTO,	/* sniffed: protobuf JSON, message not yet known */
@@ -45,20 +46,22 @@ const char *tl_format_names(void);
  * are refined by pbwire/pbtext/pbjson later. */
 int tl_format_sniff(const uint8_t *data, size_t len, tl_format *out, tl_error *err);
 
-/* Names a neighbour of a RunMetadata that tftrace does not read: a binary
- * protobuf that walks (pbwire's walk, the schemas in tensorflow.proto's
- * Profiler message) as a TF2/JAX profiler XSpace (*.xplane.pb) or a TF 2.0
- * profiler Trace (*.trace). Call it on bytes that are none of RunMetadata,
- * StepStats and GraphDef; it never takes one of those for a neighbour. True
- * with the message in err ("a TF2/JAX profiler XSpace
- * (tensorflow.profiler.XSpace), which tftrace does not read yet; TensorBoard's
- * profile plugin reads it"); false (err untouched) otherwise. */
+/* Names a neighbour of a RunMetadata: a binary protobuf that walks
+ * (pbwire's walk, the schemas in tensorflow.proto's Profiler message) as a
+ * TF2/JAX profiler XSpace (*.xplane.pb) or a TF 2.0 profiler Trace
+ * (*.trace), which their own readers then read. Call it on bytes that are
+ * none of RunMetadata, StepStats and GraphDef; it never takes one of those
+ * for a neighbour. True with the message in err ("a TF2/JAX profiler
+ * XSpace (tensorflow.profiler.XSpace)"); false (err untouched) otherwise. */
 bool tl_format_neighbour(const uint8_t *data, size_t len, tl_error *err);
 
 /* Whether binary bytes that are none of RunMetadata, StepStats and GraphDef
  * walk as a TF2/JAX profiler XSpace (tl_format_neighbour's test; a file cut
  * short counts). */
 bool tl_format_is_xspace(const uint8_t *data, size_t len);
+/* The same for a TF 2.0 profiler Trace (a .trace that tl_tf2trace_sniff
+ * did not take, its first field damaged). */
+bool tl_format_is_tf2trace(const uint8_t *data, size_t len);
 
 /* tl_format_neighbour, and in *xspace whether the neighbour is the XSpace
  * (tl_format_is_xspace): one walk for both. */

@@ -6,6 +6,8 @@
  */
 #include "io/logdir.h"
 
+#include "base/warn.h"
+
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -30,7 +32,7 @@ static const struct {
     [K_TRACE_JSON] = {{".trace.json", ".trace.json.gz", NULL},
 		      "*.trace.json",
 		      "profiler trace JSON, which trace-merge and trace-summarize read"},
-    [K_TRACE] = {{".trace", NULL}, "*.trace", "TF 2.0 profiler traces, not read yet"},
+    [K_TRACE] = {{".trace", NULL}, "*.trace", "TF 2.0 profiler traces"},
     [K_PROTO] = {{".pb", ".pbtxt", ".pb.gz", ".pbtxt.gz"}, "*.pb or *.pbtxt", "protobuf"},
     [K_JSON] = {{".json", ".json.gz", NULL}, "*.json", "JSON"},
     [K_OTHER] = {{NULL}, "other", NULL},
@@ -38,7 +40,10 @@ static const struct {
 
 struct walk {
 	GPtrArray *events; /* paths */
+	GPtrArray *traces; /* the *.trace files, read where their folder holds no XSpace */
+	GHashTable *xplane_dirs; /* folders holding a *.xplane.pb */
 	size_t count[K_N];
+	size_t traces_left; /* *.trace beside an XSpace: not read */
 };
 
 bool tl_logdir_is_folder(const char *path)
@@ -105,9 +110,14 @@ static int walk(const char *folder, struct walk *w, tl_error *err)
 			}
 			enum kind k = kind_of(name);
 			w->count[k]++;
-			/* runs: events files, and the profile plugin's XSpaces */
+			/* runs: events files, and the profile plugin's XSpaces
+			 * and TF 2.0 traces */
+			if (k == K_XPLANE)
+				g_hash_table_add(w->xplane_dirs, g_strdup(dir));
 			if ((k == K_EVENTS || k == K_XPLANE) && S_ISREG(st.st_mode))
 				g_ptr_array_add(w->events, path);
+			else if (k == K_TRACE && S_ISREG(st.st_mode))
+				g_ptr_array_add(w->traces, path);
 			else
 				g_free(path);
 		}
@@ -115,8 +125,41 @@ static int walk(const char *folder, struct walk *w, tl_error *err)
 		g_free(dir);
 	}
 	g_ptr_array_free(todo, TRUE);
+	/* A run folder (plugins/profile/RUN) read as TensorBoard's profile
+	 * plugin reads it: where it holds an XSpace, its tools are made from
+	 * the XSpaces alone (_get_tools in tensorboard_plugin_profile's
+	 * profile_plugin.py), and a .trace beside them is not read. */
+	for (guint i = 0; i < w->traces->len; i++) {
+		char *path = g_ptr_array_index(w->traces, i);
+		char *dir = g_path_get_dirname(path);
+		if (g_hash_table_contains(w->xplane_dirs, dir)) {
+			w->traces_left++;
+			g_free(path);
+		} else {
+			g_ptr_array_add(w->events, path);
+		}
+		g_free(dir);
+	}
+	g_ptr_array_set_size(w->traces, 0);
 	g_ptr_array_sort(w->events, cmp_path);
 	return rc;
+}
+
+static void walk_init(struct walk *w)
+{
+	*w = (struct walk){.events = g_ptr_array_new_with_free_func(g_free),
+			   .traces = g_ptr_array_new(),
+			   .xplane_dirs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+								NULL)};
+}
+
+static void walk_free(struct walk *w)
+{
+	g_ptr_array_free(w->events, TRUE);
+	for (guint i = 0; i < w->traces->len; i++)
+		g_free(g_ptr_array_index(w->traces, i));
+	g_ptr_array_free(w->traces, TRUE);
+	g_hash_table_destroy(w->xplane_dirs);
 }
 
 /* "2 *.xplane.pb (TF2/JAX profiler XSpace, not read yet) and 3 other
@@ -144,19 +187,27 @@ static void describe(const struct walk *w, GString *s)
 
 int tl_logdir_events(const char *folder, GPtrArray **out, tl_error *err)
 {
-	struct walk w = {.events = g_ptr_array_new_with_free_func(g_free)};
+	struct walk w;
+	walk_init(&w);
 	if (walk(folder, &w, err) < 0) {
-		g_ptr_array_free(w.events, TRUE);
+		walk_free(&w);
 		return -1;
 	}
+	if (w.traces_left > 0)
+		tl_warn("logdir-trace-beside-xplane",
+			"'%s': %zu *.trace (TF 2.0 profiler trace) left out: their run folder "
+			"holds *.xplane.pb, which TensorBoard's profile plugin reads instead",
+			folder, w.traces_left);
 	if (w.events->len > 0) {
 		*out = w.events;
+		w.events = g_ptr_array_new();
+		walk_free(&w);
 		return 0;
 	}
-	g_ptr_array_free(w.events, TRUE);
+	walk_free(&w);
 	GString *s = g_string_new("a folder with no TensorBoard events files "
 				  "(events.out.tfevents.*) below it");
-	size_t files = 0, unread = w.count[K_XPLANE] + w.count[K_TRACE];
+	size_t files = 0;
 	for (int k = K_XPLANE; k < K_N; k++)
 		files += w.count[k];
 	if (files == 0) {
@@ -165,7 +216,7 @@ int tl_logdir_events(const char *folder, GPtrArray **out, tl_error *err)
 		g_string_append(s, "; it holds ");
 		describe(&w, s);
 	}
-	if (files > unread)
+	if (files > 0)
 		g_string_append(s, "; pass the files, not the folder");
 	else
 		g_string_append(s, "; tftrace reads RunMetadata, their TFRecord streams, events "
@@ -177,7 +228,8 @@ int tl_logdir_events(const char *folder, GPtrArray **out, tl_error *err)
 
 int tl_logdir_no_runs(const char *folder, size_t n_events, tl_error *err)
 {
-	struct walk w = {.events = g_ptr_array_new_with_free_func(g_free)};
+	struct walk w;
+	walk_init(&w);
 	GString *s = g_string_new(NULL);
 	g_string_printf(s,
 			"a TensorBoard log folder whose %zu events file%s hold%s no run metadata "
@@ -193,7 +245,7 @@ int tl_logdir_no_runs(const char *folder, size_t n_events, tl_error *err)
 			describe(&w, s);
 		}
 	}
-	g_ptr_array_free(w.events, TRUE);
+	walk_free(&w);
 	int rc = tl_error_set(err, "%s", s->str);
 	g_string_free(s, TRUE);
 	return rc;

@@ -1,7 +1,11 @@
 /*
  * logdir: a folder given as an input. A TensorBoard log folder stands for
- * the events files (events.out.tfevents.*) anywhere below it, sorted by
- * path, each read as if it had been given; a folder without any is
+ * the events files (events.out.tfevents.*) anywhere below it, and the
+ * profile plugin's files (plugins/profile/RUN/HOST.xplane.pb, and
+ * HOST.trace where RUN holds no *.xplane.pb, as TensorBoard's profile
+ * plugin reads them), sorted by path, each read as if it had been given;
+ * a .trace left out for an XSpace beside it is said in one warning; a
+ * folder without any is
  * described in one line (what it holds, what to pass instead), and so is a
  * log folder whose events files hold no run metadata.
  *

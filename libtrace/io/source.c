@@ -6,6 +6,7 @@
 #include "io/pbjson.h"
 #include "io/pbtext.h"
 #include "io/pbwire.h"
+#include "io/tf2trace.h"
 #include "io/tfrecord.h"
 #include "io/xspace.h"
 
@@ -51,7 +52,12 @@ struct tl_source {
 	tl_chrome_run chrome;
 	bool want_allocs;
 	bool keep_allocs; /* tl_source_keep_xspace_allocs */
+	bool tf2trace;	  /* the XSpace is a TF 2.0 .trace's (io/tf2trace.h) */
+	GByteArray *tf2_xspace; /* its bytes, which the XSpace reads where they lie */
 };
+
+/* What a TF 2.0 profiler trace is called in messages. */
+#define TF2TRACE_KIND "a TF 2.0 profiler trace (.trace)"
 
 static const ProtobufCMessageDescriptor *descriptor_for(tl_format f)
 {
@@ -309,8 +315,12 @@ static void close_xspace(tl_source *src)
 		src->xs_ahead = NULL;
 	}
 	src->xs_links = (tl_links){0};
+	src->tf2trace = false;
 	tl_xspace_free(src->xs);
 	src->xs = NULL;
+	if (src->tf2_xspace != NULL)
+		g_byte_array_free(src->tf2_xspace, TRUE);
+	src->tf2_xspace = NULL;
 	if (src->xs_arena != NULL)
 		tl_arena_free(src->xs_arena);
 	src->xs_arena = NULL;
@@ -442,10 +452,15 @@ void tl_source_links(const tl_source *src, tl_links *out)
 const char *tl_source_no_dataflow(const tl_source *src)
 {
 	if (src->xs != NULL)
-		return "a TF2/JAX profile (XSpace)";
+		return src->tf2trace ? TF2TRACE_KIND : "a TF2/JAX profile (XSpace)";
 	if (src->chrome_read && !src->chrome.dataflow)
 		return src->chrome.kind;
 	return NULL;
+}
+
+bool tl_source_tf2trace(const tl_source *src)
+{
+	return src->xs != NULL && src->tf2trace;
 }
 
 bool tl_source_xspace_steps(const tl_source *src)
@@ -478,7 +493,7 @@ const char *tl_source_kind(const tl_source *src)
 	if (src->folder != NULL)
 		return "a log folder";
 	if (src->xs != NULL || src->format == TL_FORMAT_XSPACE)
-		return "a TF2/JAX profile (XSpace)";
+		return src->tf2trace ? TF2TRACE_KIND : "a TF2/JAX profile (XSpace)";
 	if (src->chrome_read)
 		return src->chrome.kind;
 	if (src->format == TL_FORMAT_TFRECORD)
@@ -576,7 +591,8 @@ static int xspace_opened(tl_source *src, tl_arena **arena_out, Tensorflow__RunMe
 	if (report_input_damage(src, err) < 0)
 		return -1;
 	if (tl_xspace_n_runs(src->xs) == 0 && !tl_xspace_has_allocs(src->xs))
-		return tl_error_set(err, "an XSpace with no events");
+		return tl_error_set(err, src->tf2trace ? "a TF 2.0 profiler trace with no events"
+						       : "an XSpace with no events");
 	return next_xspace(src, arena_out, meta, label, err);
 }
 
@@ -617,6 +633,40 @@ static int start_xspace(tl_source *src, tl_arena *arena, const uint8_t *data, si
 	return xspace_opened(src, arena_out, meta, label, err);
 }
 
+/* A TF 2.0 profiler trace (io/tf2trace.h), read as what it was written
+ * from: a RunMetadata (TF 2.0, 2.1), one run in `arena`; or an XSpace (TF
+ * 2.2 on), into `arena` (which the source then keeps), read as one. */
+static int start_tf2trace(tl_source *src, tl_arena *arena, const uint8_t *data, size_t len,
+			  tl_arena **arena_out, Tensorflow__RunMetadata **meta,
+			  const char **label, tl_error *err)
+{
+	const char *name = tl_input_name(src->in);
+	tl_tf2trace_run tr;
+	if (tl_tf2trace_render(data, len, name, arena, &tr, err) < 0) {
+		tl_arena_free(arena);
+		return note_input_damage(src, err);
+	}
+	if (tr.meta != NULL) {
+		if (report_input_damage(src, err) < 0) {
+			tl_arena_free(arena);
+			return -1;
+		}
+		*meta = tr.meta;
+		src->message = TF2TRACE_KIND;
+		*label = tl_arena_strdup(arena, src->base);
+		*arena_out = arena;
+		return 1;
+	}
+	src->format = TL_FORMAT_XSPACE;
+	src->xs_arena = arena;
+	src->tf2_xspace = tr.xspace_buf;
+	if (tl_xspace_open(&src->xs, tr.xspace, tr.xspace_len, xspace_allocs(src), arena, name,
+			   err) < 0)
+		return -1;
+	src->tf2trace = true;
+	return xspace_opened(src, arena_out, meta, label, err);
+}
+
 /* Whether a binary file opens as an XSpace does: field 1 (a plane) whose
  * own first field is XPlane's id (1, varint) or name (2, bytes), where a
  * RunMetadata, StepStats or GraphDef has field 1 as bytes. Only a guess
@@ -654,7 +704,8 @@ static int next_whole(tl_source *src, tl_pbdecode_fields fields, tl_arena **aren
 	size_t len = 0;
 	int got;
 	bool xspace_head = src->format == TL_FORMAT_BINARY_PROTO && opens_as_xspace(src);
-	if ((src->format == TL_FORMAT_XSPACE || xspace_head) && tl_input_can_map(src->in)) {
+	if ((src->format == TL_FORMAT_XSPACE || src->format == TL_FORMAT_TF2TRACE || xspace_head) &&
+	    tl_input_can_map(src->in)) {
 		/* An XSpace is mapped and read where it lies; should it be a
 		 * RunMetadata after all, the decoder copies it into the arena. */
 		got = tl_input_map(src->in, &data, &len, err);
@@ -672,6 +723,9 @@ static int next_whole(tl_source *src, tl_pbdecode_fields fields, tl_arena **aren
 		tl_error_set(err, "empty input");
 		return note_input_damage(src, err);
 	}
+	if (src->format == TL_FORMAT_TF2TRACE ||
+	    (src->format == TL_FORMAT_BINARY_PROTO && tl_tf2trace_sniff(data, len)))
+		return start_tf2trace(src, arena, data, len, arena_out, meta, label, err);
 	if (src->format == TL_FORMAT_XSPACE)
 		return start_xspace(src, arena, data, len, arena_out, meta, label, err);
 	/* Bytes that start as an XSpace does and decode as one with events are
@@ -700,6 +754,9 @@ static int next_whole(tl_source *src, tl_pbdecode_fields fields, tl_arena **aren
 	 * as one: tl_format_is_xspace). */
 	if (rc < 0 && src->format == TL_FORMAT_BINARY_PROTO && xspace)
 		return start_xspace(src, arena, data, len, arena_out, meta, label, err);
+	/* and a Trace whose first field is damaged, which only its walk tells */
+	if (rc < 0 && src->format == TL_FORMAT_BINARY_PROTO && tl_format_is_tf2trace(data, len))
+		return start_tf2trace(src, arena, data, len, arena_out, meta, label, err);
 	if (rc == 0)
 		rc = report_input_damage(src, err);
 	else

@@ -73,6 +73,10 @@ const char *tl_source_no_dataflow(const tl_source *src);
 void tl_source_want_allocs(tl_source *src, bool want);
 bool tl_source_wants_allocs(const tl_source *src);
 
+/* Whether the XSpace being read is a TF 2.0 profiler trace's (.trace,
+ * io/tf2trace.h), which tl_source_format calls an XSpace. */
+bool tl_source_tf2trace(const tl_source *src);
+
 /* Whether the XSpace being read is cut into runs by its steps. */
 bool tl_source_xspace_steps(const tl_source *src);
 

@@ -33,6 +33,33 @@
  * truncated cuts the file in the middle of an event. --size BYTES picks the
  * ops per step that make a file of about that size.
  *
+ * --trace FILE writes the same run as a TF 2.0 profiler trace
+ * (tensorflow.profiler.Trace, the .trace file) by TensorFlow's own rules
+ * (ConvertXSpaceToTraceEvents, tensorflow/core/profiler/convert/
+ * xplane_to_trace_events.cc, TF 2.3 and 2.4): the XSpace written is decoded
+ * again (protobuf-c); the "/host:CPU" plane becomes device 501
+ * (kHostThreadsDeviceId), each "/device:GPU:" plane device 1 + its id
+ * (kFirstDeviceId), other planes nothing; a device's name is its plane's,
+ * its resources its lines (key and resource_id the line's display_id, else
+ * its id, as uint32; name its display_name, else its name); each event
+ * becomes a trace event on its plane's device and its line's resource, named
+ * by its metadata's display_name where it has one (its name then an
+ * argument "long_name") else by its name, or by its step_name stat's text,
+ * timestamp_ps the line's timestamp_ns * 1000 + offset_ps, duration_ps its
+ * own, and each stat with a value an argument named by its stat metadata,
+ * its value as text (int64 and uint64 in decimal, a double as "%.17g", a
+ * string as itself, a ref_value the name of the stat metadata it refers to;
+ * bytes are left out). Devices are written host first, then in plane
+ * order, resources in line order, events plane by plane and line by line. Times must fit: --t0 NS moves every line's
+ * timestamp_ns (default a 2020 wall clock, 1608569000000000000, whose
+ * picoseconds pass uint64; TensorFlow's .trace counts from the session's
+ * start), and --trace refuses times that do not fit uint64 picoseconds.
+ * --from-xspace FILE writes no run of its own: the XSpace FILE (a real one)
+ * becomes the --trace file by the same rules; where its times are a wall
+ * clock (a line's timestamp_ns * 1000 past int64), they are first counted
+ * from its earliest line's timestamp_ns, as TensorFlow's .trace counts them
+ * from the session's start (TF 2.3 and later save XSpaces so counted).
+ *
  * The truth (on standard error, or --truth FILE) is one "key value" line per
  * count: steps, ops, op_type TYPE N, launches, kernels, gpu_kernels GPU N,
  * tf_ops_events, memory_events, allocations, deallocations, peak ALLOCATOR
@@ -61,7 +88,9 @@ typedef Tensorflow__Profiler__XStat xstat;
 #define MAX_THREADS 256
 #define MAX_MEM 16
 #define MAX_STATS 24
-#define T0_NS INT64_C(1608569000000000000) /* a 2020 wall clock, as real files have */
+#define T0_DEFAULT INT64_C(1608569000000000000) /* a 2020 wall clock, as real files have */
+static int64_t t0_ns = T0_DEFAULT;		      /* --t0 */
+#define T0_NS t0_ns
 #define OP_GAP_NS 20000			   /* between the starts of two ops */
 #define MARGIN_NS 10000			   /* before the first op and after the last */
 #define STEP_GAP_NS 5000
@@ -94,7 +123,9 @@ struct cfg {
 	enum hostile hostile;
 	bool no_launches; /* --no-launches: host API tracing off (kernels, no launch events) */
 	const char *out, *truth;
-	const char *host; /* the XSpace's hostname ("": none written) */
+	const char *host;  /* the XSpace's hostname ("": none written) */
+	const char *trace; /* --trace: the same run as a .trace into this file */
+	const char *from;  /* --from-xspace: this XSpace, not a generated one */
 };
 
 /* What was generated, for the truth. */
@@ -586,7 +617,7 @@ static void host_op(struct host *h, int s, int k)
  * overflow) and events far out but representable (counted as far). */
 static void host_time_overflow(struct host *h)
 {
-	static const struct {
+	const struct {
 		int64_t ts, off, dur;
 		bool out;
 	} evs[] = {
@@ -967,7 +998,11 @@ static const char usage_text[] =
     "                   bad-bytes\n"
     "  --truth FILE     the truth into FILE, not standard error\n"
     "  --host NAME      the XSpace's hostname (default xspace-gen; '' writes none)\n"
-    "  -o FILE          the XSpace into FILE (default: standard output)\n";
+    "  -o FILE          the XSpace into FILE (default: standard output)\n"
+    "  --t0 NS          the lines' timestamp_ns (default 1608569000000000000)\n"
+    "  --trace FILE     also the same run as a TF 2.0 profiler .trace into FILE\n"
+    "  --from-xspace F  with --trace: the XSpace F as a .trace (times from its\n"
+    "                   earliest line), nothing generated\n";
 
 static _Noreturn void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -995,9 +1030,9 @@ static long long parse_num(const char *opt, const char *v, long long lo, long lo
 
 static void parse_args(int argc, char **argv, struct cfg *c)
 {
-	enum { O_HOSTILE = 256, O_TRUTH, O_NO_LAUNCHES, O_HOST, O_NUM };
+	enum { O_HOSTILE = 256, O_TRUTH, O_NO_LAUNCHES, O_HOST, O_TRACE, O_FROM, O_NUM };
 	long long steps = c->steps, ops = c->ops, gpus = c->gpus, threads = c->threads;
-	long long mem = c->mem, size = 0, seed = (long long)c->seed;
+	long long mem = c->mem, size = 0, seed = (long long)c->seed, t0 = t0_ns;
 	const struct {
 		struct option o;
 		long long *v, lo, hi;
@@ -1009,15 +1044,18 @@ static void parse_args(int argc, char **argv, struct cfg *c)
 	    {{"mem", required_argument, NULL, O_NUM + 4}, &mem, 0, MAX_MEM},
 	    {{"size", required_argument, NULL, O_NUM + 5}, &size, 1, 2000000000},
 	    {{"seed", required_argument, NULL, O_NUM + 6}, &seed, 0, INT64_MAX},
+	    {{"t0", required_argument, NULL, O_NUM + 7}, &t0, 0, T0_DEFAULT},
 	};
-	struct option opts[G_N_ELEMENTS(nums) + 6] = {
+	struct option opts[G_N_ELEMENTS(nums) + 8] = {
+	    {"trace", required_argument, NULL, O_TRACE},
+	    {"from-xspace", required_argument, NULL, O_FROM},
 	    {"host", required_argument, NULL, O_HOST},
 	    {"hostile", required_argument, NULL, O_HOSTILE},
 	    {"truth", required_argument, NULL, O_TRUTH},
 	    {"no-launches", no_argument, NULL, O_NO_LAUNCHES},
 	    {"help", no_argument, NULL, 'h'}};
 	for (size_t i = 0; i < G_N_ELEMENTS(nums); i++)
-		opts[5 + i] = nums[i].o;
+		opts[7 + i] = nums[i].o;
 	int o;
 	opterr = 0;
 	while ((o = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
@@ -1037,6 +1075,10 @@ static void parse_args(int argc, char **argv, struct cfg *c)
 			c->no_launches = true;
 		} else if (o == O_TRUTH) {
 			c->truth = optarg;
+		} else if (o == O_TRACE) {
+			c->trace = optarg;
+		} else if (o == O_FROM) {
+			c->from = optarg;
 		} else if (o == 'o') {
 			c->out = optarg;
 		} else if (o == 'h') {
@@ -1050,6 +1092,7 @@ static void parse_args(int argc, char **argv, struct cfg *c)
 		usage_error("unexpected argument '%s' (xspace-gen reads no input)", argv[optind]);
 	c->steps = (int)steps, c->ops = (int)ops, c->gpus = (int)gpus, c->threads = (int)threads;
 	c->mem = (int)mem, c->size = size, c->seed = (uint64_t)seed;
+	t0_ns = t0;
 }
 
 static int write_all(const char *path, const void *data, size_t len)
@@ -1064,6 +1107,219 @@ static int write_all(const char *path, const void *data, size_t len)
 	return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* --trace: the XSpace as TensorFlow renders it into a Trace           */
+
+typedef Tensorflow__Profiler__TraceEvent tevent;
+
+static const char *md_name_of(const Tensorflow__Profiler__XPlane *p, int64_t id, bool event,
+			      const char **display)
+{
+	*display = NULL;
+	if (event) {
+		for (size_t i = 0; i < p->n_event_metadata; i++)
+			if (p->event_metadata[i]->key == id && p->event_metadata[i]->value) {
+				const char *d = p->event_metadata[i]->value->display_name;
+				*display = d != NULL && d[0] ? d : NULL;
+				return p->event_metadata[i]->value->name;
+			}
+		return NULL;
+	}
+	for (size_t i = 0; i < p->n_stat_metadata; i++)
+		if (p->stat_metadata[i]->key == id && p->stat_metadata[i]->value)
+			return p->stat_metadata[i]->value->name;
+	return NULL;
+}
+
+/* A stat's value as TensorFlow's XStatVisitor::ToString writes it; NULL:
+ * no value, or bytes (left out). */
+static char *stat_text(const Tensorflow__Profiler__XPlane *p, const xstat *s)
+{
+	const char *ignored;
+	switch (s->value_case) {
+	case TENSORFLOW__PROFILER__XSTAT__VALUE_INT64_VALUE:
+		return g_strdup_printf("%" PRId64, s->int64_value);
+	case TENSORFLOW__PROFILER__XSTAT__VALUE_UINT64_VALUE:
+		return g_strdup_printf("%" PRIu64, s->uint64_value);
+	case TENSORFLOW__PROFILER__XSTAT__VALUE_DOUBLE_VALUE:
+		return g_strdup_printf("%.17g", s->double_value);
+	case TENSORFLOW__PROFILER__XSTAT__VALUE_STR_VALUE:
+		return g_strdup(s->str_value);
+	case TENSORFLOW__PROFILER__XSTAT__VALUE_REF_VALUE: {
+		const char *n = md_name_of(p, (int64_t)s->ref_value, false, &ignored);
+		return g_strdup(n != NULL ? n : "");
+	}
+	default:
+		return NULL;
+	}
+}
+
+#define FIRST_DEVICE_ID 1
+#define HOST_THREADS_DEVICE_ID 501
+
+/* A line's resource id and name, as TF's XLineVisitor gives them. */
+static uint32_t line_display_id(const Tensorflow__Profiler__XLine *l)
+{
+	return (uint32_t)(l->display_id != 0 ? l->display_id : l->id);
+}
+
+static const char *line_display_name(const Tensorflow__Profiler__XLine *l)
+{
+	return l->display_name != NULL && l->display_name[0] ? l->display_name : l->name;
+}
+
+/* The device id of a plane, or -1 for one TF does not write. */
+static int64_t plane_device_id(const Tensorflow__Profiler__XPlane *p)
+{
+	if (strcmp(p->name, "/host:CPU") == 0)
+		return HOST_THREADS_DEVICE_ID;
+	if (g_str_has_prefix(p->name, "/device:GPU:"))
+		return FIRST_DEVICE_ID + (int64_t)(uint32_t)p->id;
+	return -1;
+}
+
+static void put_trace_event(GByteArray *o, const Tensorflow__Profiler__XPlane *p,
+			    const Tensorflow__Profiler__XLine *l, const xevent *e)
+{
+	const char *display, *ignored;
+	const char *name = md_name_of(p, e->metadata_id, true, &display);
+	size_t n_args = e->n_stats + 1;
+	Tensorflow__Profiler__TraceEvent__ArgsEntry *args = g_new0(
+	    Tensorflow__Profiler__TraceEvent__ArgsEntry, n_args);
+	Tensorflow__Profiler__TraceEvent__ArgsEntry **argp = g_new0(
+	    Tensorflow__Profiler__TraceEvent__ArgsEntry *, n_args);
+	tevent te = TENSORFLOW__PROFILER__TRACE_EVENT__INIT;
+	te.device_id = (uint32_t)plane_device_id(p);
+	te.resource_id = line_display_id(l);
+	te.name = (char *)(display != NULL ? display : name != NULL ? name : "");
+	int64_t ts = l->timestamp_ns * 1000 + e->offset_ps;
+	te.timestamp_ps = (uint64_t)ts;
+	te.duration_ps = (uint64_t)e->duration_ps;
+	te.args = argp;
+	GPtrArray *texts = g_ptr_array_new_with_free_func(g_free);
+	if (display != NULL) {
+		Tensorflow__Profiler__TraceEvent__ArgsEntry init =
+		    TENSORFLOW__PROFILER__TRACE_EVENT__ARGS_ENTRY__INIT;
+		args[te.n_args] = init;
+		args[te.n_args].key = "long_name";
+		args[te.n_args].value = (char *)(name != NULL ? name : "");
+		argp[te.n_args] = &args[te.n_args];
+		te.n_args++;
+	}
+	for (size_t k = 0; k < e->n_stats; k++) {
+		char *v = stat_text(p, e->stats[k]);
+		if (v == NULL)
+			continue;
+		g_ptr_array_add(texts, v);
+		const char *key = md_name_of(p, e->stats[k]->metadata_id, false, &ignored);
+		if (key != NULL && strcmp(key, "step_name") == 0)
+			te.name = v;
+		Tensorflow__Profiler__TraceEvent__ArgsEntry init =
+		    TENSORFLOW__PROFILER__TRACE_EVENT__ARGS_ENTRY__INIT;
+		args[te.n_args] = init;
+		args[te.n_args].key = (char *)(key != NULL ? key : "");
+		args[te.n_args].value = v;
+		argp[te.n_args] = &args[te.n_args];
+		te.n_args++;
+	}
+	put_msg(o, 4, &te.base);
+	g_ptr_array_free(texts, TRUE);
+	g_free(args);
+	g_free(argp);
+}
+
+static int write_trace(const char *path, const GByteArray *xspace, bool from_zero)
+{
+	Tensorflow__Profiler__XSpace *xs = (Tensorflow__Profiler__XSpace *)protobuf_c_message_unpack(
+	    &tensorflow__profiler__xspace__descriptor, NULL, xspace->len, xspace->data);
+	if (xs == NULL) {
+		fprintf(stderr, "xspace-gen: --trace: the XSpace written does not decode\n");
+		return 1;
+	}
+	if (from_zero) { /* a wall clock: every line's time from the earliest line's */
+		int64_t origin = INT64_MAX, last = INT64_MIN;
+		for (size_t p = 0; p < xs->n_planes; p++)
+			for (size_t l = 0; l < xs->planes[p]->n_lines; l++) {
+				int64_t t = xs->planes[p]->lines[l]->timestamp_ns;
+				origin = t < origin ? t : origin;
+				last = t > last ? t : last;
+			}
+		if (origin >= 0 && last <= INT64_MAX / 1000)
+			origin = 0;
+		for (size_t p = 0; p < xs->n_planes; p++)
+			for (size_t l = 0; l < xs->planes[p]->n_lines; l++)
+				xs->planes[p]->lines[l]->timestamp_ns -= origin;
+	}
+	/* the host plane first, then the GPUs' in their order */
+	size_t *order = g_new(size_t, xs->n_planes + 1), n_order = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t p = 0; p < xs->n_planes; p++) {
+			int64_t id = plane_device_id(xs->planes[p]);
+			if (id >= 0 && (id == HOST_THREADS_DEVICE_ID) == (pass == 0))
+				order[n_order++] = p;
+		}
+	GByteArray *o = g_byte_array_new();
+	for (size_t k = 0; k < n_order; k++) {
+		const Tensorflow__Profiler__XPlane *pl = xs->planes[order[k]];
+		Tensorflow__Profiler__Device dev = TENSORFLOW__PROFILER__DEVICE__INIT;
+		dev.name = pl->name;
+		dev.device_id = (uint32_t)plane_device_id(pl);
+		dev.n_resources = pl->n_lines;
+		dev.resources = g_new0(Tensorflow__Profiler__Device__ResourcesEntry *, pl->n_lines + 1);
+		Tensorflow__Profiler__Device__ResourcesEntry *re =
+		    g_new0(Tensorflow__Profiler__Device__ResourcesEntry, pl->n_lines + 1);
+		Tensorflow__Profiler__Resource *res =
+		    g_new0(Tensorflow__Profiler__Resource, pl->n_lines + 1);
+		for (size_t l = 0; l < pl->n_lines; l++) {
+			Tensorflow__Profiler__Device__ResourcesEntry ei =
+			    TENSORFLOW__PROFILER__DEVICE__RESOURCES_ENTRY__INIT;
+			Tensorflow__Profiler__Resource ri = TENSORFLOW__PROFILER__RESOURCE__INIT;
+			res[l] = ri;
+			res[l].name = (char *)line_display_name(pl->lines[l]);
+			res[l].resource_id = line_display_id(pl->lines[l]);
+			re[l] = ei;
+			re[l].key = res[l].resource_id;
+			re[l].value = &res[l];
+			dev.resources[l] = &re[l];
+		}
+		Tensorflow__Profiler__Trace__DevicesEntry de =
+		    TENSORFLOW__PROFILER__TRACE__DEVICES_ENTRY__INIT;
+		de.key = dev.device_id;
+		de.value = &dev;
+		put_msg(o, 1, &de.base);
+		g_free(dev.resources);
+		g_free(re);
+		g_free(res);
+	}
+	int rc = 0;
+	for (size_t k = 0; k < n_order && rc == 0; k++) {
+		const Tensorflow__Profiler__XPlane *pl = xs->planes[order[k]];
+		for (size_t l = 0; l < pl->n_lines && rc == 0; l++) {
+			const Tensorflow__Profiler__XLine *ln = pl->lines[l];
+			for (size_t e = 0; e < ln->n_events; e++) {
+				const xevent *ev = ln->events[e];
+				int64_t ps;
+				if (ln->timestamp_ns < 0 || ln->timestamp_ns > INT64_MAX / 1000 ||
+				    __builtin_add_overflow(ln->timestamp_ns * 1000, ev->offset_ps,
+							   &ps) ||
+				    ps < 0) {
+					fprintf(stderr, "xspace-gen: --trace: an event's time does "
+							"not fit uint64 picoseconds (see --t0)\n");
+					rc = 1;
+					break;
+				}
+				put_trace_event(o, pl, ln, ev);
+			}
+		}
+	}
+	g_free(order);
+	protobuf_c_message_free_unpacked(&xs->base, NULL);
+	if (rc == 0)
+		rc = write_all(path, o->data, o->len);
+	g_byte_array_free(o, TRUE);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct cfg c = {.seed = 1,
@@ -1074,6 +1330,22 @@ int main(int argc, char **argv)
 			.mem = 1,
 			.host = "xspace-gen"};
 	parse_args(argc, argv, &c);
+	if (c.from != NULL) {
+		gchar *bytes = NULL;
+		gsize n = 0;
+		GError *gerr = NULL;
+		if (c.trace == NULL)
+			usage_error("--from-xspace wants --trace FILE");
+		if (!g_file_get_contents(c.from, &bytes, &n, &gerr)) {
+			fprintf(stderr, "xspace-gen: cannot read %s: %s\n", c.from, gerr->message);
+			g_error_free(gerr);
+			return 1;
+		}
+		GByteArray *x = g_byte_array_new_take((guint8 *)bytes, n);
+		int rc = write_trace(c.trace, x, true);
+		g_byte_array_free(x, TRUE);
+		return rc;
+	}
 	if (c.size > 0)
 		c.ops = ops_for_size(&c);
 	if (c.threads > c.ops)
@@ -1091,6 +1363,8 @@ int main(int argc, char **argv)
 		file = generate(&c, &tr);
 	}
 	int rc = write_all(c.out, file->data, file->len);
+	if (rc == 0 && c.trace != NULL)
+		rc = write_trace(c.trace, file, false);
 	g_byte_array_free(file, TRUE);
 	if (rc != 0)
 		return rc;

@@ -46,7 +46,7 @@ static void test_names(void **state)
 	assert_string_equal(tl_format_names(), "auto, runmeta, runmeta-text, stepstats, "
 					       "stepstats-text, graphdef, graphdef-text, "
 					       "tfrecord, chrome, xspace, runmeta-json, "
-					       "stepstats-json, graphdef-json");
+					       "stepstats-json, graphdef-json, tf2-trace");
 	static const struct {
 		const char *name;
 		tl_format f;
@@ -60,6 +60,9 @@ static void test_names(void **state)
 		assert_string_equal(tl_format_name(g), json[i].name);
 	}
 	tl_format f = TL_FORMAT_CHROME;
+	assert_int_equal(tl_format_parse("tf2-trace", &f), 0);
+	assert_int_equal(f, TL_FORMAT_TF2TRACE);
+	f = TL_FORMAT_CHROME;
 	assert_int_equal(tl_format_parse("json", &f), -1);
 	assert_int_equal(tl_format_parse("", &f), -1);
 	assert_int_equal(tl_format_parse("binary-proto", &f), -1);
@@ -285,8 +288,9 @@ static void test_neighbours(void **state)
 	GByteArray *t = build_trace(3);
 	assert_true(neighbour(t->data, t->len, &err));
 	assert_string_equal(err.msg, "a TF 2.0 profiler trace (tensorflow.profiler.Trace, a .trace "
-				     "file), which tftrace does not read yet; TensorBoard's "
-				     "profile plugin reads it");
+				     "file)");
+	assert_true(tl_format_is_tf2trace(t->data, t->len));
+	assert_false(tl_format_is_xspace(t->data, t->len));
 	g_byte_array_unref(t);
 
 	char *path = g_build_filename(td_data_dir(), "real",

@@ -89,6 +89,21 @@ static void test_describe(void **state)
 			    "pass the files, not the folder");
 	g_free(prof);
 
+	/* a .trace is read where its run folder holds no XSpace, as
+	 * TensorBoard's profile plugin reads it; beside one, it is left out */
+	g_free(make_file("tr/plugins/profile/r1/h.trace", "x"));
+	g_free(make_file("tr/plugins/profile/r2/h.trace", "x"));
+	g_free(make_file("tr/plugins/profile/r2/h.xplane.pb", "x"));
+	g_free(make_file("tr/plugins/profile/r2/sub/g.trace", "x"));
+	char *tr = sub("tr");
+	assert_int_equal(tl_logdir_events(tr, &files, &err), 0);
+	assert_int_equal(files->len, 3);
+	assert_true(g_str_has_suffix(g_ptr_array_index(files, 0), "/r1/h.trace"));
+	assert_true(g_str_has_suffix(g_ptr_array_index(files, 1), "/r2/h.xplane.pb"));
+	assert_true(g_str_has_suffix(g_ptr_array_index(files, 2), "/r2/sub/g.trace"));
+	g_ptr_array_free(files, TRUE);
+	g_free(tr);
+
 	/* an XSpace alone is a run to read */
 	g_free(make_file("xonly/h.xplane.pb", "x"));
 	char *xonly = sub("xonly");
@@ -121,7 +136,7 @@ static void test_no_runs(void **state)
 	assert_string_equal(err.msg, "a TensorBoard log folder whose 1 events file holds no run "
 				     "metadata (tagged_run_metadata, what "
 				     "FileWriter.add_run_metadata writes); it also holds 1 *.trace "
-				     "(TF 2.0 profiler traces, not read yet)");
+				     "(TF 2.0 profiler traces)");
 	assert_int_equal(tl_logdir_no_runs(dir, 3, &err), -1);
 	assert_non_null(strstr(err.msg, "whose 3 events files hold no run metadata"));
 	g_free(dir);
