@@ -222,7 +222,7 @@ static int write_memory(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_
 
 int main(int argc, char **argv)
 {
-	struct job job = {.cli = {.prog = "trace-memory", .usage = usage, .needs = TL_NEEDS_TIMELINE},
+	struct job job = {.cli = {.prog = "trace-memory", .usage = usage, .needs = TL_NEEDS_MEMORY},
 			  .ops = true,
 			  .flows = true,
 			  .plot = -1,

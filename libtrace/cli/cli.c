@@ -286,9 +286,11 @@ int tl_cli_holds(const tl_cli *cli, const tl_source *src, bool steps, bool graph
 					    : "",
 				    readers(steps, graphs));
 	case TL_NEEDS_TIMELINE:
+	case TL_NEEDS_MEMORY:
 		if (steps)
 			return 0;
-		return tl_error_set(err, "this is %s, which records no timeline (%s%s)", kind,
+		return tl_error_set(err, "this is %s, which records no %s (%s%s)", kind,
+				    cli->needs == TL_NEEDS_MEMORY ? "memory" : "timeline",
 				    runmeta ? "no step_stats: capture with RunOptions(trace_level="
 					      "FULL_TRACE); "
 					    : "",

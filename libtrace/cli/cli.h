@@ -37,7 +37,8 @@ enum { TL_EXIT_OK = 0, TL_EXIT_INPUT = 1, TL_EXIT_USAGE = 2 };
  * (tl_cli_holds). */
 typedef enum tl_cli_needs {
 	TL_NEEDS_RUN = 0,  /* a timeline or a graph: trace-summarize, trace-report */
-	TL_NEEDS_TIMELINE, /* a timeline (step_stats): trace-dataflow, trace-memory, trace-merge */
+	TL_NEEDS_TIMELINE, /* a timeline (step_stats): trace-dataflow, trace-merge */
+	TL_NEEDS_MEMORY,   /* the same, whose memory records trace-memory reads */
 	TL_NEEDS_GRAPH,	   /* a graph (partition_graphs, a GraphDef): graph-render */
 } tl_cli_needs;
 
