@@ -9,6 +9,7 @@
 #include "io/chrome_reader.h"
 #include "io/format.h"
 #include "io/kineto_memory.h"
+#include "io/tf2names.h"
 
 #include <glib.h>
 #include <jansson.h>
@@ -29,6 +30,7 @@ typedef struct cslice {
 	int64_t start, end;
 	uint32_t thread;
 	uint8_t role;
+	bool catless; /* no cat: a TF2 trace viewer event, told by its thread */
 	bool has_corr;
 	int64_t corr;
 	const char *name;   /* the event's name (arena) */
@@ -59,7 +61,8 @@ typedef struct counts {
 typedef struct creader {
 	tl_arena *arena;
 	tl_chrome_ids ids;
-	cplace *place; /* per thread of ids, made when the devices are decided */
+	cplace *place; /* per slot (slot_of), made when the devices are decided */
+	long *kstream; /* per thread of ids: its Kineto GPU stream, or -1 */
 	GArray *slices, *flows;
 	GHashTable *open_b; /* thread index + 1 -> GArray of cslice (a B stack) */
 	GString *buf, *buf2;
@@ -87,33 +90,15 @@ static void read_meta(creader *c, const tl_chrome_in_event *ev)
 		c->tf1 = true;
 }
 
-/* "dense/MatMul:MatMul": a TF op as TF2's TraceMe names it. */
-static bool is_tf_op(const char *name, size_t n)
-{
-	const char *colon = NULL;
-	for (size_t i = 0; i < n; i++)
-		if (name[i] == ':')
-			colon = name + i;
-	if (colon == NULL || colon == name || colon + 1 == name + n || colon[-1] == ':')
-		return false;
-	for (const char *p = colon + 1; p < name + n; p++)
-		if (!g_ascii_isalnum(*p) && *p != '_')
-			return false;
-	return true;
-}
-
 /* node and op of a "node:Op" text (up to a '#', as TF2's annotations). */
 static bool split_tf_op(creader *c, const char *s, cslice *x)
 {
-	if (s == NULL)
+	size_t node_len, op_len;
+	const char *op;
+	if (!tl_tf2_split_tf_op(s, &node_len, &op, &op_len))
 		return false;
-	const char *hash = strchr(s, '#');
-	size_t n = hash != NULL ? (size_t)(hash - s) : strlen(s);
-	if (!is_tf_op(s, n))
-		return false;
-	const char *colon = memrchr(s, ':', n);
-	x->node = tl_arena_strndup(c->arena, s, (size_t)(colon - s));
-	x->op = tl_arena_strndup(c->arena, colon + 1, n - (size_t)(colon + 1 - s));
+	x->node = tl_arena_strndup(c->arena, s, node_len);
+	x->op = tl_arena_strndup(c->arena, op, op_len);
 	return true;
 }
 
@@ -122,13 +107,15 @@ static bool args_mention(const tl_chrome_in_event *ev, const char *quoted)
 	return g_strstr_len(ev->raw + ev->args.off, (gssize)ev->args.len, quoted) != NULL;
 }
 
-/* What timeline.py's args (name, op, input0..) and TF2's (long_name,
- * annotation) say of a slice. */
+/* What timeline.py's args (name, op, input0..) and TF2's (tf_op, long_name,
+ * annotation: the first that is "node:Op", as the XSpace reader takes the
+ * tf_op stat first) say of a slice. */
 static void read_args(creader *c, const tl_chrome_in_event *ev, cslice *x)
 {
 	if (ev->args.len == 0 ||
 	    !(args_mention(ev, "\"name\"") || args_mention(ev, "\"op\"") ||
-	      args_mention(ev, "\"long_name\"") || args_mention(ev, "\"annotation\"")))
+	      args_mention(ev, "\"long_name\"") || args_mention(ev, "\"annotation\"") ||
+	      args_mention(ev, "\"" TL_TF2_STAT_TF_OP "\"")))
 		return;
 	json_t *a = args_of(ev);
 	if (!json_is_object(a)) {
@@ -154,7 +141,8 @@ static void read_args(creader *c, const tl_chrome_in_event *ev, cslice *x)
 		if (in->len > 0)
 			x->inputs = tl_arena_strndup(c->arena, in->str, in->len);
 		g_string_free(in, TRUE);
-	} else if (!split_tf_op(c, json_string_value(json_object_get(a, "long_name")), x)) {
+	} else if (!split_tf_op(c, json_string_value(json_object_get(a, TL_TF2_STAT_TF_OP)), x) &&
+		   !split_tf_op(c, json_string_value(json_object_get(a, "long_name")), x)) {
 		split_tf_op(c, json_string_value(json_object_get(a, "annotation")), x);
 	}
 	json_decref(a);
@@ -182,16 +170,14 @@ static uint8_t role_of(const tl_chrome_in_event *ev, GString *buf)
 {
 	if (ev->cat.len == 0)
 		return R_NONE;
-	const char *cat = tl_chrome_reader_span_text(ev, ev->cat, buf);
-	static const char *const device[] = {"kernel", "gpu_memcpy", "gpu_memset", "memcpy",
-					     "memset"};
-	for (size_t i = 0; i < G_N_ELEMENTS(device); i++)
-		if (g_ascii_strcasecmp(cat, device[i]) == 0)
-			return R_DEVICE;
-	if (g_str_has_suffix(cat, "_runtime") || g_str_has_suffix(cat, "_driver") ||
-	    strcmp(cat, "Runtime") == 0)
+	switch (tl_kineto_cat_of(tl_chrome_reader_span_text(ev, ev->cat, buf))) {
+	case TL_KINETO_DEVICE:
+		return R_DEVICE;
+	case TL_KINETO_LAUNCH:
 		return R_LAUNCH;
-	return R_NONE;
+	default:
+		return R_NONE;
+	}
 }
 
 /* The slice an X or B event opens (times unset). */
@@ -201,10 +187,14 @@ static cslice slice_of_event(creader *c, const tl_chrome_in_event *ev)
 	x.name = tl_arena_strdup(
 	    c->arena, ev->name.len ? tl_chrome_reader_span_text(ev, ev->name, c->buf) : "unknown");
 	x.role = role_of(ev, c->buf);
+	x.catless = ev->cat.len == 0;
 	if (ev->args.len > 0) {
 		read_args(c, ev, &x);
-		if (x.role != R_NONE)
-			x.has_corr = tl_chrome_reader_args_int(ev, "\"correlation\"", &x.corr);
+		/* a role from the cat (Kineto), or none yet: TF2's events have
+		 * no cat, their thread tells (link_correlations) */
+		if (x.role != R_NONE || x.catless)
+			x.has_corr = tl_names_args_correlation(ev->raw + ev->args.off,
+							       ev->args.len, &x.corr);
 	}
 	return x;
 }
@@ -312,35 +302,57 @@ static void read_event(creader *c, const tl_chrome_in_event *ev)
 
 /* ---- devices ---------------------------------------------------------- */
 
-/* "Stream #7(Compute)" -> 7 */
-static bool stream_number(const char *name, long *n)
+/* A Kineto GPU's stream of each thread (-1: none): its device slices go to
+ * a stream device of their own, as a RunMetadata's /device:GPU:0/stream:N,
+ * the rest of the thread (syncs, annotations) staying where it was. */
+static void find_kineto_streams(creader *c)
 {
-	if (name == NULL || !g_str_has_prefix(name, "Stream #"))
-		return false;
-	char *end = NULL;
-	*n = strtol(name + 8, &end, 10);
-	return end != name + 8;
+	guint n = c->ids.threads->len;
+	c->kstream = g_new(long, n + 1);
+	for (guint i = 0; i < n; i++) {
+		const tl_chrome_thread *th = g_ptr_array_index(c->ids.threads, i);
+		const tl_chrome_proc *p = g_ptr_array_index(c->ids.procs, th->proc);
+		unsigned gpu;
+		long stream;
+		bool tf2 = p->name != NULL && g_str_has_prefix(p->name, "/device:");
+		c->kstream[i] = !p->tf1 && !tf2 && tl_kineto_gpu_process(p->labels, p->name, &gpu) &&
+					tl_kineto_stream_thread(th->tid, th->name, &stream)
+				    ? stream
+				    : -1;
+	}
 }
 
-/* The device name of a thread (before two processes of one name are told
- * apart). */
-static char *device_name(const tl_chrome_proc *p, const tl_chrome_thread *t)
+/* Where a slice is placed: its thread's slot, or, for a Kineto device
+ * slice on a stream, the slot of that stream's device. */
+static uint32_t slot_of(const creader *c, const cslice *x)
 {
+	return 2 * x->thread + (x->role == R_DEVICE && c->kstream[x->thread] >= 0);
+}
+
+/* The device name of a slot (before two processes of one name are told
+ * apart). */
+static char *device_name(const creader *c, uint32_t slot)
+{
+	const tl_chrome_thread *t = g_ptr_array_index(c->ids.threads, slot / 2);
+	const tl_chrome_proc *p = g_ptr_array_index(c->ids.procs, t->proc);
 	const char *pn = p->name;
 	if (pn != NULL && p->tf1) /* " Compute" cut already */
 		return g_strdup(pn);
 	if (pn != NULL && g_str_has_prefix(pn, "/device:")) {
 		long stream;
-		if (stream_number(t->name, &stream))
+		if (tl_tf2_stream_line(t->name, &stream))
 			return g_strdup_printf("%s/stream:%ld", pn, stream);
 		if (t->name != NULL && t->name[0] != '\0')
 			return g_strdup_printf("%s/%s", pn, t->name);
 		return g_strdup_printf("%s/tid %s", pn, t->tid);
 	}
 	unsigned gpu;
-	char rest;
-	if (p->labels != NULL && sscanf(p->labels, "GPU %u%c", &gpu, &rest) == 1)
+	if (tl_kineto_gpu_process(p->labels, pn, &gpu)) {
+		if (slot % 2 == 1)
+			return g_strdup_printf("/device:GPU:%u/stream:%ld", gpu,
+					       c->kstream[slot / 2]);
 		return g_strdup_printf("/device:GPU:%u", gpu);
+	}
 	if (p->labels != NULL && strcmp(p->labels, "CPU") == 0)
 		return g_strdup("/host:CPU");
 	if (pn != NULL && pn[0] != '\0')
@@ -354,21 +366,23 @@ static bool is_tracer_name(const char *n)
 	       g_str_has_suffix(n, "/sync");
 }
 
-/* Each thread that holds a slice to its device, devices in order of their
+/* Each slot that holds a slice to its device, devices in order of their
  * first slice; a name two processes share gets " (pid N)" on the later. */
 static GArray *place_threads(creader *c)
 {
 	GArray *devs = g_array_new(FALSE, FALSE, sizeof(cdev));
 	GHashTable *by_name = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	GHashTable *owner = g_hash_table_new(g_str_hash, g_str_equal); /* name -> its process */
-	c->place = g_new0(cplace, c->ids.threads->len + 1);
+	find_kineto_streams(c);
+	c->place = g_new0(cplace, 2 * (size_t)c->ids.threads->len + 1);
 	for (guint i = 0; i < c->slices->len; i++) {
 		cslice *x = &g_array_index(c->slices, cslice, i);
-		cplace *t = &c->place[x->thread];
+		uint32_t slot = slot_of(c, x);
+		cplace *t = &c->place[slot];
 		if (!t->placed) {
 			const tl_chrome_thread *th = g_ptr_array_index(c->ids.threads, x->thread);
 			const tl_chrome_proc *p = g_ptr_array_index(c->ids.procs, th->proc);
-			char *name = device_name(p, th);
+			char *name = device_name(c, slot);
 			const tl_chrome_proc *own = g_hash_table_lookup(owner, name);
 			if (own != NULL && own != p) {
 				char *n2 = g_strdup_printf("%s (pid %s)", name, p->pid);
@@ -408,7 +422,7 @@ static void fill_exec(creader *c, const cslice *x, const cdev *d, Tensorflow__No
 	ns->all_end_rel_micros = x->end / 1000 - ns->all_start_micros;
 	ns->op_end_rel_nanos = ns->all_end_rel_nanos;
 	ns->op_end_rel_micros = ns->all_end_rel_micros;
-	ns->thread_id = c->place[x->thread].id;
+	ns->thread_id = c->place[slot_of(c, x)].id;
 	const char *node = x->node != NULL ? x->node : x->name;
 	const char *op = x->op != NULL ? x->op : x->name;
 	if (d->tracer) {
@@ -428,11 +442,11 @@ static void fill_exec(creader *c, const cslice *x, const cdev *d, Tensorflow__No
 	g_free(label);
 }
 
-static void name_threads(creader *c, const GArray *devs, Tensorflow__DeviceStepStats **ds)
+static void name_threads(creader *c, Tensorflow__DeviceStepStats **ds)
 {
-	for (guint i = 0; i < c->ids.threads->len; i++) {
-		const tl_chrome_thread *th = g_ptr_array_index(c->ids.threads, i);
-		const cplace *t = &c->place[i];
+	for (guint slot = 0; slot < 2 * c->ids.threads->len; slot++) {
+		const tl_chrome_thread *th = g_ptr_array_index(c->ids.threads, slot / 2);
+		const cplace *t = &c->place[slot];
 		if (!t->placed)
 			continue;
 		Tensorflow__DeviceStepStats *d = ds[t->dev];
@@ -447,7 +461,6 @@ static void name_threads(creader *c, const GArray *devs, Tensorflow__DeviceStepS
 		g_free(n);
 		d->thread_names[d->n_thread_names++] = e;
 	}
-	(void)devs;
 }
 
 /* The run's records: recs[i] is slice i's. */
@@ -474,13 +487,13 @@ static Tensorflow__RunMetadata *build_meta(creader *c, const GArray *devs,
 	}
 	for (guint i = 0; i < c->slices->len; i++) {
 		const cslice *x = &g_array_index(c->slices, cslice, i);
-		const cplace *t = &c->place[x->thread];
+		const cplace *t = &c->place[slot_of(c, x)];
 		Tensorflow__DeviceStepStats *ds = ss->dev_stats[t->dev];
 		Tensorflow__NodeExecStats *ns = &recs[i];
 		fill_exec(c, x, &g_array_index(devs, cdev, t->dev), ns);
 		ds->node_stats[ds->n_node_stats++] = ns;
 	}
-	name_threads(c, devs, ss->dev_stats);
+	name_threads(c, ss->dev_stats);
 	return meta;
 }
 
@@ -499,14 +512,39 @@ static void link_add(linker *l, uint32_t rec, uint32_t launcher)
 	g_array_append_vals(l->pairs, pair, 2);
 }
 
-/* Kineto: a device slice to the runtime call of its correlation id (the
- * first in the file where several carry it). */
+/* What each thread is to correlation ids in a TF2 trace viewer file, whose
+ * events have no cat: 1 a host thread (a "/host:..." process: launches),
+ * 2 a GPU stream ("Stream #N" of a "/device:..." process: kernels and
+ * copies), 0 neither. */
+static uint8_t *tf2_corr_sides(const creader *c)
+{
+	guint n = c->ids.threads->len;
+	uint8_t *side = g_new0(uint8_t, n + 1);
+	for (guint i = 0; i < n; i++) {
+		const tl_chrome_thread *th = g_ptr_array_index(c->ids.threads, i);
+		const tl_chrome_proc *p = g_ptr_array_index(c->ids.procs, th->proc);
+		long stream;
+		if (p->name == NULL || p->tf1)
+			continue;
+		if (g_str_has_prefix(p->name, "/host:"))
+			side[i] = 1;
+		else if (g_str_has_prefix(p->name, "/device:") &&
+			 tl_tf2_stream_line(th->name, &stream))
+			side[i] = 2;
+	}
+	return side;
+}
+
+/* A device slice to the launch of its correlation id (the first in the
+ * file where several carry it): Kineto's runtime call (by cat), or TF2's
+ * host event (by thread). */
 static void link_correlations(creader *c, linker *l)
 {
 	GHashTable *launch = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+	uint8_t *side = tf2_corr_sides(c);
 	for (guint i = 0; i < c->slices->len; i++) {
 		const cslice *x = &g_array_index(c->slices, cslice, i);
-		if (x->role != R_LAUNCH || !x->has_corr)
+		if (!x->has_corr || !(x->role == R_LAUNCH || (x->catless && side[x->thread] == 1)))
 			continue;
 		if (g_hash_table_contains(launch, &x->corr))
 			continue;
@@ -516,12 +554,13 @@ static void link_correlations(creader *c, linker *l)
 	}
 	for (guint i = 0; i < c->slices->len; i++) {
 		const cslice *x = &g_array_index(c->slices, cslice, i);
-		if (x->role != R_DEVICE || !x->has_corr)
+		if (!x->has_corr || !(x->role == R_DEVICE || (x->catless && side[x->thread] == 2)))
 			continue;
 		gpointer hit = g_hash_table_lookup(launch, &x->corr);
 		if (hit != NULL)
 			link_add(l, i, GPOINTER_TO_UINT(hit) - 1);
 	}
+	g_free(side);
 	g_hash_table_destroy(launch);
 }
 
@@ -605,6 +644,23 @@ static void link_flows(creader *c, linker *l)
 	g_free(by);
 }
 
+/* Per slice, whether its record is named whole (io/links.h): a Kineto
+ * kernel or copy on a stream names no TF op, and its C++ name is no
+ * "node:Op"; NULL where none is. */
+static const uint8_t *whole_names(const creader *c)
+{
+	uint8_t *whole = NULL;
+	for (guint i = 0; i < c->slices->len; i++) {
+		const cslice *x = &g_array_index(c->slices, cslice, i);
+		if (slot_of(c, x) % 2 == 0 || x->op != NULL)
+			continue;
+		if (whole == NULL)
+			whole = tl_arena_zalloc(c->arena, c->slices->len);
+		whole[i] = 1;
+	}
+	return whole;
+}
+
 /* ---- the whole -------------------------------------------------------- */
 
 static int warn_counts(const char *input, const counts *k, tl_error *err)
@@ -630,6 +686,7 @@ static void creader_free(creader *c)
 {
 	tl_chrome_ids_free(&c->ids);
 	g_free(c->place);
+	g_free(c->kstream);
 	g_array_free(c->slices, TRUE);
 	for (guint i = 0; i < c->flows->len; i++)
 		g_free(g_array_index(c->flows, cflow, i).key);
@@ -714,8 +771,11 @@ int tl_chrome_run_read(const uint8_t *data, size_t len, const char *name, tl_are
 	uint32_t *pairs = tl_arena_alloc(arena, ((size_t)l.pairs->len + 1) * sizeof *pairs);
 	if (l.pairs->len > 0)
 		memcpy(pairs, l.pairs->data, l.pairs->len * sizeof *pairs);
-	out->links = (tl_links){
-	    .recs = recs, .n_recs = c.slices->len, .pairs = pairs, .n = l.pairs->len / 2};
+	out->links = (tl_links){.recs = recs,
+				.n_recs = c.slices->len,
+				.pairs = pairs,
+				.n = l.pairs->len / 2,
+				.whole = whole_names(&c)};
 	g_array_free(l.pairs, TRUE);
 	g_hash_table_destroy(l.has);
 	g_array_free(devs, TRUE);
