@@ -193,8 +193,8 @@ static cslice slice_of_event(creader *c, const tl_chrome_in_event *ev)
 		/* a role from the cat (Kineto), or none yet: TF2's events have
 		 * no cat, their thread tells (link_correlations) */
 		if (x.role != R_NONE || x.catless)
-			x.has_corr = tl_names_args_correlation(ev->raw + ev->args.off,
-							       ev->args.len, &x.corr);
+			x.has_corr = tl_names_args_correlation(ev->raw + ev->args.off, ev->args.len,
+							       &x.corr);
 	}
 	return x;
 }
@@ -315,7 +315,8 @@ static void find_kineto_streams(creader *c)
 		unsigned gpu;
 		long stream;
 		bool tf2 = p->name != NULL && g_str_has_prefix(p->name, "/device:");
-		c->kstream[i] = !p->tf1 && !tf2 && tl_kineto_gpu_process(p->labels, p->name, &gpu) &&
+		c->kstream[i] = !p->tf1 && !tf2 &&
+					tl_kineto_gpu_process(p->labels, p->name, &gpu) &&
 					tl_kineto_stream_thread(th->tid, th->name, &stream)
 				    ? stream
 				    : -1;

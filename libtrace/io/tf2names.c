@@ -134,9 +134,16 @@ bool tl_names_args_correlation(const char *args, size_t len, int64_t *out)
 	static const char *const keys[] = {"\"correlation\"", "\"correlation_id\""};
 	const char *end = args + len;
 	for (size_t i = 0; i < G_N_ELEMENTS(keys); i++) {
-		const char *p = g_strstr_len(args, (gssize)len, keys[i]);
-		if (p != NULL && int_after(p + strlen(keys[i]), end, out))
-			return true;
+		size_t kl = strlen(keys[i]);
+		/* the key, not a string value that spells it */
+		for (const char *p = args; p < end;) {
+			const char *hit = g_strstr_len(p, (gssize)(end - p), keys[i]);
+			if (hit == NULL)
+				break;
+			if (int_after(hit + kl, end, out))
+				return true;
+			p = hit + kl;
+		}
 	}
 	return false;
 }

@@ -869,8 +869,8 @@ static void read_lines(tl_xspace *xs, tl_arena *arena, counts *c)
 			size_t g = xs->planes[p].line_base + l;
 			const char *lname = xs->space.planes[p].lines[l].name;
 			long stream;
-			xs->line_stream[g] = xs->planes[p].kind == P_DEVICE &&
-					     tl_tf2_stream_line(lname, &stream);
+			xs->line_stream[g] =
+			    xs->planes[p].kind == P_DEVICE && tl_tf2_stream_line(lname, &stream);
 			bool kept = line_end[g] > line_first[g];
 			xs->line_dev[g] = kept ? device_for(xs, by_name, &xs->planes[p],
 							    &xs->space.planes[p].lines[l], arena)
