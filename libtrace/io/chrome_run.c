@@ -102,9 +102,102 @@ static bool split_tf_op(creader *c, const char *s, cslice *x)
 	return true;
 }
 
-static bool args_mention(const tl_chrome_in_event *ev, const char *quoted)
+/* The args keys read_args reads, as bits: which of them an event's args
+ * text holds, in one pass over its quotes (most events hold none). */
+enum { K_NAME = 1, K_OP = 2, K_LONG_NAME = 4, K_ANNOTATION = 8, K_TF_OP = 16 };
+static const char *const arg_keys[] = {"\"name\"", "\"op\"", "\"long_name\"", "\"annotation\"",
+				       "\"" TL_TF2_STAT_TF_OP "\""};
+
+static bool text_is(const char *p, const char *end, const char *lit, size_t n)
 {
-	return g_strstr_len(ev->raw + ev->args.off, (gssize)ev->args.len, quoted) != NULL;
+	return (size_t)(end - p) >= n && memcmp(p, lit, n) == 0;
+}
+
+#define TEXT_IS(p, end, lit) text_is(p, end, lit, sizeof lit - 1)
+
+static unsigned args_keys(const tl_chrome_in_event *ev)
+{
+	const char *p = ev->raw + ev->args.off, *end = p + ev->args.len;
+	unsigned keys = 0;
+	while ((p = memchr(p, '"', (size_t)(end - p))) != NULL && p + 1 < end) {
+		switch (p[1]) { /* arg_keys by their first letter */
+		case 'n':
+			keys |= TEXT_IS(p, end, "\"name\"") ? K_NAME : 0;
+			break;
+		case 'o':
+			keys |= TEXT_IS(p, end, "\"op\"") ? K_OP : 0;
+			break;
+		case 'l':
+			keys |= TEXT_IS(p, end, "\"long_name\"") ? K_LONG_NAME : 0;
+			break;
+		case 'a':
+			keys |= TEXT_IS(p, end, "\"annotation\"") ? K_ANNOTATION : 0;
+			break;
+		case 't':
+			keys |= TEXT_IS(p, end, "\"" TL_TF2_STAT_TF_OP "\"") ? K_TF_OP : 0;
+			break;
+		default:
+			break;
+		}
+		p++;
+	}
+	return keys;
+}
+
+/* A string arg of a flat args object with no escapes, in place: the value
+ * after `quoted` (a key with its quotes) and ':'; false where it is none
+ * or the text holds what only a parser reads (nesting, escapes). */
+static bool flat_arg(const tl_chrome_in_event *ev, const char *quoted, const char **v, size_t *n)
+{
+	const char *a = ev->raw + ev->args.off, *end = a + ev->args.len;
+	size_t kl = strlen(quoted);
+	for (const char *p = a; (p = memmem(p, (size_t)(end - p), quoted, kl)) != NULL;) {
+		const char *q = p + kl;
+		while (q < end && (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r'))
+			q++;
+		if (q == end || *q != ':') {
+			p = q;
+			continue;
+		}
+		q++;
+		while (q < end && (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r'))
+			q++;
+		if (q == end || *q != '"')
+			return false;
+		const char *close = memchr(q + 1, '"', (size_t)(end - q - 1));
+		if (close == NULL || memchr(q + 1, '\\', (size_t)(close - q - 1)) != NULL)
+			return false;
+		*v = q + 1;
+		*n = (size_t)(close - q - 1);
+		return true;
+	}
+	return false;
+}
+
+/* TF2's node:Op of a flat args object (the keys in read_args' order), in
+ * place; 1 found, 0 none, -1 a parser must read the args. */
+static int tf2_node_op_flat(creader *c, const tl_chrome_in_event *ev, unsigned keys, cslice *x)
+{
+	const char *a = ev->raw + ev->args.off;
+	if (memchr(a + 1, '{', ev->args.len - 1) != NULL || memchr(a, '[', ev->args.len) != NULL ||
+	    memchr(a, '\\', ev->args.len) != NULL)
+		return -1;
+	static const unsigned order[] = {K_TF_OP, K_LONG_NAME, K_ANNOTATION};
+	for (size_t i = 0; i < G_N_ELEMENTS(order); i++) {
+		if (!(keys & order[i]))
+			continue;
+		size_t k = (size_t)__builtin_ctz(order[i]);
+		const char *v;
+		size_t n;
+		if (!flat_arg(ev, arg_keys[k], &v, &n))
+			continue;
+		char *s = g_strndup(v, n);
+		bool ok = split_tf_op(c, s, x);
+		g_free(s);
+		if (ok)
+			return 1;
+	}
+	return 0;
 }
 
 /* What timeline.py's args (name, op, input0..) and TF2's (tf_op, long_name,
@@ -112,10 +205,13 @@ static bool args_mention(const tl_chrome_in_event *ev, const char *quoted)
  * tf_op stat first) say of a slice. */
 static void read_args(creader *c, const tl_chrome_in_event *ev, cslice *x)
 {
-	if (ev->args.len == 0 ||
-	    !(args_mention(ev, "\"name\"") || args_mention(ev, "\"op\"") ||
-	      args_mention(ev, "\"long_name\"") || args_mention(ev, "\"annotation\"") ||
-	      args_mention(ev, "\"" TL_TF2_STAT_TF_OP "\"")))
+	if (ev->args.len == 0)
+		return;
+	unsigned keys = args_keys(ev);
+	if (keys == 0)
+		return;
+	/* TF2's kernels: their annotation or tf_op read in place */
+	if (!(keys & (K_NAME | K_OP)) && tf2_node_op_flat(c, ev, keys, x) >= 0)
 		return;
 	json_t *a = args_of(ev);
 	if (!json_is_object(a)) {

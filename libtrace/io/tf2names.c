@@ -131,19 +131,30 @@ static bool int_after(const char *p, const char *end, int64_t *out)
 
 bool tl_names_args_correlation(const char *args, size_t len, int64_t *out)
 {
-	static const char *const keys[] = {"\"correlation\"", "\"correlation_id\""};
+	/* one pass for both keys (most events have neither): Kineto's
+	 * "correlation" wins where a text has both */
+	static const char stem[] = "\"correlation";
+	const size_t sl = sizeof stem - 1;
 	const char *end = args + len;
-	for (size_t i = 0; i < G_N_ELEMENTS(keys); i++) {
-		size_t kl = strlen(keys[i]);
-		/* the key, not a string value that spells it */
-		for (const char *p = args; p < end;) {
-			const char *hit = g_strstr_len(p, (gssize)(end - p), keys[i]);
-			if (hit == NULL)
-				break;
-			if (int_after(hit + kl, end, out))
-				return true;
-			p = hit + kl;
+	bool have_id = false;
+	int64_t id = 0, v;
+	for (const char *p = args; p < end;) {
+		const char *hit = memmem(p, (size_t)(end - p), stem, sl);
+		if (hit == NULL)
+			break;
+		const char *k = hit + sl;
+		if (k < end && *k == '"' && int_after(k + 1, end, &v)) {
+			*out = v;
+			return true;
 		}
+		if (!have_id && end - k >= 4 && memcmp(k, "_id\"", 4) == 0 &&
+		    int_after(k + 4, end, &v)) {
+			have_id = true;
+			id = v;
+		}
+		p = k;
 	}
-	return false;
+	if (have_id)
+		*out = id;
+	return have_id;
 }
