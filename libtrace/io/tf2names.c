@@ -97,9 +97,22 @@ static bool stream_text(const char *s, long *stream)
 	return *end == '\0';
 }
 
+/* "7": a GPU event's tid, its stream id as Kineto writes it */
+static bool stream_id(const char *tid, long *stream)
+{
+	if (tid == NULL || !g_ascii_isdigit(tid[0]))
+		return false;
+	char *end = NULL;
+	*stream = strtol(tid, &end, 10);
+	return *end == '\0';
+}
+
 bool tl_kineto_stream_thread(const char *tid, const char *thread_name, long *stream)
 {
-	return stream_text(tid, stream) || stream_text(thread_name, stream);
+	if (stream_text(tid, stream) || stream_text(thread_name, stream))
+		return true;
+	/* a thread_name that says otherwise ("Device 0") wins */
+	return (thread_name == NULL || thread_name[0] == '\0') && stream_id(tid, stream);
 }
 
 /* The integer after "key": a number, or a string of digits. */

@@ -73,7 +73,8 @@ tl_kineto_cat tl_kineto_cat_of(const char *cat);
 bool tl_kineto_gpu_process(const char *labels, const char *name, unsigned *gpu);
 
 /* The stream of a thread of a Kineto GPU process: tid "stream 7", or
- * thread_name "stream 7 " (its tid 7). */
+ * thread_name "stream 7 " (its tid 7), or with no thread_name a tid of
+ * digits (Kineto's GPU events have their stream as tid). */
 bool tl_kineto_stream_thread(const char *tid, const char *thread_name, long *stream);
 
 /* The correlation id in the raw text of a JSON args object args[0..len):

@@ -93,6 +93,10 @@ static void test_kineto(void **state)
 	assert_false(tl_kineto_stream_thread("-1", "Device 0", &st));
 	assert_false(tl_kineto_stream_thread("7", "stream 7 of 9", &st));
 	assert_false(tl_kineto_stream_thread("1441273664", "thread 1 (python)", &st));
+	assert_true(tl_kineto_stream_thread("24", NULL, &st));
+	assert_int_equal(st, 24);
+	assert_false(tl_kineto_stream_thread("-1", NULL, &st));
+	assert_false(tl_kineto_stream_thread("7x", NULL, &st));
 }
 
 static bool corr(const char *args, int64_t *out)
