@@ -22,7 +22,7 @@ FUZZ_MAX_LEN=${FUZZ_MAX_LEN:-65536}
 FUZZ_JOBS=${FUZZ_JOBS:-$(nproc)}
 SHARED=${SHARED-../shared}
 TESTBIN=${TESTBIN:-build/tests}
-names=${*:-binary text tfrecord chrome dataflow memory merge summarize graph decode xspace}
+names=${*:-binary text tfrecord chrome dataflow memory merge summarize graph decode xspace pbjson}
 
 corpus=$FUZZ_BUILD/corpus
 artifacts=$FUZZ_BUILD/artifacts
@@ -67,6 +67,7 @@ for name in $names; do
 	binary) seed binary '*.pb' $data_dirs; seed binary '*.bin' $data_dirs ;;
 	decode) seed decode '*.pb' $data_dirs; seed decode '*tfevents*' $data_dirs ;;
 	text) seed text '*.pbtxt' $data_dirs ;;
+	pbjson) seed pbjson '*.json' tests/cli/data/pbjson $chrome_dirs ;;
 	tfrecord)
 		seed tfrecord '*tfrecord*' $data_dirs "$streams"
 		seed tfrecord '*tfevents*' $data_dirs

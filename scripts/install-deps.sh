@@ -3,10 +3,12 @@
 # libFuzzer's runtime, libclang-rt-14-dev, for make fuzz; valgrind for make
 # valgrind; GNU parallel for the README's recipe of trace-summarize over
 # several machines, which a test runs locally; chromium and firefox-esr,
-# headless, for the trace-report cases that load the page in real browsers).
+# headless, for the trace-report cases that load the page in real browsers;
+# python3-protobuf and protobuf-compiler, for pbjson.test, whose truth is
+# protobuf's own JSON: /usr/bin/python3 and protoc at test time).
 # Usage: scripts/install-deps.sh   (uses sudo when not root)
 set -eu
-PKGS="build-essential pkg-config libglib2.0-dev libjansson-dev libprotobuf-c-dev protobuf-c-compiler libgraphviz-dev graphviz libcmocka-dev zlib1g-dev time jq python3 clang libclang-rt-14-dev valgrind parallel chromium firefox-esr"
+PKGS="build-essential pkg-config libglib2.0-dev libjansson-dev libprotobuf-c-dev protobuf-c-compiler libgraphviz-dev graphviz libcmocka-dev zlib1g-dev time jq python3 python3-protobuf protobuf-compiler clang libclang-rt-14-dev valgrind parallel chromium firefox-esr"
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; fi
 missing=""

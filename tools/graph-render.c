@@ -55,7 +55,8 @@ static const char usage[] =
     "  -z, --gzip               compress the output with gzip\n"
     "  -q, --quiet              no warnings\n"
     "      --input-format FMT   auto (default), runmeta, runmeta-text, graphdef,\n"
-    "                           graphdef-text, tfrecord, xspace\n" TL_CLI_HELP_STRICT TL_CLI_HELP_END "\n"
+    "                           graphdef-text, tfrecord, xspace, runmeta-json,\n"
+    "                           graphdef-json (protobuf's JSON)\n" TL_CLI_HELP_STRICT TL_CLI_HELP_END "\n"
     "Exit status: 0 ok, 1 bad input, render or write error, 2 usage.\n";
 
 struct job {
@@ -134,7 +135,7 @@ static int draw(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_output *
 
 int main(int argc, char **argv)
 {
-	struct job job = {.cli = {.prog = "graph-render", .usage = usage}};
+	struct job job = {.cli = {.prog = "graph-render", .usage = usage, .needs = TL_NEEDS_GRAPH}};
 	tl_graphdot_opts_init(&job.opts);
 	job.opts.max_nodes = SIZE_MAX; /* not given */
 	tl_cli_parse(&job.cli, argc, argv, options, &job);

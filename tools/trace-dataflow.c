@@ -49,7 +49,8 @@ static const char usage[] =
     "      --input-format FMT   auto (default), runmeta, runmeta-text, stepstats,\n"
     "                           stepstats-text, graphdef, graphdef-text, "
     "tfrecord, xspace,\n"
-    "                           chrome\n" TL_CLI_HELP_STRICT TL_CLI_HELP_END "\n"
+    "                           chrome, runmeta-json, stepstats-json, graphdef-json\n"
+    "                           (-json: protobuf's JSON, as MessageToJson writes it)\n" TL_CLI_HELP_STRICT TL_CLI_HELP_END "\n"
     "Several runs (several inputs, or a stream of runs) each get their own processes,\n"
     "named \"RUN: DEVICE\". Exit status: 0 ok, 1 bad input or write error, 2 usage.\n";
 
@@ -113,7 +114,7 @@ static int write_trace(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_o
 
 int main(int argc, char **argv)
 {
-	struct job job = {.cli = {.prog = "trace-dataflow", .usage = usage}};
+	struct job job = {.cli = {.prog = "trace-dataflow", .usage = usage, .needs = TL_NEEDS_TIMELINE}};
 	tl_optrace_opts_init(&job.opts);
 	tl_cli_parse(&job.cli, argc, argv, options, &job);
 	job.cli.chrome_runs = true;

@@ -51,7 +51,8 @@ static const char usage[] =
     "  -z, --gzip               compress the output with gzip\n"
     "  -q, --quiet              no warnings\n"
     "      --input-format FMT   auto (default), runmeta, runmeta-text, stepstats,\n"
-    "                           stepstats-text, tfrecord, chrome (Kineto), xspace\n" TL_CLI_HELP_STRICT TL_CLI_HELP_END "\n"
+    "                           stepstats-text, tfrecord, chrome (Kineto), xspace,\n"
+    "                           runmeta-json, stepstats-json (protobuf's JSON)\n" TL_CLI_HELP_STRICT TL_CLI_HELP_END "\n"
     "Every report line \"check\" compares the rebuilt curve with allocator_bytes_in_use\n"
     "where the dump records it. A _Recv the dump holds no stats for still held a buffer:\n"
     "its birth is placed so that the curve meets those samples (\"~\" in the text report;\n"
@@ -220,7 +221,7 @@ static int write_memory(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_
 
 int main(int argc, char **argv)
 {
-	struct job job = {.cli = {.prog = "trace-memory", .usage = usage},
+	struct job job = {.cli = {.prog = "trace-memory", .usage = usage, .needs = TL_NEEDS_TIMELINE},
 			  .ops = true,
 			  .flows = true,
 			  .plot = -1,

@@ -41,7 +41,9 @@ static const char usage[] =
     "  -o, --output FILE        write FILE (atomically) instead of stdout; .gz compresses\n"
     "  -z, --gzip               compress the output with gzip\n"
     "  -q, --quiet              no warnings\n"
-    "      --input-format FMT   force the kind of every input (default: sniffed)\n"
+    "      --input-format FMT   force the kind of every input (default: sniffed), as\n"
+    "                           trace-dataflow --help lists them (runmeta-json,\n"
+    "                           stepstats-json, graphdef-json: protobuf's JSON)\n"
     "      --strict             damage is an error (a stream record cut short or\n"
     "                           corrupt, a gzip stream cut short): exit 1, no -o file\n"
     "                           (stdout keeps what was written before the damage)\n" TL_CLI_HELP_END
@@ -114,7 +116,7 @@ static int merge(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_output 
 
 int main(int argc, char **argv)
 {
-	struct job job = {.cli = {.prog = "trace-merge", .usage = usage}};
+	struct job job = {.cli = {.prog = "trace-merge", .usage = usage, .needs = TL_NEEDS_TIMELINE}};
 	job.offsets = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	tl_cli_parse(&job.cli, argc, argv, options, &job);
 	if (g_hash_table_size(job.offsets) > 0 && job.mopts.align != TL_ALIGN_WALL)
@@ -125,7 +127,8 @@ int main(int argc, char **argv)
 				       .runmeta = job.format == 1,
 				       .offsets = job.offsets,
 				       .merge = &job.mopts,
-				       .tool = "trace-merge " TL_VERSION};
+				       .tool = "trace-merge " TL_VERSION,
+				       .cli = &job.cli};
 	tl_cli_tool tool = {.stream = true, .prepare = order_inputs, .write = merge};
 	if (job.format == 1)
 		tool.binary = "binary RunMetadata";

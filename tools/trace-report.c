@@ -41,7 +41,8 @@ static const char usage[] =
     "  -z, --gzip               compress the output with gzip\n"
     "  -q, --quiet              no warnings\n"
     "      --input-format FMT   auto (default), runmeta, runmeta-text, stepstats,\n"
-    "                           stepstats-text, tfrecord, xspace, chrome\n" TL_CLI_HELP_STRICT
+    "                           stepstats-text, tfrecord, xspace, chrome,\n"
+    "                           runmeta-json, stepstats-json (protobuf's JSON)\n" TL_CLI_HELP_STRICT
 	TL_CLI_HELP_END "\n"
     "Exit status: 0 ok, 1 bad input, layout or write error, 2 usage.\n";
 

@@ -66,8 +66,9 @@ static const char usage[] =
     "  -o, --output FILE        write FILE (atomically) instead of stdout\n"
     "  -z, --gzip               compress the output with gzip\n"
     "  -q, --quiet              no warnings\n"
-    "      --input-format FMT   force the kind of every input (default: "
-    "sniffed)\n" TL_CLI_HELP_STRICT TL_CLI_HELP_END "\n"
+    "      --input-format FMT   force the kind of every input (default: sniffed), as\n"
+    "                           trace-dataflow --help lists them (runmeta-json,\n"
+    "                           stepstats-json, graphdef-json: protobuf's JSON)\n" TL_CLI_HELP_STRICT TL_CLI_HELP_END "\n"
     "Exit status: 0 ok, 1 bad input or write error, 2 usage.\n";
 
 struct job {

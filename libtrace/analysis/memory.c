@@ -99,6 +99,11 @@ const char *tl_memory_allocator_name(struct memory_builder *b, const char *s)
 	return own;
 }
 
+/* The free time of a buffer while it is not known: below every time a dump
+ * holds (0 and negative times are times: relative and shifted dumps have
+ * them). */
+#define FREE_UNSET INT64_MIN
+
 static int64_t size_of(int64_t bytes)
 {
 	if (bytes >= 0 && bytes <= TL_MEMORY_BYTES_LIMIT)
@@ -223,7 +228,7 @@ static GHashTable *open_temps(struct memory_builder *b, uint32_t first_temp)
 	GHashTable *open = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
 						 (GDestroyNotify)g_queue_free);
 	for (uint32_t t = first_temp; t < b->buffers->len; t++)
-		if (buffer_at(b, t)->kind == TL_BUF_TEMP && buffer_at(b, t)->free_us == 0)
+		if (buffer_at(b, t)->kind == TL_BUF_TEMP && buffer_at(b, t)->free_us == FREE_UNSET)
 			open_temp(b, open, t);
 	return open;
 }
@@ -278,7 +283,7 @@ static void scan_outputs(struct memory_builder *b, int32_t x, GPtrArray *fresh)
 		    .allocated =
 			size_of(ad->allocated_bytes ? ad->allocated_bytes : ad->requested_bytes),
 		    .alloc_us = persistent ? TL_US_BEFORE : exec_compute_start_us(e),
-		    .free_us = persistent ? TL_US_NEVER : 0,
+		    .free_us = persistent ? TL_US_NEVER : FREE_UNSET,
 		    .kind = persistent ? TL_BUF_PERSISTENT : TL_BUF_OUTPUT,
 		    .cause = persistent ? TL_FREE_NEVER : TL_FREE_LAST_USE,
 		    .producer = x,
@@ -349,7 +354,7 @@ static void scan_allocation(struct memory_builder *b, int32_t x, const char *all
 			.requested = rec->alloc_bytes,
 			.allocated = rec->alloc_bytes,
 			.alloc_us = rec->alloc_micros,
-			.free_us = 0,
+			.free_us = FREE_UNSET,
 			.kind = TL_BUF_TEMP,
 			.cause = TL_FREE_OP_END,
 			.producer = x,
@@ -386,7 +391,7 @@ static void scan_records(struct memory_builder *b, int32_t x,
 		g_hash_table_destroy(open);
 	for (uint32_t t = first_temp; t < b->buffers->len; t++) {
 		tl_buffer *tb = buffer_at(b, t);
-		if (tb->kind == TL_BUF_TEMP && tb->free_us == 0) {
+		if (tb->kind == TL_BUF_TEMP && tb->free_us == FREE_UNSET) {
 			int64_t end = exec_compute_end_us(&b->run->execs[x]);
 			tb->free_us = end > tb->alloc_us ? end : tb->alloc_us + 1;
 		}

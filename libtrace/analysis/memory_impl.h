@@ -18,7 +18,10 @@
 
 /* Sizes beyond 1 PiB (or negative) are refused, as are allocator samples
  * and records beyond it or beyond the model's time limit; the sums of sizes
- * in the curves saturate instead of overflowing. */
+ * in the curves saturate instead of overflowing. 2^50 is an arithmetic
+ * bound, not a guess at devices: the birth placement (memory_birth.c) adds
+ * sizes times counts unchecked, and 2^50 leaves 2^13 such terms room in an
+ * int64 (a 64-bit process holds at most 2^48 bytes with 4-level paging). */
 #define TL_MEMORY_BYTES_LIMIT ((int64_t)1 << 50)
 
 /* One reference being built: which buffer, when it is dropped. */

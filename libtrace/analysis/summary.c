@@ -458,6 +458,10 @@ void tl_summary_add_run(tl_summary *s, const tl_run *run)
 {
 	size_t ri = s->n_runs++;
 	g_ptr_array_add(s->run_labels, tl_summary_valid_dup(run->label));
+	if (run->events != NULL) {
+		tl_summary_add_slices(s, run, ri);
+		return;
+	}
 	if (run->has_graphs)
 		s->have_graph = true;
 	if (s->view == TL_VIEW_STEP) {
@@ -827,6 +831,8 @@ void tl_summary_opts_fit(tl_summary_opts *o, const tl_summary *s)
 		bool needs_graph = c == TL_COL_PARAMS || c == TL_COL_FLOPS;
 		bool needs_kernels = c == TL_COL_ACCEL && !s->have_device;
 		if (s->from_chrome && (needs_memory || needs_graph || needs_kernels)) {
+			if (o->fit_quietly)
+				continue;
 			tl_warn("chrome-missing",
 				"Chrome trace input has no %s data: column %s "
 				"left out",

@@ -182,15 +182,12 @@ char *tl_summary_kept_out_names(const tl_summary *s, size_t max);
  * how many, of how many nodes, and the first names. */
 void tl_summary_warn_kept_out(const tl_summary *s);
 
-/* Adds one RunMetadata run. */
+/* Adds one run. The run of a Chrome trace (io/chrome_run.h, tl_run.events)
+ * is counted by its slices (analysis/summary_slices.c): nested per thread,
+ * by name (op view; a kernel's TF op where its args name it), args.name
+ * (node, scope), device, device slice (kernel) or step (Kineto's
+ * ProfilerStep#N, TF2's "Steps" line; the whole trace where none). */
 void tl_summary_add_run(tl_summary *s, const tl_run *run);
-/* Adds one Chrome trace as a run (analysis/summary_chrome.c): X events,
- * nested per thread, by name (op view; a kernel's TF op where its args
- * name it), args.name (node, scope), process (device), device slice
- * (kernel) or step (Kineto's ProfilerStep#N, TF2's "Steps" line; the
- * whole trace where none). */
-int tl_summary_add_chrome(tl_summary *s, const uint8_t *data, size_t len, const char *label,
-			  tl_error *err);
 
 /* Appends src's runs after dst's (the runs of one input summarized on its
  * own, e.g. on another thread). */
@@ -215,6 +212,8 @@ typedef struct tl_summary_opts {
 	bool displayed_only;	 /* --account-displayed-only */
 	int step;		 /* --step N: only that run (-1: all) */
 	bool occurrence_defined; /* occurrence = graph nodes, not executions */
+	bool fit_quietly;	 /* tl_summary_opts_fit drops columns unwarned (a
+				  * report's own tables, no one's choice) */
 } tl_summary_opts;
 
 void tl_summary_opts_init(tl_summary_opts *o);

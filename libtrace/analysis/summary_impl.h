@@ -32,6 +32,10 @@ GPtrArray *tl_summary_sorted_rows(const tl_summary *s);
 void tl_summary_defined_add(GHashTable *counts, tl_row *r);
 void tl_summary_defined_set(GHashTable *counts);
 
+/* Run ri of a Chrome trace (tl_run.events): its slices as the file has
+ * them (analysis/summary_slices.c). */
+void tl_summary_add_slices(tl_summary *s, const tl_run *run, size_t ri);
+
 /* --graph (analysis/summary_graph.c): a run's executions matched to the
  * graph's nodes by name. */
 typedef struct tl_summary_graph tl_summary_graph;

@@ -4,8 +4,8 @@
 
 #include <glib.h>
 
-/* One input into a summary: runs one at a time, a Chrome trace, or a
- * partial. */
+/* One input into a summary: runs one at a time (a Chrome trace is one),
+ * or a partial. */
 static int add_input(tl_summary *s, const char *path, const tl_summary_inputs_opts *o,
 		     tl_error *err)
 {
@@ -13,14 +13,12 @@ static int add_input(tl_summary *s, const char *path, const tl_summary_inputs_op
 	if (tl_source_open(&src, path, o->combine ? TL_FORMAT_CHROME : o->format, err) < 0)
 		return -1;
 	int rc = 0;
-	if (o->combine || tl_source_format(src) == TL_FORMAT_CHROME) {
+	if (o->combine) {
 		const uint8_t *data;
 		size_t len;
 		rc = tl_source_map(src, &data, &len, err);
-		if (rc == 0 && o->combine)
+		if (rc == 0)
 			rc = tl_summary_read_partial(s, data, len, err);
-		else if (rc == 0)
-			rc = tl_summary_add_chrome(s, data, len, path, err);
 		if (rc == 0 && o->progress != NULL)
 			tl_progress_add(o->progress, 1, len);
 	} else {

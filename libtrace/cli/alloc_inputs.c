@@ -48,6 +48,8 @@ static int read_chrome(tl_source *src, GPtrArray *allocs, tl_error *err)
 	if (ev.n == 0) {
 		tl_arena_free(arena);
 		const char *kind = tl_format_chrome_kind(data, len);
+		if (strcmp(kind, TL_FORMAT_NOT_A_TRACE) == 0)
+			return tl_error_set(err, "this is %s", kind);
 		if (strstr(kind, "Kineto") == NULL)
 			return tl_error_set(
 			    err,
@@ -86,6 +88,7 @@ static int read_xspace(tl_source *src, GPtrArray *allocs, tl_error *err)
 }
 
 struct alloc_read {
+	const tl_cli *cli;
 	GPtrArray *runs, *allocs;
 };
 
@@ -105,14 +108,17 @@ static int read_one(tl_source *src, tl_progress *prog, void *ctx, tl_error *err)
 		tl_run_free(run);
 		return read_xspace(src, r->allocs, err);
 	}
+	guint from = r->runs->len;
 	g_ptr_array_add(r->runs, run);
 	tl_progress_run(prog, tl_source_offset(src));
-	return tl_cli_read_source_runs(src, prog, r->runs, err);
+	if (tl_cli_read_source_runs(src, prog, r->runs, err) < 0)
+		return -1;
+	return tl_cli_runs_hold(r->cli, src, r->runs, from, err);
 }
 
 int tl_alloc_inputs_read(const tl_cli *cli, const tl_cli_inputs *in, GPtrArray *runs,
 			 GPtrArray *allocs)
 {
-	struct alloc_read r = {runs, allocs};
+	struct alloc_read r = {cli, runs, allocs};
 	return tl_cli_read_inputs(cli, in, cli->format, read_one, &r);
 }

@@ -261,6 +261,62 @@ tl_cli_inputs tl_cli_inputs_of(int argc, char **argv, int first)
 	return (tl_cli_inputs){.paths = stdin_only, .n = 1};
 }
 
+/* Who reads an input that lacks what one tool shows, by what it holds. */
+static const char *readers(bool steps, bool graphs)
+{
+	if (steps && graphs)
+		return "every other tool reads it";
+	if (steps)
+		return "trace-dataflow, trace-memory, trace-summarize, trace-merge and trace-report "
+		       "read its timeline";
+	return "graph-render draws it, trace-summarize and trace-report read it";
+}
+
+int tl_cli_holds(const tl_cli *cli, const tl_source *src, bool steps, bool graphs, tl_error *err)
+{
+	const char *kind = tl_source_kind(src);
+	bool runmeta = strcmp(kind, "a RunMetadata") == 0;
+	switch (cli->needs) {
+	case TL_NEEDS_GRAPH:
+		if (graphs)
+			return 0;
+		return tl_error_set(err, "this is %s, which holds no partition graph (%s%s)", kind,
+				    runmeta ? "capture with RunOptions(output_partition_graphs="
+					      "True); "
+					    : "",
+				    readers(steps, graphs));
+	case TL_NEEDS_TIMELINE:
+		if (steps)
+			return 0;
+		return tl_error_set(err, "this is %s, which records no timeline (%s%s)", kind,
+				    runmeta ? "no step_stats: capture with RunOptions(trace_level="
+					      "FULL_TRACE); "
+					    : "",
+				    readers(steps, graphs));
+	case TL_NEEDS_RUN:
+		break;
+	}
+	if (steps || graphs)
+		return 0;
+	return tl_error_set(err, "this is %s, which records neither a timeline (step_stats) nor "
+				 "a graph",
+			    kind);
+}
+
+int tl_cli_runs_hold(const tl_cli *cli, const tl_source *src, const GPtrArray *runs, guint from,
+		     tl_error *err)
+{
+	if (from >= runs->len)
+		return 0;
+	bool steps = false, graphs = false;
+	for (guint i = from; i < runs->len; i++) {
+		const tl_run *run = g_ptr_array_index(runs, i);
+		steps = steps || run->has_steps;
+		graphs = graphs || run->has_graphs;
+	}
+	return tl_cli_holds(cli, src, steps, graphs, err);
+}
+
 /* A tool that takes no Chrome trace as runs (graph-render: it draws
  * partition graphs, which a Chrome trace has none of) says which kind it
  * was given, and who reads it. */
@@ -271,6 +327,8 @@ static int chrome_refusal(tl_source *src, tl_error *err)
 	const char *kind = "a Chrome trace";
 	if (tl_input_map(tl_source_input(src), &data, &len, NULL) == 0)
 		kind = tl_format_chrome_kind(data, len);
+	if (strcmp(kind, TL_FORMAT_NOT_A_TRACE) == 0)
+		return tl_error_set(err, "this is %s", kind);
 	return tl_error_set(err,
 			    "this is %s, which holds no partition graph (trace-report, "
 			    "trace-dataflow, trace-summarize and trace-merge read it)",
@@ -325,7 +383,10 @@ static int read_runs(tl_source *src, tl_progress *prog, void *ctx, tl_error *err
 	if (tl_source_format(src) == TL_FORMAT_CHROME && !r->cli->chrome_runs)
 		return chrome_refusal(src, err);
 	tl_source_want_allocs(src, r->cli->want_allocs);
-	return tl_cli_read_source_runs(src, prog, r->runs, err);
+	guint from = r->runs->len;
+	if (tl_cli_read_source_runs(src, prog, r->runs, err) < 0)
+		return -1;
+	return tl_cli_runs_hold(r->cli, src, r->runs, from, err);
 }
 
 int tl_cli_read_runs(const tl_cli *cli, const tl_cli_inputs *in, tl_format format, GPtrArray *runs)

@@ -33,6 +33,14 @@
 
 enum { TL_EXIT_OK = 0, TL_EXIT_INPUT = 1, TL_EXIT_USAGE = 2 };
 
+/* What a tool shows, which an input must record for the tool to read it
+ * (tl_cli_holds). */
+typedef enum tl_cli_needs {
+	TL_NEEDS_RUN = 0,  /* a timeline or a graph: trace-summarize, trace-report */
+	TL_NEEDS_TIMELINE, /* a timeline (step_stats): trace-dataflow, trace-memory, trace-merge */
+	TL_NEEDS_GRAPH,	   /* a graph (partition_graphs, a GraphDef): graph-render */
+} tl_cli_needs;
+
 typedef struct tl_cli {
 	const char *prog;
 	const char *usage;    /* --help text */
@@ -45,6 +53,7 @@ typedef struct tl_cli {
 	 * and XSpace: */
 	bool chrome_runs; /* Chrome trace JSON as runs (io/chrome_run.h); else refused */
 	bool want_allocs; /* the runs carry their input's allocator events (tl_run.allocs) */
+	tl_cli_needs needs; /* what an input must record */
 } tl_cli;
 
 /* getopt_long's value for --input-format; a tool's own long options take
@@ -188,6 +197,15 @@ int tl_cli_read_inputs(const tl_cli *cli, const tl_cli_inputs *in, tl_format for
 /* Every run of one source into `runs`, counted in `prog`: 0 at its end,
  * -1 on error. */
 int tl_cli_read_source_runs(tl_source *src, tl_progress *prog, GPtrArray *runs, tl_error *err);
+/* Whether an input read as `src`, whose runs record a timeline (`steps`:
+ * some run has step_stats) and graphs (`graphs`) as said, records what the
+ * tool shows (cli->needs): 0, or -1 with err naming the input's kind and
+ * what it lacks ("this is a GraphDef, which records no timeline ...").
+ * Inputs with no run at all have said why already. */
+int tl_cli_holds(const tl_cli *cli, const tl_source *src, bool steps, bool graphs, tl_error *err);
+/* tl_cli_holds on the runs [from, runs->len) of `runs` (tl_run *). */
+int tl_cli_runs_hold(const tl_cli *cli, const tl_source *src, const GPtrArray *runs, guint from,
+		     tl_error *err);
 /* Frees every run in `runs` and the array. */
 void tl_cli_free_runs(GPtrArray *runs);
 

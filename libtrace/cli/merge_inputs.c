@@ -1,5 +1,7 @@
 #include "cli/merge_inputs.h"
 
+#include "cli/cli.h"
+
 #include "emit/runmeta.h"
 #include "io/source.h"
 
@@ -90,6 +92,38 @@ static void progress_run(const tl_merge_inputs_opts *o, uint64_t offset)
 		tl_progress_run(o->progress, offset);
 }
 
+/* The runs of one input into the merge. The runs before its first with a
+ * timeline are held back until one comes: an input that records none (a
+ * GraphDef) is refused before anything of it is written. */
+static int merge_runs(const tl_merge_inputs_opts *o, tl_merge *m, tl_source *src, const char *path,
+		      tl_error *err)
+{
+	GPtrArray *held = g_ptr_array_new_with_free_func((GDestroyNotify)tl_run_free);
+	bool steps = false, graphs = false;
+	tl_run *run = NULL;
+	int rc;
+	while ((rc = tl_run_next(src, &run, err)) > 0) {
+		graphs = graphs || run->has_graphs;
+		if (!steps && !run->has_steps) {
+			g_ptr_array_add(held, run);
+			continue;
+		}
+		steps = true;
+		for (guint i = 0; i < held->len; i++)
+			tl_merge_run(m, g_ptr_array_index(held, i), path, offset_of(o, path));
+		g_ptr_array_set_size(held, 0);
+		tl_merge_run(m, run, path, offset_of(o, path));
+		tl_run_free(run);
+		progress_run(o, tl_source_offset(src));
+	}
+	if (rc == 0 && held->len > 0 && o->cli != NULL)
+		rc = tl_cli_holds(o->cli, src, steps, graphs, err);
+	for (guint i = 0; rc == 0 && i < held->len; i++)
+		tl_merge_run(m, g_ptr_array_index(held, i), path, offset_of(o, path));
+	g_ptr_array_free(held, TRUE);
+	return rc;
+}
+
 /* One input into the merge (or the RunMetadata stream). */
 static int merge_input(const tl_merge_inputs_opts *o, tl_merge *m, tl_output *out, const char *path,
 		       tl_error *err)
@@ -118,12 +152,7 @@ static int merge_input(const tl_merge_inputs_opts *o, tl_merge *m, tl_output *ou
 			tl_arena_free(arena);
 		}
 	} else {
-		tl_run *run = NULL;
-		while ((rc = tl_run_next(src, &run, err)) > 0) {
-			tl_merge_run(m, run, path, offset_of(o, path));
-			tl_run_free(run);
-			progress_run(o, tl_source_offset(src));
-		}
+		rc = merge_runs(o, m, src, path, err);
 	}
 	if (o->progress != NULL)
 		tl_progress_input_done(o->progress, tl_source_offset(src));

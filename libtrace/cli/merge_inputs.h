@@ -29,6 +29,7 @@ typedef struct tl_merge_inputs_opts {
 	const tl_merge_opts *merge;
 	tl_progress *progress; /* or NULL */
 	const char *tool;      /* "trace-merge 0.1.0", for the trace's metadata */
+	const struct tl_cli *cli; /* what an input must record (tl_cli_holds), or NULL */
 } tl_merge_inputs_opts;
 
 /* Puts paths[0..n) in the order asked for (reading each input's start for

@@ -259,7 +259,10 @@ static char *id_key(const tl_chrome_in_event *ev, GString *buf, bool *start)
 struct chrome_scan {
 	GHashTable *starts; /* id key -> number of starting events */
 	double min_us, max_us;
+	int64_t min_ns, max_ns; /* the same from the digits (ns_of) */
 	bool any;
+	size_t events;		 /* events read before the end or the damage */
+	size_t drawn;		 /* those of them not metadata */
 	GHashTable *proc_name;	 /* pid text -> name */
 	GHashTable *thread_name; /* "pid\x1ftid" text -> name */
 };
@@ -297,6 +300,16 @@ static bool chrome_times_usable(const tl_chrome_in_event *ev)
 	return true;
 }
 
+/* A usable event's ts or dur in ns from its digits (a double cannot hold a
+ * fraction of an epoch microsecond), else from the double. */
+static int64_t ns_of(const tl_chrome_in_event *ev, tl_span s, double us)
+{
+	int64_t ns;
+	if (tl_chrome_reader_span_ns(ev, s, &ns) > 0)
+		return ns;
+	return (int64_t)llround(us * 1000.0);
+}
+
 static int scan_chrome(const uint8_t *data, size_t len, struct chrome_scan *sc, tl_error *err)
 {
 	tl_chrome_reader *r = NULL;
@@ -306,6 +319,8 @@ static int scan_chrome(const uint8_t *data, size_t len, struct chrome_scan *sc, 
 	tl_chrome_in_event ev;
 	int rc;
 	while ((rc = tl_chrome_reader_next(r, &ev, err)) > 0) {
+		sc->events++;
+		sc->drawn += ev.ph != 'M';
 		if (!chrome_times_usable(&ev))
 			continue;
 		if (ev.ph == 'M') {
@@ -337,10 +352,16 @@ static int scan_chrome(const uint8_t *data, size_t len, struct chrome_scan *sc, 
 		if (!ev.has_ts)
 			continue;
 		double end = ev.ts_us + (ev.dur_us > 0 ? ev.dur_us : 0);
+		int64_t t_ns = ns_of(&ev, ev.ts, ev.ts_us), d_ns = ns_of(&ev, ev.dur, ev.dur_us);
+		int64_t end_ns = t_ns + (d_ns > 0 ? d_ns : 0);
 		if (!sc->any || ev.ts_us < sc->min_us)
 			sc->min_us = ev.ts_us;
 		if (!sc->any || end > sc->max_us)
 			sc->max_us = end;
+		if (!sc->any || t_ns < sc->min_ns)
+			sc->min_ns = t_ns;
+		if (!sc->any || end_ns > sc->max_ns)
+			sc->max_ns = end_ns;
 		sc->any = true;
 	}
 	g_string_free(buf, TRUE);
@@ -354,7 +375,9 @@ bool tl_merge_first_ts(const uint8_t *data, size_t len, double *us)
 	sc.proc_name = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	sc.thread_name = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	tl_error err;
-	bool ok = scan_chrome(data, len, &sc, &err) == 0 && sc.any;
+	/* damage is told when the input is merged; its events before count */
+	scan_chrome(data, len, &sc, &err);
+	bool ok = sc.any;
 	*us = sc.min_us;
 	g_hash_table_destroy(sc.proc_name);
 	g_hash_table_destroy(sc.thread_name);
@@ -395,6 +418,19 @@ static void format_us(char *buf, size_t size, double us)
 		*end = '\0';
 }
 
+/* ns as microseconds text, as tl_json_micros writes them. */
+static void format_ns(char *buf, size_t size, int64_t ns)
+{
+	uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+	int n = snprintf(buf, size, "%s%" G_GUINT64_FORMAT ".%03u", ns < 0 ? "-" : "", mag / 1000,
+			 (unsigned)(mag % 1000));
+	char *end = buf + n - 1;
+	while (*end == '0')
+		*end-- = '\0';
+	if (*end == '.')
+		*end = '\0';
+}
+
 /* One Chrome trace input being merged. */
 struct chrome_input {
 	tl_merge *m;
@@ -404,6 +440,7 @@ struct chrome_input {
 	GString *buf;
 	const char *label; /* the input's file name */
 	double shift_us;
+	int64_t shift_ns;
 };
 
 /* Our process for the event's pid: named after its process_name, else the
@@ -482,7 +519,12 @@ static void write_event(struct chrome_input *ci, const tl_chrome_in_event *ev, i
 	tl_chrome_rewrite rw = {.pid = pid_txt, .tid = ev->tid.len ? tid_txt : NULL};
 	snprintf(pid_txt, sizeof pid_txt, "%" G_GINT64_FORMAT, pid);
 	snprintf(tid_txt, sizeof tid_txt, "%" G_GINT64_FORMAT, tid);
-	if (ev->has_ts) {
+	int64_t ns;
+	if (ev->has_ts && tl_chrome_reader_span_ns(ev, ev->ts, &ns) > 0) {
+		/* from its digits: a double cannot hold a fraction of an epoch us */
+		format_ns(ts_txt, sizeof ts_txt, ns + ci->shift_ns);
+		rw.ts = ts_txt;
+	} else if (ev->has_ts) {
 		format_us(ts_txt, sizeof ts_txt, ev->ts_us + ci->shift_us);
 		rw.ts = ts_txt;
 	}
@@ -510,14 +552,24 @@ int tl_merge_chrome(tl_merge *m, const uint8_t *data, size_t len, const char *in
 	sc.thread_name = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	sc.starts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	int rc = scan_chrome(data, len, &sc, err);
+	/* Damage after some events keeps them, as every reader of Chrome
+	 * JSON does (io/chrome_run.c): one warning, or the error under
+	 * --strict; damage before any event but metadata is the input's
+	 * error. */
+	size_t keep = sc.events;
+	if (rc < 0 && sc.drawn > 0) {
+		char why[sizeof err->msg];
+		g_strlcpy(why, err->msg, sizeof why);
+		rc = tl_warn_damage(err, input, "the events before it are read", "%s", why);
+	}
 	if (rc < 0) {
 		scan_free(&sc);
 		return -1;
 	}
 	m->inputs++;
 	char *label = g_path_get_basename(input);
-	int64_t begin_ns = (int64_t)llround(sc.min_us * 1000.0);
-	int64_t end_ns = (int64_t)llround(sc.max_us * 1000.0);
+	int64_t begin_ns = sc.min_ns;
+	int64_t end_ns = sc.max_ns;
 	int64_t shift = align_shift(m, begin_ns, end_ns, offset_ns);
 	struct chrome_input ci = {
 	    .m = m,
@@ -527,11 +579,13 @@ int tl_merge_chrome(tl_merge *m, const uint8_t *data, size_t len, const char *in
 	    .buf = g_string_new(NULL),
 	    .label = label,
 	    .shift_us = (double)shift / 1000.0,
+	    .shift_ns = shift,
 	};
 	tl_chrome_reader *r = NULL;
 	tl_chrome_reader_open(&r, data, len, err);
 	tl_chrome_in_event ev;
-	while ((rc = tl_chrome_reader_next(r, &ev, err)) > 0) {
+	tl_error again;
+	for (size_t k = 0; k < keep && tl_chrome_reader_next(r, &ev, &again) > 0; k++) {
 		if (!chrome_times_usable(&ev)) {
 			tl_warn("chrome-time-range",
 				"events whose ts or dur is not a number within "
@@ -556,7 +610,7 @@ int tl_merge_chrome(tl_merge *m, const uint8_t *data, size_t len, const char *in
 	if (sc.any)
 		add_span(m, label, input, begin_ns, end_ns, shift);
 	g_free(label);
-	return rc < 0 ? -1 : 0;
+	return 0;
 }
 
 /* ---- closing ----------------------------------------------------------- */

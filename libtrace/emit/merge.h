@@ -45,8 +45,10 @@ tl_merge *tl_merge_new(tl_chrome *w, const tl_merge_opts *opts);
 void tl_merge_run(tl_merge *m, const tl_run *run, const char *input, int64_t offset_ns);
 
 /* A whole Chrome trace (data[0..len) of `input`): read twice (its extent,
- * then its events). Returns -1 with err on malformed JSON (nothing of this
- * input is written in that case only if the first pass fails). */
+ * then its events). JSON damaged after some events keeps the events before
+ * it, with one warning (tl_warn_damage); returns -1 with err, writing
+ * nothing of this input, when the damage comes before any event or under
+ * --strict. */
 int tl_merge_chrome(tl_merge *m, const uint8_t *data, size_t len, const char *input,
 		    int64_t offset_ns, tl_error *err);
 

@@ -137,6 +137,7 @@ static void write_diff(tl_output *out, tl_run *const *runs, size_t max_rows)
 	}
 	tl_summary_opts o;
 	tl_summary_opts_init(&o);
+	o.fit_quietly = true;
 	tl_summary_opts_fit(&o, s[0]);
 	tl_summary_diff *d = tl_summary_diff_new(s[0], s[1], &o);
 	tl_report_sink sink;

@@ -829,6 +829,7 @@ static void tables_sum(void *p)
 		tl_summary_add_run(sum, j->run);
 		tl_summary_opts o;
 		tl_summary_opts_init(&o);
+		o.fit_quietly = true;
 		tl_summary_opts_fit(&o, sum);
 		tl_summary_write(sum, &o, &sink.sink, out);
 		tl_summary_free(sum);

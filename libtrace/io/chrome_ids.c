@@ -61,7 +61,7 @@ uint32_t tl_chrome_ids_thread(tl_chrome_ids *ids, const tl_chrome_in_event *ev)
 {
 	const char *pid = pid_of(ids, ev);
 	const char *tid = ev->tid.len ? tl_chrome_reader_span_text(ev, ev->tid, ids->buf2) : "";
-	char *key = g_strdup_printf("%s%c%s", pid, 0x1f, tid);
+	char *key = g_strjoin("\x1f", pid, tid, NULL);
 	gpointer v = g_hash_table_lookup(ids->thread_ix, key);
 	if (v != NULL) {
 		g_free(key);

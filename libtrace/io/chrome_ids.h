@@ -5,7 +5,7 @@
  * (timeline.py's "<device> Compute" kept without " Compute", and marked),
  * process_labels (Kineto's "CPU", "GPU 0") and thread_name. The readers
  * that turn a trace into a run (io/chrome_run.c) and into summary rows
- * (analysis/summary_chrome.c) share it.
+ * (io/chrome_kind.h, for summaries) share it.
  */
 #ifndef TL_IO_CHROME_IDS_H
 #define TL_IO_CHROME_IDS_H

@@ -10,6 +10,8 @@
  */
 #include "io/chrome_reader.h"
 
+#include "base/limits.h"
+
 #include "io/json_scan.h"
 
 #include <glib.h>
@@ -128,6 +130,81 @@ bool tl_chrome_reader_span_number(const tl_chrome_in_event *ev, tl_span s, doubl
 		n -= 2;
 	}
 	return parse_number(v, n, out);
+}
+
+/* The digit at `idx` of a number's digits, the integer part's then the
+ * fraction's, '0' past them. */
+static int digit_at(const char *ip, size_t in, const char *fp, size_t fn, int64_t idx)
+{
+	if (idx < 0)
+		return 0;
+	if ((uint64_t)idx < in)
+		return ip[idx] - '0';
+	if ((uint64_t)idx - in < fn)
+		return fp[idx - (int64_t)in] - '0';
+	return 0;
+}
+
+int tl_chrome_reader_span_ns(const tl_chrome_in_event *ev, tl_span s, int64_t *out)
+{
+	if (s.len == 0)
+		return 0;
+	const char *v = ev->raw + s.off;
+	size_t n = s.len;
+	if (v[0] == '"') {
+		if (n < 2)
+			return 0;
+		v++;
+		n -= 2;
+	}
+	tl_json_scan probe = {.end = (const uint8_t *)v + n};
+	if (n == 0 || !(v[0] == '-' || tl_json_scan_is_digit((uint8_t)v[0])) ||
+	    tl_json_scan_number(&probe, (const uint8_t *)v) != probe.end)
+		return 0;
+	bool neg = v[0] == '-';
+	size_t i = neg ? 1 : 0;
+	const char *ip = v + i, *fp = NULL;
+	size_t in = 0, fn = 0;
+	while (i < n && tl_json_scan_is_digit((uint8_t)v[i]))
+		i++, in++;
+	if (i < n && v[i] == '.') {
+		fp = v + ++i;
+		while (i < n && tl_json_scan_is_digit((uint8_t)v[i]))
+			i++, fn++;
+	}
+	int64_t e = 0;
+	if (i < n) { /* [eE][+-]digits, checked by the scanner */
+		bool eneg = v[++i] == '-';
+		if (v[i] == '-' || v[i] == '+')
+			i++;
+		for (; i < n; i++)
+			if (e < 100000)
+				e = e * 10 + (v[i] - '0');
+		e = eneg ? -e : e;
+	}
+	/* ns = the digits up to 3 places after the point (moved by e), then
+	 * rounded half away from zero at the next one */
+	int64_t keep = (int64_t)in + e + 3, first = 0;
+	while ((uint64_t)first < in + fn && digit_at(ip, in, fp, fn, first) == 0)
+		first++;
+	if ((uint64_t)first == in + fn) { /* all zeros, whatever the exponent */
+		*out = 0;
+		return 1;
+	}
+	if (keep - first > 19) /* 10^19 ns and more */
+		return -1;
+	uint64_t ns = 0;
+	for (int64_t k = first; k < keep; k++) {
+		ns = ns * 10 + (uint64_t)digit_at(ip, in, fp, fn, k);
+		if (ns >= (uint64_t)TL_TIME_LIMIT_NS)
+			return -1;
+	}
+	if (keep >= 0 && digit_at(ip, in, fp, fn, keep) >= 5)
+		ns++;
+	if (ns >= (uint64_t)TL_TIME_LIMIT_NS)
+		return -1;
+	*out = neg ? -(int64_t)ns : (int64_t)ns;
+	return 1;
 }
 
 /* ---- strings ---- */
@@ -659,7 +736,7 @@ bool tl_chrome_reader_args_int(const tl_chrome_in_event *ev, const char *quoted_
 	if (ev->args.len == 0)
 		return false;
 	const char *a = ev->raw + ev->args.off, *end = a + ev->args.len;
-	const char *p = g_strstr_len(a, (gssize)ev->args.len, quoted_key);
+	const char *p = memmem(a, ev->args.len, quoted_key, strlen(quoted_key));
 	if (p == NULL)
 		return false;
 	p += strlen(quoted_key);

@@ -71,6 +71,13 @@ bool tl_chrome_reader_span_is(const tl_chrome_in_event *ev, tl_span s, const cha
 /* Parses a number or numeric string value span into *out; false otherwise. */
 bool tl_chrome_reader_span_number(const tl_chrome_in_event *ev, tl_span s, double *out);
 
+/* A time field (ts, dur: microseconds) of a number or numeric string value
+ * span, in nanoseconds, from the text's digits (a double cannot hold a
+ * fraction of an epoch microsecond), rounded half away from zero. 1: *out
+ * set; 0: absent or no number; -1: a number at or beyond TL_TIME_LIMIT_NS
+ * (base/limits.h) either side of zero, the model's one bound on times. */
+int tl_chrome_reader_span_ns(const tl_chrome_in_event *ev, tl_span s, int64_t *out);
+
 /* The integer after `quoted_key` (a JSON key with its quotes, such as
  * "\"correlation\"") in the event's args, found in the raw text: parsing
  * every event's args costs more than reading the file. False when the key

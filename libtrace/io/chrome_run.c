@@ -6,6 +6,7 @@
 
 #include "base/limits.h"
 #include "io/chrome_ids.h"
+#include "io/chrome_kind.h"
 #include "io/chrome_reader.h"
 #include "io/format.h"
 #include "io/kineto_memory.h"
@@ -37,6 +38,7 @@ typedef struct cslice {
 	const char *node;   /* args name, or the node of a "node:Op"; NULL */
 	const char *op;	    /* args op, or the op of a "node:Op"; NULL */
 	const char *inputs; /* timeline.py's inputN args joined by ", "; NULL */
+	uint8_t kind;	    /* what its cat says (tl_chrome_kind_of_cat) */
 } cslice;
 
 typedef struct cflow {
@@ -66,6 +68,8 @@ typedef struct creader {
 	GArray *slices, *flows;
 	GHashTable *open_b; /* thread index + 1 -> GArray of cslice (a B stack) */
 	GString *buf, *buf2;
+	GHashTable *names;  /* an event name -> its one copy in the arena */
+	GHashTable *labels; /* such a copy -> its label "name = name()" */
 	counts c;
 	int64_t origin; /* earliest ts of any event but metadata, as kineto_memory reads it */
 	bool has_origin;
@@ -241,19 +245,24 @@ static void read_args(creader *c, const tl_chrome_in_event *ev, cslice *x)
 		   !split_tf_op(c, json_string_value(json_object_get(a, "long_name")), x)) {
 		split_tf_op(c, json_string_value(json_object_get(a, "annotation")), x);
 	}
+	/* either alone names the node or the op all the same */
+	if (x->node == NULL && name != NULL)
+		x->node = tl_arena_strdup(c->arena, name);
+	if (x->op == NULL && op != NULL)
+		x->op = tl_arena_strdup(c->arena, op);
 	json_decref(a);
 }
 
-/* ns from the file's microseconds: whole microseconds and the fraction
- * apart (Kineto's epoch timestamps times 1000 are past what a double holds
- * exactly); false past the model's limit. */
-static bool to_ns(double us, int64_t *out)
+/* ns of a ts or dur, from its digits (epoch microseconds with a fraction
+ * are past a double); absent or no number is 0, as the reader's ts_us and
+ * dur_us. False past the model's limit (base/limits.h), the one bound on a
+ * time or a duration. */
+static bool to_ns(const tl_chrome_in_event *ev, tl_span s, int64_t *out)
 {
-	if (!isfinite(us) || fabs(us) >= (double)(TL_TIME_LIMIT_NS / 1000))
-		return false;
-	double whole = floor(us);
-	*out = (int64_t)whole * 1000 + (int64_t)llround((us - whole) * 1000.0);
-	return true;
+	int k = tl_chrome_reader_span_ns(ev, s, out);
+	if (k == 0)
+		*out = 0;
+	return k >= 0;
 }
 
 static void add_slice(creader *c, cslice *x)
@@ -280,10 +289,17 @@ static uint8_t role_of(const tl_chrome_in_event *ev, GString *buf)
 static cslice slice_of_event(creader *c, const tl_chrome_in_event *ev)
 {
 	cslice x = {.thread = tl_chrome_ids_thread(&c->ids, ev)};
-	x.name = tl_arena_strdup(
-	    c->arena, ev->name.len ? tl_chrome_reader_span_text(ev, ev->name, c->buf) : "unknown");
+	const char *name =
+	    ev->name.len ? tl_chrome_reader_span_text(ev, ev->name, c->buf) : "unknown";
+	x.name = g_hash_table_lookup(c->names, name);
+	if (x.name == NULL) {
+		x.name = tl_arena_strdup(c->arena, name);
+		g_hash_table_add(c->names, (gpointer)x.name);
+	}
 	x.role = role_of(ev, c->buf);
 	x.catless = ev->cat.len == 0;
+	if (ev->cat.len > 0)
+		x.kind = tl_chrome_kind_of_cat(tl_chrome_reader_span_text(ev, ev->cat, c->buf));
 	if (ev->args.len > 0) {
 		read_args(c, ev, &x);
 		/* a role from the cat (Kineto), or none yet: TF2's events have
@@ -298,7 +314,7 @@ static cslice slice_of_event(creader *c, const tl_chrome_in_event *ev)
 static void read_complete(creader *c, const tl_chrome_in_event *ev)
 {
 	int64_t start, dur;
-	if (!ev->has_ts || !to_ns(ev->ts_us, &start) || !to_ns(ev->dur_us, &dur) || dur < 0 ||
+	if (!ev->has_ts || !to_ns(ev, ev->ts, &start) || !to_ns(ev, ev->dur, &dur) || dur < 0 ||
 	    start + dur >= TL_TIME_LIMIT_NS) {
 		c->c.bad_time++;
 		return;
@@ -323,7 +339,7 @@ static GArray *b_stack(creader *c, uint32_t thread)
 static void read_begin_end(creader *c, const tl_chrome_in_event *ev)
 {
 	int64_t t;
-	if (!ev->has_ts || !to_ns(ev->ts_us, &t)) {
+	if (!ev->has_ts || !to_ns(ev, ev->ts, &t)) {
 		c->c.bad_time++;
 		return;
 	}
@@ -351,26 +367,26 @@ static void read_begin_end(creader *c, const tl_chrome_in_event *ev)
 static void read_flow(creader *c, const tl_chrome_in_event *ev)
 {
 	int64_t t;
-	if (ev->id.len == 0 || !ev->has_ts || !to_ns(ev->ts_us, &t))
+	if (ev->id.len == 0 || !ev->has_ts || !to_ns(ev, ev->ts, &t))
 		return;
 	const char *id = tl_chrome_reader_span_text(ev, ev->id, c->buf);
 	const char *cat = ev->cat.len ? tl_chrome_reader_span_text(ev, ev->cat, c->buf2) : "";
-	cflow f = {.key = g_strdup_printf("%s%c%s", id, 0x1f, cat),
+	cflow f = {.key = g_strjoin("\x1f", id, cat, NULL),
 		   .ts = t,
 		   .thread = tl_chrome_ids_thread(&c->ids, ev),
 		   .order = c->flows->len};
 	/* bp: the binding point, in the raw text */
-	f.enclosing = ev->ph == 's' ||
-		      g_strstr_len(ev->raw, (gssize)ev->raw_len, "\"bp\":\"e\"") != NULL ||
-		      g_strstr_len(ev->raw, (gssize)ev->raw_len, "\"bp\": \"e\"") != NULL;
+	f.enclosing = ev->ph == 's' || memmem(ev->raw, ev->raw_len, "\"bp\":\"e\"", 8) != NULL ||
+		      memmem(ev->raw, ev->raw_len, "\"bp\": \"e\"", 9) != NULL;
 	g_array_append_val(c->flows, f);
 }
 
 static void read_event(creader *c, const tl_chrome_in_event *ev)
 {
-	if (ev->ph != 'M' && ev->has_ts && isfinite(ev->ts_us) && fabs(ev->ts_us) <= 4e12) {
-		/* kineto_memory's clock: its events are placed on ours by it */
-		int64_t t = (int64_t)llround(ev->ts_us * 1000.0);
+	int64_t t;
+	if (ev->ph != 'M' && ev->has_ts && to_ns(ev, ev->ts, &t)) {
+		/* kineto_memory's clock, computed as it does: its events are
+		 * placed on ours by it */
 		if (!c->has_origin || t < c->origin)
 			c->origin = t;
 		c->has_origin = true;
@@ -533,10 +549,24 @@ static void fill_exec(creader *c, const cslice *x, const cdev *d, Tensorflow__No
 		return;
 	}
 	ns->node_name = (char *)node;
+	bool bare = x->node == NULL && x->op == NULL && x->inputs == NULL;
+	ns->timeline_label = bare ? g_hash_table_lookup(c->labels, x->name) : NULL;
+	if (ns->timeline_label != NULL)
+		return;
 	/* "node = Op(in0, in1)", the label timeline.py writes and reads */
-	char *label = g_strdup_printf("%s = %s(%s)", node, op, x->inputs != NULL ? x->inputs : "");
-	ns->timeline_label = tl_arena_strdup(c->arena, label);
-	g_free(label);
+	const char *in = x->inputs != NULL ? x->inputs : "";
+	size_t nn = strlen(node), no = strlen(op), ni = strlen(in);
+	char *label = tl_arena_alloc(c->arena, nn + no + ni + 6);
+	char *p = label;
+	memcpy(p, node, nn);
+	memcpy(p += nn, " = ", 3);
+	memcpy(p += 3, op, no);
+	*(p += no) = '(';
+	memcpy(p + 1, in, ni);
+	memcpy(p + 1 + ni, ")", 2);
+	ns->timeline_label = label;
+	if (bare)
+		g_hash_table_insert(c->labels, (gpointer)x->name, label);
 }
 
 static void name_threads(creader *c, Tensorflow__DeviceStepStats **ds)
@@ -713,15 +743,25 @@ static void link_flows(creader *c, linker *l)
 	if (c->flows->len == 0 || n == 0)
 		return;
 	const cslice *s = (const cslice *)(const void *)c->slices->data;
-	uint32_t *by = g_new(uint32_t, n);
-	for (size_t i = 0; i < n; i++)
-		by[i] = (uint32_t)i;
-	qsort_r(by, n, sizeof *by, cmp_thread_start, (void *)s);
-	size_t *first = g_new0(size_t, nt + 1);
+	/* by thread in the file's order, then each thread by start (a
+	 * thread's slices mostly come in that order already) */
+	size_t *first = g_new0(size_t, nt + 1), *next = g_new(size_t, nt + 1);
 	for (size_t i = 0; i < n; i++)
 		first[s[i].thread + 1]++;
 	for (size_t t = 0; t < nt; t++)
 		first[t + 1] += first[t];
+	memcpy(next, first, (nt + 1) * sizeof *next);
+	uint32_t *by = g_new(uint32_t, n);
+	for (size_t i = 0; i < n; i++)
+		by[next[s[i].thread]++] = (uint32_t)i;
+	g_free(next);
+	for (size_t t = 0; t < nt; t++) {
+		size_t lo = first[t], hi = first[t + 1], k = lo + 1;
+		while (k < hi && cmp_thread_start(&by[k - 1], &by[k], (void *)s) < 0)
+			k++;
+		if (k < hi)
+			qsort_r(by + lo, hi - lo, sizeof *by, cmp_thread_start, (void *)s);
+	}
 	qsort(c->flows->data, c->flows->len, sizeof(cflow), cmp_flow);
 	int64_t prev = -1;
 	for (guint i = 0; i < c->flows->len; i++) {
@@ -758,6 +798,26 @@ static const uint8_t *whole_names(const creader *c)
 	return whole;
 }
 
+/* ---- what each slice is to a summary (io/chrome_kind.h) ---------------- */
+
+static const tl_slice_event *slice_events(creader *c)
+{
+	uint8_t *by_thread = tl_chrome_kind_threads(&c->ids);
+	tl_slice_event *out = tl_arena_alloc(c->arena, (c->slices->len + 1) * sizeof *out);
+	for (guint i = 0; i < c->slices->len; i++) {
+		const cslice *x = &g_array_index(c->slices, cslice, i);
+		uint8_t k = x->kind & TL_CHROME_KIND_BY_CAT ? x->kind & TL_SLICE_KIND
+							    : by_thread[x->thread];
+		out[i] = (tl_slice_event){.name = x->name,
+					  .node = x->node,
+					  .op = x->op,
+					  .thread = x->thread,
+					  .kind = k | (x->kind & TL_SLICE_OP)};
+	}
+	g_free(by_thread);
+	return out;
+}
+
 /* ---- the whole -------------------------------------------------------- */
 
 static int warn_counts(const char *input, const counts *k, tl_error *err)
@@ -791,6 +851,8 @@ static void creader_free(creader *c)
 	g_hash_table_destroy(c->open_b);
 	g_string_free(c->buf, TRUE);
 	g_string_free(c->buf2, TRUE);
+	g_hash_table_destroy(c->names);
+	g_hash_table_destroy(c->labels);
 }
 
 static void stack_free(gpointer p)
@@ -822,11 +884,15 @@ int tl_chrome_run_read(const uint8_t *data, size_t len, const char *name, tl_are
 		return -1;
 	creader c = {
 	    .arena = arena,
-	    .slices = g_array_new(FALSE, FALSE, sizeof(cslice)),
+	    /* a slice is rarely under 100 bytes of JSON */
+	    .slices =
+		g_array_sized_new(FALSE, FALSE, sizeof(cslice), (guint)MIN(len / 128, 1u << 24)),
 	    .flows = g_array_new(FALSE, FALSE, sizeof(cflow)),
 	    .open_b = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, stack_free),
 	    .buf = g_string_new(NULL),
 	    .buf2 = g_string_new(NULL),
+	    .names = g_hash_table_new(g_str_hash, g_str_equal),
+	    .labels = g_hash_table_new(g_direct_hash, g_direct_equal),
 	};
 	tl_chrome_ids_init(&c.ids);
 	tl_chrome_in_event ev;
@@ -844,7 +910,10 @@ int tl_chrome_run_read(const uint8_t *data, size_t len, const char *name, tl_are
 	g_hash_table_iter_init(&it, c.open_b);
 	while (g_hash_table_iter_next(&it, &k, &v))
 		c.c.unclosed_begin += ((GArray *)v)->len;
-	if (rc == 0 && c.slices->len == 0)
+	if (rc == 0 && c.slices->len == 0 &&
+	    strcmp(tl_format_chrome_kind(data, len), TL_FORMAT_NOT_A_TRACE) == 0)
+		rc = tl_error_set(err, "this is %s", TL_FORMAT_NOT_A_TRACE);
+	else if (rc == 0 && c.slices->len == 0)
 		rc = tl_error_set(err, "a Chrome trace with no complete events (ph \"X\", or "
 				       "\"B\"/\"E\" pairs): nothing to draw");
 	if (rc == 0)
@@ -873,6 +942,7 @@ int tl_chrome_run_read(const uint8_t *data, size_t len, const char *name, tl_are
 				.pairs = pairs,
 				.n = l.pairs->len / 2,
 				.whole = whole_names(&c)};
+	out->links.events = slice_events(&c);
 	g_array_free(l.pairs, TRUE);
 	g_hash_table_destroy(l.has);
 	g_array_free(devs, TRUE);

@@ -27,7 +27,8 @@
  *   slices     every complete event ("X", and "B"/"E" pairs of one thread) is
  *              an execution, times exact to the nanosecond (us with fractions
  *              -> ns). The node and op are timeline.py's args name and op
- *              (with its inputN args in the label "node = Op(in0, in1)", the
+ *              (either alone too; with both, its inputN args in the label
+ *              "node = Op(in0, in1)", the
  *              labels trace-dataflow reads producer-consumer edges from);
  *              a TF2 "node:Op" name or annotation is split as an XSpace's;
  *              else the event's name is both. A tracer record's node is
@@ -48,6 +49,8 @@
  *              and none is invented (tl_chrome_run.dataflow false).
  *   memory     Kineto's "[memory]" events (io/kineto_memory.h), on the run's
  *              clock.
+ *   kinds      what each slice is to a summary (io/chrome_kind.h), with its
+ *              event's name, node and op (tl_links.events).
  *
  * Damage costs what it touches, with one warning per kind: a slice with no
  * usable ts, a negative or unusable dur, or a time past +-2^61 ns is

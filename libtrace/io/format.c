@@ -8,11 +8,13 @@
 #include "base/utf8.h"
 
 #include "io/chrome_reader.h"
+#include "io/pbjson.h"
 #include "io/pbwire.h"
 #include "tensorflow.pb-c.h"
 #include "io/tfrecord.h"
 
 #include <glib.h>
+#include <jansson.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -31,13 +33,17 @@ static const char *const names[] = {
     [TL_FORMAT_TFRECORD] = "tfrecord",
     [TL_FORMAT_CHROME] = "chrome",
     [TL_FORMAT_XSPACE] = "xspace",
+    [TL_FORMAT_RUNMETA_JSON] = "runmeta-json",
+    [TL_FORMAT_STEPSTATS_JSON] = "stepstats-json",
+    [TL_FORMAT_GRAPHDEF_JSON] = "graphdef-json",
     /* Sniffed families, named for messages; not accepted by --input-format. */
     [TL_FORMAT_BINARY_PROTO] = "binary-proto",
     [TL_FORMAT_TEXT_PROTO] = "text-proto",
+    [TL_FORMAT_JSON_PROTO] = "json-proto",
 };
 
-/* The kinds a user may name: everything up to and including xspace. */
-#define N_USER_FORMATS (TL_FORMAT_XSPACE + 1)
+/* The kinds a user may name: everything up to and including graphdef-json. */
+#define N_USER_FORMATS (TL_FORMAT_GRAPHDEF_JSON + 1)
 
 const char *tl_format_name(tl_format f)
 {
@@ -105,6 +111,10 @@ int tl_format_sniff(const uint8_t *data, size_t len, tl_format *out, tl_error *e
 		i++;
 	if (i == len)
 		return tl_error_set(err, "empty input (only whitespace)");
+	if ((data[i] == '{' || data[i] == '"') && tl_pbjson_sniff(data + i, len - i)) {
+		*out = TL_FORMAT_JSON_PROTO;
+		return 0;
+	}
 	if (data[i] == '{' || data[i] == '[') {
 		*out = TL_FORMAT_CHROME;
 		return 0;
@@ -248,49 +258,123 @@ static bool kineto_category(const tl_chrome_in_event *ev)
 	return false;
 }
 
-/* A TF2 profiler process: its planes are named "/host:CPU", "/device:GPU:0"
- * (timeline.py names them "/job:.../device:CPU:0 Compute"). */
-static bool tf2_process(const tl_chrome_in_event *ev, GString *buf)
+/* What a Chrome trace holds that tells its writer. Each writer leaves
+ * several marks, so one stray field names nothing:
+ *   timeline.py (TF1, up to TF 2's tf.compat.v1): processes "<device>
+ *     Compute" and "<device> Tensors" and one "Allocators", whatever its
+ *     device names ("/job:.../device:GPU:0", TF 1.14's "/host:CPU" and
+ *     "/gpu:0 (Quadro P5000)/context#0/stream#1:Kernel"); ops as X events of
+ *     cat "Op" with args.op (the strong marks); flows of cat "DataFlow",
+ *     tensors of cat "Tensor", allocator counters of cat "Memory" (weak);
+ *   the TF2 profiler's trace viewer JSON: processes named for a device alone
+ *     ("/device:GPU:0", "/host:CPU"), threads "Stream #N(...)" (the strong
+ *     marks); displayTimeUnit, X events without a cat (the weak ones);
+ *   Kineto: its top-level keys, or categories only it writes. */
+struct chrome_marks {
+	unsigned tf1_strong, tf1_weak, tf2_strong, tf2_weak;
+};
+
+/* The "name" of a metadata event's args, or NULL (in buf). */
+static const char *meta_name(const tl_chrome_in_event *ev, GString *buf)
 {
-	if (ev->ph != 'M' || !tl_chrome_reader_span_is(ev, ev->name, "\"process_name\"") ||
-	    ev->args.len == 0)
-		return false;
-	const char *args = tl_chrome_reader_span_text(ev, ev->args, buf);
-	return strstr(args, "\"/host:") != NULL;
+	if (ev->args.len == 0)
+		return NULL;
+	json_error_t jerr;
+	json_t *a = json_loadb(ev->raw + ev->args.off, ev->args.len, 0, &jerr);
+	const char *n = json_string_value(json_object_get(a, "name"));
+	if (n != NULL)
+		g_string_assign(buf, n);
+	json_decref(a);
+	return n != NULL ? buf->str : NULL;
+}
+
+static bool is_device_name(const char *n)
+{
+	return g_str_has_prefix(n, "/host:") || g_str_has_prefix(n, "/device:") ||
+	       g_str_has_prefix(n, "/job:") || g_str_has_prefix(n, "/gpu:") ||
+	       g_str_has_prefix(n, "/cpu:");
+}
+
+static void note_marks(const tl_chrome_in_event *ev, struct chrome_marks *m, GString *buf)
+{
+	if (ev->ph == 'M') {
+		bool proc = tl_chrome_reader_span_is(ev, ev->name, "\"process_name\"");
+		bool thread = tl_chrome_reader_span_is(ev, ev->name, "\"thread_name\"");
+		const char *n = proc || thread ? meta_name(ev, buf) : NULL;
+		if (n == NULL)
+			return;
+		if (proc && (g_str_has_suffix(n, " Compute") || g_str_has_suffix(n, " Tensors") ||
+			     strcmp(n, "Allocators") == 0))
+			m->tf1_strong++;
+		else if (proc && is_device_name(n))
+			m->tf2_strong++;
+		else if (thread && g_str_has_prefix(n, "Stream #"))
+			m->tf2_strong++;
+		return;
+	}
+	if (ev->cat.len == 0) {
+		if (ev->ph == 'X')
+			m->tf2_weak = 1;
+		return;
+	}
+	if (ev->ph == 'X' && tl_chrome_reader_span_is(ev, ev->cat, "\"Op\"") && ev->args.len > 0 &&
+	    g_strstr_len(ev->raw + ev->args.off, ev->args.len, "\"op\"") != NULL)
+		m->tf1_strong++;
+	else if (tl_chrome_reader_span_is(ev, ev->cat, "\"DataFlow\"") ||
+		 tl_chrome_reader_span_is(ev, ev->cat, "\"Tensor\"") ||
+		 tl_chrome_reader_span_is(ev, ev->cat, "\"Memory\""))
+		m->tf1_weak = 1;
 }
 
 const char *tl_format_chrome_kind(const uint8_t *data, size_t len)
 {
 	static const char *const kineto = "a PyTorch profiler (Kineto) trace";
 	static const char *const tf2 = "a TF2 profiler trace (TensorBoard's trace viewer JSON)";
+	static const char *const tf1 = "a TF1 timeline.py trace";
 	tl_chrome_reader *r = NULL;
 	if (tl_chrome_reader_open(&r, data, len, NULL) < 0)
-		return "a Chrome trace";
+		return TL_FORMAT_NOT_A_TRACE;
 	const char *kind = NULL;
+	struct chrome_marks m = {0};
 	GString *buf = g_string_new(NULL);
 	tl_chrome_in_event ev;
 	int rc;
+	size_t events = 0;
 	while ((rc = tl_chrome_reader_next(r, &ev, NULL)) > 0) {
+		events++;
 		if (kineto_category(&ev)) {
 			kind = kineto;
 			break;
 		}
-		if (kind == NULL && tf2_process(&ev, buf))
-			kind = tf2;
+		note_marks(&ev, &m, buf);
 	}
-	if (rc == 0 && kind != tf2) {
+	if (rc == 0 && kind == NULL) {
 		const char **keys, **values;
 		size_t *key_lens, *value_lens;
 		size_t n = tl_chrome_reader_extras(r, &keys, &key_lens, &values, &value_lens);
 		static const char *const kineto_keys[] = {"schemaVersion", "deviceProperties",
-							  "traceName", "distributedInfo"};
-		for (size_t i = 0; i < n && kind == NULL; i++)
+							  "traceName", "distributedInfo",
+							  "baseTimeNanoseconds"};
+		for (size_t i = 0; i < n && kind == NULL; i++) {
 			for (size_t k = 0; k < G_N_ELEMENTS(kineto_keys); k++)
 				if (key_lens[i] == strlen(kineto_keys[k]) &&
 				    memcmp(keys[i], kineto_keys[k], key_lens[i]) == 0)
 					kind = kineto;
+			if (key_lens[i] == 15 && memcmp(keys[i], "displayTimeUnit", 15) == 0)
+				m.tf2_weak++;
+		}
 	}
 	g_string_free(buf, TRUE);
 	tl_chrome_reader_close(r);
-	return kind != NULL ? kind : "a Chrome trace";
+	if (kind != NULL)
+		return kind;
+	/* no event, and no list of them: some other JSON */
+	if (events == 0 && (rc < 0 || memmem(data, len, "\"traceEvents\"", 13) == NULL))
+		return TL_FORMAT_NOT_A_TRACE;
+	/* the strong marks decide; the weak ones only between two writers */
+	unsigned one = m.tf1_strong > 0 ? 2 + m.tf1_weak : 0;
+	unsigned two = m.tf2_strong > 0 ? 2 + m.tf2_weak : 0;
+	if (one == 0 && two == 0)
+		return "a Chrome trace";
+	return one >= two ? tf1 : tf2;
 }

@@ -1,5 +1,6 @@
 #include "io/kineto_memory.h"
 
+#include "base/limits.h"
 #include "base/warn.h"
 #include "io/chrome_reader.h"
 #include "io/json_scan.h"
@@ -13,11 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Bytes and totals beyond this are damage: no allocator holds 4 EiB, and
- * sums of such values stay far from overflowing. */
+/* Bytes and totals: int64 in Kineto (c10's allocator counters). The curve
+ * adds and subtracts them in pairs, and within +-2^62 any two add without
+ * overflowing an int64: the arithmetic's bound; past it a value is damage. */
 #define VALUE_MAX ((int64_t)1 << 62)
-/* Microseconds whose nanoseconds fit an int64 with room to spare. */
-#define TS_MAX_US 4e12
+/* Times and durations have one bound, the model's (TL_TIME_LIMIT_NS in
+ * base/limits.h, about 73 years either side of zero): epoch microseconds,
+ * relative and negative times all pass. */
 
 /* An op slice while reading: its thread is an index in the threads seen. */
 struct slice {
@@ -208,9 +211,15 @@ static uint32_t thread_of(struct kreader *r, const tl_chrome_in_event *ev)
 	return r->thread_names->len - 1;
 }
 
-static int64_t ns_of(double us)
+/* ts or dur in ns from its digits, as io/chrome_run.c reads the same
+ * file's timeline (its clock and ours must agree to the nanosecond); absent
+ * or no number is 0; false past the limit. */
+static bool ns_of(const tl_chrome_in_event *ev, tl_span s, int64_t *ns)
 {
-	return (int64_t)llround(us * 1000.0);
+	int k = tl_chrome_reader_span_ns(ev, s, ns);
+	if (k == 0)
+		*ns = 0;
+	return k >= 0;
 }
 
 /* Notes a [memory] event that is read in part or skipped; warned of once
@@ -250,8 +259,9 @@ static void take_memory(struct kreader *r, const tl_chrome_in_event *ev)
 	}
 	tl_alloc_event e = {.total_allocated = -1, .total_reserved = -1, .peak = -1};
 	int64_t type, id = 0;
-	if (!ev->has_ts || !isfinite(ev->ts_us) || fabs(ev->ts_us) > TS_MAX_US) {
-		damaged(r, "kineto-memory-ts", ev, "has no usable ts: skipped");
+	if (!ev->has_ts || !ns_of(ev, ev->ts, &e.t_ns)) {
+		damaged(r, "kineto-memory-ts", ev,
+			"has no ts, or one beyond 73 years from 0: skipped");
 		return;
 	}
 	if (!span_int(ev, a.bytes, &e.bytes)) {
@@ -259,6 +269,8 @@ static void take_memory(struct kreader *r, const tl_chrome_in_event *ev)
 			"has no Bytes that is a whole number within +-2^62: skipped");
 		return;
 	}
+	/* c10's DeviceType and DeviceIndex are 8- and 16-bit; the bound is
+	 * the (type, id) key's, two 32-bit halves */
 	if (!span_int(ev, a.dev_type, &type) || type < 0 || type > INT32_MAX) {
 		damaged(r, "kineto-memory-device", ev, "has no Device Type: skipped");
 		return;
@@ -284,7 +296,6 @@ static void take_memory(struct kreader *r, const tl_chrome_in_event *ev)
 			"has an unreadable Total Reserved: ignored");
 		e.total_reserved = -1;
 	}
-	e.t_ns = ns_of(ev->ts_us);
 	device_names(r, type, id, &e);
 	uint32_t t = thread_of(r, ev);
 	g_array_append_val(r->events, e);
@@ -300,8 +311,9 @@ static bool is_op_slice(const tl_chrome_in_event *ev)
 
 static void take_slice(struct kreader *r, const tl_chrome_in_event *ev)
 {
-	if (!ev->has_ts || !isfinite(ev->ts_us) || fabs(ev->ts_us) > TS_MAX_US ||
-	    !isfinite(ev->dur_us) || ev->dur_us < 0 || ev->dur_us > TS_MAX_US)
+	int64_t start, dur;
+	if (!ev->has_ts || !ns_of(ev, ev->ts, &start) || !ns_of(ev, ev->dur, &dur) || dur < 0 ||
+	    start + dur >= TL_TIME_LIMIT_NS)
 		return;
 	const char *text = tl_chrome_reader_span_text(ev, ev->name, r->buf);
 	const char *name = g_hash_table_lookup(r->names, text);
@@ -309,8 +321,8 @@ static void take_slice(struct kreader *r, const tl_chrome_in_event *ev)
 		name = tl_arena_strdup(r->arena, text);
 		g_hash_table_insert(r->names, (gpointer)name, (gpointer)name);
 	}
-	struct slice s = {.start = ns_of(ev->ts_us), .name = name, .thread = thread_of(r, ev)};
-	s.end = s.start + ns_of(ev->dur_us);
+	struct slice s = {
+	    .start = start, .end = start + dur, .name = name, .thread = thread_of(r, ev)};
 	g_array_append_val(r->slices, s);
 }
 
@@ -436,8 +448,11 @@ static void kreader_free(struct kreader *r)
 	g_array_free(r->warns, TRUE);
 }
 
-int tl_kineto_memory_read(const uint8_t *data, size_t len, tl_arena *arena, tl_alloc_events *out,
-			  tl_kineto_ops *ops, tl_error *err)
+/* side: the events are a side stream of a timeline read from the same
+ * data, which has said what damage it met: JSON damage keeps the events
+ * before it and none usable is no error, both without a further word. */
+static int read_memory(const uint8_t *data, size_t len, tl_arena *arena, tl_alloc_events *out,
+		       tl_kineto_ops *ops, bool side, tl_error *err)
 {
 	*out = (tl_alloc_events){0};
 	if (ops != NULL)
@@ -450,9 +465,8 @@ int tl_kineto_memory_read(const uint8_t *data, size_t len, tl_arena *arena, tl_a
 	tl_chrome_in_event ev;
 	int rc;
 	while ((rc = tl_chrome_reader_next(cr, &ev, err)) > 0) {
-		if (ev.ph != 'M' && ev.has_ts && isfinite(ev.ts_us) &&
-		    fabs(ev.ts_us) <= TS_MAX_US) {
-			int64_t t = ns_of(ev.ts_us);
+		int64_t t;
+		if (ev.ph != 'M' && ev.has_ts && ns_of(&ev, ev.ts, &t)) {
 			if (!r.has_origin || t < r.origin)
 				r.origin = t;
 			r.has_origin = true;
@@ -464,7 +478,9 @@ int tl_kineto_memory_read(const uint8_t *data, size_t len, tl_arena *arena, tl_a
 			take_slice(&r, &ev);
 	}
 	tl_chrome_reader_close(cr);
-	if (rc == 0 && r.seen > 0 && r.events->len == 0)
+	if (rc < 0 && side)
+		rc = 0;
+	if (rc == 0 && !side && r.seen > 0 && r.events->len == 0)
 		rc = tl_error_set(err, "none of its %zu [memory] events is usable", r.seen);
 	if (rc == 0) {
 		finish(&r, out, ops);
@@ -474,8 +490,14 @@ int tl_kineto_memory_read(const uint8_t *data, size_t len, tl_arena *arena, tl_a
 	return rc < 0 ? -1 : 0;
 }
 
+int tl_kineto_memory_read(const uint8_t *data, size_t len, tl_arena *arena, tl_alloc_events *out,
+			  tl_kineto_ops *ops, tl_error *err)
+{
+	return read_memory(data, len, arena, out, ops, false, err);
+}
+
 int tl_kineto_alloc_events(const uint8_t *data, size_t len, tl_arena *arena, tl_alloc_events *out,
 			   tl_error *err)
 {
-	return tl_kineto_memory_read(data, len, arena, out, NULL, err);
+	return read_memory(data, len, arena, out, NULL, true, err);
 }

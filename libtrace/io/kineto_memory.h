@@ -18,7 +18,9 @@
  * of the same pid and tid whose [ts, ts + dur] holds the event's ts.
  *
  * Times (t_ns) are nanoseconds from the trace's start: the earliest ts of
- * any event but metadata ("M"); events stay in the file's order.
+ * any event but metadata ("M"); events stay in the file's order. A ts is
+ * refused only past the model's limit (base/limits.h): Kineto writes epoch
+ * microseconds, or microseconds from baseTimeNanoseconds, and both pass.
  *
  * Odd values are warnings (base/warn.h), one line per kind with a count,
  * naming the first event's byte: an event whose Bytes is missing, not a
@@ -50,13 +52,17 @@ typedef struct tl_kineto_ops {
 } tl_kineto_ops;
 
 /* The [memory] events of the trace in data[0..len) into *out, their strings
- * and array in `arena` (the caller's). A trace without any is no error:
- * out->n is 0. -1 with err filled: the JSON is invalid, or it has [memory]
- * events and none is usable. */
+ * and array in `arena` (the caller's), as a side stream of its timeline
+ * (io/chrome_run.c), which they never cost: a trace without any, or whose
+ * every one is unusable (warned of by kind), gives out->n 0; JSON damage
+ * keeps the events before it, unsaid (the timeline's reader says it). -1
+ * with err filled only when the data is no Chrome JSON at all. */
 int tl_kineto_alloc_events(const uint8_t *data, size_t len, tl_arena *arena, tl_alloc_events *out,
 			   tl_error *err);
 
-/* The same, and the op slices in `ops` (may be NULL), in the file's order. */
+/* The [memory] events as the input's main stream (trace-memory), and the op
+ * slices in `ops` (may be NULL), in the file's order. -1 with err filled:
+ * the JSON is invalid, or it has [memory] events and none is usable. */
 int tl_kineto_memory_read(const uint8_t *data, size_t len, tl_arena *arena, tl_alloc_events *out,
 			  tl_kineto_ops *ops, tl_error *err);
 

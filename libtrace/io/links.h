@@ -16,6 +16,28 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* What a slice of a Chrome trace is (io/chrome_kind.h): host work, device
+ * work (a kernel, a copy), a step, or a repeat of other slices that tables
+ * leave out; TL_SLICE_OP marks an op whose launches are its own (Kineto's
+ * cpu_op). */
+enum {
+	TL_SLICE_HOST = 0,
+	TL_SLICE_DEVICE = 1,
+	TL_SLICE_SKIP = 2,
+	TL_SLICE_STEP = 3,
+	TL_SLICE_KIND = 3, /* the mask of the kinds above */
+	TL_SLICE_OP = 4,
+};
+
+/* A slice's event as the file has it: its name, the node and op its args
+ * (or a "node:Op" in them) give (NULL: none), its thread (the place of its
+ * pid and tid among the file's, by first mention) and its kind. */
+typedef struct tl_slice_event {
+	const char *name, *node, *op;
+	uint32_t thread;
+	uint8_t kind;
+} tl_slice_event;
+
 typedef struct tl_links {
 	const Tensorflow__NodeExecStats *recs; /* the run's records, recs[0 .. n_recs) */
 	size_t n_recs;
@@ -25,6 +47,10 @@ typedef struct tl_links {
 	 * its node and its op, not TF's "node:Op" (a PyTorch kernel's C++ name
 	 * holds "::") */
 	const uint8_t *whole;
+	/* A Chrome trace's slices (io/chrome_kind.h), per record: what it is
+	 * to a summary and the event as the file has it; NULL for other
+	 * inputs. */
+	const tl_slice_event *events;
 } tl_links;
 
 #endif

@@ -224,7 +224,7 @@ static bool walk_message(struct walk *w, const ProtobufCMessageDescriptor *desc,
 					 (size_t)(at - w->base));
 		uint64_t num = key >> 3;
 		unsigned wt = (unsigned)(key & 7);
-		if (num == 0 || num > 536870911u)
+		if (num == 0 || num > 536870911u) /* protobuf's field numbers: 1 .. 2^29 - 1 */
 			return walk_fail(w, at, "field number %llu at byte %zu",
 					 (unsigned long long)num, (size_t)(at - w->base));
 		size_t vstart = 0, vlen = 0;

@@ -3,6 +3,7 @@
 #include "io/chrome_run.h"
 #include "io/logdir.h"
 #include "io/pbdecode.h"
+#include "io/pbjson.h"
 #include "io/pbtext.h"
 #include "io/pbwire.h"
 #include "io/tfrecord.h"
@@ -17,10 +18,12 @@ struct tl_source {
 	tl_input *in;
 	tl_format format;
 	bool events; /* TFRecord of Event messages (TensorBoard) */
+	const char *message; /* a whole message read: "a RunMetadata", ... */
 	bool done;
 	size_t count;		/* runs produced */
 	size_t records;		/* records that framed */
 	size_t damaged;		/* damage met */
+	size_t undecoded;	/* records that framed but hold no RunMetadata/Event */
 	char *first_damage;	/* what it was, for when nothing could be read */
 	bool input_damage_told; /* the gzip stream's own damage reported */
 	char *base;		/* name used in labels */
@@ -55,12 +58,15 @@ static const ProtobufCMessageDescriptor *descriptor_for(tl_format f)
 	switch (f) {
 	case TL_FORMAT_RUNMETA:
 	case TL_FORMAT_RUNMETA_TEXT:
+	case TL_FORMAT_RUNMETA_JSON:
 		return &tensorflow__run_metadata__descriptor;
 	case TL_FORMAT_STEPSTATS:
 	case TL_FORMAT_STEPSTATS_TEXT:
+	case TL_FORMAT_STEPSTATS_JSON:
 		return &tensorflow__step_stats__descriptor;
 	case TL_FORMAT_GRAPHDEF:
 	case TL_FORMAT_GRAPHDEF_TEXT:
+	case TL_FORMAT_GRAPHDEF_JSON:
 		return &tensorflow__graph_def__descriptor;
 	default:
 		return NULL;
@@ -73,12 +79,34 @@ static bool is_text_format(tl_format f)
 	       f == TL_FORMAT_GRAPHDEF_TEXT || f == TL_FORMAT_TEXT_PROTO;
 }
 
+static bool is_json_format(tl_format f)
+{
+	return f == TL_FORMAT_RUNMETA_JSON || f == TL_FORMAT_STEPSTATS_JSON ||
+	       f == TL_FORMAT_GRAPHDEF_JSON || f == TL_FORMAT_JSON_PROTO;
+}
+
+/* Text and JSON are turned into wire bytes, whose size is checked then. */
+static bool is_wire_format(tl_format f)
+{
+	return !is_text_format(f) && !is_json_format(f);
+}
+
 static int too_big(uint64_t len, tl_error *err)
 {
 	return tl_error_set(err,
 			    "%" PRIu64 " bytes is over protobuf's 2 GiB limit for one message "
 			    "(a TFRecord stream of runs has no such limit)",
 			    len);
+}
+
+/* The message a descriptor decodes, as a noun phrase for messages. */
+static const char *message_kind(const ProtobufCMessageDescriptor *d)
+{
+	if (d == &tensorflow__step_stats__descriptor)
+		return "a StepStats";
+	if (d == &tensorflow__graph_def__descriptor)
+		return "a GraphDef";
+	return "a RunMetadata";
 }
 
 /* Wraps a decoded StepStats or GraphDef into a RunMetadata. */
@@ -105,7 +133,7 @@ static Tensorflow__RunMetadata *wrap(tl_arena *arena, const ProtobufCMessageDesc
  * the arena too (the strings point into them). */
 static int decode_whole(const uint8_t *data, uint8_t *own, size_t len, tl_format format,
 			tl_pbdecode_fields fields, tl_arena *arena, Tensorflow__RunMetadata **out,
-			bool *xspace, tl_error *err)
+			bool *xspace, const char **message, tl_error *err)
 {
 	*xspace = false;
 	if (format == TL_FORMAT_AUTO && tl_format_sniff(data, len, &format, err) < 0)
@@ -114,16 +142,19 @@ static int decode_whole(const uint8_t *data, uint8_t *own, size_t len, tl_format
 		return tl_error_set(err, "a %s input holds no single RunMetadata",
 				    tl_format_name(format));
 	const ProtobufCMessageDescriptor *d = descriptor_for(format);
-	if (!is_text_format(format) && len > (size_t)INT32_MAX)
+	if (is_wire_format(format) && len > (size_t)INT32_MAX)
 		return too_big(len, err);
-	if (is_text_format(format)) {
-		if (d == NULL)
+	if (!is_wire_format(format)) {
+		if (d == NULL && is_text_format(format))
 			d = tl_pbtext_guess((const char *)data, len);
-		if (d == NULL)
+		if (d == NULL && is_text_format(format))
 			return tl_error_set(err, "not protobuf text of a RunMetadata, StepStats "
 						 "or GraphDef (first field is none of theirs)");
 		GByteArray *wire = g_byte_array_sized_new((guint)(len / 2 + 64));
-		if (tl_pbtext_to_wire(d, (const char *)data, len, wire, err) < 0) {
+		int rc = is_text_format(format)
+			     ? tl_pbtext_to_wire(d, (const char *)data, len, wire, err)
+			     : tl_pbjson_to_wire(data, len, &d, wire, err);
+		if (rc < 0) {
 			g_byte_array_free(wire, TRUE);
 			return -1;
 		}
@@ -146,6 +177,7 @@ static int decode_whole(const uint8_t *data, uint8_t *own, size_t len, tl_format
 	if (tl_pbdecode(d, own, len, fields, 0, arena, &msg, err) < 0)
 		return -1;
 	*out = wrap(arena, d, msg);
+	*message = message_kind(d);
 	return 0;
 }
 
@@ -153,7 +185,9 @@ int tl_source_decode_runmeta(const uint8_t *data, size_t len, tl_format format, 
 			     Tensorflow__RunMetadata **out, tl_error *err)
 {
 	bool xspace;
-	return decode_whole(data, NULL, len, format, TL_PBDECODE_ALL, arena, out, &xspace, err);
+	const char *message;
+	return decode_whole(data, NULL, len, format, TL_PBDECODE_ALL, arena, out, &xspace, &message,
+			    err);
 }
 
 /* One damage of the input, described in err: a warning, and the source
@@ -294,7 +328,7 @@ static int open_next_file(tl_source *src, tl_error *err)
 	src->in = NULL;
 	src->xs_next = 0;
 	src->done = src->events = src->input_damage_told = false;
-	src->count = src->records = src->damaged = 0;
+	src->count = src->records = src->damaged = src->undecoded = 0;
 	src->chrome_read = false;
 	g_free(src->first_damage);
 	src->first_damage = NULL;
@@ -437,6 +471,19 @@ void tl_source_keep_xspace_allocs(tl_source *src)
 const tl_alloc_events *tl_source_chrome_allocs(const tl_source *src)
 {
 	return src->chrome_read && src->chrome.allocs.n > 0 ? &src->chrome.allocs : NULL;
+}
+
+const char *tl_source_kind(const tl_source *src)
+{
+	if (src->folder != NULL)
+		return "a log folder";
+	if (src->xs != NULL || src->format == TL_FORMAT_XSPACE)
+		return "a TF2/JAX profile (XSpace)";
+	if (src->chrome_read)
+		return src->chrome.kind;
+	if (src->format == TL_FORMAT_TFRECORD)
+		return src->events ? "a TensorBoard events file" : "a TFRecord stream of RunMetadata";
+	return src->message != NULL ? src->message : "a protobuf";
 }
 
 tl_format tl_source_format(const tl_source *src)
@@ -596,7 +643,7 @@ static int next_whole(tl_source *src, tl_pbdecode_fields fields, tl_arena **aren
 	 * read first (a sparse 2 GB file took half a minute under ASan). */
 	uint64_t left = tl_input_size_left(src->in);
 	if (left > (uint64_t)INT32_MAX && src->format != TL_FORMAT_AUTO &&
-	    !is_text_format(src->format)) {
+	    is_wire_format(src->format)) {
 		src->done = true;
 		return too_big(left, err);
 	}
@@ -646,7 +693,8 @@ static int next_whole(tl_source *src, tl_pbdecode_fields fields, tl_arena **aren
 	if (xspace_head && whole_fields_prefix(data, len) < len)
 		return start_xspace(src, arena, data, len, arena_out, meta, label, err);
 	bool xspace;
-	int rc = decode_whole(data, own, len, src->format, fields, arena, meta, &xspace, err);
+	int rc = decode_whole(data, own, len, src->format, fields, arena, meta, &xspace,
+			      &src->message, err);
 	/* What is none of RunMetadata, StepStats and GraphDef may be an XSpace
 	 * (decode_whole leaves refused bytes as they were, and has walked them
 	 * as one: tl_format_is_xspace). */
@@ -705,6 +753,14 @@ static int end_of_records(tl_source *src, tl_error *err)
 	src->done = true;
 	if (report_input_damage(src, err) < 0)
 		return -1;
+	/* every record framed, both crcs held, and none decodes: records of
+	 * another message (tf.train.Example, ...), not damage */
+	if (src->count == 0 && src->records > 0 && src->undecoded == src->records &&
+	    src->damaged == src->undecoded)
+		return tl_error_set(err,
+				    "a TFRecord file of neither RunMetadata nor TensorBoard events "
+				    "(all %zu records frame, none decodes as one; the first: %s)",
+				    src->records, src->first_damage);
 	if (src->count == 0 && src->damaged > 1)
 		return tl_error_set(err, "nothing readable: %s (and %zu more damaged)",
 				    src->first_damage, src->damaged - 1);
@@ -743,6 +799,7 @@ static int undecodable(tl_source *src, tl_arena *arena, tl_error *err, const cha
 	char what[sizeof err->msg];
 	g_strlcpy(what, why, sizeof what);
 	tl_arena_free(arena);
+	src->undecoded++;
 	tl_error_set(err, "record %llu at byte %llu: %s", (unsigned long long)src->reader.number,
 		     (unsigned long long)src->reader.at, what);
 	return source_damage(src, err, "record skipped");

@@ -2,7 +2,8 @@
  * source: runs out of one input. Sniffs the kind of input (or takes the
  * one forced with --input-format), decodes it, and yields one RunMetadata
  * per run:
- *   - a binary or text RunMetadata: one run;
+ *   - a binary, text or JSON (proto3 JSON mapping, io/pbjson.h) RunMetadata:
+ *     one run;
  *   - a StepStats or a GraphDef: one run holding it (step_stats, or one
  *     partition graph);
  *   - a TFRecord stream of RunMetadata, or a TensorBoard events file: one
@@ -47,6 +48,11 @@ int tl_source_open(tl_source **out, const char *path, tl_format forced, tl_error
 void tl_source_close(tl_source *src);
 
 const char *tl_source_name(const tl_source *src);
+/* What the input is, as a noun phrase for messages, once a run was read:
+ * "a RunMetadata", "a StepStats", "a GraphDef", "a TensorBoard events
+ * file", "a TF2/JAX profile (XSpace)", a Chrome trace's kind
+ * (tl_format_chrome_kind), "a log folder". */
+const char *tl_source_kind(const tl_source *src);
 /* The input's kind once sniffed (TL_FORMAT_CHROME: read tl_source_map). */
 tl_format tl_source_format(const tl_source *src);
 tl_input *tl_source_input(tl_source *src);

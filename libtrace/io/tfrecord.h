@@ -33,7 +33,9 @@ bool tl_tfrecord_sniff(const uint8_t *data, size_t len);
 bool tl_tfrecord_sniff_damaged(const uint8_t *data, size_t len);
 
 /* Largest record accepted (a length prefix beyond it is damage, not an
- * allocation). */
+ * allocation). The format's bound: a record holds one protobuf message
+ * (an Event, a RunMetadata), and protobuf refuses messages of 2 GiB and
+ * more. */
 #define TL_TFRECORD_MAX (1ull << 31)
 
 /* Reads the records of one input in order, numbering them from 1 (as runs

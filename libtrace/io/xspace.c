@@ -355,7 +355,7 @@ static bool stat_int(const tl_xspace_wire_stat *st, int64_t *out)
 	case TL_XSTAT_DOUBLE: {
 		double d;
 		memcpy(&d, &st->u, sizeof d);
-		if (!(d > -9.2e18 && d < 9.2e18))
+		if (!(d > -9.2e18 && d < 9.2e18)) /* int64's range, and NaN */
 			return false;
 		*out = (int64_t)d;
 		return true;
@@ -472,7 +472,11 @@ static uint32_t device_for(tl_xspace *xs, GHashTable *by_name, const xplane *x,
 	return xs->devs->len - 1;
 }
 
-/* start and end of an event in ns, false when they leave the limit. */
+/* start and end of an event in ns, false when they leave the limit (the
+ * model's, base/limits.h). The format bounds the rest: offset_ps counts from
+ * the line's timestamp_ns, which xplane.proto defines as the line's start,
+ * and a duration is no less than 0; an event before its line or of negative
+ * length is damage. */
 static bool event_time(const tl_xspace_wire_line *l, const tl_xspace_wire_event *e, int64_t *start,
 		       int64_t *end)
 {
@@ -1245,6 +1249,8 @@ static int open_quiet(tl_xspace **out, const uint8_t *data, size_t len, bool all
 		      tl_arena *arena, const char *name, tl_error *err)
 {
 	tl_xspace_wire space;
+	/* 4 GiB: the wire reader's 32-bit offsets; protobuf itself refuses
+	 * messages of 2 GiB and more */
 	if (len > UINT32_MAX || tl_xspace_wire_read_planes(&space, data, len, arena) < 0) {
 		tl_error_set(err, "malformed XSpace (protobuf decoding failed)");
 		return TL_PBDECODE_MALFORMED;

@@ -1,6 +1,7 @@
 #include "model/graph_attach.h"
 
 #include "base/arena.h"
+#include "io/input.h"
 #include "io/source.h"
 
 #include <glib.h>
@@ -52,6 +53,15 @@ int tl_graph_attach_read(tl_graph_attach **out, const char *path, tl_error *err)
 	if (tl_source_open(&src, path, TL_FORMAT_AUTO, err) < 0)
 		return -1;
 	tl_format f = tl_source_format(src);
+	const uint8_t *data = NULL;
+	size_t len = 0;
+	if (f == TL_FORMAT_CHROME && tl_input_map(tl_source_input(src), &data, &len, NULL) == 0) {
+		/* which Chrome trace, as every tool names it */
+		int rc = tl_error_set(err, "not a GraphDef (it is %s)",
+				      tl_format_chrome_kind(data, len));
+		tl_source_close(src);
+		return rc;
+	}
 	if (f == TL_FORMAT_CHROME || f == TL_FORMAT_XSPACE || f == TL_FORMAT_TFRECORD) {
 		tl_source_close(src);
 		return not_a_graph(err, f, NULL);
@@ -60,6 +70,7 @@ int tl_graph_attach_read(tl_graph_attach **out, const char *path, tl_error *err)
 	Tensorflow__RunMetadata *meta = NULL;
 	const char *label = NULL;
 	int rc = tl_source_next(src, &arena, &meta, &label, err);
+	f = tl_source_format(src); /* as the read found it: an XSpace is known now */
 	tl_source_close(src);
 	if (rc < 0)
 		return -1;

@@ -988,6 +988,18 @@ static void set_launchers(tl_run *run, const tl_links *l)
 	g_free(exec_of);
 }
 
+/* The events of a Chrome trace's slices (io/links.h), by the places of the
+ * executions' records. */
+static void set_events(tl_run *run, const tl_links *l)
+{
+	uint32_t *rec = tl_arena_alloc(run->arena, (run->n_execs + 1) * sizeof *rec);
+	uintptr_t base = (uintptr_t)l->recs;
+	for (size_t e = 0; e < run->n_execs; e++)
+		rec[e] = (uint32_t)(((uintptr_t)run->execs[e].ns - base) / sizeof *l->recs);
+	run->rec = rec;
+	run->events = l->events;
+}
+
 /* The allocator events of the run's input: a Kineto trace's (already in
  * the run's arena); an XSpace's, those within the run's span when the
  * XSpace is cut into steps. */
@@ -1049,5 +1061,7 @@ int tl_run_next(tl_source *src, tl_run **run, tl_error *err)
 	(*run)->host = host != NULL ? tl_arena_strdup((*run)->arena, host) : NULL;
 	if (links.n > 0 || links.whole != NULL)
 		set_launchers(*run, &links);
+	if (links.events != NULL)
+		set_events(*run, &links);
 	return 1;
 }

@@ -144,6 +144,11 @@ typedef struct tl_run {
 	 * otherwise or when it has none. In the run's arena. */
 	const tl_alloc_events *allocs;
 	const char *host;	/* the host it ran on, where the input says (an XSpace), or NULL */
+	/* A Chrome trace's slices (io/links.h): execution e is the slice of
+	 * record rec[e] (its place in the file), events[rec[e]] its event;
+	 * both NULL for other inputs. In the run's arena. */
+	const tl_slice_event *events;
+	const uint32_t *rec;
 	int64_t t_begin, t_end; /* span of all execs, ns */
 } tl_run;
 

@@ -98,19 +98,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	tl_summary *s = tl_summary_new((tl_summary_view)(size % 6));
 	int rc = 0;
-	if (tl_source_format(src) == TL_FORMAT_CHROME) {
-		const uint8_t *map;
-		size_t len;
-		rc = tl_input_map(tl_source_input(src), &map, &len, &err);
-		if (rc == 0)
-			rc = tl_summary_add_chrome(s, map, len, "fuzz", &err);
-	} else {
-		tl_run *run = NULL;
-		while ((rc = tl_run_next(src, &run, &err)) > 0) {
-			tl_summary_add_run(s, run);
-			analyses(run);
-			tl_run_free(run);
-		}
+	tl_run *run = NULL;
+	while ((rc = tl_run_next(src, &run, &err)) > 0) {
+		tl_summary_add_run(s, run);
+		analyses(run);
+		tl_run_free(run);
 	}
 	tl_source_close(src);
 	if (rc == 0) {

@@ -791,9 +791,16 @@ static void test_chrome(void **state)
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
 		tl_summary *s = tl_summary_new(cases[i].view);
 		tl_error err = {{0}};
-		assert_int_equal(tl_summary_add_chrome(s, (const uint8_t *)trace, strlen(trace),
-						       "dir/trace.json", &err),
-				 0);
+		char *path = g_build_filename(tmpdir, "trace.json", NULL);
+		assert_true(g_file_set_contents(path, trace, -1, NULL));
+		tl_source *src = NULL;
+		tl_run *run = NULL;
+		assert_int_equal(tl_source_open(&src, path, TL_FORMAT_AUTO, &err), 0);
+		assert_int_equal(tl_run_next(src, &run, &err), 1);
+		tl_summary_add_run(s, run);
+		tl_run_free(run);
+		tl_source_close(src);
+		g_free(path);
 		assert_true(s->from_chrome);
 		assert_string_equal(g_ptr_array_index(s->run_labels, 0), "trace.json");
 		assert_int_equal(g_hash_table_size(s->rows), 2);

@@ -12,6 +12,7 @@
 #include "base/output.h"
 
 #include <glib.h>
+#include <inttypes.h>
 #include <glib/gstdio.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -635,6 +636,80 @@ static void test_span_number(void **state)
 	tl_chrome_in_event ev = {.raw = "{}", .raw_len = 2};
 	double d;
 	assert_false(tl_chrome_reader_span_number(&ev, (tl_span){0, 0}, &d));
+}
+
+static int ns_of(const char *value, int64_t *out)
+{
+	tl_chrome_in_event ev = {.raw = value, .raw_len = strlen(value)};
+	return tl_chrome_reader_span_ns(&ev, (tl_span){0, (uint32_t)strlen(value)}, out);
+}
+
+/* Proves: a time field's microseconds become nanoseconds from the digits,
+ * exactly where a double cannot hold them (epoch us with a fraction),
+ * rounded half away from zero, exponents and numeric strings included; a
+ * number at or past 2^61 ns either side is -1, anything else 0. */
+static void test_span_ns(void **state)
+{
+	static const struct {
+		const char *text;
+		int64_t ns;
+	} good[] = {
+	    {"0", 0},
+	    {"-0", 0},
+	    {"7", 7000},
+	    {"1.5", 1500},
+	    {"-1234.567", -1234567},
+	    {"0.0005", 1},
+	    {"0.0004", 0},
+	    {"-0.0005", -1},
+	    {"382523.21600000001", 382523216},
+	    {"1893456000382523.216", INT64_C(1893456000382523216)},
+	    {"-1893456000382523.216", -INT64_C(1893456000382523216)},
+	    {"1661389858379670", INT64_C(1661389858379670000)},
+	    {"1e3", 1000000},
+	    {"2.5E-3", 3},
+	    {"1.2345e2", 123450},
+	    {"12e-4", 1},
+	    {"0e99999", 0},
+	    {"0.000000000000000000000000001", 0},
+	    {"\"42\"", 42000},
+	    {"2305843009213693.951", INT64_C(2305843009213693951)},
+	    {"-2305843009213693.951", -INT64_C(2305843009213693951)},
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(good); i++) {
+		int64_t ns = -42;
+		int k = ns_of(good[i].text, &ns);
+		if (k != 1 || ns != good[i].ns)
+			fail_msg("'%s': %d, %" PRId64 " ns, not %" PRId64, good[i].text, k, ns,
+				 good[i].ns);
+	}
+	const char *past[] = {"2305843009213693.952",
+			      "-2305843009213693.952",
+			      "2305843009213693.9515",
+			      "1e16",
+			      "1e400",
+			      "99999999999999999999",
+			      "-1e99999"};
+	for (size_t i = 0; i < G_N_ELEMENTS(past); i++) {
+		int64_t ns;
+		if (ns_of(past[i], &ns) != -1)
+			fail_msg("'%s' not past the limit", past[i]);
+	}
+	const char *none[] = {"", "\"\"", "\"x\"", "true", "null", "01", "1.", ".5", "[1]"};
+	for (size_t i = 0; i < G_N_ELEMENTS(none); i++) {
+		int64_t ns;
+		if (ns_of(none[i], &ns) != 0)
+			fail_msg("'%s' taken for a number", none[i]);
+	}
+	/* whole us and three decimals at every magnitude up to epoch 2030 */
+	for (int64_t us = 1; us < INT64_C(1900000000000000); us = us * 7 + 3)
+		for (int f = 0; f < 1000; f += 37) {
+			char text[64];
+			snprintf(text, sizeof text, "%" PRId64 ".%03d", us, f);
+			int64_t ns;
+			assert_int_equal(ns_of(text, &ns), 1);
+			assert_true(ns == us * 1000 + f);
+		}
 }
 
 /* Proves: malformed JSON inside events and around them is an error naming
@@ -1278,6 +1353,7 @@ int main(void)
 	    cmocka_unit_test(test_event_fields),
 	    cmocka_unit_test(test_span_text),
 	    cmocka_unit_test(test_span_number),
+	    cmocka_unit_test(test_span_ns),
 	    cmocka_unit_test(test_errors_at_byte),
 	    cmocka_unit_test(test_sticky_results),
 	    cmocka_unit_test(test_deep_nesting),

@@ -45,7 +45,20 @@ static void test_names(void **state)
 	}
 	assert_string_equal(tl_format_names(), "auto, runmeta, runmeta-text, stepstats, "
 					       "stepstats-text, graphdef, graphdef-text, "
-					       "tfrecord, chrome, xspace");
+					       "tfrecord, chrome, xspace, runmeta-json, "
+					       "stepstats-json, graphdef-json");
+	static const struct {
+		const char *name;
+		tl_format f;
+	} json[] = {{"runmeta-json", TL_FORMAT_RUNMETA_JSON},
+		    {"stepstats-json", TL_FORMAT_STEPSTATS_JSON},
+		    {"graphdef-json", TL_FORMAT_GRAPHDEF_JSON}};
+	for (size_t i = 0; i < G_N_ELEMENTS(json); i++) {
+		tl_format g = TL_FORMAT_AUTO;
+		assert_int_equal(tl_format_parse(json[i].name, &g), 0);
+		assert_int_equal(g, json[i].f);
+		assert_string_equal(tl_format_name(g), json[i].name);
+	}
 	tl_format f = TL_FORMAT_CHROME;
 	assert_int_equal(tl_format_parse("json", &f), -1);
 	assert_int_equal(tl_format_parse("", &f), -1);
@@ -54,6 +67,8 @@ static void test_names(void **state)
 	assert_int_equal(f, TL_FORMAT_CHROME);
 	assert_string_equal(tl_format_name(TL_FORMAT_BINARY_PROTO), "binary-proto");
 	assert_string_equal(tl_format_name(TL_FORMAT_TEXT_PROTO), "text-proto");
+	assert_string_equal(tl_format_name(TL_FORMAT_JSON_PROTO), "json-proto");
+	assert_int_equal(tl_format_parse("json-proto", &f), -1);
 }
 
 /* Proves: empty and whitespace-only inputs are errors, not a guess. */
@@ -98,7 +113,8 @@ static void test_sniff_text(void **state)
 	/* A control byte, invalid UTF-8, or a first character no field name has. */
 	assert_int_equal(sniff_str("node {\x01}"), TL_FORMAT_BINARY_PROTO);
 	assert_int_equal(sniff_str("node { name: \"\xff\" }"), TL_FORMAT_BINARY_PROTO);
-	assert_int_equal(sniff_str("\"node\""), TL_FORMAT_BINARY_PROTO);
+	/* a whole JSON string is JSON: protobuf JSON wrapped, or what pbjson names */
+	assert_int_equal(sniff_str("\"node\""), TL_FORMAT_JSON_PROTO);
 	assert_int_equal(sniff_str("9node"), TL_FORMAT_BINARY_PROTO);
 	assert_int_equal(sniff_ok("node {\0}", 8), TL_FORMAT_BINARY_PROTO);
 }
@@ -361,11 +377,20 @@ static void check_chrome_kind(const char *path, const char *name, int *n)
 		return;
 	GByteArray *b = slurp(path);
 	const char *got = tl_format_chrome_kind(b->data, b->len);
+	/* what each file is, from the catalogues (tests/data/real/NOTICE,
+	 * realdata/README.md, oracle/README.md): timeline.py wrote the
+	 * timelines and the oracle's traces; the truths, reports and
+	 * maximums are our JSON, no trace */
 	const char *want = "a Chrome trace";
 	if (strstr(name, ".pt.trace.json") != NULL || strstr(name, "kineto") != NULL)
 		want = "a PyTorch profiler (Kineto) trace";
 	else if (strstr(name, "_tf25_") != NULL || g_str_has_suffix(name, "d.trace.json"))
 		want = "a TF2 profiler trace (TensorBoard's trace viewer JSON)";
+	else if (g_str_has_suffix(name, ".truth.json") || g_str_has_suffix(name, ".report.json") ||
+		 strstr(name, "maximums") != NULL)
+		want = TL_FORMAT_NOT_A_TRACE;
+	else if (strstr(name, "timeline") != NULL || strstr(path, "/oracle/") != NULL)
+		want = "a TF1 timeline.py trace";
 	if (strcmp(got, want) != 0)
 		fail_msg("'%s' is %s, not %s", path, got, want);
 	g_byte_array_unref(b);
@@ -373,9 +398,11 @@ static void check_chrome_kind(const char *path, const char *name, int *n)
 }
 
 /* Proves: Kineto traces are told by their top-level keys (the AMD trace has
- * them only at its end) or categories, TF2 profiler JSON by its /host:
- * process, every other Chrome trace stays a Chrome trace; on the real files
- * and on small ones. */
+ * them only at its end) or categories; timeline.py's by its "<device>
+ * Compute" processes and "Op" events whatever its device names (TF 1.14's
+ * /host:CPU); TF2 profiler JSON by its processes named for a device alone
+ * and its "Stream #" threads; a lookalike of each, and JSON that is no
+ * trace, are not taken for it; on the real files and on small ones. */
 static void test_chrome_kinds(void **state)
 {
 	int n = 0;
@@ -398,16 +425,44 @@ static void test_chrome_kinds(void **state)
 	    chrome_kind_str("{\"traceEvents\": [{\"ph\": \"M\", \"pid\": 1, \"name\": "
 			    "\"process_name\", \"args\": {\"name\": \"/host:CPU\"}}]}"),
 	    "a TF2 profiler trace (TensorBoard's trace viewer JSON)");
+	const char *tf1 = "a TF1 timeline.py trace";
 	assert_string_equal(
 	    chrome_kind_str("{\"traceEvents\": [{\"ph\": \"M\", \"pid\": 1, \"name\": "
 			    "\"process_name\", \"args\": {\"name\": \"/job:localhost/replica:0/"
 			    "task:0/device:CPU:0 Compute\"}}, {\"ph\": \"X\", \"cat\": \"Op\"}]}"),
+	    tf1);
+	/* TF 1.14's timeline.py: the newer device names, still timeline.py */
+	assert_string_equal(
+	    chrome_kind_str(
+		"{\"traceEvents\": [{\"ph\": \"M\", \"pid\": 1, \"name\": "
+		"\"process_name\", \"args\": {\"name\": \"/host:CPU Compute\"}}, "
+		"{\"ph\": \"M\", \"pid\": 2, \"name\": \"process_name\", \"args\": "
+		"{\"name\": \"/gpu:0 (Quadro P5000)/context#0/stream#1:Kernel Compute\"}}, "
+		"{\"ph\": \"X\", \"cat\": \"Op\", \"name\": \"MatMul\", \"pid\": 1, "
+		"\"tid\": 0, \"ts\": 1, \"dur\": 2, \"args\": {\"name\": \"m\", "
+		"\"op\": \"MatMul\"}}]}"),
+	    tf1);
+	/* lookalikes: one stray mark names nothing */
+	assert_string_equal(chrome_kind_str("[{\"ph\": \"X\", \"cat\": \"Op\", \"name\": \"a\", "
+					    "\"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 1}]"),
+			    "a Chrome trace");
+	assert_string_equal(chrome_kind_str("{\"displayTimeUnit\": \"ns\", \"traceEvents\": "
+					    "[{\"ph\": \"X\", \"name\": \"a\", \"pid\": 1, "
+					    "\"tid\": 1, \"ts\": 1, \"dur\": 1}]}"),
+			    "a Chrome trace");
+	assert_string_equal(
+	    chrome_kind_str("[{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": "
+			    "\"k\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 1}]"),
 	    "a Chrome trace");
+	assert_string_equal(chrome_kind_str("{\"name\": \"config\", \"values\": [1, 2]}"),
+			    TL_FORMAT_NOT_A_TRACE);
+	assert_string_equal(chrome_kind_str("[1, 2, 3]"), TL_FORMAT_NOT_A_TRACE);
+	assert_string_equal(chrome_kind_str("{\"traceEvents\": []}"), "a Chrome trace");
 	/* invalid JSON ends the look: what was seen decides */
 	assert_string_equal(chrome_kind_str("{\"traceEvents\": [{\"cat\": \"Op\"}, {"),
 			    "a Chrome trace");
 	assert_string_equal(chrome_kind_str("[{\"cat\": \"python_function\"}, {,"), kineto);
-	assert_string_equal(chrome_kind_str("not json"), "a Chrome trace");
+	assert_string_equal(chrome_kind_str("not json"), TL_FORMAT_NOT_A_TRACE);
 }
 
 int main(void)

@@ -155,6 +155,60 @@ static void test_none(void **state)
 	tl_arena_free(arena);
 }
 
+/* Times have one bound, the model's 2^61 ns: epoch microseconds of 2030
+ * with a fraction (past a double's nanoseconds), and negative times, are
+ * read to the nanosecond; a ts past the bound is skipped with a warning. */
+static void test_times_any_origin(void **state)
+{
+	tl_warn_clear();
+	const char *json =
+	    "[" MEM(1893456000382523.216, 1, "\"Bytes\":16,\"Addr\":7,\"Device Type\":1") "," MEM(
+		1893456000382524.001, 1,
+		"\"Bytes\":-16,\"Addr\":7,\"Device Type\":1") "," MEM(2305843009213694, 1,
+									    "\"Bytes\":16,\"Addr\":8,"
+									    "\"Device Type\":1") "]";
+	tl_arena *arena = tl_arena_new();
+	tl_alloc_events ev;
+	tl_error err = {{0}};
+	assert_int_equal(read_text(json, arena, &ev, NULL, &err), 0);
+	assert_int_equal(ev.n, 2);
+	assert_int_equal(ev.ev[0].t_ns, 0);
+	assert_int_equal(ev.ev[1].t_ns, 785); /* 524.001 - 523.216 us */
+	assert_int_equal(tl_warn_count("kineto-memory-ts"), 1);
+	const char *neg = "[" MEM(-5000.25, 1, "\"Bytes\":16,\"Addr\":7,\"Device Type\":1") "," MEM(
+	    -1.5, 1, "\"Bytes\":-16,\"Addr\":7,\"Device Type\":1") "]";
+	assert_int_equal(read_text(neg, arena, &ev, NULL, &err), 0);
+	assert_int_equal(ev.n, 2);
+	assert_int_equal(ev.ev[1].t_ns, 4998750);
+	tl_warn_clear();
+	tl_arena_free(arena);
+}
+
+/* As a timeline's side stream, [memory] events cost only themselves: none
+ * usable is no error (warned of by kind), JSON damage keeps the events
+ * before it. */
+static void test_side_stream(void **state)
+{
+	tl_warn_clear();
+	tl_arena *arena = tl_arena_new();
+	tl_alloc_events ev;
+	tl_error err = {{0}};
+	const char *none = "[" MEM(1, 1, "\"Bytes\":null,\"Device Type\":1") "," MEM(
+	    1e300, 1, "\"Bytes\":4,\"Device Type\":1") "]";
+	assert_int_equal(
+	    tl_kineto_alloc_events((const uint8_t *)none, strlen(none), arena, &ev, &err), 0);
+	assert_int_equal(ev.n, 0);
+	assert_int_equal(tl_warn_count("kineto-memory-bytes"), 1);
+	assert_int_equal(tl_warn_count("kineto-memory-ts"), 1);
+	const char *cut = "[" MEM(1, 1, "\"Bytes\":4,\"Addr\":1,\"Device Type\":1") ",{\"ph\":";
+	assert_int_equal(
+	    tl_kineto_alloc_events((const uint8_t *)cut, strlen(cut), arena, &ev, &err), 0);
+	assert_int_equal(ev.n, 1);
+	assert_int_equal(read_text(cut, arena, &ev, NULL, &err), -1);
+	tl_warn_clear();
+	tl_arena_free(arena);
+}
+
 /* The real Qwen trace: every [memory] event, its values as jansson reads
  * them, in the file's order. */
 static void test_real_qwen(void **state)
@@ -207,6 +261,8 @@ int main(void)
 	    cmocka_unit_test(test_small_trace),
 	    cmocka_unit_test(test_damaged_values),
 	    cmocka_unit_test(test_none),
+	    cmocka_unit_test(test_times_any_origin),
+	    cmocka_unit_test(test_side_stream),
 	    cmocka_unit_test(test_real_qwen),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

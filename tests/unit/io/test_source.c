@@ -451,7 +451,9 @@ static void test_events_flip_every_byte(void **state)
 
 /* A record that frames but does not decode is damage: skipped, the others
  * read; strict, the error names it; a stream of nothing but such records is
- * an error. (A message nested too deep: hostile.test.) */
+ * an error that says what it is: records of another message (a dataset of
+ * tf.train.Example, ...), not damaged runs. (A message nested too deep:
+ * hostile.test.) */
 static void test_undecodable_record(void **state)
 {
 	(void)state;
@@ -478,8 +480,9 @@ static void test_undecodable_record(void **state)
 	path = write_file("bad.tfrecord", bad->data, bad->len, false);
 	b = read_both(path, TL_FORMAT_AUTO);
 	assert_int_equal(b.rc, -1);
-	assert_string_equal(b.err.msg, "nothing readable: record 1 at byte 0: malformed "
-				       "RunMetadata (and 2 more damaged)");
+	assert_string_equal(b.err.msg, "a TFRecord file of neither RunMetadata nor TensorBoard "
+				       "events (all 3 records frame, none decodes as one; the "
+				       "first: record 1 at byte 0: malformed RunMetadata)");
 	g_free(b.runs);
 	g_free(path);
 	g_byte_array_free(bad, TRUE);

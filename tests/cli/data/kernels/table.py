@@ -1,6 +1,7 @@
 # The kernel table of each run of a trace-report page (its tftrace-data
 # script), one JSON array per line: the columns, then the rows; "none"
-# where a run has no kernel table. With "sum" after the file, one line per
+# where a run has no kernel table; the columns every input has (not
+# self_micros, which inputs whose slices nest add). With "sum" after the file, one line per
 # run: "kernels ROWS occurrence SUM total_ns SUM" (each row's total_micros
 # as whole nanoseconds).
 import json
@@ -21,6 +22,7 @@ for run in data["runs"]:
         ns = sum(round(r[cols.index("total_micros")] * 1000) for r in table["rows"])
         print("kernels %d occurrence %d total_ns %d" % (len(table["rows"]), occ, ns))
         continue
-    print(json.dumps(table["columns"]))
+    keep = [i for i, c in enumerate(table["columns"]) if c != "self_micros"]
+    print(json.dumps([table["columns"][i] for i in keep]))
     for row in table["rows"]:
-        print(json.dumps(row))
+        print(json.dumps([row[i] for i in keep]))

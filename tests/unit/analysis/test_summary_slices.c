@@ -1,6 +1,7 @@
-/* Unit tests of analysis/summary_chrome.c: Chrome traces as runs of a
- * summary, their slices nested per thread (self time), device slices as
- * accelerator time, and the views on them.
+/* Unit tests of analysis/summary_slices.c: Chrome traces (read into runs
+ * by io/chrome_run.c, as every tool reads them) in a summary, their slices
+ * nested per thread (self time), device slices as accelerator time, and the
+ * views on them.
  *
  * A Kineto-like trace, times in us from 0 (the file's are epoch us, past
  * what a double holds in ns): on the host thread ProfilerStep#1 0..100
@@ -105,12 +106,24 @@ static const char linked[] = "{\"traceEvents\":["
 	"]}";
 /* clang-format on */
 
+/* The trace's run (written to k.json and read as the tools read it) added
+ * to a new summary. */
 static tl_summary *summary_of(tl_summary_view view, const char *trace)
 {
 	tl_summary *s = tl_summary_new(view);
 	tl_error err = {{0}};
-	if (tl_summary_add_chrome(s, (const uint8_t *)trace, strlen(trace), "k.json", &err) != 0)
+	char *path = g_build_filename(tmpdir, "k.json", NULL);
+	if (!g_file_set_contents(path, trace, -1, NULL))
+		fail_msg("cannot write %s", path);
+	tl_source *src = NULL;
+	tl_run *run = NULL;
+	if (tl_source_open(&src, path, TL_FORMAT_AUTO, &err) < 0 ||
+	    tl_run_next(src, &run, &err) != 1)
 		fail_msg("%s", err.msg);
+	tl_summary_add_run(s, run);
+	tl_run_free(run);
+	tl_source_close(src);
+	g_free(path);
 	return s;
 }
 
@@ -179,8 +192,9 @@ static void test_kineto_views(void **state)
 	(void)state;
 	tl_summary *s = summary_of(TL_VIEW_DEVICE, kineto);
 	assert_int_equal(g_hash_table_size(s->rows), 2);
-	assert_times(s, "CPU", 255, 150, 0, 255, 6);
-	assert_times(s, "GPU 0", 35, 35, 35, 0, 2);
+	/* the run's devices, named as every tool names them */
+	assert_times(s, "/host:CPU", 255, 150, 0, 255, 6);
+	assert_times(s, "/device:GPU:0", 35, 35, 35, 0, 2);
 	tl_summary_free(s);
 	s = summary_of(TL_VIEW_KERNEL, kineto);
 	assert_int_equal(g_hash_table_size(s->rows), 2);
@@ -313,5 +327,5 @@ int main(void)
 	    cmocka_unit_test(test_tf2),		  cmocka_unit_test(test_tf1),
 	    cmocka_unit_test(test_partial_flags), cmocka_unit_test(test_kineto_links),
 	};
-	return cmocka_run_group_tests_name("summary chrome", tests, tmpdir_setup, tmpdir_teardown);
+	return cmocka_run_group_tests_name("summary slices", tests, tmpdir_setup, tmpdir_teardown);
 }
