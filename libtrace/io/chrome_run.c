@@ -108,7 +108,7 @@ static bool split_tf_op(creader *c, const char *s, cslice *x)
 
 /* The args keys read_args reads, as bits: which of them an event's args
  * text holds, in one pass over its quotes (most events hold none). */
-enum { K_NAME = 1, K_OP = 2, K_LONG_NAME = 4, K_ANNOTATION = 8, K_TF_OP = 16 };
+enum { K_NAME = 1, K_OP = 2, K_LONG_NAME = 4, K_ANNOTATION = 8, K_TF_OP = 16, K_CORR = 32 };
 static const char *const arg_keys[] = {"\"name\"", "\"op\"", "\"long_name\"", "\"annotation\"",
 				       "\"" TL_TF2_STAT_TF_OP "\""};
 
@@ -139,6 +139,9 @@ static unsigned args_keys(const tl_chrome_in_event *ev)
 			break;
 		case 't':
 			keys |= TEXT_IS(p, end, "\"" TL_TF2_STAT_TF_OP "\"") ? K_TF_OP : 0;
+			break;
+		case 'c': /* "correlation" or "correlation_id" (io/tf2names.h) */
+			keys |= TEXT_IS(p, end, "\"correlation") ? K_CORR : 0;
 			break;
 		default:
 			break;
@@ -207,12 +210,9 @@ static int tf2_node_op_flat(creader *c, const tl_chrome_in_event *ev, unsigned k
 /* What timeline.py's args (name, op, input0..) and TF2's (tf_op, long_name,
  * annotation: the first that is "node:Op", as the XSpace reader takes the
  * tf_op stat first) say of a slice. */
-static void read_args(creader *c, const tl_chrome_in_event *ev, cslice *x)
+static void read_args(creader *c, const tl_chrome_in_event *ev, unsigned keys, cslice *x)
 {
-	if (ev->args.len == 0)
-		return;
-	unsigned keys = args_keys(ev);
-	if (keys == 0)
+	if ((keys & ~(unsigned)K_CORR) == 0)
 		return;
 	/* TF2's kernels: their annotation or tf_op read in place */
 	if (!(keys & (K_NAME | K_OP)) && tf2_node_op_flat(c, ev, keys, x) >= 0)
@@ -301,10 +301,11 @@ static cslice slice_of_event(creader *c, const tl_chrome_in_event *ev)
 	if (ev->cat.len > 0)
 		x.kind = tl_chrome_kind_of_cat(tl_chrome_reader_span_text(ev, ev->cat, c->buf));
 	if (ev->args.len > 0) {
-		read_args(c, ev, &x);
+		unsigned keys = args_keys(ev);
+		read_args(c, ev, keys, &x);
 		/* a role from the cat (Kineto), or none yet: TF2's events have
 		 * no cat, their thread tells (link_correlations) */
-		if (x.role != R_NONE || x.catless)
+		if ((keys & K_CORR) && (x.role != R_NONE || x.catless))
 			x.has_corr = tl_names_args_correlation(ev->raw + ev->args.off, ev->args.len,
 							       &x.corr);
 	}
@@ -665,30 +666,51 @@ static uint8_t *tf2_corr_sides(const creader *c)
 /* A device slice to the launch of its correlation id (the first in the
  * file where several carry it): Kineto's runtime call (by cat), or TF2's
  * host event (by thread). */
+typedef struct corr_at {
+	int64_t corr;
+	uint32_t at; /* the slice */
+} corr_at;
+
+static int cmp_corr_at(const void *a, const void *b)
+{
+	const corr_at *x = a, *y = b;
+	if (x->corr != y->corr)
+		return x->corr < y->corr ? -1 : 1;
+	return (x->at > y->at) - (x->at < y->at);
+}
+
 static void link_correlations(creader *c, linker *l)
 {
-	GHashTable *launch = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+	/* the launches sorted by id, the first in the file first: no table of
+	 * a half million small keys */
 	uint8_t *side = tf2_corr_sides(c);
+	GArray *launch = g_array_new(FALSE, FALSE, sizeof(corr_at));
 	for (guint i = 0; i < c->slices->len; i++) {
 		const cslice *x = &g_array_index(c->slices, cslice, i);
-		if (!x->has_corr || !(x->role == R_LAUNCH || (x->catless && side[x->thread] == 1)))
-			continue;
-		if (g_hash_table_contains(launch, &x->corr))
-			continue;
-		int64_t *k = g_new(int64_t, 1);
-		*k = x->corr;
-		g_hash_table_insert(launch, k, GUINT_TO_POINTER(i + 1));
+		if (x->has_corr && (x->role == R_LAUNCH || (x->catless && side[x->thread] == 1))) {
+			corr_at k = {.corr = x->corr, .at = i};
+			g_array_append_val(launch, k);
+		}
 	}
-	for (guint i = 0; i < c->slices->len; i++) {
+	qsort(launch->data, launch->len, sizeof(corr_at), cmp_corr_at);
+	const corr_at *v = (const corr_at *)(const void *)launch->data;
+	for (guint i = 0; i < c->slices->len && launch->len > 0; i++) {
 		const cslice *x = &g_array_index(c->slices, cslice, i);
 		if (!x->has_corr || !(x->role == R_DEVICE || (x->catless && side[x->thread] == 2)))
 			continue;
-		gpointer hit = g_hash_table_lookup(launch, &x->corr);
-		if (hit != NULL)
-			link_add(l, i, GPOINTER_TO_UINT(hit) - 1);
+		size_t lo = 0, hi = launch->len; /* the first of x->corr */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (v[mid].corr < x->corr)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < launch->len && v[lo].corr == x->corr)
+			link_add(l, i, v[lo].at);
 	}
 	g_free(side);
-	g_hash_table_destroy(launch);
+	g_array_free(launch, TRUE);
 }
 
 static int cmp_thread_start(const void *a, const void *b, void *ctx)

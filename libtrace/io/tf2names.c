@@ -144,19 +144,20 @@ static bool int_after(const char *p, const char *end, int64_t *out)
 
 bool tl_names_args_correlation(const char *args, size_t len, int64_t *out)
 {
-	/* one pass for both keys (most events have neither): Kineto's
-	 * "correlation" wins where a text has both */
+	/* one pass over the quotes for both keys (most events have neither):
+	 * Kineto's "correlation" wins where a text has both */
 	static const char stem[] = "\"correlation";
 	const size_t sl = sizeof stem - 1;
-	const char *end = args + len;
+	const char *p = args, *end = args + len;
 	bool have_id = false;
 	int64_t id = 0, v;
-	for (const char *p = args; p < end;) {
-		const char *hit = memmem(p, (size_t)(end - p), stem, sl);
-		if (hit == NULL)
-			break;
-		const char *k = hit + sl;
-		if (k < end && *k == '"' && int_after(k + 1, end, &v)) {
+	while ((p = memchr(p, '"', (size_t)(end - p))) != NULL) {
+		if ((size_t)(end - p) <= sl || p[1] != 'c' || memcmp(p, stem, sl) != 0) {
+			p++;
+			continue;
+		}
+		const char *k = p + sl;
+		if (*k == '"' && int_after(k + 1, end, &v)) {
 			*out = v;
 			return true;
 		}
