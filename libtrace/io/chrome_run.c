@@ -692,7 +692,8 @@ static void link_correlations(creader *c, linker *l)
 			g_array_append_val(launch, k);
 		}
 	}
-	qsort(launch->data, launch->len, sizeof(corr_at), cmp_corr_at);
+	if (launch->len > 0) /* an empty GArray's data is NULL */
+		qsort(launch->data, launch->len, sizeof(corr_at), cmp_corr_at);
 	const corr_at *v = (const corr_at *)(const void *)launch->data;
 	for (guint i = 0; i < c->slices->len && launch->len > 0; i++) {
 		const cslice *x = &g_array_index(c->slices, cslice, i);
