@@ -1,33 +1,23 @@
 /* What each slice of a Chrome trace is to a table (io/chrome_kind.h). */
 #include "io/chrome_kind.h"
 
+#include "io/tf2names.h"
+
 #include <glib.h>
 #include <string.h>
 
 uint8_t tl_chrome_kind_of_cat(const char *cat)
 {
-	static const char *const device[] = {"kernel", "gpu_memcpy", "gpu_memset", "memcpy",
-					     "memset"};
-	uint8_t k = 0;
-	for (size_t i = 0; i < G_N_ELEMENTS(device); i++)
-		if (g_ascii_strcasecmp(cat, device[i]) == 0)
-			k = TL_SLICE_DEVICE | TL_CHROME_KIND_BY_CAT;
-	if (strcmp(cat, "Trace") == 0 || strcmp(cat, "gpu_user_annotation") == 0)
-		k = TL_SLICE_SKIP | TL_CHROME_KIND_BY_CAT;
-	if (strcmp(cat, "cpu_op") == 0 || strcmp(cat, "Operator") == 0)
-		k |= TL_SLICE_OP;
-	return k;
-}
-
-static bool is_derived_line(const char *name, bool has_streams)
-{
-	static const char *const derived[] = {
-	    "TensorFlow Ops", "TensorFlow Name Scope", "Framework Ops", "Framework Name Scope",
-	    "Source code",    "Launch Stats",	       "XLA Modules",	"XLA TraceMe"};
-	for (size_t i = 0; i < G_N_ELEMENTS(derived); i++)
-		if (strcmp(name, derived[i]) == 0)
-			return true;
-	return has_streams && strcmp(name, "XLA Ops") == 0;
+	switch (tl_kineto_cat_of(cat)) { /* Kineto's cats: io/tf2names.h */
+	case TL_KINETO_DEVICE:
+		return TL_SLICE_DEVICE | TL_CHROME_KIND_BY_CAT;
+	case TL_KINETO_LABEL:
+		return TL_SLICE_SKIP | TL_CHROME_KIND_BY_CAT;
+	case TL_KINETO_OP:
+		return TL_SLICE_OP;
+	default:
+		return 0;
+	}
 }
 
 uint8_t *tl_chrome_kind_threads(const tl_chrome_ids *ids)
@@ -43,7 +33,8 @@ uint8_t *tl_chrome_kind_threads(const tl_chrome_ids *ids)
 	bool *stream_lines = g_new0(bool, procs->len + 1); /* per process */
 	for (guint i = 0; i < threads->len; i++) {
 		const tl_chrome_thread *t = g_ptr_array_index(threads, i);
-		if (t->name != NULL && g_str_has_prefix(t->name, "Stream #"))
+		long stream;
+		if (tl_tf2_stream_line(t->name, &stream))
 			stream_lines[t->proc] = true;
 	}
 	uint8_t *kind = g_new(uint8_t, threads->len + 1);
@@ -58,9 +49,9 @@ uint8_t *tl_chrome_kind_threads(const tl_chrome_ids *ids)
 			k = TL_SLICE_DEVICE;
 		else if (g_str_has_prefix(pn, "/device:") && !p->tf1) {
 			const char *tn = t->name != NULL ? t->name : "";
-			k = strcmp(tn, "Steps") == 0			 ? TL_SLICE_STEP
-			    : is_derived_line(tn, stream_lines[t->proc]) ? TL_SLICE_SKIP
-									 : TL_SLICE_DEVICE;
+			k = strcmp(tn, "Steps") == 0				? TL_SLICE_STEP
+			    : tl_tf2_is_derived_line(tn, stream_lines[t->proc]) ? TL_SLICE_SKIP
+										: TL_SLICE_DEVICE;
 		}
 		kind[i] = k;
 	}

@@ -10,6 +10,7 @@
 #include "io/chrome_reader.h"
 #include "io/format.h"
 #include "io/kineto_memory.h"
+#include "io/tf2names.h"
 
 #include <glib.h>
 #include <jansson.h>
@@ -30,6 +31,7 @@ typedef struct cslice {
 	int64_t start, end;
 	uint32_t thread;
 	uint8_t role;
+	bool catless; /* no cat: a TF2 trace viewer event, told by its thread */
 	bool has_corr;
 	int64_t corr;
 	const char *name;   /* the event's name (arena) */
@@ -61,7 +63,8 @@ typedef struct counts {
 typedef struct creader {
 	tl_arena *arena;
 	tl_chrome_ids ids;
-	cplace *place; /* per thread of ids, made when the devices are decided */
+	cplace *place; /* per slot (slot_of), made when the devices are decided */
+	long *kstream; /* per thread of ids: its Kineto GPU stream, or -1 */
 	GArray *slices, *flows;
 	GHashTable *open_b; /* thread index + 1 -> GArray of cslice (a B stack) */
 	GString *buf, *buf2;
@@ -91,59 +94,128 @@ static void read_meta(creader *c, const tl_chrome_in_event *ev)
 		c->tf1 = true;
 }
 
-/* "dense/MatMul:MatMul": a TF op as TF2's TraceMe names it. */
-static bool is_tf_op(const char *name, size_t n)
-{
-	const char *colon = NULL;
-	for (size_t i = 0; i < n; i++)
-		if (name[i] == ':')
-			colon = name + i;
-	if (colon == NULL || colon == name || colon + 1 == name + n || colon[-1] == ':')
-		return false;
-	for (const char *p = colon + 1; p < name + n; p++)
-		if (!g_ascii_isalnum(*p) && *p != '_')
-			return false;
-	return true;
-}
-
 /* node and op of a "node:Op" text (up to a '#', as TF2's annotations). */
 static bool split_tf_op(creader *c, const char *s, cslice *x)
 {
-	if (s == NULL)
+	size_t node_len, op_len;
+	const char *op;
+	if (!tl_tf2_split_tf_op(s, &node_len, &op, &op_len))
 		return false;
-	const char *hash = strchr(s, '#');
-	size_t n = hash != NULL ? (size_t)(hash - s) : strlen(s);
-	if (!is_tf_op(s, n))
-		return false;
-	const char *colon = memrchr(s, ':', n);
-	x->node = tl_arena_strndup(c->arena, s, (size_t)(colon - s));
-	x->op = tl_arena_strndup(c->arena, colon + 1, n - (size_t)(colon + 1 - s));
+	x->node = tl_arena_strndup(c->arena, s, node_len);
+	x->op = tl_arena_strndup(c->arena, op, op_len);
 	return true;
 }
 
-/* Whether the args name a key read below, in one pass over their text
- * (a 100 MB Kineto trace has a JSON object of args on every event). */
-static bool args_mention_names(const tl_chrome_in_event *ev)
+/* The args keys read_args reads, as bits: which of them an event's args
+ * text holds, in one pass over its quotes (most events hold none). */
+enum { K_NAME = 1, K_OP = 2, K_LONG_NAME = 4, K_ANNOTATION = 8, K_TF_OP = 16, K_CORR = 32 };
+static const char *const arg_keys[] = {"\"name\"", "\"op\"", "\"long_name\"", "\"annotation\"",
+				       "\"" TL_TF2_STAT_TF_OP "\""};
+
+static bool text_is(const char *p, const char *end, const char *lit, size_t n)
+{
+	return (size_t)(end - p) >= n && memcmp(p, lit, n) == 0;
+}
+
+#define TEXT_IS(p, end, lit) text_is(p, end, lit, sizeof lit - 1)
+
+static unsigned args_keys(const tl_chrome_in_event *ev)
 {
 	const char *p = ev->raw + ev->args.off, *end = p + ev->args.len;
-	while ((p = memchr(p, '"', (size_t)(end - p))) != NULL && ++p < end) {
-		const char *key = *p == 'n'   ? "name\""
-				  : *p == 'o' ? "op\""
-				  : *p == 'l' ? "long_name\""
-				  : *p == 'a' ? "annotation\""
-					      : NULL;
-		size_t n = key != NULL ? strlen(key) : 0;
-		if (key != NULL && (size_t)(end - p) >= n && memcmp(p, key, n) == 0)
-			return true;
+	unsigned keys = 0;
+	while ((p = memchr(p, '"', (size_t)(end - p))) != NULL && p + 1 < end) {
+		switch (p[1]) { /* arg_keys by their first letter */
+		case 'n':
+			keys |= TEXT_IS(p, end, "\"name\"") ? K_NAME : 0;
+			break;
+		case 'o':
+			keys |= TEXT_IS(p, end, "\"op\"") ? K_OP : 0;
+			break;
+		case 'l':
+			keys |= TEXT_IS(p, end, "\"long_name\"") ? K_LONG_NAME : 0;
+			break;
+		case 'a':
+			keys |= TEXT_IS(p, end, "\"annotation\"") ? K_ANNOTATION : 0;
+			break;
+		case 't':
+			keys |= TEXT_IS(p, end, "\"" TL_TF2_STAT_TF_OP "\"") ? K_TF_OP : 0;
+			break;
+		case 'c': /* "correlation" or "correlation_id" (io/tf2names.h) */
+			keys |= TEXT_IS(p, end, "\"correlation") ? K_CORR : 0;
+			break;
+		default:
+			break;
+		}
+		p++;
+	}
+	return keys;
+}
+
+/* A string arg of a flat args object with no escapes, in place: the value
+ * after `quoted` (a key with its quotes) and ':'; false where it is none
+ * or the text holds what only a parser reads (nesting, escapes). */
+static bool flat_arg(const tl_chrome_in_event *ev, const char *quoted, const char **v, size_t *n)
+{
+	const char *a = ev->raw + ev->args.off, *end = a + ev->args.len;
+	size_t kl = strlen(quoted);
+	for (const char *p = a; (p = memmem(p, (size_t)(end - p), quoted, kl)) != NULL;) {
+		const char *q = p + kl;
+		while (q < end && (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r'))
+			q++;
+		if (q == end || *q != ':') {
+			p = q;
+			continue;
+		}
+		q++;
+		while (q < end && (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r'))
+			q++;
+		if (q == end || *q != '"')
+			return false;
+		const char *close = memchr(q + 1, '"', (size_t)(end - q - 1));
+		if (close == NULL || memchr(q + 1, '\\', (size_t)(close - q - 1)) != NULL)
+			return false;
+		*v = q + 1;
+		*n = (size_t)(close - q - 1);
+		return true;
 	}
 	return false;
 }
 
-/* What timeline.py's args (name, op, input0..) and TF2's (long_name,
- * annotation) say of a slice. */
-static void read_args(creader *c, const tl_chrome_in_event *ev, cslice *x)
+/* TF2's node:Op of a flat args object (the keys in read_args' order), in
+ * place; 1 found, 0 none, -1 a parser must read the args. */
+static int tf2_node_op_flat(creader *c, const tl_chrome_in_event *ev, unsigned keys, cslice *x)
 {
-	if (ev->args.len == 0 || !args_mention_names(ev))
+	const char *a = ev->raw + ev->args.off;
+	if (memchr(a + 1, '{', ev->args.len - 1) != NULL || memchr(a, '[', ev->args.len) != NULL ||
+	    memchr(a, '\\', ev->args.len) != NULL)
+		return -1;
+	static const unsigned order[] = {K_TF_OP, K_LONG_NAME, K_ANNOTATION};
+	for (size_t i = 0; i < G_N_ELEMENTS(order); i++) {
+		if (!(keys & order[i]))
+			continue;
+		size_t k = (size_t)__builtin_ctz(order[i]);
+		const char *v;
+		size_t n;
+		if (!flat_arg(ev, arg_keys[k], &v, &n))
+			continue;
+		char *s = g_strndup(v, n);
+		bool ok = split_tf_op(c, s, x);
+		g_free(s);
+		if (ok)
+			return 1;
+	}
+	return 0;
+}
+
+/* What timeline.py's args (name, op, input0..) and TF2's (tf_op, long_name,
+ * annotation: the first that is "node:Op", as the XSpace reader takes the
+ * tf_op stat first) say of a slice. */
+static void read_args(creader *c, const tl_chrome_in_event *ev, unsigned keys, cslice *x)
+{
+	if ((keys & ~(unsigned)K_CORR) == 0)
+		return;
+	/* TF2's kernels: their annotation or tf_op read in place */
+	if (!(keys & (K_NAME | K_OP)) && tf2_node_op_flat(c, ev, keys, x) >= 0)
 		return;
 	json_t *a = args_of(ev);
 	if (!json_is_object(a)) {
@@ -169,7 +241,8 @@ static void read_args(creader *c, const tl_chrome_in_event *ev, cslice *x)
 		if (in->len > 0)
 			x->inputs = tl_arena_strndup(c->arena, in->str, in->len);
 		g_string_free(in, TRUE);
-	} else if (!split_tf_op(c, json_string_value(json_object_get(a, "long_name")), x)) {
+	} else if (!split_tf_op(c, json_string_value(json_object_get(a, TL_TF2_STAT_TF_OP)), x) &&
+		   !split_tf_op(c, json_string_value(json_object_get(a, "long_name")), x)) {
 		split_tf_op(c, json_string_value(json_object_get(a, "annotation")), x);
 	}
 	/* either alone names the node or the op all the same */
@@ -202,16 +275,14 @@ static uint8_t role_of(const tl_chrome_in_event *ev, GString *buf)
 {
 	if (ev->cat.len == 0)
 		return R_NONE;
-	const char *cat = tl_chrome_reader_span_text(ev, ev->cat, buf);
-	static const char *const device[] = {"kernel", "gpu_memcpy", "gpu_memset", "memcpy",
-					     "memset"};
-	for (size_t i = 0; i < G_N_ELEMENTS(device); i++)
-		if (g_ascii_strcasecmp(cat, device[i]) == 0)
-			return R_DEVICE;
-	if (g_str_has_suffix(cat, "_runtime") || g_str_has_suffix(cat, "_driver") ||
-	    strcmp(cat, "Runtime") == 0)
+	switch (tl_kineto_cat_of(tl_chrome_reader_span_text(ev, ev->cat, buf))) {
+	case TL_KINETO_DEVICE:
+		return R_DEVICE;
+	case TL_KINETO_LAUNCH:
 		return R_LAUNCH;
-	return R_NONE;
+	default:
+		return R_NONE;
+	}
 }
 
 /* The slice an X or B event opens (times unset). */
@@ -226,12 +297,17 @@ static cslice slice_of_event(creader *c, const tl_chrome_in_event *ev)
 		g_hash_table_add(c->names, (gpointer)x.name);
 	}
 	x.role = role_of(ev, c->buf);
+	x.catless = ev->cat.len == 0;
 	if (ev->cat.len > 0)
 		x.kind = tl_chrome_kind_of_cat(tl_chrome_reader_span_text(ev, ev->cat, c->buf));
 	if (ev->args.len > 0) {
-		read_args(c, ev, &x);
-		if (x.role != R_NONE)
-			x.has_corr = tl_chrome_reader_args_int(ev, "\"correlation\"", &x.corr);
+		unsigned keys = args_keys(ev);
+		read_args(c, ev, keys, &x);
+		/* a role from the cat (Kineto), or none yet: TF2's events have
+		 * no cat, their thread tells (link_correlations) */
+		if ((keys & K_CORR) && (x.role != R_NONE || x.catless))
+			x.has_corr = tl_names_args_correlation(ev->raw + ev->args.off, ev->args.len,
+							       &x.corr);
 	}
 	return x;
 }
@@ -339,35 +415,58 @@ static void read_event(creader *c, const tl_chrome_in_event *ev)
 
 /* ---- devices ---------------------------------------------------------- */
 
-/* "Stream #7(Compute)" -> 7 */
-static bool stream_number(const char *name, long *n)
+/* A Kineto GPU's stream of each thread (-1: none): its device slices go to
+ * a stream device of their own, as a RunMetadata's /device:GPU:0/stream:N,
+ * the rest of the thread (syncs, annotations) staying where it was. */
+static void find_kineto_streams(creader *c)
 {
-	if (name == NULL || !g_str_has_prefix(name, "Stream #"))
-		return false;
-	char *end = NULL;
-	*n = strtol(name + 8, &end, 10);
-	return end != name + 8;
+	guint n = c->ids.threads->len;
+	c->kstream = g_new(long, n + 1);
+	for (guint i = 0; i < n; i++) {
+		const tl_chrome_thread *th = g_ptr_array_index(c->ids.threads, i);
+		const tl_chrome_proc *p = g_ptr_array_index(c->ids.procs, th->proc);
+		unsigned gpu;
+		long stream;
+		bool tf2 = p->name != NULL && g_str_has_prefix(p->name, "/device:");
+		c->kstream[i] = !p->tf1 && !tf2 &&
+					tl_kineto_gpu_process(p->labels, p->name, &gpu) &&
+					tl_kineto_stream_thread(th->tid, th->name, &stream)
+				    ? stream
+				    : -1;
+	}
 }
 
-/* The device name of a thread (before two processes of one name are told
- * apart). */
-static char *device_name(const tl_chrome_proc *p, const tl_chrome_thread *t)
+/* Where a slice is placed: its thread's slot, or, for a Kineto device
+ * slice on a stream, the slot of that stream's device. */
+static uint32_t slot_of(const creader *c, const cslice *x)
 {
+	return 2 * x->thread + (x->role == R_DEVICE && c->kstream[x->thread] >= 0);
+}
+
+/* The device name of a slot (before two processes of one name are told
+ * apart). */
+static char *device_name(const creader *c, uint32_t slot)
+{
+	const tl_chrome_thread *t = g_ptr_array_index(c->ids.threads, slot / 2);
+	const tl_chrome_proc *p = g_ptr_array_index(c->ids.procs, t->proc);
 	const char *pn = p->name;
 	if (pn != NULL && p->tf1) /* " Compute" cut already */
 		return g_strdup(pn);
 	if (pn != NULL && g_str_has_prefix(pn, "/device:")) {
 		long stream;
-		if (stream_number(t->name, &stream))
+		if (tl_tf2_stream_line(t->name, &stream))
 			return g_strdup_printf("%s/stream:%ld", pn, stream);
 		if (t->name != NULL && t->name[0] != '\0')
 			return g_strdup_printf("%s/%s", pn, t->name);
 		return g_strdup_printf("%s/tid %s", pn, t->tid);
 	}
 	unsigned gpu;
-	char rest;
-	if (p->labels != NULL && sscanf(p->labels, "GPU %u%c", &gpu, &rest) == 1)
+	if (tl_kineto_gpu_process(p->labels, pn, &gpu)) {
+		if (slot % 2 == 1)
+			return g_strdup_printf("/device:GPU:%u/stream:%ld", gpu,
+					       c->kstream[slot / 2]);
 		return g_strdup_printf("/device:GPU:%u", gpu);
+	}
 	if (p->labels != NULL && strcmp(p->labels, "CPU") == 0)
 		return g_strdup("/host:CPU");
 	if (pn != NULL && pn[0] != '\0')
@@ -381,21 +480,23 @@ static bool is_tracer_name(const char *n)
 	       g_str_has_suffix(n, "/sync");
 }
 
-/* Each thread that holds a slice to its device, devices in order of their
+/* Each slot that holds a slice to its device, devices in order of their
  * first slice; a name two processes share gets " (pid N)" on the later. */
 static GArray *place_threads(creader *c)
 {
 	GArray *devs = g_array_new(FALSE, FALSE, sizeof(cdev));
 	GHashTable *by_name = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	GHashTable *owner = g_hash_table_new(g_str_hash, g_str_equal); /* name -> its process */
-	c->place = g_new0(cplace, c->ids.threads->len + 1);
+	find_kineto_streams(c);
+	c->place = g_new0(cplace, 2 * (size_t)c->ids.threads->len + 1);
 	for (guint i = 0; i < c->slices->len; i++) {
 		cslice *x = &g_array_index(c->slices, cslice, i);
-		cplace *t = &c->place[x->thread];
+		uint32_t slot = slot_of(c, x);
+		cplace *t = &c->place[slot];
 		if (!t->placed) {
 			const tl_chrome_thread *th = g_ptr_array_index(c->ids.threads, x->thread);
 			const tl_chrome_proc *p = g_ptr_array_index(c->ids.procs, th->proc);
-			char *name = device_name(p, th);
+			char *name = device_name(c, slot);
 			const tl_chrome_proc *own = g_hash_table_lookup(owner, name);
 			if (own != NULL && own != p) {
 				char *n2 = g_strdup_printf("%s (pid %s)", name, p->pid);
@@ -435,7 +536,7 @@ static void fill_exec(creader *c, const cslice *x, const cdev *d, Tensorflow__No
 	ns->all_end_rel_micros = x->end / 1000 - ns->all_start_micros;
 	ns->op_end_rel_nanos = ns->all_end_rel_nanos;
 	ns->op_end_rel_micros = ns->all_end_rel_micros;
-	ns->thread_id = c->place[x->thread].id;
+	ns->thread_id = c->place[slot_of(c, x)].id;
 	const char *node = x->node != NULL ? x->node : x->name;
 	const char *op = x->op != NULL ? x->op : x->name;
 	if (d->tracer) {
@@ -469,11 +570,11 @@ static void fill_exec(creader *c, const cslice *x, const cdev *d, Tensorflow__No
 		g_hash_table_insert(c->labels, (gpointer)x->name, label);
 }
 
-static void name_threads(creader *c, const GArray *devs, Tensorflow__DeviceStepStats **ds)
+static void name_threads(creader *c, Tensorflow__DeviceStepStats **ds)
 {
-	for (guint i = 0; i < c->ids.threads->len; i++) {
-		const tl_chrome_thread *th = g_ptr_array_index(c->ids.threads, i);
-		const cplace *t = &c->place[i];
+	for (guint slot = 0; slot < 2 * c->ids.threads->len; slot++) {
+		const tl_chrome_thread *th = g_ptr_array_index(c->ids.threads, slot / 2);
+		const cplace *t = &c->place[slot];
 		if (!t->placed)
 			continue;
 		Tensorflow__DeviceStepStats *d = ds[t->dev];
@@ -488,7 +589,6 @@ static void name_threads(creader *c, const GArray *devs, Tensorflow__DeviceStepS
 		g_free(n);
 		d->thread_names[d->n_thread_names++] = e;
 	}
-	(void)devs;
 }
 
 /* The run's records: recs[i] is slice i's. */
@@ -515,13 +615,13 @@ static Tensorflow__RunMetadata *build_meta(creader *c, const GArray *devs,
 	}
 	for (guint i = 0; i < c->slices->len; i++) {
 		const cslice *x = &g_array_index(c->slices, cslice, i);
-		const cplace *t = &c->place[x->thread];
+		const cplace *t = &c->place[slot_of(c, x)];
 		Tensorflow__DeviceStepStats *ds = ss->dev_stats[t->dev];
 		Tensorflow__NodeExecStats *ns = &recs[i];
 		fill_exec(c, x, &g_array_index(devs, cdev, t->dev), ns);
 		ds->node_stats[ds->n_node_stats++] = ns;
 	}
-	name_threads(c, devs, ss->dev_stats);
+	name_threads(c, ss->dev_stats);
 	return meta;
 }
 
@@ -540,30 +640,78 @@ static void link_add(linker *l, uint32_t rec, uint32_t launcher)
 	g_array_append_vals(l->pairs, pair, 2);
 }
 
-/* Kineto: a device slice to the runtime call of its correlation id (the
- * first in the file where several carry it). */
+/* What each thread is to correlation ids in a TF2 trace viewer file, whose
+ * events have no cat: 1 a host thread (a "/host:..." process: launches),
+ * 2 a GPU stream ("Stream #N" of a "/device:..." process: kernels and
+ * copies), 0 neither. */
+static uint8_t *tf2_corr_sides(const creader *c)
+{
+	guint n = c->ids.threads->len;
+	uint8_t *side = g_new0(uint8_t, n + 1);
+	for (guint i = 0; i < n; i++) {
+		const tl_chrome_thread *th = g_ptr_array_index(c->ids.threads, i);
+		const tl_chrome_proc *p = g_ptr_array_index(c->ids.procs, th->proc);
+		long stream;
+		if (p->name == NULL || p->tf1)
+			continue;
+		if (g_str_has_prefix(p->name, "/host:"))
+			side[i] = 1;
+		else if (g_str_has_prefix(p->name, "/device:") &&
+			 tl_tf2_stream_line(th->name, &stream))
+			side[i] = 2;
+	}
+	return side;
+}
+
+/* A device slice to the launch of its correlation id (the first in the
+ * file where several carry it): Kineto's runtime call (by cat), or TF2's
+ * host event (by thread). */
+typedef struct corr_at {
+	int64_t corr;
+	uint32_t at; /* the slice */
+} corr_at;
+
+static int cmp_corr_at(const void *a, const void *b)
+{
+	const corr_at *x = a, *y = b;
+	if (x->corr != y->corr)
+		return x->corr < y->corr ? -1 : 1;
+	return (x->at > y->at) - (x->at < y->at);
+}
+
 static void link_correlations(creader *c, linker *l)
 {
-	GHashTable *launch = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+	/* the launches sorted by id, the first in the file first: no table of
+	 * a half million small keys */
+	uint8_t *side = tf2_corr_sides(c);
+	GArray *launch = g_array_new(FALSE, FALSE, sizeof(corr_at));
 	for (guint i = 0; i < c->slices->len; i++) {
 		const cslice *x = &g_array_index(c->slices, cslice, i);
-		if (x->role != R_LAUNCH || !x->has_corr)
-			continue;
-		if (g_hash_table_contains(launch, &x->corr))
-			continue;
-		int64_t *k = g_new(int64_t, 1);
-		*k = x->corr;
-		g_hash_table_insert(launch, k, GUINT_TO_POINTER(i + 1));
+		if (x->has_corr && (x->role == R_LAUNCH || (x->catless && side[x->thread] == 1))) {
+			corr_at k = {.corr = x->corr, .at = i};
+			g_array_append_val(launch, k);
+		}
 	}
-	for (guint i = 0; i < c->slices->len; i++) {
+	if (launch->len > 0) /* an empty GArray's data is NULL */
+		qsort(launch->data, launch->len, sizeof(corr_at), cmp_corr_at);
+	const corr_at *v = (const corr_at *)(const void *)launch->data;
+	for (guint i = 0; i < c->slices->len && launch->len > 0; i++) {
 		const cslice *x = &g_array_index(c->slices, cslice, i);
-		if (x->role != R_DEVICE || !x->has_corr)
+		if (!x->has_corr || !(x->role == R_DEVICE || (x->catless && side[x->thread] == 2)))
 			continue;
-		gpointer hit = g_hash_table_lookup(launch, &x->corr);
-		if (hit != NULL)
-			link_add(l, i, GPOINTER_TO_UINT(hit) - 1);
+		size_t lo = 0, hi = launch->len; /* the first of x->corr */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (v[mid].corr < x->corr)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < launch->len && v[lo].corr == x->corr)
+			link_add(l, i, v[lo].at);
 	}
-	g_hash_table_destroy(launch);
+	g_free(side);
+	g_array_free(launch, TRUE);
 }
 
 static int cmp_thread_start(const void *a, const void *b, void *ctx)
@@ -656,6 +804,23 @@ static void link_flows(creader *c, linker *l)
 	g_free(by);
 }
 
+/* Per slice, whether its record is named whole (io/links.h): a Kineto
+ * kernel or copy on a stream names no TF op, and its C++ name is no
+ * "node:Op"; NULL where none is. */
+static const uint8_t *whole_names(const creader *c)
+{
+	uint8_t *whole = NULL;
+	for (guint i = 0; i < c->slices->len; i++) {
+		const cslice *x = &g_array_index(c->slices, cslice, i);
+		if (slot_of(c, x) % 2 == 0 || x->op != NULL)
+			continue;
+		if (whole == NULL)
+			whole = tl_arena_zalloc(c->arena, c->slices->len);
+		whole[i] = 1;
+	}
+	return whole;
+}
+
 /* ---- what each slice is to a summary (io/chrome_kind.h) ---------------- */
 
 static const tl_slice_event *slice_events(creader *c)
@@ -701,6 +866,7 @@ static void creader_free(creader *c)
 {
 	tl_chrome_ids_free(&c->ids);
 	g_free(c->place);
+	g_free(c->kstream);
 	g_array_free(c->slices, TRUE);
 	for (guint i = 0; i < c->flows->len; i++)
 		g_free(g_array_index(c->flows, cflow, i).key);
@@ -794,8 +960,11 @@ int tl_chrome_run_read(const uint8_t *data, size_t len, const char *name, tl_are
 	uint32_t *pairs = tl_arena_alloc(arena, ((size_t)l.pairs->len + 1) * sizeof *pairs);
 	if (l.pairs->len > 0)
 		memcpy(pairs, l.pairs->data, l.pairs->len * sizeof *pairs);
-	out->links = (tl_links){
-	    .recs = recs, .n_recs = c.slices->len, .pairs = pairs, .n = l.pairs->len / 2};
+	out->links = (tl_links){.recs = recs,
+				.n_recs = c.slices->len,
+				.pairs = pairs,
+				.n = l.pairs->len / 2,
+				.whole = whole_names(&c)};
 	out->links.events = slice_events(&c);
 	g_array_free(l.pairs, TRUE);
 	g_hash_table_destroy(l.has);

@@ -12,12 +12,18 @@
  *              per line, as an XSpace does ("Stream #7(Compute)" ->
  *              /device:GPU:0/stream:7, "TensorFlow Ops" ->
  *              /device:GPU:0/TensorFlow Ops); a Kineto process by its
- *              process_labels ("CPU" -> /host:CPU, "GPU 0" -> /device:GPU:0:
- *              Kineto names every process "python3"); a process with no name
- *              "pid N". Two processes of one name are told apart by " (pid N)".
- *   threads    a device's threads (and Kineto's streams) are its threads
- *              (thread_id 1, 2, ... in order of first slice; thread_names
- *              their thread_name, else "tid T");
+ *              process_labels, else its process_name ("CPU" -> /host:CPU,
+ *              "GPU 0" -> /device:GPU:0: Kineto names every process
+ *              "python3"), and a Kineto GPU's stream (tid "stream 7", or
+ *              thread_name "stream 7 ") is a stream device of its own for
+ *              its kernels, copies and memsets (/device:GPU:0/stream:7, as
+ *              a RunMetadata's GPU tracer names it), the rest of the
+ *              thread (syncs, annotations) staying on /device:GPU:0; a
+ *              process with no name "pid N". Two processes of one name are
+ *              told apart by " (pid N)". The naming rules are io/tf2names.h.
+ *   threads    a device's threads are its threads (thread_id 1, 2, ... in
+ *              order of first slice; thread_names their thread_name, else
+ *              "tid T");
  *   slices     every complete event ("X", and "B"/"E" pairs of one thread) is
  *              an execution, times exact to the nanosecond (us with fractions
  *              -> ns). The node and op are timeline.py's args name and op
@@ -26,10 +32,15 @@
  *              labels trace-dataflow reads producer-consumer edges from);
  *              a TF2 "node:Op" name or annotation is split as an XSpace's;
  *              else the event's name is both. A tracer record's node is
- *              "node:Op" and its label the event's name (the kernel).
- *   arrows     Kineto's correlation ids: a device slice's launcher is the
- *              runtime call (cat cuda_runtime, cuda_driver, ...) with its
- *              "correlation"; flow events (s, t, f) of other files link the
+ *              "node:Op" (TF2's tf_op, long_name or annotation) and its
+ *              label the event's name (the kernel); a Kineto kernel's,
+ *              which names no TF op, is its name whole (tl_links.whole).
+ *   arrows     correlation ids, under either key: a Kineto device slice's
+ *              launcher is the runtime call (cat cuda_runtime, cuda_driver,
+ *              ...) with its "correlation"; a TF2 kernel's or copy's (on a
+ *              "Stream #N" line) is the host event with its
+ *              "correlation_id" (a string of digits in TensorBoard's JSON);
+ *              flow events (s, t, f) of other files link the
  *              slices they bind to (s and bp "e": the innermost slice around
  *              them; t and f: the next slice to start on their thread), each
  *              step the next's launcher. timeline.py's flows are the tensors

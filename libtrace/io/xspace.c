@@ -4,6 +4,7 @@
 #include "base/runsort.h"
 #include "base/limits.h"
 #include "io/pbdecode.h"
+#include "io/tf2names.h"
 #include "io/xspace_wire.h"
 
 #include <glib.h>
@@ -31,10 +32,10 @@ enum stat_key {
 };
 
 static const char *const stat_names[N_STAT_KEYS] = {
-    [S_CORRELATION] = "correlation_id",
-    [S_TF_OP] = "tf_op",
-    [S_LEVEL0] = "level 0",
-    [S_HLO_OP] = "hlo_op",
+    [S_CORRELATION] = TL_TF2_STAT_CORRELATION,
+    [S_TF_OP] = TL_TF2_STAT_TF_OP,
+    [S_LEVEL0] = TL_TF2_STAT_LEVEL0,
+    [S_HLO_OP] = TL_TF2_STAT_HLO_OP,
     [S_GROUP] = "group_id",
     [S_STEP_NAME] = "step_name",
     [S_ALLOCATOR] = "allocator_name",
@@ -430,16 +431,10 @@ static bool scan_stats(const xplane *x, xev *v, const tl_xspace_wire_stats *stat
 	return true;
 }
 
-/* "dense/MatMul:MatMul": a TF op as TraceMe names it (the type one word). */
+/* "dense/MatMul:MatMul": a TF op as TraceMe names it (io/tf2names.h). */
 static bool is_tf_op(const char *name)
 {
-	const char *colon = strrchr(name, ':');
-	if (colon == NULL || colon == name || colon[1] == '\0' || colon[-1] == ':')
-		return false;
-	for (const char *p = colon + 1; *p; p++)
-		if (!g_ascii_isalnum(*p) && *p != '_')
-			return false;
-	return true;
+	return tl_tf2_is_tf_op(name, strlen(name));
 }
 
 /* What an event's name makes it: F_MEMORY, F_TFOP or neither. */
@@ -452,15 +447,6 @@ static uint32_t name_flags(const char *name)
 
 /* ---- events -------------------------------------------------------------- */
 
-static bool is_stream_line(const char *name, long *stream)
-{
-	if (!g_str_has_prefix(name, "Stream #"))
-		return false;
-	char *end = NULL;
-	*stream = strtol(name + 8, &end, 10);
-	return end != name + 8;
-}
-
 static uint32_t device_for(tl_xspace *xs, GHashTable *by_name, const xplane *x,
 			   const tl_xspace_wire_line *l, tl_arena *arena)
 {
@@ -470,7 +456,7 @@ static uint32_t device_for(tl_xspace *xs, GHashTable *by_name, const xplane *x,
 	long stream;
 	if (x->kind == P_HOST)
 		name = g_strdup(pname);
-	else if (is_stream_line(lname, &stream))
+	else if (tl_tf2_stream_line(lname, &stream))
 		name = g_strdup_printf("%s/stream:%ld", pname, stream);
 	else
 		name = g_strdup_printf("%s/%s", pname, lname[0] ? lname : "line");
@@ -886,9 +872,9 @@ static void read_lines(tl_xspace *xs, tl_arena *arena, counts *c)
 		for (size_t l = 0; l < xs->space.planes[p].n_lines; l++) {
 			size_t g = xs->planes[p].line_base + l;
 			const char *lname = xs->space.planes[p].lines[l].name;
+			long stream;
 			xs->line_stream[g] =
-			    xs->planes[p].kind == P_DEVICE &&
-			    g_str_has_prefix(lname != NULL ? lname : "", "Stream #");
+			    xs->planes[p].kind == P_DEVICE && tl_tf2_stream_line(lname, &stream);
 			bool kept = line_end[g] > line_first[g];
 			xs->line_dev[g] = kept ? device_for(xs, by_name, &xs->planes[p],
 							    &xs->space.planes[p].lines[l], arena)
@@ -1398,16 +1384,7 @@ static bool span_is_tf_op(const char *s, size_t n, size_t *len)
 {
 	const char *nul = memchr(s, '\0', n);
 	*len = nul != NULL ? (size_t)(nul - s) : n;
-	char buf[256];
-	if (*len < sizeof buf) {
-		memcpy(buf, s, *len);
-		buf[*len] = '\0';
-		return is_tf_op(buf);
-	}
-	char *copy = g_strndup(s, *len);
-	bool yes = is_tf_op(copy);
-	g_free(copy);
-	return yes;
+	return tl_tf2_is_tf_op(s, *len);
 }
 
 /* kernel_tf_op in one walk over the stats, copied into `arena`, or NULL. */

@@ -957,7 +957,8 @@ int32_t tl_run_find_node(const tl_run *run, const char *device, const char *name
 }
 
 /* Launchers the input names itself (io/links.h): they replace what names
- * gave. An execution's record is found by its place among the input's
+ * gave; and records it says are named whole get their node_name as node
+ * and op. An execution's record is found by its place among the input's
  * records. */
 static void set_launchers(tl_run *run, const tl_links *l)
 {
@@ -977,6 +978,12 @@ static void set_launchers(tl_run *run, const tl_links *l)
 			continue;
 		if (exec_of[rec] >= 0 && exec_of[by] >= 0)
 			run->execs[exec_of[rec]].launcher = exec_of[by];
+	}
+	for (size_t i = 0; l->whole != NULL && i < l->n_recs; i++) {
+		if (!l->whole[i] || exec_of[i] < 0)
+			continue;
+		tl_exec *e = &run->execs[exec_of[i]];
+		e->node = e->op = e->ns->node_name != NULL ? e->ns->node_name : "";
 	}
 	g_free(exec_of);
 }
@@ -1052,7 +1059,7 @@ int tl_run_next(tl_source *src, tl_run **run, tl_error *err)
 		attach_allocs(src, *run);
 	const char *host = tl_source_host(src);
 	(*run)->host = host != NULL ? tl_arena_strdup((*run)->arena, host) : NULL;
-	if (links.n > 0)
+	if (links.n > 0 || links.whole != NULL)
 		set_launchers(*run, &links);
 	if (links.events != NULL)
 		set_events(*run, &links);

@@ -1,7 +1,8 @@
 /*
  * xspace-gen: a deterministic generator of TF2 profiler XSpace files
  * (tensorflow.profiler.XSpace, *.xplane.pb) for tests and benchmarks of the
- * XSpace reader (io/xspace.h).
+ * XSpace reader (io/xspace.h), and of the same run as Chrome trace JSON
+ * (--format).
  *
  * What it writes is shaped like what TF 2.x's profiler writes for a Keras
  * training loop on GPUs (compare shared/realdata/semisupcv_*.xplane.pb):
@@ -65,6 +66,13 @@
  * tf_ops_events, memory_events, allocations, deallocations, peak ALLOCATOR
  * BYTES (the largest bytes_allocated), and what the hostile kind added.
  *
+ * --format trace-viewer and --format kineto write the same run (no memory
+ * events) as TensorBoard's trace viewer JSON and as a PyTorch profiler
+ * (Kineto) trace, by the rules written above trace_viewer_json below: the
+ * three files give one kernel table, and the truth holds for each (but
+ * tf_ops_events, the XSpace's and the trace viewer's "TensorFlow Ops" line,
+ * which Kineto has not).
+ *
  * Same arguments, same bytes. Exit status: 0 ok, 1 cannot write, 2 usage.
  */
 #include "io/pbwire.h"
@@ -122,6 +130,7 @@ struct cfg {
 	long long size; /* --size target in bytes, 0: none */
 	enum hostile hostile;
 	bool no_launches; /* --no-launches: host API tracing off (kernels, no launch events) */
+	enum { F_XSPACE, F_TRACE_VIEWER, F_KINETO } format;
 	const char *out, *truth;
 	const char *host;  /* the XSpace's hostname ("": none written) */
 	const char *trace; /* --trace: the same run as a .trace into this file */
@@ -877,11 +886,368 @@ static void empty_planes(struct gen *g, GByteArray *file)
 }
 
 /* ------------------------------------------------------------------ */
+/* The same run as Chrome trace JSON (--format)                        */
+/*                                                                    */
+/* trace-viewer: TensorBoard's trace viewer JSON of the XSpace above   */
+/* (what its converter writes, compare realdata's chess_engine_tf25_   */
+/* trace.json): {"displayTimeUnit":"ns","metadata":{"highres-ticks":  */
+/* true},"traceEvents":[...]}; a process per plane (pid 1 + N for      */
+/* /device:GPU:N, 501 for /host:CPU) with process_name and             */
+/* process_sort_index, a thread per line (tid: the line's id as an     */
+/* unsigned 32-bit number) with thread_name and thread_sort_index,     */
+/* then each line's events as "X" events, ts and dur in microseconds   */
+/* with three decimals, ts from the profile's start (T0), every stat   */
+/* an arg holding a string (a ref_value: the name it refers to).       */
+/*                                                                    */
+/* kineto: PyTorch's profiler (Kineto, 2023 and later: compare         */
+/* realdata's AMD-AGI_*.pt.trace.json) for the same run: each op a     */
+/* "cpu_op" on its thread of the host process (pid 4242, tid 1000 + t, */
+/* as the XSpace's lines), its launch a "cuda_runtime"                 */
+/* "cudaLaunchKernel" with args "correlation", its kernel a "kernel"   */
+/* on pid N (GPU N), tid 7 ("stream 7 "), with the same               */
+/* "correlation"; "ac2g" flow events from launch to kernel; per step a */
+/* "user_annotation" "ProfilerStep#S" on the main thread (tid 4242)    */
+/* and a "gpu_user_annotation" of that name on each GPU's stream over  */
+/* its kernels (as Kineto draws it: a label, not work); the            */
+/* metadata (process_name "python3", process_labels "CPU" and "GPU N", */
+/* thread_name) after the events, then the profiler's "Trace" span;    */
+/* ts in microseconds from "baseTimeNanoseconds" (T0), three decimals. */
+/*                                                                    */
+/* Neither JSON has the XSpace's memory events (--mem is XSpace only); */
+/* the op names, kernels, durations and correlation ids are the       */
+/* XSpace's, so the three give one kernel table.                      */
+
+#define TV_HOST_PID 501
+#define KINETO_PID 4242
+
+static void json_us(GString *o, int64_t ns)
+{
+	/* ns >= 0 here: every time is from T0 on */
+	g_string_append_printf(o, "%" PRId64 ".%03d", ns / 1000, (int)(ns % 1000));
+}
+
+static void json_str(GString *o, const char *s)
+{
+	g_string_append_c(o, '"');
+	for (const char *p = s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			g_string_append_c(o, '\\');
+		g_string_append_c(o, *p);
+	}
+	g_string_append_c(o, '"');
+}
+
+/* ---- trace viewer ---- */
+
+static void tv_meta(GString *o, int pid, const char *pname, int sort)
+{
+	g_string_append_printf(
+	    o, "{\"ph\":\"M\",\"pid\":%d,\"name\":\"process_name\",\"args\":{\"name\":", pid);
+	json_str(o, pname);
+	g_string_append_printf(o,
+			       "}},\n{\"ph\":\"M\",\"pid\":%d,\"name\":\"process_sort_index\","
+			       "\"args\":{\"sort_index\":%d}},\n",
+			       pid, sort);
+}
+
+static void tv_thread(GString *o, int pid, int64_t line_id, const char *name)
+{
+	uint32_t tid = (uint32_t)line_id;
+	g_string_append_printf(o,
+			       "{\"ph\":\"M\",\"pid\":%d,\"tid\":%" PRIu32
+			       ",\"name\":\"thread_name\",\"args\":{\"name\":",
+			       pid, tid);
+	json_str(o, name);
+	g_string_append_printf(o,
+			       "}},\n{\"ph\":\"M\",\"pid\":%d,\"tid\":%" PRIu32
+			       ",\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%" PRIu32
+			       "}},\n",
+			       pid, tid, tid);
+}
+
+/* An "X" event; args: NULL-ended key, value pairs (strings). */
+static void tv_event(GString *o, int pid, int64_t line_id, int64_t t, int64_t dur, const char *name,
+		     const char *const *args)
+{
+	g_string_append_printf(o, "{\"ph\":\"X\",\"pid\":%d,\"tid\":%" PRIu32 ",\"ts\":", pid,
+			       (uint32_t)line_id);
+	json_us(o, t - T0_NS);
+	g_string_append(o, ",\"dur\":");
+	json_us(o, dur);
+	g_string_append(o, ",\"name\":");
+	json_str(o, name);
+	if (args != NULL && args[0] != NULL) {
+		g_string_append(o, ",\"args\":{");
+		for (int i = 0; args[i] != NULL; i += 2) {
+			if (i > 0)
+				g_string_append_c(o, ',');
+			json_str(o, args[i]);
+			g_string_append_c(o, ':');
+			json_str(o, args[i + 1]);
+		}
+		g_string_append_c(o, '}');
+	}
+	g_string_append(o, "},\n");
+}
+
+static void tv_host(const struct cfg *c, GString *o, struct truth *tr)
+{
+	tv_meta(o, TV_HOST_PID, "/host:CPU", TV_HOST_PID);
+	tv_thread(o, TV_HOST_PID, 1, "python3");
+	for (int t = 0; t < c->threads; t++) {
+		char name[64];
+		snprintf(name, sizeof name, "tf_Compute/%d", 1000 + t);
+		tv_thread(o, TV_HOST_PID, 1000 + t, name);
+	}
+	for (int s = 0; s < c->steps; s++) {
+		char sn[24];
+		snprintf(sn, sizeof sn, "%d", s);
+		const char *a[] = {"group_id", sn, "step_num", sn, NULL};
+		tv_event(o, TV_HOST_PID, 1, step_start_ns(c, s), step_len_ns(c), "train_function",
+			 a);
+	}
+	for (int t = 0; t < c->threads; t++)
+		for (int s = 0; s < c->steps; s++)
+			for (int k = t; k < c->ops; k += c->threads) {
+				char name[96], sn[24], corr[24];
+				op_name(name, sizeof name, k);
+				snprintf(sn, sizeof sn, "%d", s);
+				int64_t at = op_start_ns(c, s, k);
+				const char *a[] = {"group_id", sn, NULL};
+				tv_event(o, TV_HOST_PID, 1000 + t, at, op_dur_ns(c, s, k), name, a);
+				tr->ops++;
+				tr->op_type[k % 8]++;
+				if (c->gpus == 0 || c->no_launches)
+					continue;
+				snprintf(corr, sizeof corr, "%" PRIu64, correlation_id(c, s, k));
+				const char *la[] = {"correlation_id", corr, "group_id", sn, NULL};
+				tv_event(o, TV_HOST_PID, 1000 + t, at + 1000, 2000,
+					 "cuLaunchKernel", la);
+				tr->launches++;
+			}
+}
+
+static void tv_gpu(const struct cfg *c, GString *o, struct truth *tr, int n)
+{
+	int pid = 1 + n, G = c->gpus;
+	char pname[32];
+	snprintf(pname, sizeof pname, "/device:GPU:%d", n);
+	tv_meta(o, pid, pname, pid);
+	tv_thread(o, pid, 7, "Stream #7(Compute)");
+	tv_thread(o, pid, LINE_STEPS, "Steps");
+	tv_thread(o, pid, LINE_SCOPES, "TensorFlow Name Scope");
+	tv_thread(o, pid, LINE_TF_OPS, "TensorFlow Ops");
+	for (int s = 0; s < c->steps; s++)
+		for (int k = n; k < c->ops; k += G) {
+			char name[96], sn[24], corr[24];
+			op_name(name, sizeof name, k);
+			snprintf(sn, sizeof sn, "%d", s);
+			snprintf(corr, sizeof corr, "%" PRIu64, correlation_id(c, s, k));
+			const char *a[] = {"correlation_id",
+					   corr,
+					   "context_id",
+					   "1",
+					   "kernel_details",
+					   "regs:32 static_shared:0 grid:128,1,1 block:256,1,1",
+					   "tf_op",
+					   name,
+					   "group_id",
+					   sn,
+					   NULL};
+			tv_event(o, pid, 7, kernel_start_ns(c, s, k), kernel_dur_ns(c, s, k),
+				 kernels[k % 8], a);
+			tr->kernels++;
+			tr->gpu_kernels[n]++;
+		}
+	for (int s = 0; s < c->steps; s++) {
+		char sn[24];
+		snprintf(sn, sizeof sn, "%d", s);
+		const char *a[] = {"group_id", sn, "step_name", sn, NULL};
+		tv_event(o, pid, LINE_STEPS, step_start_ns(c, s), step_len_ns(c), sn, a);
+	}
+	for (int s = 0; s < c->steps && n < c->ops; s++) {
+		char sn[24];
+		snprintf(sn, sizeof sn, "%d", s);
+		const char *a[] = {"group_id", sn, NULL};
+		int last = n + (c->ops - 1 - n) / G * G;
+		int64_t first_t = kernel_start_ns(c, s, n);
+		tv_event(o, pid, LINE_SCOPES, first_t, kernel_end_ns(c, s, last) - first_t, "model",
+			 a);
+		for (int k = n; k < c->ops; k += G) {
+			if (k != n && (k - G) / 4 == k / 4)
+				continue;
+			int end = k;
+			while (end + G < c->ops && (end + G) / 4 == k / 4)
+				end += G;
+			char layer[32];
+			snprintf(layer, sizeof layer, "layer_%d", k / 4);
+			int64_t lt = kernel_start_ns(c, s, k);
+			tv_event(o, pid, LINE_SCOPES, lt, kernel_end_ns(c, s, end) - lt, layer, a);
+		}
+	}
+	for (int s = 0; s < c->steps; s++)
+		for (int k = n; k < c->ops; k += G) {
+			char name[96], sn[24];
+			op_name(name, sizeof name, k);
+			snprintf(sn, sizeof sn, "%d", s);
+			const char *a[] = {"group_id", sn, NULL};
+			tv_event(o, pid, LINE_TF_OPS, kernel_start_ns(c, s, k),
+				 kernel_dur_ns(c, s, k), name, a);
+			tr->tf_ops++;
+		}
+}
+
+static GString *trace_viewer_json(const struct cfg *c, struct truth *tr)
+{
+	GString *o = g_string_new("{\"displayTimeUnit\":\"ns\",\"metadata\":{\"highres-ticks\":"
+				  "true},\"traceEvents\":[\n");
+	for (int n = 0; n < c->gpus; n++)
+		tv_gpu(c, o, tr, n);
+	tv_host(c, o, tr);
+	/* TensorBoard ends the array with an empty event */
+	g_string_append(o, "{}]}\n");
+	return o;
+}
+
+/* ---- Kineto ---- */
+
+static void k_event(GString *o, const char *ph, const char *cat, const char *name, int pid,
+		    int64_t tid, int64_t t, int64_t dur, const char *args)
+{
+	g_string_append_printf(o, "  {\n    \"ph\": \"%s\", \"cat\": \"%s\", \"name\": ", ph, cat);
+	json_str(o, name);
+	g_string_append_printf(o, ", \"pid\": %d, \"tid\": %" PRId64 ",\n    \"ts\": ", pid, tid);
+	json_us(o, t - T0_NS);
+	g_string_append(o, ", \"dur\": ");
+	json_us(o, dur);
+	if (args != NULL)
+		g_string_append_printf(o, ",\n    \"args\": {\n      %s\n    }", args);
+	g_string_append(o, "\n  },\n");
+}
+
+static void k_flow(GString *o, char ph, uint64_t id, int pid, int64_t tid, int64_t t)
+{
+	g_string_append_printf(o,
+			       "  {\n    \"ph\": \"%c\", \"id\": %" PRIu64
+			       ", \"pid\": %d, \"tid\": %" PRId64 ", \"ts\": ",
+			       ph, id, pid, tid);
+	json_us(o, t - T0_NS);
+	g_string_append_printf(o, ",\n    \"cat\": \"ac2g\", \"name\": \"ac2g\"%s\n  },\n",
+			       ph == 'f' ? ", \"bp\": \"e\"" : "");
+}
+
+static void k_meta(GString *o, const char *what, int pid, int64_t tid, const char *key,
+		   const char *value)
+{
+	g_string_append_printf(
+	    o,
+	    "  {\n    \"name\": \"%s\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": %d, "
+	    "\"tid\": %" PRId64 ",\n    \"args\": {\n      \"%s\": ",
+	    what, pid, tid, key);
+	json_str(o, value);
+	g_string_append(o, "\n    }\n  },\n");
+}
+
+static void k_op(const struct cfg *c, GString *o, struct truth *tr, int s, int k, uint64_t *ext)
+{
+	char name[96], args[256];
+	op_name(name, sizeof name, k);
+	int64_t tid = 1000 + k % c->threads, at = op_start_ns(c, s, k);
+	uint64_t e = (*ext)++;
+	snprintf(args, sizeof args,
+		 "\"External id\": %" PRIu64 ", \"Record function id\": 0, "
+		 "\"Ev Idx\": %" PRIu64,
+		 e, e - 1);
+	k_event(o, "X", "cpu_op", name, KINETO_PID, tid, at, op_dur_ns(c, s, k), args);
+	tr->ops++;
+	tr->op_type[k % 8]++;
+	if (c->gpus == 0 || c->no_launches)
+		return;
+	uint64_t corr = correlation_id(c, s, k);
+	snprintf(args, sizeof args,
+		 "\"External id\": %" PRIu64 ", \"cbid\": 211, \"correlation\": %" PRIu64, e, corr);
+	k_event(o, "X", "cuda_runtime", "cudaLaunchKernel", KINETO_PID, tid, at + 1000, 2000, args);
+	k_flow(o, 's', corr, KINETO_PID, tid, at + 1000);
+	tr->launches++;
+}
+
+static void k_kernel(const struct cfg *c, GString *o, struct truth *tr, int s, int k)
+{
+	int n = k % c->gpus;
+	uint64_t corr = correlation_id(c, s, k);
+	char args[512];
+	snprintf(args, sizeof args,
+		 "\"External id\": %" PRIu64 ", \"queued\": 0, \"device\": %d, \"context\": 1, "
+		 "\"stream\": 7, \"correlation\": %" PRIu64 ", \"registers per thread\": 32, "
+		 "\"shared memory\": 0, \"grid\": [128, 1, 1], \"block\": [256, 1, 1]",
+		 (uint64_t)s * (uint64_t)c->ops + (uint64_t)k + 1, n, corr);
+	int64_t at = kernel_start_ns(c, s, k);
+	k_event(o, "X", "kernel", kernels[k % 8], n, 7, at, kernel_dur_ns(c, s, k), args);
+	if (!c->no_launches)
+		k_flow(o, 'f', corr, n, 7, at);
+	tr->kernels++;
+	tr->gpu_kernels[n]++;
+}
+
+static GString *kineto_json(const struct cfg *c, struct truth *tr)
+{
+	GString *o = g_string_new("{\n  \"schemaVersion\": 1,\n  \"traceEvents\": [\n");
+	uint64_t ext = 1;
+	for (int s = 0; s < c->steps; s++) {
+		char step[32];
+		snprintf(step, sizeof step, "ProfilerStep#%d", s);
+		k_event(o, "X", "user_annotation", step, KINETO_PID, KINETO_PID,
+			step_start_ns(c, s), step_len_ns(c), NULL);
+		for (int k = 0; k < c->ops; k++)
+			k_op(c, o, tr, s, k, &ext);
+		for (int n = 0; n < c->gpus && n < c->ops; n++) {
+			int last = n + (c->ops - 1 - n) / c->gpus * c->gpus;
+			int64_t t0 = kernel_start_ns(c, s, n);
+			k_event(o, "X", "gpu_user_annotation", step, n, 7, t0,
+				kernel_end_ns(c, s, last) - t0, NULL);
+		}
+		for (int k = 0; k < c->ops && c->gpus > 0; k++)
+			k_kernel(c, o, tr, s, k);
+	}
+	k_meta(o, "process_name", KINETO_PID, 0, "name", "python3");
+	k_meta(o, "process_labels", KINETO_PID, 0, "labels", "CPU");
+	char name[64];
+	snprintf(name, sizeof name, "thread %d (python3)", KINETO_PID);
+	k_meta(o, "thread_name", KINETO_PID, KINETO_PID, "name", name);
+	for (int t = 0; t < c->threads; t++) {
+		snprintf(name, sizeof name, "thread %d (python3)", 1000 + t);
+		k_meta(o, "thread_name", KINETO_PID, 1000 + t, "name", name);
+	}
+	for (int n = 0; n < c->gpus; n++) {
+		snprintf(name, sizeof name, "GPU %d", n);
+		k_meta(o, "process_name", n, 0, "name", "python3");
+		k_meta(o, "process_labels", n, 0, "labels", name);
+		k_meta(o, "thread_name", n, 7, "name", "stream 7 ");
+	}
+	g_string_append(o, "  {\n    \"ph\": \"X\", \"cat\": \"Trace\", \"ts\": 0.000, \"dur\": ");
+	json_us(o, step_start_ns(c, c->steps - 1) + step_len_ns(c) - T0_NS);
+	g_string_append(
+	    o, ",\n    \"pid\": \"Spans\", \"tid\": \"PyTorch Profiler\",\n    \"name\": "
+	       "\"PyTorch Profiler (0)\",\n    \"args\": {\n      \"Op count\": 0\n    }\n  "
+	       "}\n  ],\n  \"traceName\": \"xspace-gen\",\n  \"displayTimeUnit\": \"ms\",\n");
+	g_string_append_printf(o, "  \"baseTimeNanoseconds\": %" PRId64 "\n}\n", T0_NS);
+	return o;
+}
+
+/* ------------------------------------------------------------------ */
 /* The whole file                                                      */
 
 static GByteArray *generate(const struct cfg *c, struct truth *tr)
 {
 	memset(tr, 0, sizeof *tr);
+	if (c->format != F_XSPACE) {
+		GString *j = c->format == F_KINETO ? kineto_json(c, tr) : trace_viewer_json(c, tr);
+		GByteArray *out = g_byte_array_sized_new((guint)j->len);
+		g_byte_array_append(out, (const guint8 *)j->str, (guint)j->len);
+		g_string_free(j, TRUE);
+		tr->full_len = out->len;
+		return out;
+	}
 	struct gen g = {.cfg = c, .truth = tr};
 	g.n_alloc = c->gpus > 0 ? c->gpus : 1;
 	for (int a = 0; a < g.n_alloc; a++) {
@@ -998,6 +1364,9 @@ static const char usage_text[] =
     "                   bad-bytes\n"
     "  --truth FILE     the truth into FILE, not standard error\n"
     "  --host NAME      the XSpace's hostname (default xspace-gen; '' writes none)\n"
+    "  --format FMT     xspace (default); trace-viewer (the same run as TensorBoard's\n"
+    "                   trace viewer JSON) or kineto (as a PyTorch profiler trace):\n"
+    "                   no memory events, no --hostile, no --trace\n"
     "  -o FILE          the XSpace into FILE (default: standard output)\n"
     "  --t0 NS          the lines' timestamp_ns (default 1608569000000000000)\n"
     "  --trace FILE     also the same run as a TF 2.0 profiler .trace into FILE\n"
@@ -1030,7 +1399,7 @@ static long long parse_num(const char *opt, const char *v, long long lo, long lo
 
 static void parse_args(int argc, char **argv, struct cfg *c)
 {
-	enum { O_HOSTILE = 256, O_TRUTH, O_NO_LAUNCHES, O_HOST, O_TRACE, O_FROM, O_NUM };
+	enum { O_HOSTILE = 256, O_TRUTH, O_NO_LAUNCHES, O_HOST, O_TRACE, O_FROM, O_FORMAT, O_NUM };
 	long long steps = c->steps, ops = c->ops, gpus = c->gpus, threads = c->threads;
 	long long mem = c->mem, size = 0, seed = (long long)c->seed, t0 = t0_ns;
 	const struct {
@@ -1046,16 +1415,17 @@ static void parse_args(int argc, char **argv, struct cfg *c)
 	    {{"seed", required_argument, NULL, O_NUM + 6}, &seed, 0, INT64_MAX},
 	    {{"t0", required_argument, NULL, O_NUM + 7}, &t0, 0, T0_DEFAULT},
 	};
-	struct option opts[G_N_ELEMENTS(nums) + 8] = {
+	struct option opts[G_N_ELEMENTS(nums) + 9] = {
 	    {"trace", required_argument, NULL, O_TRACE},
 	    {"from-xspace", required_argument, NULL, O_FROM},
+	    {"format", required_argument, NULL, O_FORMAT},
 	    {"host", required_argument, NULL, O_HOST},
 	    {"hostile", required_argument, NULL, O_HOSTILE},
 	    {"truth", required_argument, NULL, O_TRUTH},
 	    {"no-launches", no_argument, NULL, O_NO_LAUNCHES},
 	    {"help", no_argument, NULL, 'h'}};
 	for (size_t i = 0; i < G_N_ELEMENTS(nums); i++)
-		opts[7 + i] = nums[i].o;
+		opts[8 + i] = nums[i].o;
 	int o;
 	opterr = 0;
 	while ((o = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
@@ -1071,6 +1441,16 @@ static void parse_args(int argc, char **argv, struct cfg *c)
 			c->hostile = (enum hostile)i;
 		} else if (o == O_HOST) {
 			c->host = optarg;
+		} else if (o == O_FORMAT) {
+			if (strcmp(optarg, "xspace") == 0)
+				c->format = F_XSPACE;
+			else if (strcmp(optarg, "trace-viewer") == 0)
+				c->format = F_TRACE_VIEWER;
+			else if (strcmp(optarg, "kineto") == 0)
+				c->format = F_KINETO;
+			else
+				usage_error("no format '%s' (xspace, trace-viewer, kineto)",
+					    optarg);
 		} else if (o == O_NO_LAUNCHES) {
 			c->no_launches = true;
 		} else if (o == O_TRUTH) {
@@ -1093,6 +1473,13 @@ static void parse_args(int argc, char **argv, struct cfg *c)
 	c->steps = (int)steps, c->ops = (int)ops, c->gpus = (int)gpus, c->threads = (int)threads;
 	c->mem = (int)mem, c->size = size, c->seed = (uint64_t)seed;
 	t0_ns = t0;
+	if (c->format != F_XSPACE && c->hostile != H_NONE)
+		usage_error("--hostile makes damaged XSpaces only (not --format %s)",
+			    c->format == F_KINETO ? "kineto" : "trace-viewer");
+	if (c->format != F_XSPACE && (c->trace != NULL || c->from != NULL))
+		usage_error("--trace and --from-xspace go with --format xspace");
+	if (c->format != F_XSPACE)
+		c->mem = 0; /* the JSON formats hold no memory events */
 }
 
 static int write_all(const char *path, const void *data, size_t len)

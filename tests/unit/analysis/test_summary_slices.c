@@ -184,7 +184,7 @@ static void test_kineto_op(void **state)
 	tl_summary_free(s);
 }
 
-/* The device view by process label; the kernel view holds the device
+/* The device view by process label and stream; the kernel view holds the device
  * slices only; the step view a row per ProfilerStep#N with the host and
  * device busy time inside it. */
 static void test_kineto_views(void **state)
@@ -192,9 +192,10 @@ static void test_kineto_views(void **state)
 	(void)state;
 	tl_summary *s = summary_of(TL_VIEW_DEVICE, kineto);
 	assert_int_equal(g_hash_table_size(s->rows), 2);
-	/* the run's devices, named as every tool names them */
+	/* the run's devices, named as every tool names them: the GPU's stream
+	 * (tid 7) a device of its own, its label over the kernels left out */
 	assert_times(s, "/host:CPU", 255, 150, 0, 255, 6);
-	assert_times(s, "/device:GPU:0", 35, 35, 35, 0, 2);
+	assert_times(s, "/device:GPU:0/stream:7", 35, 35, 35, 0, 2);
 	tl_summary_free(s);
 	s = summary_of(TL_VIEW_KERNEL, kineto);
 	assert_int_equal(g_hash_table_size(s->rows), 2);

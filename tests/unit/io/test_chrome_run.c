@@ -180,9 +180,10 @@ static const char kineto[] =
     "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":0,\"tid\":7,\"args\":{\"name\":"
     "\"stream 7 \"}}]}";
 
-/* Kineto: processes by their labels, the kernel's launcher the runtime call
- * of its correlation id (the flow says the same: one link), [memory] on the
- * run's clock, no dataflow */
+/* Kineto: processes by their labels, the GPU's stream a stream device of
+ * its own, its kernel named whole (its C++ name is no "node:Op"), the
+ * kernel's launcher the runtime call of its correlation id (the flow says
+ * the same: one link), [memory] on the run's clock, no dataflow */
 static void test_kineto(void **state)
 {
 	tl_arena *arena = tl_arena_new();
@@ -193,9 +194,13 @@ static void test_kineto(void **state)
 	assert_string_equal(cr.kind, "a PyTorch profiler (Kineto) trace");
 	assert_int_equal(cr.meta->step_stats->n_dev_stats, 2);
 	assert_string_equal(dev(&cr, 0)->device, "/host:CPU");
-	assert_string_equal(dev(&cr, 1)->device, "/device:GPU:0");
+	assert_string_equal(dev(&cr, 1)->device, "/device:GPU:0/stream:7");
 	assert_int_equal(dev(&cr, 1)->n_thread_names, 1);
 	assert_string_equal(dev(&cr, 1)->thread_names[0]->value, "stream 7 ");
+	assert_string_equal(dev(&cr, 1)->node_stats[0]->node_name, "void gemm<float>(float*)");
+	assert_non_null(cr.links.whole);
+	assert_int_equal(cr.links.whole[2], 1); /* the kernel, third in the file */
+	assert_int_equal(cr.links.whole[0] + cr.links.whole[1], 0);
 	/* epoch microseconds with a fraction, exact */
 	assert_int_equal(dev(&cr, 0)->node_stats[0]->all_start_nanos, 1428625731100500);
 	assert_int_equal(cr.links.n, 1);
@@ -204,6 +209,66 @@ static void test_kineto(void **state)
 	assert_int_equal(cr.allocs.n, 1);
 	assert_int_equal(cr.allocs.ev[0].t_ns, 1428625731112000);
 	assert_int_equal(cr.allocs.ev[0].total_allocated, 4096);
+	tl_arena_free(arena);
+}
+
+/* Kineto: a stream's label over its kernels (gpu_user_annotation) and its
+ * syncs stay on the GPU's device, only its kernels, copies and memsets go
+ * to the stream's; a GPU named by process_name alone is one too */
+static void test_kineto_stream_split(void **state)
+{
+	static const char json[] =
+	    "{\"traceEvents\":["
+	    "{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":3,"
+	    "\"tid\":\"stream 9\",\"ts\":10,\"dur\":100},"
+	    "{\"ph\":\"X\",\"cat\":\"Memset\",\"name\":\"Memset (Device)\",\"pid\":3,"
+	    "\"tid\":\"stream 9\",\"ts\":20,\"dur\":1},"
+	    "{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"Stream Sync\",\"pid\":3,"
+	    "\"tid\":\"stream 9\",\"ts\":30,\"dur\":1},"
+	    "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":3,\"args\":{\"name\":\"GPU 3\"}}]}";
+	tl_arena *arena = tl_arena_new();
+	tl_chrome_run cr;
+	tl_error err = {{0}};
+	assert_int_equal(read_text(json, arena, &cr, &err), 0);
+	assert_int_equal(cr.meta->step_stats->n_dev_stats, 2);
+	assert_string_equal(dev(&cr, 0)->device, "/device:GPU:3");
+	assert_int_equal(dev(&cr, 0)->n_node_stats, 2);
+	assert_string_equal(dev(&cr, 1)->device, "/device:GPU:3/stream:9");
+	assert_int_equal(dev(&cr, 1)->n_node_stats, 1);
+	assert_string_equal(dev(&cr, 1)->node_stats[0]->timeline_label, "Memset (Device)");
+	tl_arena_free(arena);
+}
+
+/* TF2 trace viewer JSON: no cat; a kernel on a "Stream #N" line links to
+ * the host event of its correlation_id (a string of digits), not to a
+ * host event of another id; its node and op are its tf_op's */
+static void test_tf2_correlation(void **state)
+{
+	static const char json[] =
+	    "{\"displayTimeUnit\":\"ns\",\"traceEvents\":["
+	    "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"/"
+	    "device:GPU:0\"}},"
+	    "{\"ph\":\"M\",\"pid\":1,\"tid\":13,\"name\":\"thread_name\",\"args\":{\"name\":"
+	    "\"Stream #13(Compute)\"}},"
+	    "{\"ph\":\"M\",\"pid\":501,\"name\":\"process_name\",\"args\":{\"name\":\"/"
+	    "host:CPU\"}},"
+	    "{\"ph\":\"X\",\"pid\":1,\"tid\":13,\"ts\":5.5,\"dur\":2.25,\"name\":\"volta_sgemm\","
+	    "\"args\":{\"correlation_id\":\"4\",\"tf_op\":\"d/MatMul:MatMul\"}},"
+	    "{\"ph\":\"X\",\"pid\":501,\"tid\":8,\"ts\":1,\"dur\":3,\"name\":"
+	    "\"cuStreamSynchronize\","
+	    "\"args\":{\"correlation_id\":\"5\"}},"
+	    "{\"ph\":\"X\",\"pid\":501,\"tid\":8,\"ts\":4,\"dur\":1,\"name\":\"cuLaunchKernel\","
+	    "\"args\":{\"correlation_id\":\"4\"}},{}]}";
+	tl_arena *arena = tl_arena_new();
+	tl_chrome_run cr;
+	tl_error err = {{0}};
+	assert_int_equal(read_text(json, arena, &cr, &err), 0);
+	assert_string_equal(dev(&cr, 0)->device, "/device:GPU:0/stream:13");
+	assert_string_equal(dev(&cr, 0)->node_stats[0]->node_name, "d/MatMul:MatMul");
+	assert_int_equal(cr.links.n, 1);
+	assert_ptr_equal(&cr.links.recs[cr.links.pairs[0]], dev(&cr, 0)->node_stats[0]);
+	assert_ptr_equal(&cr.links.recs[cr.links.pairs[1]], dev(&cr, 1)->node_stats[1]);
+	assert_null(cr.links.whole);
 	tl_arena_free(arena);
 }
 
@@ -325,9 +390,10 @@ int main(void)
 {
 	td_filter();
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_timeline_py), cmocka_unit_test(test_begin_end),
-	    cmocka_unit_test(test_kineto),	cmocka_unit_test(test_flows),
-	    cmocka_unit_test(test_damage),	cmocka_unit_test(test_same_name),
+	    cmocka_unit_test(test_timeline_py),	    cmocka_unit_test(test_begin_end),
+	    cmocka_unit_test(test_kineto),	    cmocka_unit_test(test_kineto_stream_split),
+	    cmocka_unit_test(test_tf2_correlation), cmocka_unit_test(test_flows),
+	    cmocka_unit_test(test_damage),	    cmocka_unit_test(test_same_name),
 	    cmocka_unit_test(test_real_files),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
