@@ -10,6 +10,7 @@
 #include "io/chrome_reader.h"
 #include "io/pbjson.h"
 #include "io/pbwire.h"
+#include "io/tf2names.h"
 #include "tensorflow.pb-c.h"
 #include "io/tfrecord.h"
 
@@ -307,6 +308,7 @@ static void note_marks(const tl_chrome_in_event *ev, struct chrome_marks *m, GSt
 		bool proc = tl_chrome_reader_span_is(ev, ev->name, "\"process_name\"");
 		bool thread = tl_chrome_reader_span_is(ev, ev->name, "\"thread_name\"");
 		const char *n = proc || thread ? meta_name(ev, buf) : NULL;
+		long stream;
 		if (n == NULL)
 			return;
 		if (proc && (g_str_has_suffix(n, " Compute") || g_str_has_suffix(n, " Tensors") ||
@@ -314,7 +316,7 @@ static void note_marks(const tl_chrome_in_event *ev, struct chrome_marks *m, GSt
 			m->tf1_strong++;
 		else if (proc && is_device_name(n))
 			m->tf2_strong++;
-		else if (thread && g_str_has_prefix(n, "Stream #"))
+		else if (thread && tl_tf2_stream_line(n, &stream))
 			m->tf2_strong++;
 		return;
 	}
