@@ -8,7 +8,9 @@
 # Usage: BIN=build/bin TESTBIN=build/tests scripts/valgrind.sh [TEST...]
 # Environment:
 #   VALGRIND_SKIP  extended regex of cases left out (matched against
-#                  "file:line what"); default: the cases that run tools
+#                  "file:line what"); default: the cases that compare every
+#                  tool's output across many encodings of one run (see
+#                  default_skip), the cases that run tools
 #                  on a million executions of one node (four in hostile.test,
 #                  trace-report's page in trace-report.test) and the three
 #                  that run one tool each on a million devices (and the
@@ -42,6 +44,14 @@ SCRIPT
 	chmod +x "$wrap/$name"
 done
 default_skip='hostile\.test:.*(a node executed a million times|a million devices)|xspace\.test:.*a plane with a million lines|trace-report\.test:.*a node run a million times'
+# The cases that run every tool on each of many inputs to compare outputs
+# across encodings (pbjson.test beyond its first shape, shift.test beyond
+# its Kineto, TF2 and XSpace cases), and those on the 27 MB Kineto trace:
+# hundreds of tool runs of paths the cases kept run too, an hour under
+# memcheck on two cores.
+default_skip="$default_skip"'|pbjson\.test:[0-9]+ (\.\.\. (two GPUs|quirks|TensorFlow 1\.3|a distributed run)|a StepStats alone|the real dumps)'
+default_skip="$default_skip"'|shift\.test:[0-9]+ (TF1 timeline|Kineto JSON without|binary RunMetadata|RunMetadata as protobuf text|StepStats as|binary StepStats|a TFRecord stream|a TensorBoard events|an XSpace \(real|the real files of the issue)'
+default_skip="$default_skip"'|kernels\.test:[0-9]+ (a real PyTorch trace \(Kineto, 2021|the same trace: its streams)|chrome-damage\.test:[0-9]+ the 27 MB Kineto trace'
 CLI_SKIP=${VALGRIND_SKIP-$default_skip} \
 	CLI_TIMEOUT_SCALE=${VALGRIND_TIMEOUT_SCALE:-30} \
 	CLI_JOBS=${VALGRIND_JOBS:-$(nproc)} TOOLBUILD=$(dirname "$BIN") \
