@@ -264,12 +264,12 @@ tl_cli_inputs tl_cli_inputs_of(int argc, char **argv, int first)
 /* Who reads an input that lacks what one tool shows, by what it holds. */
 static const char *readers(bool steps, bool graphs)
 {
-	if (steps && graphs)
-		return "every other tool reads it";
 	if (steps)
 		return "trace-dataflow, trace-memory, trace-summarize, trace-merge and trace-report "
 		       "read its timeline";
-	return "graph-render draws it, trace-summarize and trace-report read it";
+	if (graphs)
+		return "graph-render draws it, trace-summarize and trace-report read it";
+	return "it records nothing any tool shows";
 }
 
 int tl_cli_holds(const tl_cli *cli, const tl_source *src, bool steps, bool graphs, tl_error *err)
