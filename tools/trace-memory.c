@@ -6,8 +6,8 @@
 #include "cli/alloc_inputs.h"
 #include "cli/cli.h"
 #include "analysis/allocs.h"
-#include "emit/allocreport.h"
 #include "analysis/memory.h"
+#include "analysis/memview.h"
 #include "emit/memreport.h"
 #include "emit/memtrace.h"
 #include "emit/optrace.h"
@@ -35,6 +35,8 @@ static const char usage[] =
     "      --format FMT         report as text (default), csv or json\n"
     "      --top N              buffers listed per allocator (default 10; 0: all)\n"
     "      --buffers            json: list every buffer of the run too\n"
+    "      --curve              csv: the curve and its band instead, one row per point:\n"
+    "                           run,allocator,t_us,low,curve,high\n"
     "\n"
     "Picture:\n"
     "      --plot svg           an SVG of the in-use curve per allocator, the peak marked\n"
@@ -59,12 +61,16 @@ static const char usage[] =
     "its birth is placed so that the curve meets those samples (\"~\" in the text report;\n"
     "JSON: \"estimated\", \"birth\" and \"birth_window_us\" per buffer, \"unplaced\" per\n"
     "allocator; CSV: the \"birth\" column), and one no sample constrains, or that the\n"
-    "samples contradict, is listed. The JSON format is in the README.\n"
+    "samples contradict, is listed. Every allocator has a band, the least and most it\n"
+    "can have held (text: the \"band:\" line; JSON: \"band\", \"peak_range\",\n"
+    "\"unattributed\"; CSV: --curve; the plot: a grey area), of zero width where the\n"
+    "curve is exact. The JSON format is in the README.\n"
     "A PyTorch profiler (Kineto) trace recorded with profile_memory=True gives per\n"
     "allocator the peak (the largest \"Total Allocated\"), the blocks live at it by\n"
-    "op, and the check of the running sum of \"Bytes\" against the totals;\n"
-    "--buffers, --objects and --no-flows do not apply to it. The same holds for a TF2/JAX\n"
-    "XSpace's MemoryAllocation/MemoryDeallocation events.\n"
+    "address and op, and the check of the running sum of \"Bytes\" against the totals,\n"
+    "in the same report, plot and trace as RunMetadata; --no-flows does not apply to\n"
+    "it. The same holds for a TF2/JAX XSpace's MemoryAllocation/MemoryDeallocation\n"
+    "events.\n"
     "Exit status: 0 ok, 1 bad input or write error, 2 usage.\n";
 
 struct job {
@@ -87,6 +93,7 @@ static const tl_cli_opt options[] = {
     TL_OPT_CHOICE("format", 0, JOB(format), tl_memreport_formats),
     TL_OPT("top", 0, TL_ARG_COUNT, JOB(top)),
     TL_OPT("buffers", 0, TL_ARG_FLAG, JOB(ropts.buffers)),
+    TL_OPT("curve", 0, TL_ARG_FLAG, JOB(ropts.curve)),
     TL_OPT("objects", 0, TL_ARG_FLAG, JOB(topts.objects)),
     TL_OPT("no-ops", 0, TL_ARG_CLEAR, JOB(ops)),
     TL_OPT("no-flows", 0, TL_ARG_CLEAR, JOB(flows)),
@@ -99,7 +106,47 @@ static void parse_args(struct job *job, int argc, char **argv)
 	if (!job->report && (job->format >= 0 || job->ropts.buffers))
 		tl_cli_usage_error(&job->cli, "--format and --buffers go with --report");
 	job->ropts.format = job->format >= 0 ? tl_memreport_formats[job->format] : NULL;
+	if (job->ropts.curve && (job->ropts.format == NULL || strcmp(job->ropts.format, "csv") != 0))
+		tl_cli_usage_error(&job->cli, "--curve goes with --report --format csv");
 	job->ropts.top = job->top == 0 ? SIZE_MAX : (size_t)job->top;
+}
+
+/* One input's memory, whichever its source: the analysis and its view. */
+struct memory {
+	tl_memory *mem;
+	tl_allocs *allocs;
+	tl_memview *view;
+	tl_run *run;			 /* RunMetadata: the run, freed with it */
+	const tl_alloc_input *in;	 /* allocator events: the input */
+};
+
+/* Input i: run i, else allocator-event input i (never both kinds). */
+static void memory_build(struct job *job, GPtrArray *runs, guint i, struct memory *m)
+{
+	*m = (struct memory){0};
+	if (job->allocs->len > 0) {
+		m->in = g_ptr_array_index(job->allocs, i);
+		m->allocs = tl_allocs_build(&m->in->events, m->in->label);
+		m->view = tl_memview_from_allocs(m->allocs);
+		return;
+	}
+	m->run = g_ptr_array_index(runs, i);
+	g_ptr_array_index(runs, i) = NULL;
+	m->mem = tl_memory_build(m->run);
+	m->view = tl_memview_from_memory(m->mem);
+}
+
+static void memory_free(struct memory *m)
+{
+	tl_memview_free(m->view);
+	tl_memory_free(m->mem);
+	tl_allocs_free(m->allocs);
+	tl_run_free(m->run);
+}
+
+static guint n_inputs(struct job *job, GPtrArray *runs)
+{
+	return job->allocs->len > 0 ? job->allocs->len : runs->len;
 }
 
 static void write_trace(struct job *job, tl_output *out, GPtrArray *runs)
@@ -111,87 +158,52 @@ static void write_trace(struct job *job, tl_output *out, GPtrArray *runs)
 	tl_optrace_opts oo;
 	tl_optrace_opts_init(&oo);
 	oo.flows = job->flows;
-	for (guint r = 0; r < runs->len; r++) {
-		tl_run *run = g_ptr_array_index(runs, r);
-		char *prefix = runs->len > 1 ? g_strdup_printf("%s: ", run->label) : NULL;
-		tl_memory *mem = tl_memory_build(run);
-		tl_memtrace_write(&w, mem, &job->topts, prefix, &next_pid, &next_id);
-		if (job->ops) {
+	guint n = n_inputs(job, runs);
+	for (guint r = 0; r < n; r++) {
+		struct memory m;
+		memory_build(job, runs, r, &m);
+		char *prefix = n > 1 ? g_strdup_printf("%s: ", m.view->label) : NULL;
+		tl_memtrace_write(&w, m.view, &job->topts, prefix, &next_pid, &next_id);
+		if (job->ops && m.run != NULL) {
 			oo.prefix = prefix;
-			tl_optrace_write(&w, run, &oo, &next_pid, &next_flow, NULL);
+			tl_optrace_write(&w, m.run, &oo, &next_pid, &next_flow, NULL);
+		} else if (job->ops) {
+			tl_memtrace_ops(&w, m.in->ops, m.in->n_ops, &next_pid);
 		}
-		tl_memory_free(mem);
+		memory_free(&m);
 		g_free(prefix);
-		tl_run_free(run);
-		g_ptr_array_index(runs, r) = NULL;
 	}
 	tl_chrome_end(&w, "{\"tool\":\"trace-memory " TL_VERSION "\"}");
 }
 
-static void write_plot(tl_output *out, GPtrArray *runs)
+static void write_plot(struct job *job, tl_output *out, GPtrArray *runs)
 {
-	tl_memory **mems = g_new0(tl_memory *, runs->len ? runs->len : 1);
-	for (guint r = 0; r < runs->len; r++)
-		mems[r] = tl_memory_build(g_ptr_array_index(runs, r));
-	tl_svgplot_memory((const tl_memory *const *)mems, runs->len, out);
-	for (guint r = 0; r < runs->len; r++)
-		tl_memory_free(mems[r]);
-	g_free(mems);
+	guint n = n_inputs(job, runs);
+	struct memory *ms = g_new0(struct memory, n ? n : 1);
+	const tl_memview **views = g_new0(const tl_memview *, n ? n : 1);
+	for (guint r = 0; r < n; r++) {
+		memory_build(job, runs, r, &ms[r]);
+		views[r] = ms[r].view;
+	}
+	tl_svgplot_memory(views, n, out);
+	for (guint r = 0; r < n; r++)
+		memory_free(&ms[r]);
+	g_free(views);
+	g_free(ms);
 }
 
 static void write_report(struct job *job, tl_output *out, GPtrArray *runs)
 {
 	tl_memreport rep;
 	tl_memreport_begin(&rep, out, &job->ropts);
-	for (guint r = 0; r < runs->len; r++) {
-		tl_run *run = g_ptr_array_index(runs, r);
-		tl_memory *mem = tl_memory_build(run);
-		tl_memreport_run(&rep, mem);
-		tl_memory_free(mem);
-		tl_run_free(run);
-		g_ptr_array_index(runs, r) = NULL;
+	guint n = n_inputs(job, runs);
+	for (guint r = 0; r < n; r++) {
+		struct memory m;
+		memory_build(job, runs, r, &m);
+		tl_memreport_run(&rep, m.view);
+		memory_free(&m);
 	}
 	tl_memreport_end(&rep);
-}
-
-/* Inputs of allocation events (PyTorch [memory], XSpace): the plot, the
- * report or the trace. */
-static void write_allocs(struct job *job, tl_output *out)
-{
-	tl_allocreport r;
-	tl_chrome w;
-	int64_t next_pid = 1;
-	uint64_t next_id = 1;
-	if (job->plot >= 0) {
-		tl_allocs **all = g_new0(tl_allocs *, job->allocs->len + 1);
-		for (guint i = 0; i < job->allocs->len; i++) {
-			const tl_alloc_input *in = g_ptr_array_index(job->allocs, i);
-			all[i] = tl_allocs_build(&in->events, in->label);
-		}
-		tl_svgplot_allocs((const tl_allocs *const *)all, job->allocs->len, out);
-		for (guint i = 0; i < job->allocs->len; i++)
-			tl_allocs_free(all[i]);
-		g_free(all);
-		return;
-	}
-	if (job->report)
-		tl_allocreport_begin(&r, out, job->ropts.format, job->ropts.top);
-	else
-		tl_chrome_begin(&w, out);
-	for (guint i = 0; i < job->allocs->len; i++) {
-		const tl_alloc_input *in = g_ptr_array_index(job->allocs, i);
-		tl_allocs *a = tl_allocs_build(&in->events, in->label);
-		if (job->report)
-			tl_allocreport_run(&r, a);
-		else
-			tl_allocreport_trace(&w, a, in->ops, job->ops ? in->n_ops : 0, &next_pid,
-					     &next_id);
-		tl_allocs_free(a);
-	}
-	if (job->report)
-		tl_allocreport_end(&r);
-	else
-		tl_chrome_end(&w, "{\"tool\":\"trace-memory " TL_VERSION "\"}");
 }
 
 static int read_inputs(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_error *err)
@@ -209,10 +221,8 @@ static int write_memory(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_
 			tl_error *err)
 {
 	struct job *job = ctx;
-	if (job->allocs->len > 0)
-		write_allocs(job, out);
-	else if (job->plot >= 0)
-		write_plot(out, runs);
+	if (job->plot >= 0)
+		write_plot(job, out, runs);
 	else if (job->report)
 		write_report(job, out, runs);
 	else

@@ -20,7 +20,7 @@ GPtrArray *tl_alloc_inputs_new(void)
 }
 
 void tl_alloc_inputs_add(GPtrArray *allocs, const char *label, tl_arena *arena,
-			 const tl_alloc_events *events, tl_allocreport_op *ops, size_t n_ops)
+			 const tl_alloc_events *events, tl_memtrace_op *ops, size_t n_ops)
 {
 	tl_alloc_input *in = g_new0(tl_alloc_input, 1);
 	in->label = g_strdup(label);
@@ -62,9 +62,9 @@ static int read_chrome(tl_source *src, GPtrArray *allocs, tl_error *err)
 				    "torch.profiler.profile(profile_memory=True))",
 				    kind);
 	}
-	tl_allocreport_op *ops = tl_arena_alloc(arena, (kops.n ? kops.n : 1) * sizeof *ops);
+	tl_memtrace_op *ops = tl_arena_alloc(arena, (kops.n ? kops.n : 1) * sizeof *ops);
 	for (size_t i = 0; i < kops.n; i++)
-		ops[i] = (tl_allocreport_op){kops.op[i].t_ns, kops.op[i].dur_ns, kops.op[i].name,
+		ops[i] = (tl_memtrace_op){kops.op[i].t_ns, kops.op[i].dur_ns, kops.op[i].name,
 					     kops.op[i].thread};
 	tl_alloc_inputs_add(allocs, tl_source_name(src), arena, &ev, ops, kops.n);
 	return 0;

@@ -18,14 +18,14 @@
 
 #include "base/arena.h"
 #include "cli/cli.h"
-#include "emit/allocreport.h"
+#include "emit/memtrace.h"
 #include "io/alloc_event.h"
 
 typedef struct tl_alloc_input {
 	char *label;
 	tl_arena *arena;
 	tl_alloc_events events;
-	tl_allocreport_op *ops; /* in the arena; may be none */
+	tl_memtrace_op *ops; /* in the arena; may be none */
 	size_t n_ops;
 } tl_alloc_input;
 
@@ -38,7 +38,7 @@ int tl_alloc_inputs_read(const tl_cli *cli, const tl_cli_inputs *in, GPtrArray *
 /* Takes one input's events (and `arena`, which holds them) into `allocs`:
  * the one call a reader of allocation events needs. */
 void tl_alloc_inputs_add(GPtrArray *allocs, const char *label, tl_arena *arena,
-			 const tl_alloc_events *events, tl_allocreport_op *ops, size_t n_ops);
+			 const tl_alloc_events *events, tl_memtrace_op *ops, size_t n_ops);
 
 /* A new array for tl_alloc_inputs_read, freeing its inputs with it. */
 GPtrArray *tl_alloc_inputs_new(void);

@@ -32,39 +32,28 @@ void tl_memreport_shape(const tl_buffer *b, GString *s)
 		tl_shape_append(s, b->desc->shape, TL_SHAPE_SCALAR);
 }
 
-const char *tl_memreport_tensor(const tl_memory *mem, const tl_buffer *b)
+const char *tl_memreport_name(const tl_memview_block *b, char *buf, size_t size)
 {
-	if (b->name != NULL && b->n_refs == 0)
+	if (b->buffer != NULL)
 		return b->name;
-	if (b->n_refs > 0)
-		return tl_memory_ref_name(mem, &mem->refs[b->first_ref]);
-	if (b->producer >= 0) {
-		char *s = g_strdup_printf("%s (temp)", mem->run->execs[b->producer].node);
-		const char *out = tl_arena_strdup(mem->run->arena, s);
-		g_free(s);
-		return out;
+	snprintf(buf, size, "0x%" PRIx64, b->addr);
+	return buf;
+}
+
+void tl_memreport_us(char *buf, size_t size, int64_t ns)
+{
+	if (ns == TL_MEMVIEW_BEFORE || ns == TL_MEMVIEW_NEVER) {
+		buf[0] = '\0';
+		return;
 	}
-	char *s = g_strdup_printf("allocation %" PRId64, b->allocation_id);
-	const char *out = tl_arena_strdup(mem->run->arena, s);
-	g_free(s);
-	return out;
-}
-
-const char *tl_memreport_producer(const tl_memory *mem, const tl_buffer *b)
-{
-	return b->producer >= 0 ? mem->run->execs[b->producer].node : "";
-}
-
-const char *tl_memreport_op(const tl_memory *mem, const tl_buffer *b)
-{
-	return b->producer >= 0 ? mem->run->execs[b->producer].op : "";
-}
-
-const char *tl_memreport_last_consumer(const tl_memory *mem, const tl_buffer *b)
-{
-	if (b->last_user < 0 || b->cause == TL_FREE_UNUSED || b->kind == TL_BUF_TEMP)
-		return NULL;
-	return mem->run->execs[b->last_user].node;
+	uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+	unsigned frac = (unsigned)(mag % 1000);
+	int n = snprintf(buf, size, "%s%" PRIu64, ns < 0 ? "-" : "", mag / 1000);
+	if (frac == 0 || n < 0 || (size_t)n + 5 > size)
+		return;
+	snprintf(buf + n, size - (size_t)n, ".%03u", frac);
+	for (size_t k = strlen(buf); buf[k - 1] == '0'; k--)
+		buf[k - 1] = '\0';
 }
 
 /* An estimated birth the samples could not place. */
@@ -80,26 +69,26 @@ const char *tl_memreport_unplaced_why(const tl_buffer *b)
 		   : "no sample constrains it; born at its first consumer's start";
 }
 
-static void note_max(tl_memreport *r, const tl_memory *mem, const tl_allocator *a)
+static void note_max(tl_memreport *r, const tl_memview *v, const tl_memview_allocator *a)
 {
 	struct tl_memreport_max *m = g_hash_table_lookup(r->max_by_name, a->name);
 	if (m != NULL) {
 		if (a->peak_bytes > m->peak) {
 			m->peak = a->peak_bytes;
 			g_free(m->run);
-			m->run = g_strdup(mem->run->label);
+			m->run = g_strdup(v->label);
 		}
 		return;
 	}
 	m = g_new0(struct tl_memreport_max, 1);
 	m->allocator = g_strdup(a->name);
 	m->peak = a->peak_bytes;
-	m->run = g_strdup(mem->run->label);
+	m->run = g_strdup(v->label);
 	g_ptr_array_add(r->max, m);
 	g_hash_table_insert(r->max_by_name, m->allocator, m);
 }
 
-/* ---- the live buffers: a table row each (text and CSV) --------------- */
+/* ---- the live blocks: a table row each (text and CSV) ---------------- */
 
 enum {
 	L_RUN,
@@ -162,62 +151,72 @@ static const tl_table_spec live_spec = {live_cols, L_N, NULL};
 
 /* The texts of one row; integers as the dump has them (64-bit exact). */
 struct live_text {
-	char peak[24], peak_us[24], rank[24], allocated[24], requested[24], alloc_us[24],
-	    free_us[24], allocated_h[32], requested_h[32], born[32], dies[32];
+	char peak[24], peak_us[32], rank[24], allocated[24], requested[24], alloc_us[32],
+	    free_us[32], allocated_h[32], requested_h[32], born[32], dies[32], addr[24];
 	GString *shape, *last;
+	tl_memview_block b;
 };
 
-static void us_text(char *buf, size_t size, int64_t us)
+/* ms from the origin, as the text report gives times. */
+static double ms_of(const tl_memview *v, int64_t ns)
 {
-	if (us != TL_US_BEFORE && us != TL_US_NEVER)
-		snprintf(buf, size, "%" PRId64, us);
-	else
-		buf[0] = '\0';
+	return tl_memview_us(ns - v->origin_ns) / 1000.0;
 }
 
-/* When it was born and dies, in ms from the step's start, for text. */
-static void life_text(const tl_memory *mem, const tl_buffer *b, struct live_text *x)
+/* When it was born and dies, in ms from the origin, for text. */
+static void life_text(const tl_memview *v, const tl_memview_block *b, struct live_text *x)
 {
-	if (b->alloc_us == TL_US_BEFORE)
+	if (b->alloc_ns == TL_MEMVIEW_BEFORE)
 		snprintf(x->born, sizeof x->born, "before");
 	else
 		snprintf(x->born, sizeof x->born, "%s%.3f", b->estimated ? "~" : "",
-			 (double)(b->alloc_us - mem->step_start_us) / 1000.0);
-	if (b->free_us == TL_US_NEVER)
+			 ms_of(v, b->alloc_ns));
+	if (b->free_ns == TL_MEMVIEW_NEVER)
 		snprintf(x->dies, sizeof x->dies, "never");
-	else if (b->fetched)
+	else if (b->buffer != NULL && b->buffer->fetched)
 		snprintf(x->dies, sizeof x->dies, "fetched");
 	else
-		snprintf(x->dies, sizeof x->dies, "%.3f",
-			 (double)(b->free_us - mem->step_start_us) / 1000.0);
+		snprintf(x->dies, sizeof x->dies, "%.3f", ms_of(v, b->free_ns));
 }
 
-/* One buffer as a row; rank 0 (an empty field) for a buffer listed though
+/* One block as a row; rank 0 (an empty field) for a buffer listed though
  * not live at the peak (an estimated birth that could not be placed). */
-static void live_row(tl_table *t, const tl_memory *mem, const tl_allocator *a, const tl_buffer *b,
+static void live_row(tl_table *t, const tl_memview *v, const tl_memview_allocator *a, size_t bi,
 		     size_t rank, struct live_text *x)
 {
-	tl_memreport_shape(b, x->shape);
+	tl_memview_block *b = &x->b;
+	tl_memview_block_get(v, bi, b);
+	g_string_truncate(x->shape, 0);
+	if (b->buffer != NULL)
+		tl_memreport_shape(b->buffer, x->shape);
 	snprintf(x->peak, sizeof x->peak, "%" PRId64, a->peak_bytes);
-	snprintf(x->peak_us, sizeof x->peak_us, "%" PRId64, a->peak_us);
+	tl_memreport_us(x->peak_us, sizeof x->peak_us, a->peak_ns);
 	if (rank > 0)
 		snprintf(x->rank, sizeof x->rank, "%zu", rank);
 	else
 		x->rank[0] = '\0';
-	snprintf(x->allocated, sizeof x->allocated, "%" PRId64, b->allocated);
-	snprintf(x->requested, sizeof x->requested, "%" PRId64, b->requested);
-	us_text(x->alloc_us, sizeof x->alloc_us, b->alloc_us);
-	us_text(x->free_us, sizeof x->free_us, b->free_us);
-	tl_bytes_format(x->allocated_h, sizeof x->allocated_h, (double)b->allocated);
-	tl_bytes_format(x->requested_h, sizeof x->requested_h, (double)b->requested);
-	life_text(mem, b, x);
-	const char *lc = tl_memreport_last_consumer(mem, b);
+	snprintf(x->allocated, sizeof x->allocated, "%" PRId64, b->bytes);
+	if (b->requested >= 0)
+		snprintf(x->requested, sizeof x->requested, "%" PRId64, b->requested);
+	else
+		x->requested[0] = '\0';
+	tl_memreport_us(x->alloc_us, sizeof x->alloc_us, b->alloc_ns);
+	tl_memreport_us(x->free_us, sizeof x->free_us, b->free_ns);
+	tl_bytes_format(x->allocated_h, sizeof x->allocated_h, (double)b->bytes);
+	if (b->requested >= 0)
+		tl_bytes_format(x->requested_h, sizeof x->requested_h, (double)b->requested);
+	else
+		snprintf(x->requested_h, sizeof x->requested_h, "-");
+	life_text(v, b, x);
+	const char *lc = b->free_op;
 	g_string_assign(x->last, lc != NULL ? " -> " : "");
 	g_string_append(x->last, lc != NULL ? lc : "");
-	const char *dtype = tl_memreport_dtype(b), *op = tl_memreport_op(mem, b);
-	const char *tensor = tl_memreport_tensor(mem, b);
+	const char *dtype = b->buffer != NULL ? tl_memreport_dtype(b->buffer) : "";
+	const char *op = b->op_type != NULL ? b->op_type : "";
+	const char *tensor = tl_memreport_name(b, x->addr, sizeof x->addr);
+	const char *birth = b->buffer != NULL ? tl_memory_birth_name(b->buffer->birth) : "recorded";
 	tl_cell c[L_N] = {
-	    [L_RUN] = {.s = mem->run->label},
+	    [L_RUN] = {.s = v->label},
 	    [L_ALLOCATOR] = {.s = a->name},
 	    [L_PEAK] = {.s = x->peak},
 	    [L_PEAK_US] = {.s = x->peak_us},
@@ -225,9 +224,9 @@ static void live_row(tl_table *t, const tl_memory *mem, const tl_allocator *a, c
 	    [L_ALLOCATED_H] = {.s = x->allocated_h},
 	    [L_REQUESTED_H] = {.s = x->requested_h},
 	    [L_TENSOR] = {.s = tensor},
-	    [L_PRODUCER] = {.s = tl_memreport_producer(mem, b)},
+	    [L_PRODUCER] = {.s = b->op != NULL ? b->op : ""},
 	    [L_OP] = {.s = op},
-	    [L_KIND] = {.s = tl_memory_kind_name(b->kind)},
+	    [L_KIND] = {.s = b->kind},
 	    [L_DTYPE] = {.s = dtype},
 	    [L_DTYPE_T] = {.s = dtype[0] ? dtype + 3 : "-"},
 	    [L_SHAPE] = {.s = x->shape->str},
@@ -237,7 +236,7 @@ static void live_row(tl_table *t, const tl_memory *mem, const tl_allocator *a, c
 	    [L_ALLOC_US] = {.s = x->alloc_us},
 	    [L_FREE_US] = {.s = x->free_us},
 	    [L_LAST] = {.s = lc != NULL ? lc : ""},
-	    [L_BIRTH] = {.s = tl_memory_birth_name(b->birth)},
+	    [L_BIRTH] = {.s = birth},
 	    [L_BORN_T] = {.s = x->born},
 	    [L_DIES_T] = {.s = x->dies},
 	    [L_TENSOR_T] = {.s = tensor},
@@ -247,9 +246,14 @@ static void live_row(tl_table *t, const tl_memory *mem, const tl_allocator *a, c
 	tl_table_row(t, c);
 }
 
-/* The top buffers live at an allocator's peak, ranked; with `unplaced`,
+static bool block_unplaced(const tl_memview *v, size_t bi)
+{
+	return v->mem != NULL && tl_memreport_unplaced(&v->mem->buffers[bi]);
+}
+
+/* The top blocks live at an allocator's peak, ranked; with `unplaced`,
  * then the unplaced births not among them (CSV). */
-static void live_rows(tl_table *t, const tl_memory *mem, const tl_allocator *a, size_t top,
+static void live_rows(tl_table *t, const tl_memview *v, const tl_memview_allocator *a, size_t top,
 		      bool unplaced)
 {
 	struct live_text x = {.shape = g_string_new(NULL), .last = g_string_new(NULL)};
@@ -257,15 +261,14 @@ static void live_rows(tl_table *t, const tl_memory *mem, const tl_allocator *a, 
 	GHashTable *listed =
 	    unplaced && a->n_unplaced > 0 ? g_hash_table_new(g_direct_hash, g_direct_equal) : NULL;
 	for (size_t k = 0; k < n; k++) {
-		live_row(t, mem, a, &mem->buffers[a->live_at_peak[k]], k + 1, &x);
+		live_row(t, v, a, a->live[k], k + 1, &x);
 		if (listed != NULL)
-			g_hash_table_add(listed, GUINT_TO_POINTER(a->live_at_peak[k] + 1));
+			g_hash_table_add(listed, GSIZE_TO_POINTER(a->live[k] + 1));
 	}
-	for (size_t k = 0; listed != NULL && k < a->n_buffers; k++) {
-		uint32_t bi = a->buffers[k];
-		if (tl_memreport_unplaced(&mem->buffers[bi]) &&
-		    !g_hash_table_contains(listed, GUINT_TO_POINTER(bi + 1)))
-			live_row(t, mem, a, &mem->buffers[bi], 0, &x);
+	for (size_t k = 0; listed != NULL && k < a->n_blocks; k++) {
+		size_t bi = a->blocks[k];
+		if (block_unplaced(v, bi) && !g_hash_table_contains(listed, GSIZE_TO_POINTER(bi + 1)))
+			live_row(t, v, a, bi, 0, &x);
 	}
 	if (listed != NULL)
 		g_hash_table_destroy(listed);
@@ -275,16 +278,66 @@ static void live_rows(tl_table *t, const tl_memory *mem, const tl_allocator *a, 
 
 /* ---- CSV: one table over every run ------------------------------------ */
 
+enum { B_RUN, B_ALLOCATOR, B_T, B_LOW, B_CURVE, B_HIGH, B_N };
+static const tl_table_col band_cols[B_N] = {
+    [B_RUN] = {"run", NULL, TL_CELL_STR, NULL, NULL},
+    [B_ALLOCATOR] = {"allocator", NULL, TL_CELL_STR, NULL, NULL},
+    [B_T] = {"t_us", NULL, TL_CELL_STR, NULL, NULL},
+    [B_LOW] = {"low", NULL, TL_CELL_STR, NULL, NULL},
+    [B_CURVE] = {"curve", NULL, TL_CELL_STR, NULL, NULL},
+    [B_HIGH] = {"high", NULL, TL_CELL_STR, NULL, NULL},
+};
+static const tl_table_spec band_spec = {band_cols, B_N, NULL};
+
 static void csv_begin(tl_memreport *r)
 {
-	tl_table_begin(&r->table, tl_table_sink_find("csv"), r->out, &live_spec, NULL, NULL, NULL,
-		       NULL);
+	tl_table_begin(&r->table, tl_table_sink_find("csv"), r->out,
+		       r->opts.curve ? &band_spec : &live_spec, NULL, NULL, NULL, NULL);
 }
 
-static void csv_run(tl_memreport *r, const tl_memory *mem)
+/* The curve's value at t_ns: the last point at or before it. */
+static int64_t curve_at(const tl_memview *v, const tl_memview_allocator *a, int64_t t_ns,
+			size_t *hint)
 {
-	for (size_t i = 0; i < mem->n_allocators; i++)
-		live_rows(&r->table, mem, &mem->allocators[i], r->opts.top, true);
+	int64_t bytes = 0;
+	while (*hint < a->n_curve) {
+		tl_memview_point p = tl_memview_curve(v, a, *hint);
+		if (p.t_ns > t_ns)
+			break;
+		bytes = p.bytes;
+		(*hint)++;
+	}
+	if (*hint > 0 && bytes == 0)
+		bytes = tl_memview_curve(v, a, *hint - 1).bytes;
+	return bytes;
+}
+
+/* --curve: a row per band point, the curve beside. */
+static void csv_band(tl_memreport *r, const tl_memview *v, const tl_memview_allocator *a)
+{
+	char t[32], lo[24], mid[24], hi[24];
+	size_t hint = 0;
+	for (size_t k = 0; k < a->n_band; k++) {
+		tl_memview_band_point p = tl_memview_band(v, a, k);
+		tl_memreport_us(t, sizeof t, p.t_ns);
+		snprintf(lo, sizeof lo, "%" PRId64, p.low);
+		snprintf(mid, sizeof mid, "%" PRId64, curve_at(v, a, p.t_ns, &hint));
+		snprintf(hi, sizeof hi, "%" PRId64, p.high);
+		tl_cell c[B_N] = {
+		    [B_RUN] = {.s = v->label}, [B_ALLOCATOR] = {.s = a->name}, [B_T] = {.s = t},
+		    [B_LOW] = {.s = lo},       [B_CURVE] = {.s = mid},	    [B_HIGH] = {.s = hi},
+		};
+		tl_table_row(&r->table, c);
+	}
+}
+
+static void csv_run(tl_memreport *r, const tl_memview *v)
+{
+	for (size_t i = 0; i < v->n_allocators; i++)
+		if (r->opts.curve)
+			csv_band(r, v, &v->allocators[i]);
+		else
+			live_rows(&r->table, v, &v->allocators[i], r->opts.top, true);
 }
 
 static void csv_end(tl_memreport *r)
@@ -296,7 +349,7 @@ static void csv_end(tl_memreport *r)
 
 /* The births the dump does not hold: how many, and each one the samples
  * could not place. */
-static void text_births(tl_output *o, const tl_memory *mem, const tl_allocator *a)
+static void text_births(tl_output *o, const tl_memview *v, const tl_memview_allocator *a)
 {
 	if (a->n_estimated == 0)
 		return;
@@ -308,40 +361,118 @@ static void text_births(tl_output *o, const tl_memory *mem, const tl_allocator *
 	}
 	tl_output_printf(o, "; %zu not placed by allocator_bytes_in_use:\n", a->n_unplaced);
 	char b1[32];
-	for (size_t k = 0; k < a->n_buffers; k++) {
-		const tl_buffer *b = &mem->buffers[a->buffers[k]];
-		if (!tl_memreport_unplaced(b))
+	tl_memview_block b;
+	for (size_t k = 0; k < a->n_blocks; k++) {
+		if (!block_unplaced(v, a->blocks[k]))
 			continue;
-		tl_bytes_format(b1, sizeof b1, (double)b->allocated);
-		tl_output_printf(o, "    %s (%s): %s, %+.3f ms\n", tl_memreport_tensor(mem, b), b1,
-				 tl_memreport_unplaced_why(b),
-				 (double)(b->alloc_us - mem->step_start_us) / 1000.0);
+		tl_memview_block_get(v, a->blocks[k], &b);
+		tl_bytes_format(b1, sizeof b1, (double)b.bytes);
+		tl_output_printf(o, "    %s (%s): %s, %+.3f ms\n", b.name, b1,
+				 tl_memreport_unplaced_why(b.buffer), ms_of(v, b.alloc_ns));
 	}
 }
 
-static void text_allocator(tl_memreport *r, const tl_memory *mem, const tl_allocator *a)
+/* The band in one line: "exact" where it has no width, else its widest,
+ * its time-weighted mean width as a share of the peak, and the peak's
+ * range. */
+static void text_band(tl_output *o, const tl_memview *v, const tl_memview_allocator *a)
+{
+	int64_t widest = 0;
+	double area = 0, span = 0;
+	for (size_t k = 0; k < a->n_band; k++) {
+		tl_memview_band_point p = tl_memview_band(v, a, k);
+		int64_t w = p.high - p.low;
+		if (w > widest)
+			widest = w;
+		if (k + 1 < a->n_band) {
+			double dt = (double)(tl_memview_band(v, a, k + 1).t_ns - p.t_ns);
+			area += dt * (double)w;
+			span += dt;
+		}
+	}
+	if (widest == 0 && a->peak_low == a->peak_high) {
+		tl_output_str(o, "  band: exact\n");
+		return;
+	}
+	char b1[32], b2[32], b3[32];
+	tl_bytes_format(b1, sizeof b1, (double)widest);
+	tl_bytes_format(b2, sizeof b2, (double)a->peak_low);
+	tl_bytes_format(b3, sizeof b3, (double)a->peak_high);
+	double share = span > 0 && a->peak_bytes > 0 ? area / span / (double)a->peak_bytes * 100 : 0;
+	tl_output_printf(o, "  band: up to %s wide, %.1f%% of the peak time-weighted; peak between %s and %s\n",
+			 b1, share, b2, b3);
+}
+
+/* The allocator's heading: its peak, and for allocator events where the
+ * peak comes from. */
+static void text_peak(tl_output *o, const tl_memview *v, const tl_memview_allocator *a)
+{
+	char b1[32];
+	tl_bytes_format(b1, sizeof b1, (double)a->peak_bytes);
+	tl_output_printf(o, "\nallocator %s", a->name);
+	if (v->source == TL_MEMVIEW_EVENTS)
+		tl_output_printf(o, " (%s)", a->device);
+	tl_output_printf(o, ": peak %s (%" PRId64 " bytes", b1, a->peak_bytes);
+	if (a->peak_requested >= 0)
+		tl_output_printf(o, "; %" PRId64 " requested", a->peak_requested);
+	if (v->source == TL_MEMVIEW_EVENTS)
+		tl_output_str(o, a->peak_from_totals
+				     ? ", the largest Total Allocated"
+				     : ", the running sum of Bytes from the trace's start");
+	tl_output_printf(o, ") at %+.3f ms%s%s\n", ms_of(v, a->peak_ns), a->peak_op ? " in " : "",
+			 a->peak_op ? a->peak_op : "");
+}
+
+/* What the allocator held besides its blocks, and the check. */
+static void text_held(tl_output *o, const tl_memview *v, const tl_memview_allocator *a)
+{
+	char b1[32], b2[32];
+	tl_bytes_format(b2, sizeof b2, (double)a->baseline_bytes);
+	if (v->source == TL_MEMVIEW_BUFFERS) {
+		tl_output_printf(o, "  persistent %s; %zu buffers live at the peak\n", b2,
+				 a->n_live);
+	} else {
+		tl_bytes_format(b1, sizeof b1, (double)a->live_bytes);
+		tl_output_printf(o,
+				 "  before the first event %s; %zu events, %zu blocks; %zu live "
+				 "at the peak (%s), ",
+				 b2, a->n_events, a->n_blocks, a->n_live, b1);
+		tl_bytes_format(b1, sizeof b1, (double)a->unheld_bytes);
+		tl_output_printf(o, "%s held from before the trace or by events without an "
+				    "address\n",
+				 b1);
+		if (a->peak_reserved >= 0) {
+			tl_bytes_format(b1, sizeof b1, (double)a->peak_reserved);
+			tl_output_printf(o, "  reserved at most %s\n", b1);
+		}
+		if (a->n_before > 0)
+			tl_output_printf(o,
+					 "  allocated before the trace started (and freed in it): "
+					 "%zu\n",
+					 a->n_before);
+	}
+	const char *what = v->source == TL_MEMVIEW_BUFFERS ? "allocator_bytes_in_use"
+							   : "Total Allocated";
+	if (a->check_samples > 0) {
+		tl_bytes_format(b1, sizeof b1, (double)a->check_max_abs);
+		tl_output_printf(o,
+				 "  check against %s: %zu samples, max "
+				 "error %s, mean %.1f bytes\n",
+				 what, a->check_samples, b1, a->check_mean_abs);
+	} else {
+		tl_output_printf(o, "  check: the %s no %s\n",
+				 v->source == TL_MEMVIEW_BUFFERS ? "dump records" : "events carry",
+				 what);
+	}
+}
+
+static void text_allocator(tl_memreport *r, const tl_memview *v, const tl_memview_allocator *a)
 {
 	tl_output *o = r->out;
-	char b1[32], b2[32], b3[32];
-	tl_bytes_format(b1, sizeof b1, (double)a->peak_bytes);
-	tl_bytes_format(b2, sizeof b2, (double)a->persistent_bytes);
-	const char *op = tl_memory_peak_op(mem, a);
-	tl_output_printf(
-	    o,
-	    "\nallocator %s: peak %s (%" PRId64 " bytes; %" PRId64 " requested) at %+.3f ms%s%s\n",
-	    a->name, b1, a->peak_bytes, a->peak_requested,
-	    (double)(a->peak_us - mem->step_start_us) / 1000.0, op ? " in " : "", op ? op : "");
-	tl_output_printf(o, "  persistent %s; %zu buffers live at the peak\n", b2, a->n_live);
-	if (a->check_samples > 0) {
-		tl_bytes_format(b3, sizeof b3, (double)a->check_max_abs);
-		tl_output_printf(o,
-				 "  check against allocator_bytes_in_use: %zu samples, max "
-				 "error %s, mean %.1f bytes\n",
-				 a->check_samples, b3, a->check_mean_abs);
-	} else {
-		tl_output_str(o, "  check: the dump records no allocator_bytes_in_use\n");
-	}
-	text_births(o, mem, a);
+	text_peak(o, v, a);
+	text_held(o, v, a);
+	text_band(o, v, a);
+	text_births(o, v, a);
 	if (MIN(a->n_live, r->opts.top) == 0)
 		return;
 	char *head = g_strdup_printf("  %-4s %10s %10s  %-10s %-9s %-16s %9s %9s  %-s\n", "#",
@@ -349,7 +480,7 @@ static void text_allocator(tl_memreport *r, const tl_memory *mem, const tl_alloc
 				     "dies ms", "tensor (producer op) -> last consumer");
 	tl_table t;
 	tl_table_begin(&t, tl_table_sink_find("text"), o, &live_spec, NULL, NULL, NULL, head);
-	live_rows(&t, mem, a, r->opts.top, false);
+	live_rows(&t, v, a, r->opts.top, false);
 	tl_table_end(&t);
 	g_free(head);
 }
@@ -358,15 +489,18 @@ static void text_begin(tl_memreport *r)
 {
 }
 
-static void text_run(tl_memreport *r, const tl_memory *mem)
+static void text_run(tl_memreport *r, const tl_memview *v)
 {
 	if (r->runs > 0)
 		tl_output_char(r->out, '\n');
-	tl_output_printf(r->out, "run %s\n", mem->run->label);
-	if (mem->n_allocators == 0)
+	tl_output_printf(r->out, "run %s", v->label);
+	if (v->source == TL_MEMVIEW_EVENTS)
+		tl_output_printf(r->out, " (allocation events; times in ms from the %s)", v->clock);
+	tl_output_char(r->out, '\n');
+	if (v->n_allocators == 0)
 		tl_output_str(r->out, "  no memory records in this run\n");
-	for (size_t i = 0; i < mem->n_allocators; i++)
-		text_allocator(r, mem, &mem->allocators[i]);
+	for (size_t i = 0; i < v->n_allocators; i++)
+		text_allocator(r, v, &v->allocators[i]);
 }
 
 static void text_end(tl_memreport *r)
@@ -416,11 +550,11 @@ void tl_memreport_begin(tl_memreport *r, tl_output *out, const tl_memreport_opts
 	r->backend->begin(r);
 }
 
-void tl_memreport_run(tl_memreport *r, const tl_memory *mem)
+void tl_memreport_run(tl_memreport *r, const tl_memview *v)
 {
-	r->backend->run(r, mem);
-	for (size_t i = 0; i < mem->n_allocators; i++)
-		note_max(r, mem, &mem->allocators[i]);
+	r->backend->run(r, v);
+	for (size_t i = 0; i < v->n_allocators; i++)
+		note_max(r, v, &v->allocators[i]);
 	r->runs++;
 }
 

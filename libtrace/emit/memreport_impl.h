@@ -13,7 +13,7 @@
 struct tl_memreport_backend {
 	const char *name;
 	void (*begin)(tl_memreport *r);
-	void (*run)(tl_memreport *r, const tl_memory *mem);
+	void (*run)(tl_memreport *r, const tl_memview *v);
 	void (*end)(tl_memreport *r);
 };
 
@@ -30,14 +30,14 @@ struct tl_memreport_max {
 const char *tl_memreport_dtype(const tl_buffer *b);
 /* "32x56x56x128", "scalar", or "" when unknown, into s. */
 void tl_memreport_shape(const tl_buffer *b, GString *s);
-/* The buffer's name: its first tensor, "node (temp)", "allocation N". */
-const char *tl_memreport_tensor(const tl_memory *mem, const tl_buffer *b);
-const char *tl_memreport_producer(const tl_memory *mem, const tl_buffer *b);
-const char *tl_memreport_op(const tl_memory *mem, const tl_buffer *b);
-/* The last consumer, or NULL (unused, temporaries). */
-const char *tl_memreport_last_consumer(const tl_memory *mem, const tl_buffer *b);
 /* An estimated birth the samples could not place, and why. */
 bool tl_memreport_unplaced(const tl_buffer *b);
 const char *tl_memreport_unplaced_why(const tl_buffer *b);
+/* What the report calls a block: a buffer's name, an event block's
+ * address ("0x7f..."), into buf for the latter. */
+const char *tl_memreport_name(const tl_memview_block *b, char *buf, size_t size);
+/* Microseconds of a view time as the JSON and CSV give them: whole, or
+ * with up to three decimals; "" for the sentinels. */
+void tl_memreport_us(char *buf, size_t size, int64_t ns);
 
 #endif

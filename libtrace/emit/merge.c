@@ -209,10 +209,12 @@ void tl_merge_run(tl_merge *m, const tl_run *run, const char *input, int64_t off
 	tl_optrace_write(m->w, run, &oo, &unused_pid, &m->next_flow, NULL);
 	if (m->opts.memory) {
 		tl_memory *mem = tl_memory_build(run);
+		tl_memview *view = tl_memview_from_memory(mem);
 		tl_memtrace_opts mo = {.objects = false, .shift_ns = shift};
 		char *mprefix = g_strdup_printf("%s: ", run->label);
-		tl_memtrace_write(m->w, mem, &mo, mprefix, &m->next_pid, &m->next_id);
+		tl_memtrace_write(m->w, view, &mo, mprefix, &m->next_pid, &m->next_id);
 		g_free(mprefix);
+		tl_memview_free(view);
 		tl_memory_free(mem);
 	}
 	g_free(prefix);

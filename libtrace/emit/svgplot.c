@@ -3,7 +3,6 @@
 #include "base/utf8.h"
 #include "base/bytes.h"
 #include "emit/chrome.h"
-#include "emit/memreport.h"
 
 #include <glib.h>
 #include <inttypes.h>
@@ -93,6 +92,10 @@ typedef struct panel_point {
 	double us, bytes;
 } panel_point;
 
+typedef struct panel_band {
+	double us, low, high;
+} panel_band;
+
 typedef struct panel_live {
 	int64_t bytes;
 	const char *name, *kind;
@@ -107,6 +110,8 @@ typedef struct panel {
 	const char *peak_op; /* or NULL */
 	const panel_point *curve;
 	size_t n_curve;
+	const panel_band *band; /* NULL: zero width */
+	size_t n_band;
 	const panel_live *live; /* largest first */
 	size_t n_live;
 } panel;
@@ -128,6 +133,31 @@ static void plot_live(tl_output *o, const panel *pn, int tx, int py)
 }
 
 enum { PANEL_H = 300 };
+
+/* The band, where it has width: a grey area from its high steps forward to
+ * its low steps back. */
+static void plot_band(tl_output *o, const panel *pn, int px, int py, int plot_w, int plot_h,
+		      double t0, double t1, double ymax)
+{
+	if (pn->band == NULL || pn->n_band == 0)
+		return;
+	tl_output_str(o, "<path fill=\"#999\" fill-opacity=\"0.35\" stroke=\"none\" d=\"");
+	for (size_t k = 0; k < pn->n_band; k++) {
+		double x = px + (pn->band[k].us - t0) / (t1 - t0) * plot_w;
+		double x2 = k + 1 < pn->n_band ? px + (pn->band[k + 1].us - t0) / (t1 - t0) * plot_w
+					       : px + plot_w;
+		double y = py + plot_h - pn->band[k].high / ymax * plot_h;
+		tl_output_printf(o, "%s%.1f %.1f L%.1f %.1f", k ? " L" : "M", x, y, x2, y);
+	}
+	for (size_t k = pn->n_band; k-- > 0;) {
+		double x = px + (pn->band[k].us - t0) / (t1 - t0) * plot_w;
+		double x2 = k + 1 < pn->n_band ? px + (pn->band[k + 1].us - t0) / (t1 - t0) * plot_w
+					       : px + plot_w;
+		double y = py + plot_h - pn->band[k].low / ymax * plot_h;
+		tl_output_printf(o, " L%.1f %.1f L%.1f %.1f", x2, y, x, y);
+	}
+	tl_output_str(o, " Z\"><title>band: the least and most the allocator can have held</title></path>\n");
+}
 
 /* The panel whose top is at y0: title, axes, the curve as filled steps, the
  * peak marked, the live set beside it. */
@@ -174,6 +204,7 @@ static void plot_panel(tl_output *o, const panel *pn, int y0)
 				 "fill=\"#555\">%g ms</text>\n",
 				 xx, py + plot_h + 16, v);
 	}
+	plot_band(o, pn, px, py, plot_w, plot_h, t0, t1, ymax);
 	/* the curve as steps, filled */
 	tl_output_printf(o,
 			 "<path fill=\"#4e79a7\" fill-opacity=\"0.35\" "
@@ -215,109 +246,85 @@ static void plot_begin(tl_output *o, size_t panels, const char *none)
 		tl_output_printf(o, "<text x=\"20\" y=\"30\">%s</text>\n", none);
 }
 
-/* What the plot calls a buffer: its tensor, else its producer. */
-static const char *buffer_name(const tl_memory *mem, const tl_buffer *b)
+/* What the plot calls a block: a buffer's tensor, else its producer; an
+ * event block's op, else its address (into buf). */
+static const char *live_name(const tl_memview_block *b, char *buf, size_t size)
 {
-	if (b->name != NULL && b->n_refs == 0)
+	if (b->buffer != NULL) {
+		if (b->buffer->n_refs == 0 && b->buffer->name == NULL)
+			return b->op != NULL ? b->op : "?";
 		return b->name;
-	if (b->n_refs > 0)
-		return tl_memory_ref_name(mem, &mem->refs[b->first_ref]);
-	return b->producer >= 0 ? mem->run->execs[b->producer].node : "?";
+	}
+	if (b->op != NULL)
+		return b->op;
+	snprintf(buf, size, "0x%" PRIx64, b->addr);
+	return buf;
 }
 
-void tl_svgplot_memory(const tl_memory *const *mems, size_t n, tl_output *o)
+static void view_panel(tl_output *o, const tl_memview *v, const tl_memview_allocator *al, int y0)
 {
-	size_t panels = 0;
-	for (size_t m = 0; m < n; m++)
-		panels += mems[m]->n_allocators;
-	plot_begin(o, panels, "no memory records in the input");
-	int y0 = 0;
-	for (size_t m = 0; m < n; m++) {
-		const tl_memory *mem = mems[m];
-		for (size_t a = 0; a < mem->n_allocators; a++, y0 += PANEL_H) {
-			const tl_allocator *al = &mem->allocators[a];
-			panel_point *pts = g_new(panel_point, al->n_curve + 1);
-			for (size_t k = 0; k < al->n_curve; k++)
-				pts[k] = (panel_point){(double)al->curve[k].us,
-						       (double)al->curve[k].bytes};
-			panel_live *live = g_new(panel_live, al->n_live + 1);
-			for (size_t k = 0; k < al->n_live; k++) {
-				const tl_buffer *b = &mem->buffers[al->live_at_peak[k]];
-				live[k] = (panel_live){b->allocated, buffer_name(mem, b),
-						       tl_memory_kind_name(b->kind)};
-			}
-			panel pn = {.run = mem->run->label,
-				    .allocator = al->name,
-				    .t0 = (double)mem->step_start_us,
-				    .t1 = (double)mem->step_end_us,
-				    .origin = (double)mem->step_start_us,
-				    .peak_bytes = al->peak_bytes,
-				    .peak_us = (double)al->peak_us,
-				    .peak_op = tl_memory_peak_op(mem, al),
-				    .curve = pts,
-				    .n_curve = al->n_curve,
-				    .live = live,
-				    .n_live = al->n_live};
-			plot_panel(o, &pn, y0);
-			g_free(pts);
-			g_free(live);
+	panel_point *pts = g_new(panel_point, al->n_curve + 1);
+	for (size_t k = 0; k < al->n_curve; k++) {
+		tl_memview_point p = tl_memview_curve(v, al, k);
+		pts[k] = (panel_point){tl_memview_us(p.t_ns), (double)p.bytes};
+	}
+	panel_band *band = NULL;
+	if (tl_memview_band_wide(v, al)) {
+		band = g_new(panel_band, al->n_band + 1);
+		for (size_t k = 0; k < al->n_band; k++) {
+			tl_memview_band_point p = tl_memview_band(v, al, k);
+			band[k] = (panel_band){tl_memview_us(p.t_ns), (double)p.low, (double)p.high};
 		}
 	}
-	tl_output_str(o, "</svg>\n");
+	panel_live *live = g_new(panel_live, al->n_live + 1);
+	typedef char addr_text[24];
+	addr_text *addrs = g_new(addr_text, al->n_live + 1);
+	tl_memview_block b;
+	for (size_t k = 0; k < al->n_live; k++) {
+		tl_memview_block_get(v, al->live[k], &b);
+		const char *kind = b.buffer != NULL		       ? b.kind
+				   : b.alloc_ns == TL_MEMVIEW_BEFORE ? "before the trace"
+								     : "block";
+		live[k] = (panel_live){b.bytes, live_name(&b, addrs[k], sizeof addrs[k]), kind};
+	}
+	bool events = v->source == TL_MEMVIEW_EVENTS;
+	char *title = events ? g_strdup_printf("%s on %s", al->name, al->device) : NULL;
+	panel pn = {.run = v->label,
+		    .allocator = events ? title : al->name,
+		    .t0 = tl_memview_us(v->start_ns),
+		    .t1 = tl_memview_us(v->end_ns),
+		    .origin = tl_memview_us(v->origin_ns),
+		    .peak_bytes = al->peak_bytes,
+		    .peak_us = tl_memview_us(al->peak_ns),
+		    .peak_op = al->peak_op,
+		    .curve = pts,
+		    .n_curve = al->n_curve,
+		    .band = band,
+		    .n_band = band != NULL ? al->n_band : 0,
+		    .live = live,
+		    .n_live = al->n_live};
+	plot_panel(o, &pn, y0);
+	g_free(title);
+	g_free(addrs);
+	g_free(pts);
+	g_free(band);
+	g_free(live);
 }
 
-void tl_svgplot_allocs(const tl_allocs *const *allocs, size_t n, tl_output *o)
+void tl_svgplot_memory(const tl_memview *const *views, size_t n, tl_output *o)
 {
 	size_t panels = 0;
-	for (size_t m = 0; m < n; m++)
-		panels += allocs[m]->n_allocators;
-	plot_begin(o, panels, "no allocator events in the input");
-	int y0 = 0;
-	char addr[32];
+	bool events = n > 0;
 	for (size_t m = 0; m < n; m++) {
-		const tl_allocs *a = allocs[m];
-		for (size_t i = 0; i < a->n_allocators; i++, y0 += PANEL_H) {
-			const tl_allocs_allocator *al = &a->allocators[i];
-			panel_point *pts = g_new(panel_point, al->n_curve + 1);
-			for (size_t k = 0; k < al->n_curve; k++)
-				pts[k] = (panel_point){(double)al->curve[k].t_ns / 1000.0,
-						       (double)al->curve[k].bytes};
-			panel_live *live = g_new(panel_live, al->n_live + 1);
-			GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
-			for (size_t k = 0; k < al->n_live; k++) {
-				const tl_alloc_block *b = &a->blocks[al->live[k]];
-				const char *name = b->op;
-				if (name == NULL) {
-					snprintf(addr, sizeof addr, "0x%" PRIx64, b->addr);
-					name = g_strdup(addr);
-					g_ptr_array_add(names, (char *)name);
-				}
-				live[k] = (panel_live){
-				    b->bytes, name,
-				    b->alloc_ns == TL_ALLOCS_BEFORE ? "before the trace" : "block"};
-			}
-			char *title = g_strdup_printf("%s on %s", al->name, al->device);
-			/* times as the report gives them: from the input's
-			 * clock (a->clock) */
-			panel pn = {.run = a->label,
-				    .allocator = title,
-				    .t0 = (double)a->start_ns / 1000.0,
-				    .t1 = (double)a->end_ns / 1000.0,
-				    .origin = 0,
-				    .peak_bytes = al->peak_bytes,
-				    .peak_us = (double)al->peak_ns / 1000.0,
-				    .peak_op = al->peak_op,
-				    .curve = pts,
-				    .n_curve = al->n_curve,
-				    .live = live,
-				    .n_live = al->n_live};
-			plot_panel(o, &pn, y0);
-			g_free(title);
-			g_ptr_array_free(names, TRUE);
-			g_free(pts);
-			g_free(live);
-		}
+		panels += views[m]->n_allocators;
+		events = events && views[m]->source == TL_MEMVIEW_EVENTS;
 	}
+	plot_begin(o, panels,
+		   events ? "no allocator events in the input" : "no memory records in the input");
+	int y0 = 0;
+	for (size_t m = 0; m < n; m++)
+		for (size_t a = 0; a < views[m]->n_allocators; a++, y0 += PANEL_H)
+			view_panel(o, views[m], &views[m]->allocators[a], y0);
 	tl_output_str(o, "</svg>\n");
 }
 

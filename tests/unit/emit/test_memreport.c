@@ -1,14 +1,18 @@
-/* Unit tests of emit/allocreport.c and allocreport_trace.c: the JSON report
- * and the Chrome trace stay valid JSON whatever the op names hold (quotes,
- * control characters, invalid UTF-8), carry the analysis' numbers, and say
- * null for a block allocated before the trace or never freed. */
+/* Unit tests of emit/memreport.c, memreport_json.c and memtrace.c on the
+ * view of allocator events: the JSON report and the Chrome trace stay
+ * valid JSON whatever the op names hold (quotes, control characters,
+ * invalid UTF-8), carry the analysis' numbers and the contract's band keys
+ * (zero width: the events are exact), and say null for a block allocated
+ * before the trace or never freed. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "emit/allocreport.h"
+#include "analysis/memview.h"
+#include "emit/memreport.h"
+#include "emit/memtrace.h"
 #include "base/warn.h"
 
 #include <glib.h>
@@ -55,15 +59,22 @@ static json_t *written(const tl_allocs *a, bool trace)
 		tl_chrome w;
 		int64_t pid = 1;
 		uint64_t id = 1;
-		tl_allocreport_op op = {0, 3000, nasty, nasty};
+		tl_memtrace_op op = {0, 3000, nasty, nasty};
+		tl_memtrace_opts mo = {0};
 		tl_chrome_begin(&w, o);
-		tl_allocreport_trace(&w, a, &op, 1, &pid, &id);
+		tl_memview *v = tl_memview_from_allocs(a);
+		tl_memtrace_write(&w, v, &mo, NULL, &pid, &id);
+		tl_memtrace_ops(&w, &op, 1, &pid);
+		tl_memview_free(v);
 		tl_chrome_end(&w, NULL);
 	} else {
-		tl_allocreport r;
-		tl_allocreport_begin(&r, o, "json", SIZE_MAX);
-		tl_allocreport_run(&r, a);
-		tl_allocreport_end(&r);
+		tl_memreport r;
+		tl_memreport_opts ro = {.format = "json", .top = SIZE_MAX, .buffers = true};
+		tl_memreport_begin(&r, o, &ro);
+		tl_memview *v = tl_memview_from_allocs(a);
+		tl_memreport_run(&r, v);
+		tl_memview_free(v);
+		tl_memreport_end(&r);
 	}
 	assert_int_equal(tl_output_close(o, &err), 0);
 	json_error_t jerr;
@@ -95,6 +106,30 @@ static void test_json_report(void **state)
 	json_t *b0 = json_array_get(live, 0);
 	assert_true(json_is_null(json_object_get(b0, "free_us")));
 	assert_non_null(strstr(json_string_value(json_object_get(b0, "op")), "\"quoted\""));
+	assert_string_equal(json_string_value(json_object_get(b0, "tensor")), "0x1");
+	assert_int_equal(json_integer_value(json_object_get(b0, "addr")), 1);
+	/* the contract's keys: the band is the curve, the peak exact */
+	json_t *curve = json_object_get(al, "curve"), *band = json_object_get(al, "band");
+	assert_int_equal(json_array_size(band), json_array_size(curve));
+	assert_int_equal(json_array_size(curve), 2);
+	for (size_t k = 0; k < json_array_size(band); k++) {
+		json_t *c = json_array_get(curve, k), *b = json_array_get(band, k);
+		assert_int_equal(json_array_size(b), 3);
+		assert_true(json_equal(json_array_get(b, 0), json_array_get(c, 0)));
+		assert_true(json_equal(json_array_get(b, 1), json_array_get(c, 1)));
+		assert_true(json_equal(json_array_get(b, 2), json_array_get(c, 1)));
+	}
+	/* the curve: the first total less its Bytes (200) before, +100 at
+	 * 1.5 us, -50 at 2.5 us */
+	assert_int_equal(json_integer_value(json_array_get(json_array_get(curve, 0), 1)), 300);
+	assert_int_equal(json_integer_value(json_array_get(json_array_get(curve, 1), 1)), 250);
+	json_t *range = json_object_get(al, "peak_range");
+	assert_int_equal(json_integer_value(json_array_get(range, 0)), 300);
+	assert_int_equal(json_integer_value(json_array_get(range, 1)), 300);
+	assert_int_equal(json_array_size(json_object_get(al, "unattributed")), 0);
+	assert_int_equal(json_array_size(json_object_get(
+			     json_array_get(json_object_get(doc, "runs"), 0), "buffers")),
+			 2);
 	json_decref(doc);
 	tl_allocs_free(a);
 	tl_warn_clear();
