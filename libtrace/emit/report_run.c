@@ -7,6 +7,7 @@
 #include "analysis/idle.h"
 #include "analysis/lanes.h"
 #include "analysis/memory.h"
+#include "analysis/memview.h"
 #include "emit/dot.h"
 #include "emit/json.h"
 #include "emit/optrace.h"
@@ -202,12 +203,6 @@ static int32_t slice_of(const layout *l, int32_t exec)
 static void rel_ns(tl_output *out, const layout *l, int64_t ns)
 {
 	tl_json_micros(out, ns - l->run->t_begin);
-}
-
-/* The same for the memory analysis' microseconds. */
-static void rel_us(tl_output *out, const layout *l, int64_t us)
-{
-	rel_ns(out, l, us * 1000);
 }
 
 static const char *row_kind(const tl_device *d)
@@ -500,18 +495,6 @@ static void slice_bytes(layout *l, const tl_memory *mem)
 	}
 }
 
-/* The device of an allocator: that of the first of its buffers an
- * execution produced. */
-static const char *allocator_device(const tl_memory *mem, const tl_allocator *a)
-{
-	for (size_t k = 0; k < a->n_buffers; k++) {
-		int32_t p = mem->buffers[a->buffers[k]].producer;
-		if (p >= 0)
-			return mem->run->devices[mem->run->execs[p].device].name;
-	}
-	return "";
-}
-
 /* Each allocator's own number in the dump: the largest
  * allocator_bytes_in_use its executions' AllocatorMemoryUsed records (what
  * the curve is checked against), in one pass over the run: allocator name
@@ -537,68 +520,6 @@ static GHashTable *reported_peaks(const tl_run *run)
 	return peaks;
 }
 
-static void write_live(tl_output *out, const layout *l, const tl_memory *mem, const tl_allocator *a,
-		       size_t max)
-{
-	size_t n = max > 0 && a->n_live > max ? max : a->n_live;
-	tl_output_str(out, ",\"live\":[");
-	for (size_t k = 0; k < n; k++) {
-		const tl_buffer *b = &mem->buffers[a->live_at_peak[k]];
-		const char *name =
-		    b->n_refs > 0 ? tl_memory_ref_name(mem, &mem->refs[b->first_ref]) : b->name;
-		tl_output_str(out, k > 0 ? ",\n{\"tensor\":" : "\n{\"tensor\":");
-		tl_report_string(out, name);
-		tl_output_str(out, ",\"bytes\":");
-		tl_output_int(out, b->allocated);
-		tl_output_str(out, ",\"producer\":");
-		tl_output_int(out, slice_of(l, b->producer));
-		tl_output_str(out, ",\"last_consumer\":");
-		tl_output_int(out, slice_of(l, b->last_user));
-		tl_output_str(out, ",\"start_us\":");
-		rel_us(out, l, b->alloc_us == TL_US_BEFORE ? mem->step_start_us : b->alloc_us);
-		tl_output_str(out, ",\"end_us\":");
-		rel_us(out, l, b->free_us == TL_US_NEVER ? mem->step_end_us : b->free_us);
-		tl_output_char(out, '}');
-	}
-	tl_output_char(out, ']');
-}
-
-static void write_allocator(tl_output *out, const layout *l, const tl_memory *mem,
-			    const tl_allocator *a, GHashTable *peaks, size_t max_live)
-{
-	tl_output_str(out, "{\"allocator\":");
-	tl_report_string(out, a->name);
-	tl_output_str(out, ",\"device\":");
-	tl_report_string(out, allocator_device(mem, a));
-	tl_output_str(out, ",\"t\":[");
-	for (size_t i = 0; i < a->n_curve; i++) {
-		if (i > 0)
-			tl_output_char(out, ',');
-		int64_t us = a->curve[i].us;
-		rel_us(out, l, us == TL_US_BEFORE ? mem->step_start_us : us);
-	}
-	tl_output_str(out, "],\"bytes\":[");
-	for (size_t i = 0; i < a->n_curve; i++) {
-		if (i > 0)
-			tl_output_char(out, ',');
-		tl_output_int(out, a->curve[i].bytes);
-	}
-	tl_output_str(out, "],\"peak_bytes\":");
-	tl_output_int(out, a->peak_bytes);
-	tl_output_str(out, ",\"peak_us\":");
-	rel_us(out, l, a->peak_us);
-	tl_output_str(out, ",\"reported_peak_bytes\":");
-	const int64_t *reported = g_hash_table_lookup(peaks, a->name);
-	if (reported != NULL)
-		tl_output_int(out, *reported);
-	else
-		tl_output_str(out, "null");
-	write_live(out, l, mem, a, max_live);
-	tl_output_char(out, '}');
-}
-
-/* The blocks live at an allocator's peak, as the buffers of the contract:
- * "OP @0xADDR" (the op it was allocated in), no slice. */
 /* The executions of each name, by start: for the slice an allocator
  * event's op names. */
 typedef struct op_index {
@@ -675,119 +596,177 @@ static int32_t op_slice_at(const op_index *ix, const layout *l, const char *name
 	return before;
 }
 
-static void write_block_live(tl_output *out, const layout *l, const op_index *ix,
-			     const tl_allocs *al, const tl_allocs_allocator *a, size_t max)
+/* The slices a block was allocated and freed in: a buffer's producer and
+ * last consumer; an event block's ops, by name and time. */
+static void block_slices(const layout *l, const op_index *ix, const tl_memview_block *b,
+			 int32_t *from, int32_t *to)
+{
+	if (b->buffer != NULL) {
+		*from = slice_of(l, b->buffer->producer);
+		*to = slice_of(l, b->buffer->last_user);
+		return;
+	}
+	*from = b->alloc_ns == TL_MEMVIEW_BEFORE ? -1 : op_slice_at(ix, l, b->op, b->alloc_ns, true);
+	*to = b->free_ns == TL_MEMVIEW_NEVER ? -1 : op_slice_at(ix, l, b->free_op, b->free_ns, false);
+}
+
+/* What the memory tab calls a block: a buffer's tensor; "OP @0xADDR" for
+ * an event block. */
+static const char *block_name(const tl_memview_block *b, char *buf, size_t size)
+{
+	if (b->buffer != NULL)
+		return b->buffer->n_refs > 0 ? b->name : b->buffer->name;
+	if (b->op != NULL)
+		snprintf(buf, size, "%s @0x%" PRIx64, b->op, b->addr);
+	else
+		snprintf(buf, size, "@0x%" PRIx64, b->addr);
+	return buf;
+}
+
+static void write_live(tl_output *out, const layout *l, const op_index *ix, const tl_memview *v,
+		       const tl_memview_allocator *a, size_t max)
 {
 	size_t n = max > 0 && a->n_live > max ? max : a->n_live;
 	tl_output_str(out, ",\"live\":[");
 	char name[512];
+	tl_memview_block b;
 	for (size_t k = 0; k < n; k++) {
-		const tl_alloc_block *b = &al->blocks[a->live[k]];
-		if (b->op != NULL)
-			snprintf(name, sizeof name, "%s @0x%" PRIx64, b->op, b->addr);
-		else
-			snprintf(name, sizeof name, "@0x%" PRIx64, b->addr);
+		tl_memview_block_get(v, a->live[k], &b);
+		int32_t from, to;
+		block_slices(l, ix, &b, &from, &to);
 		tl_output_str(out, k > 0 ? ",\n{\"tensor\":" : "\n{\"tensor\":");
-		tl_report_string(out, name);
+		tl_report_string(out, block_name(&b, name, sizeof name));
 		tl_output_str(out, ",\"bytes\":");
-		tl_output_int(out, b->bytes);
+		tl_output_int(out, b.bytes);
 		tl_output_str(out, ",\"producer\":");
-		tl_output_int(out, b->alloc_ns == TL_ALLOCS_BEFORE
-				       ? -1
-				       : op_slice_at(ix, l, b->op, b->alloc_ns, true));
+		tl_output_int(out, from);
 		tl_output_str(out, ",\"last_consumer\":");
-		tl_output_int(out, b->free_ns == TL_ALLOCS_NEVER
-				       ? -1
-				       : op_slice_at(ix, l, b->free_op, b->free_ns, false));
+		tl_output_int(out, to);
 		tl_output_str(out, ",\"start_us\":");
-		rel_ns(out, l, b->alloc_ns == TL_ALLOCS_BEFORE ? al->start_ns : b->alloc_ns);
+		rel_ns(out, l, b.alloc_ns == TL_MEMVIEW_BEFORE ? v->start_ns : b.alloc_ns);
 		tl_output_str(out, ",\"end_us\":");
-		rel_ns(out, l, b->free_ns == TL_ALLOCS_NEVER ? al->end_ns : b->free_ns);
-		tl_output_str(out, ",\"op\":");
-		tl_report_string(out, b->op);
+		rel_ns(out, l, b.free_ns == TL_MEMVIEW_NEVER ? v->end_ns : b.free_ns);
+		if (b.event != NULL) {
+			tl_output_str(out, ",\"op\":");
+			tl_report_string(out, b.op);
+		}
 		tl_output_char(out, '}');
 	}
 	tl_output_char(out, ']');
 }
 
-/* One allocator of the input's allocator events, as trace-memory --report
- * has it (analysis/allocs.h): its in-use curve, its peak (the largest
- * total the allocator reported, where the events carry totals, which is
- * then also reported_peak_bytes) and the blocks live there. */
-static void write_block_allocator(tl_output *out, const layout *l, const op_index *ix,
-				  const tl_allocs *al, const tl_allocs_allocator *a,
-				  size_t max_live)
+/* The band, where it has width: {"t":[...],"low":[...],"high":[...]}. */
+static void write_band(tl_output *out, const layout *l, const tl_memview *v,
+		       const tl_memview_allocator *a)
 {
+	if (!tl_memview_band_wide(v, a))
+		return;
+	static const char *const keys[] = {",\"band\":{\"t\":[", "],\"low\":[", "],\"high\":["};
+	for (int part = 0; part < 3; part++) {
+		tl_output_str(out, keys[part]);
+		for (size_t i = 0; i < a->n_band; i++) {
+			tl_memview_band_point p = tl_memview_band(v, a, i);
+			if (i > 0)
+				tl_output_char(out, ',');
+			if (part == 0)
+				rel_ns(out, l, p.t_ns == TL_MEMVIEW_BEFORE ? v->start_ns : p.t_ns);
+			else
+				tl_output_int(out, part == 1 ? p.low : p.high);
+		}
+	}
+	tl_output_str(out, "],\"peak_range\":[");
+	tl_output_int(out, a->peak_low);
+	tl_output_char(out, ',');
+	tl_output_int(out, a->peak_high);
+	tl_output_str(out, "]}");
+}
+
+/* One allocator of the view, whatever its source: its in-use curve, its
+ * band where it has width, its peak, the allocator's own peak where the
+ * dump has it (RunMetadata: the largest allocator_bytes_in_use; events:
+ * the largest total, which is then the peak) and the blocks live there. */
+static void write_allocator(tl_output *out, const layout *l, const op_index *ix,
+			    const tl_memview *v, const tl_memview_allocator *a, GHashTable *peaks,
+			    size_t max_live)
+{
+	bool events = v->source == TL_MEMVIEW_EVENTS;
 	tl_output_str(out, "{\"allocator\":");
 	tl_report_string(out, a->name);
 	tl_output_str(out, ",\"device\":");
 	tl_report_string(out, a->device);
-	tl_output_str(out, ",\"from\":\"allocator events\",\"t\":[");
+	tl_output_str(out, events ? ",\"from\":\"allocator events\",\"t\":[" : ",\"t\":[");
 	for (size_t i = 0; i < a->n_curve; i++) {
 		if (i > 0)
 			tl_output_char(out, ',');
-		rel_ns(out, l, a->curve[i].t_ns);
+		int64_t t = tl_memview_curve(v, a, i).t_ns;
+		rel_ns(out, l, t == TL_MEMVIEW_BEFORE ? v->start_ns : t);
 	}
 	tl_output_str(out, "],\"bytes\":[");
 	for (size_t i = 0; i < a->n_curve; i++) {
 		if (i > 0)
 			tl_output_char(out, ',');
-		tl_output_int(out, a->curve[i].bytes);
+		tl_output_int(out, tl_memview_curve(v, a, i).bytes);
 	}
-	tl_output_str(out, "],\"peak_bytes\":");
+	tl_output_char(out, ']');
+	write_band(out, l, v, a);
+	tl_output_str(out, ",\"peak_bytes\":");
 	tl_output_int(out, a->peak_bytes);
 	tl_output_str(out, ",\"peak_us\":");
 	rel_ns(out, l, a->peak_ns);
-	tl_output_str(out, ",\"peak_op\":");
-	tl_report_string(out, a->peak_op);
-	tl_output_str(out, ",\"baseline_bytes\":");
-	tl_output_int(out, a->baseline);
-	tl_output_str(out, ",\"unattributed_bytes\":");
-	tl_output_int(out, a->unattributed_bytes);
+	if (events) {
+		tl_output_str(out, ",\"peak_op\":");
+		tl_report_string(out, a->peak_op);
+		tl_output_str(out, ",\"baseline_bytes\":");
+		tl_output_int(out, a->baseline_bytes);
+		tl_output_str(out, ",\"unattributed_bytes\":");
+		tl_output_int(out, a->unheld_bytes);
+	}
 	tl_output_str(out, ",\"reported_peak_bytes\":");
-	if (a->peak_from_totals)
+	const int64_t *reported = peaks != NULL ? g_hash_table_lookup(peaks, a->name) : NULL;
+	if (reported != NULL)
+		tl_output_int(out, *reported);
+	else if (events && a->peak_from_totals)
 		tl_output_int(out, a->peak_bytes);
 	else
 		tl_output_str(out, "null");
-	write_block_live(out, l, ix, al, a, max_live);
+	write_live(out, l, ix, v, a, max_live);
 	tl_output_char(out, '}');
 }
 
-/* The allocators of the run's allocator events (tl_run.allocs), after
- * those of its RunMetadata; the analysis warns as trace-memory does. */
-static void write_block_memory(tl_output *out, const layout *l, size_t max_live, bool *first)
+static void write_view(tl_output *out, const layout *l, const op_index *ix, const tl_memview *v,
+		       GHashTable *peaks, size_t max_live, bool *first)
 {
-	const tl_alloc_events *ev = l->run->allocs;
-	if (ev == NULL || ev->n == 0)
-		return;
-	tl_allocs *al = tl_allocs_build(ev, l->run->label);
-	op_index ix;
-	op_index_build(&ix, l->run);
-	for (size_t k = 0; k < al->n_allocators; k++) {
-		if (al->allocators[k].n_curve == 0)
+	for (size_t k = 0; k < v->n_allocators; k++) {
+		if (v->allocators[k].n_curve == 0)
 			continue;
 		tl_output_str(out, *first ? "\n" : ",\n");
 		*first = false;
-		write_block_allocator(out, l, &ix, al, &al->allocators[k], max_live);
+		write_allocator(out, l, ix, v, &v->allocators[k], peaks, max_live);
 	}
-	g_hash_table_destroy(ix.by_name);
-	tl_allocs_free(al);
 }
 
+/* The allocators of the run's RunMetadata, then those of its allocator
+ * events (tl_run.allocs; the analysis warns as trace-memory does). */
 static void write_memory(tl_output *out, const layout *l, const tl_memory *mem, size_t max_live)
 {
 	tl_output_str(out, ",\n\"memory\":[");
 	GHashTable *peaks = reported_peaks(l->run);
+	op_index ix = {NULL};
 	bool first = true;
-	for (size_t k = 0; k < mem->n_allocators; k++) {
-		if (mem->allocators[k].n_curve == 0)
-			continue;
-		tl_output_str(out, first ? "\n" : ",\n");
-		first = false;
-		write_allocator(out, l, mem, &mem->allocators[k], peaks, max_live);
-	}
+	tl_memview *v = tl_memview_from_memory(mem);
+	write_view(out, l, &ix, v, peaks, max_live, &first);
+	tl_memview_free(v);
 	g_hash_table_destroy(peaks);
-	write_block_memory(out, l, max_live, &first);
+	const tl_alloc_events *ev = l->run->allocs;
+	if (ev != NULL && ev->n > 0) {
+		tl_allocs *al = tl_allocs_build(ev, l->run->label);
+		op_index_build(&ix, l->run);
+		v = tl_memview_from_allocs(al);
+		write_view(out, l, &ix, v, NULL, max_live, &first);
+		tl_memview_free(v);
+		g_hash_table_destroy(ix.by_name);
+		tl_allocs_free(al);
+	}
 	tl_output_char(out, ']');
 }
 
