@@ -1378,6 +1378,8 @@
     var peak = Number(m.peak_bytes) || 0, rep = typeof m.reported_peak_bytes === 'number' ? m.reported_peak_bytes : null;
     var ymax = Math.max(peak, rep || 0, 1024);
     for (q = 0; q < n; q++) if (bs[q] > ymax) ymax = bs[q];
+    if (m.band && Array.isArray(m.band.high))
+      m.band.high.forEach(function (v) { if (Number(v) > ymax) ymax = Number(v); });
     ymax *= 1.1;
     var PW = g.w - g.l - g.r, PH = g.h - g.t - g.b;
     var X = function (t) { return g.l + (t - ta) / (tb - ta || 1) * PW; };
@@ -1400,6 +1402,26 @@
       var x = Math.round(X(t)) + 0.5;
       ctx.fillStyle = '#c9ced8'; ctx.fillRect(x, g.t + PH, 1, 4);
       ctx.fillStyle = '#687083'; ctx.fillText(tickLabel(t, tstep), x + 2, g.h - 8);
+    }
+    /* the band, where it has width: the least and most the allocator can have held */
+    var band = m.band && typeof m.band === 'object' ? m.band : null;
+    if (band && Array.isArray(band.t) && Array.isArray(band.low) && Array.isArray(band.high)) {
+      var bn = Math.min(band.t.length, band.low.length, band.high.length);
+      var bx = function (k) { return clamp(X(k + 1 < bn ? band.t[k + 1] : tb), g.l, g.l + PW); };
+      ctx.beginPath();
+      for (q = 0; q < bn; q++) {
+        var x0 = clamp(X(band.t[q]), g.l, g.l + PW), yh = Y(Number(band.high[q]) || 0);
+        if (q === 0) ctx.moveTo(x0, yh); else ctx.lineTo(x0, yh);
+        ctx.lineTo(bx(q), yh);
+      }
+      for (q = bn - 1; q >= 0; q--) {
+        var yl = Y(Number(band.low[q]) || 0);
+        ctx.lineTo(bx(q), yl);
+        ctx.lineTo(clamp(X(band.t[q]), g.l, g.l + PW), yl);
+      }
+      ctx.closePath();
+      ctx.fillStyle = 'rgba(120,128,145,0.28)';
+      ctx.fill();
     }
     /* step curve, one column per pixel (max inside a column) */
     if (n) {

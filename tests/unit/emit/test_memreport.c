@@ -13,6 +13,7 @@
 #include "analysis/memview.h"
 #include "emit/memreport.h"
 #include "emit/memtrace.h"
+#include "emit/svgplot.h"
 #include "base/warn.h"
 
 #include <glib.h>
@@ -159,11 +160,84 @@ static void test_trace(void **state)
 	tl_warn_clear();
 }
 
+/* The whole of a file as a string (g_free). */
+static char *slurp(const char *path)
+{
+	char *text = NULL;
+	assert_true(g_file_get_contents(path, &text, NULL, NULL));
+	return text;
+}
+
+/* What the view gives, written by `what` (0: text, 1: json, 2: csv
+ * --curve, 3: svg) into a file; returns its text. */
+static char *write_view(const tl_memview *v, int what)
+{
+	char *path = g_build_filename(tmpdir, "out.txt", NULL);
+	tl_output *o = NULL;
+	tl_error err;
+	assert_int_equal(tl_output_open(&o, path, false, NULL, 0, &err), 0);
+	if (what == 3) {
+		tl_svgplot_memory(&v, 1, o);
+	} else {
+		static const char *const formats[] = {"text", "json", "csv"};
+		tl_memreport r;
+		tl_memreport_opts ro = {.format = formats[what], .top = SIZE_MAX, .curve = what == 2};
+		tl_memreport_begin(&r, o, &ro);
+		tl_memreport_run(&r, v);
+		tl_memreport_end(&r);
+	}
+	assert_int_equal(tl_output_close(o, &err), 0);
+	char *text = slurp(path);
+	g_free(path);
+	return text;
+}
+
+/* A band with width (as the RunMetadata analysis will give where the dump
+ * is silent) reaches every writer: the text line with its widest point,
+ * time-weighted share and the peak's range; the JSON points; the CSV rows
+ * beside the curve; a shaded area in the plot. The band is set here by
+ * hand on the view of the events above: curve 300 at 1.5 us, 250 at 2.5
+ * us; band [250, 400] then [250, 250]. */
+static void test_wide_band(void **state)
+{
+	tl_alloc_event e[2];
+	tl_allocs *a = nasty_allocs(e);
+	tl_memview *v = tl_memview_from_allocs(a);
+	tl_memview_allocator *al = &v->allocators[0];
+	al->band = g_new(tl_memview_band_point, 2);
+	al->band[0] = (tl_memview_band_point){1500, 250, 400};
+	al->band[1] = (tl_memview_band_point){2500, 250, 250};
+	al->n_band = 2;
+	al->peak_low = 300;
+	al->peak_high = 400;
+	assert_true(tl_memview_band_wide(v, al));
+	char *text = write_view(v, 0);
+	/* widest 150 B; 150 B for 1 us of the 1 us span: 50% of the 300 B peak */
+	assert_non_null(strstr(text, "\n  band: up to 150B wide, 50.0% of the peak time-weighted; "
+				     "peak between 300B and 400B\n"));
+	g_free(text);
+	text = write_view(v, 1);
+	assert_non_null(strstr(text, "\"band\":[[1.5,250,400],[2.5,250,250]],\"peak_range\":[300,400]"));
+	g_free(text);
+	text = write_view(v, 2);
+	assert_non_null(strstr(text, "run,allocator,t_us,low,curve,high\n"));
+	assert_non_null(strstr(text, ",cuda:0,1.5,250,300,400\n"));
+	assert_non_null(strstr(text, ",cuda:0,2.5,250,250,250\n"));
+	g_free(text);
+	text = write_view(v, 3);
+	assert_non_null(strstr(text, "<path fill=\"#999\""));
+	g_free(text);
+	tl_memview_free(v);
+	tl_allocs_free(a);
+	tl_warn_clear();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_json_report),
 	    cmocka_unit_test(test_trace),
+	    cmocka_unit_test(test_wide_band),
 	};
 	return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }
