@@ -295,21 +295,17 @@ static void csv_begin(tl_memreport *r)
 		       r->opts.curve ? &band_spec : &live_spec, NULL, NULL, NULL, NULL);
 }
 
-/* The curve's value at t_ns: the last point at or before it. */
+/* The curve's value at t_ns: its last point at or before it (the first
+ * point where none is: the band starts where the curve does); *hint, 0 at
+ * first, walks on from the last query. */
 static int64_t curve_at(const tl_memview *v, const tl_memview_allocator *a, int64_t t_ns,
 			size_t *hint)
 {
-	int64_t bytes = 0;
-	while (*hint < a->n_curve) {
-		tl_memview_point p = tl_memview_curve(v, a, *hint);
-		if (p.t_ns > t_ns)
-			break;
-		bytes = p.bytes;
+	if (a->n_curve == 0)
+		return 0;
+	while (*hint + 1 < a->n_curve && tl_memview_curve(v, a, *hint + 1).t_ns <= t_ns)
 		(*hint)++;
-	}
-	if (*hint > 0 && bytes == 0)
-		bytes = tl_memview_curve(v, a, *hint - 1).bytes;
-	return bytes;
+	return tl_memview_curve(v, a, *hint).bytes;
 }
 
 /* --curve: a row per band point, the curve beside. */
