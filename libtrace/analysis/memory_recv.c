@@ -185,8 +185,8 @@ static void adopt_recv(struct memory_builder *b, const tl_gnode *recv, const str
 	buf->estimated = true;
 	if (buf->free_us < u->free_us)
 		buf->free_us = u->free_us;
-	buf->birth_lo = u->lo;
-	buf->birth_hi = u->first_use < buf->free_us ? u->first_use : buf->free_us;
+	buf->birth_lo = buf->window_lo = u->lo;
+	buf->birth_hi = buf->window_hi = u->first_use < buf->free_us ? u->first_use : buf->free_us;
 	buf->sent_us = u->sent;
 }
 
@@ -230,7 +230,9 @@ static void add_recv_buffer(struct memory_builder *b, tl_memory *mem, const tl_g
 			.estimated = true,
 			.sent_us = u->sent,
 			.birth_lo = u->lo,
-			.birth_hi = u->first_use < free_us ? u->first_use : free_us};
+			.birth_hi = u->first_use < free_us ? u->first_use : free_us,
+			.window_lo = u->lo,
+			.window_hi = u->first_use < free_us ? u->first_use : free_us};
 	g_free(name);
 	tl_memory_new_buffer(b, &nb, NULL);
 }

@@ -319,6 +319,62 @@ static void text_births(tl_output *o, const tl_memory *mem, const tl_allocator *
 	}
 }
 
+/* The band in one line (exact, or its widest and its time-weighted width
+ * as a share of the peak, and the peak's range); then the unattributed
+ * part and the samples the records alone exceed, where there are some. */
+static void text_band(tl_output *o, const tl_memory *mem, const tl_allocator *a)
+{
+	char b1[32], b2[32], b3[32];
+	int64_t widest = 0;
+	double area = 0;
+	int64_t end = mem->step_end_us;
+	if (a->n_band > 0 && a->band[a->n_band - 1].us > end)
+		end = a->band[a->n_band - 1].us;
+	for (size_t p = 0; p < a->n_band; p++) {
+		int64_t w = a->band[p].high - a->band[p].low;
+		int64_t next = p + 1 < a->n_band ? a->band[p + 1].us : end;
+		widest = w > widest ? w : widest;
+		area += (double)w * (double)(next - a->band[p].us);
+	}
+	if (widest == 0) {
+		tl_output_str(o, "  band: exact\n");
+	} else {
+		double span = a->n_band > 0 ? (double)(end - a->band[0].us) : 0;
+		double pct = span > 0 && a->peak_bytes > 0
+				 ? 100.0 * area / span / (double)a->peak_bytes
+				 : 0;
+		tl_bytes_format(b1, sizeof b1, (double)widest);
+		tl_bytes_format(b2, sizeof b2, (double)a->peak_low);
+		tl_bytes_format(b3, sizeof b3, (double)a->peak_high);
+		tl_output_printf(o,
+				 "  band: up to %s wide, %.2f%% of the peak time-weighted; peak "
+				 "between %s and %s\n",
+				 b1, pct, b2, b3);
+	}
+	int64_t most = 0;
+	for (size_t p = 0; p < a->n_unattributed; p++)
+		most = a->unattributed[p].bytes > most ? a->unattributed[p].bytes : most;
+	if (most > 0) {
+		tl_bytes_format(b1, sizeof b1, (double)most);
+		tl_output_printf(o,
+				 "  unattributed: up to %s that allocator_bytes_in_use shows and "
+				 "no record explains\n",
+				 b1);
+	}
+	if (a->n_contradictions > 0) {
+		const tl_point *w = &a->contradictions[0];
+		for (size_t k = 1; k < a->n_contradictions; k++)
+			if (a->contradictions[k].bytes > w->bytes)
+				w = &a->contradictions[k];
+		tl_bytes_format(b1, sizeof b1, (double)w->bytes);
+		tl_output_printf(o,
+				 "  contradicted: %zu samples below what the records alone hold, "
+				 "by up to %s at %+.3f ms\n",
+				 a->n_contradictions, b1,
+				 (double)(w->us - mem->step_start_us) / 1000.0);
+	}
+}
+
 static void text_allocator(tl_memreport *r, const tl_memory *mem, const tl_allocator *a)
 {
 	tl_output *o = r->out;
@@ -341,6 +397,7 @@ static void text_allocator(tl_memreport *r, const tl_memory *mem, const tl_alloc
 	} else {
 		tl_output_str(o, "  check: the dump records no allocator_bytes_in_use\n");
 	}
+	text_band(o, mem, a);
 	text_births(o, mem, a);
 	if (MIN(a->n_live, r->opts.top) == 0)
 		return;

@@ -73,6 +73,43 @@ static void json_buffer(tl_output *o, const tl_memory *mem, const tl_buffer *b)
 	tl_output_char(o, '}');
 }
 
+/* The band, the peak's range, the unattributed part and the samples the
+ * records alone exceed: times on the curve's clock (memory.h). */
+static void json_band(tl_output *o, const tl_allocator *a)
+{
+	tl_output_str(o, ",\"band\":[");
+	for (size_t p = 0; p < a->n_band; p++) {
+		tl_output_str(o, p ? ",[" : "[");
+		tl_output_int(o, a->band[p].us);
+		tl_output_char(o, ',');
+		tl_output_int(o, a->band[p].low);
+		tl_output_char(o, ',');
+		tl_output_int(o, a->band[p].high);
+		tl_output_char(o, ']');
+	}
+	tl_output_str(o, "],\"peak_range\":[");
+	tl_output_int(o, a->peak_low);
+	tl_output_char(o, ',');
+	tl_output_int(o, a->peak_high);
+	const struct {
+		const char *key;
+		const tl_point *p;
+		size_t n;
+	} steps[] = {{"],\"unattributed\":[", a->unattributed, a->n_unattributed},
+		     {"],\"contradictions\":[", a->contradictions, a->n_contradictions}};
+	for (size_t k = 0; k < G_N_ELEMENTS(steps); k++) {
+		tl_output_str(o, steps[k].key);
+		for (size_t p = 0; p < steps[k].n; p++) {
+			tl_output_str(o, p ? ",[" : "[");
+			tl_output_int(o, steps[k].p[p].us);
+			tl_output_char(o, ',');
+			tl_output_int(o, steps[k].p[p].bytes);
+			tl_output_char(o, ']');
+		}
+	}
+	tl_output_char(o, ']');
+}
+
 static void json_run(tl_memreport *r, const tl_memory *mem)
 {
 	tl_output *o = r->out;
@@ -135,7 +172,9 @@ static void json_run(tl_memreport *r, const tl_memory *mem)
 		tl_output_uint(o, a->check_samples);
 		tl_output_str(o, ",\"max_abs_error_bytes\":");
 		tl_output_int(o, a->check_max_abs);
-		tl_output_printf(o, ",\"mean_abs_error_bytes\":%.6g}}", a->check_mean_abs);
+		tl_output_printf(o, ",\"mean_abs_error_bytes\":%.6g}", a->check_mean_abs);
+		json_band(o, a);
+		tl_output_char(o, '}');
 	}
 	tl_output_char(o, ']');
 	if (r->opts.buffers) {
