@@ -164,6 +164,57 @@ static void recv_uses(struct memory_builder *b, const uint32_t *out_first,
 	}
 }
 
+/* The consumers of iteration k of receive node n, which ran `iters` times
+ * in a loop: execution k of a consumer that ran as often, the one
+ * execution of a consumer that ran once (it reads the last iteration). */
+static void recv_uses_iter(struct memory_builder *b, const uint32_t *out_first,
+			   const uint32_t *out_edges, uint32_t n, uint32_t k, uint32_t iters,
+			   struct recv_info *u)
+{
+	const tl_run *run = b->run;
+	*u = (struct recv_info){
+	    .free_us = INT64_MIN, .first_use = INT64_MAX, .last = -1, .adopt = -1};
+	for (uint32_t j = out_first[n]; j < out_first[n + 1]; j++) {
+		const tl_edge *edge = &run->edges[out_edges[j]];
+		if (edge->kind != TL_EDGE_DATA)
+			continue;
+		if (tl_memory_is_fetch_node(run, edge->dst))
+			u->fetched = true;
+		const tl_gnode *cons = &run->nodes[edge->dst];
+		uint32_t x = UINT32_MAX;
+		if (cons->n_exec == iters)
+			x = run->node_execs[cons->first_exec + k];
+		else if (cons->n_exec == 1 && k + 1 == iters)
+			x = run->node_execs[cons->first_exec];
+		if (x != UINT32_MAX)
+			recv_consumer(b, (int32_t)x, edge->dst_port, u);
+	}
+}
+
+/* How many times receive node n ran: as often as its _Send did (the most
+ * executions of a _Send of its transfers; 0 when none ran). */
+static uint32_t recv_iters(const tl_run *run, uint32_t n)
+{
+	uint32_t most = 0;
+	for (uint32_t k = run->in_first[n]; k < run->in_first[n + 1]; k++)
+		if (run->edges[k].kind == TL_EDGE_TRANSFER &&
+		    run->nodes[run->edges[k].src].n_exec > most)
+			most = run->nodes[run->edges[k].src].n_exec;
+	return most;
+}
+
+/* The start of execution k of the _Send of receive node n (INT64_MAX:
+ * unknown). */
+static int64_t recv_sent_iter(const tl_run *run, uint32_t n, uint32_t k)
+{
+	for (uint32_t j = run->in_first[n]; j < run->in_first[n + 1]; j++) {
+		const tl_gnode *g = &run->nodes[run->edges[j].src];
+		if (run->edges[j].kind == TL_EDGE_TRANSFER && k < g->n_exec)
+			return exec_start_us(&run->execs[run->node_execs[g->first_exec + k]]);
+	}
+	return INT64_MAX;
+}
+
 /* When receive node n's data was sent: the earliest start of the _Send
  * executions of its transfers, INT64_MAX when none ran. */
 static int64_t recv_sent(const tl_run *run, uint32_t n)
@@ -237,6 +288,65 @@ static void add_recv_buffer(struct memory_builder *b, tl_memory *mem, const tl_g
 	tl_memory_new_buffer(b, &nb, NULL);
 }
 
+/* Which iterations of receive node n its recorded executions are: each
+ * the first one not taken whose consumers start at or after its end (a
+ * consumer waits for the data). */
+static void recorded_iters(const tl_run *run, uint32_t n, const struct recv_info *u,
+			   uint32_t iters, uint8_t *recorded)
+{
+	const tl_gnode *g = &run->nodes[n];
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < g->n_exec; i++) {
+		int64_t end = exec_end_us(&run->execs[run->node_execs[g->first_exec + i]]);
+		while (k < iters && u[k].first_use < end)
+			k++;
+		if (k == iters)
+			k = iters - 1 - (g->n_exec - 1 - i); /* the last ones, in order */
+		recorded[k] = 1;
+		k++;
+	}
+}
+
+/* A receive in a loop (its _Send ran several times) that left no stats,
+ * or left them for some iterations only: a buffer per iteration without
+ * them, each with the consumers of that iteration, when every iteration
+ * has some and none is fetched or taken over by a forwarding consumer;
+ * false (nothing added) otherwise. */
+static bool recv_loop_add(struct memory_builder *b, tl_memory *mem, GHashTable *devs,
+			  const uint32_t *out_first, const uint32_t *out_edges, uint32_t n)
+{
+	const tl_run *run = b->run;
+	uint32_t iters = recv_iters(run, n);
+	if (iters < 2 || run->nodes[n].n_exec >= iters)
+		return false;
+	struct recv_info *u = g_new(struct recv_info, iters);
+	bool ok = true;
+	for (uint32_t k = 0; k < iters && ok; k++) {
+		recv_uses_iter(b, out_first, out_edges, n, k, iters, &u[k]);
+		ok = u[k].last >= 0 && !u[k].fetched && u[k].adopt < 0;
+	}
+	uint8_t *recorded = g_new0(uint8_t, iters);
+	if (ok)
+		recorded_iters(run, n, u, iters, recorded);
+	int32_t src_buf = ok ? recv_source(b, n) : -1;
+	const tl_buffer *like = src_buf >= 0 ? buffer_at(b, (uint32_t)src_buf) : NULL;
+	const char *alloc = like != NULL ? recv_allocator(devs, &run->nodes[n], like) : NULL;
+	if (alloc != NULL) {
+		/* `like` moves when the buffers grow: a copy */
+		tl_buffer proto = *like;
+		for (uint32_t k = 0; k < iters; k++) {
+			if (recorded[k])
+				continue;
+			u[k].lo = mem->step_start_us + 1;
+			u[k].sent = recv_sent_iter(run, n, k);
+			add_recv_buffer(b, mem, &run->nodes[n], &proto, alloc, &u[k]);
+		}
+	}
+	g_free(u);
+	g_free(recorded);
+	return alloc != NULL;
+}
+
 /* Buffers of _Recv nodes that ran (their consumers did) but left no stats.
  * Their birth is unknown: it lies between the step start and the start of
  * their first consumer ([birth_lo, birth_hi]); tl_memory_birth_place()
@@ -252,7 +362,9 @@ void tl_memory_recv_add(struct memory_builder *b, tl_memory *mem)
 	GHashTable *devs = device_allocators(b);
 	for (uint32_t n = 0; n < run->n_nodes; n++) {
 		const tl_gnode *recv = &run->nodes[n];
-		if (recv->n_exec > 0 || !is_recv_op(recv->op))
+		if (!is_recv_op(recv->op))
+			continue;
+		if (recv_loop_add(b, mem, devs, out_first, out_edges, n) || recv->n_exec > 0)
 			continue;
 		struct recv_info u;
 		recv_uses(b, out_first, out_edges, n, &u);
