@@ -108,6 +108,9 @@ typedef struct tl_buffer {
 	int64_t birth_hi;   /* alloc_us lies in it */
 	int64_t window_lo;  /* estimated: the births the records allow, before */
 	int64_t window_hi;  /* any sample (the band's windows) */
+	int64_t guess_us;   /* estimated: the likeliest birth, from how the run's
+			     * recorded receives were born before their copies or
+			     * after their _Sends (INT64_MAX: no such hint) */
 	uint32_t first_ref; /* aliases: mem->refs[first_ref .. + n_refs] */
 	uint32_t n_refs;
 } tl_buffer;

@@ -258,11 +258,12 @@ static void repair(tl_memory *mem, tl_allocator *a, const GArray *s, const GArra
 
 /* Births move freely between two samples: no sample sees the difference.
  * Each estimated birth takes a place in the span between the samples
- * around it that its window allows: a quarter of the way from the span's
- * start to its _Send's start (a _Recv starts when its partition gets to
- * it, soon after the step starts or its frame does, at the latest about
- * when its _Send starts), at the span's start when the _Send is not
- * known or started before it. Whether some birth moved. */
+ * around it that its window allows: the likeliest one the run's recorded
+ * receives suggest (guess_us, memory_recv.c), else a quarter of the way
+ * from the span's start to its _Send's start (a _Recv starts when its
+ * partition gets to it, soon after the step starts or its frame does, at
+ * the latest about when its _Send starts), at the span's start when the
+ * _Send is not known or started before it. Whether some birth moved. */
 static bool settle(tl_memory *mem, const GArray *s, const GArray *u)
 {
 	const struct smp *sv = (const struct smp *)(void *)s->data;
@@ -286,8 +287,13 @@ static bool settle(tl_memory *mem, const GArray *s, const GArray *u)
 		to = to < b->window_hi ? to : b->window_hi;
 		if (from > to || b->alloc_us < from || b->alloc_us > to)
 			continue;
-		int64_t sent = b->sent_us < to ? b->sent_us : to;
-		int64_t t = sent > from ? from + (sent - from) / 4 : from;
+		int64_t t;
+		if (b->guess_us != INT64_MAX) {
+			t = b->guess_us < from ? from : (b->guess_us > to ? to : b->guess_us);
+		} else {
+			int64_t sent = b->sent_us < to ? b->sent_us : to;
+			t = sent > from ? from + (sent - from) / 4 : from;
+		}
 		if (t != b->alloc_us) {
 			b->alloc_us = t;
 			moved = true;
