@@ -62,7 +62,6 @@
  * O((n + m) log(n + m)) for n curve points and m estimated buffers.
  */
 #include "analysis/memory_impl.h"
-#include "base/bytes.h"
 #include "base/warn.h"
 
 #include <glib.h>
@@ -334,19 +333,11 @@ static void unattributed(tl_memory *mem, tl_allocator *a, const GArray *s, int64
 	a->unattributed = (tl_point *)(void *)g_array_free(un, un->len == 0);
 	if (a->n_unattributed > 0)
 		tl_memory_curve_rebuild(mem, a);
-	if (a->n_contradictions > 0) {
-		char buf[32];
-		const tl_point *w = &a->contradictions[0];
-		for (size_t k = 1; k < a->n_contradictions; k++)
-			if (a->contradictions[k].bytes > w->bytes)
-				w = &a->contradictions[k];
-		tl_bytes_format(buf, sizeof buf, (double)w->bytes);
+	if (a->n_contradictions > 0)
 		tl_warn("memory-contradiction",
-			"allocator_bytes_in_use below what the records alone hold (allocator '%s': "
-			"%zu samples, up to %s at %+.3f ms); the curve stays above them",
-			a->name, a->n_contradictions, buf,
-			(double)(w->us - mem->step_start_us) / 1000.0);
-	}
+			"allocator_bytes_in_use samples below what the records alone hold (the "
+			"report's contradictions say where and by how much); the curve stays "
+			"above them");
 }
 
 /* Zero width: the band is the curve. */

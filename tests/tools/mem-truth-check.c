@@ -1584,6 +1584,14 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
+	if (band != NULL && (dump != NULL || skip_unrecorded || within >= 0)) {
+		fprintf(stderr,
+			"%s: --band scores a curve and its band; --dump, --skip-unrecorded and "
+			"--curve-within go without it\n",
+			PROG);
+		usage(stderr);
+		return EXIT_USAGE;
+	}
 	int want = dump != NULL ? 1 : 2;
 	if (argc - optind != want) {
 		fprintf(stderr, "%s: expected %d input%s, got %d\n", PROG, want,
@@ -1600,14 +1608,6 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 			"%s: --dump checks every run; --run, --skip-unrecorded and "
 			"--curve-within are for reports\n",
-			PROG);
-		usage(stderr);
-		return EXIT_USAGE;
-	}
-	if (band != NULL && (dump != NULL || skip_unrecorded || within >= 0)) {
-		fprintf(stderr,
-			"%s: --band scores a curve and its band; --dump, --skip-unrecorded and "
-			"--curve-within go without it\n",
 			PROG);
 		usage(stderr);
 		return EXIT_USAGE;
