@@ -137,28 +137,20 @@ static GArray **samples_by_allocator(tl_memory *mem, const GArray *samples)
 	return by;
 }
 
-static bool clamp_window(tl_buffer *b)
-{
-	if (b->window_lo > b->window_hi)
-		b->window_lo = b->window_hi;
-	return true;
-}
-
 /* The estimated buffers of an allocator that hold memory at some instant. */
 static GArray *estimated_of(tl_memory *mem, const tl_allocator *a)
 {
 	GArray *u = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	for (size_t k = 0; k < a->n_buffers && a->n_estimated > 0; k++) {
 		tl_buffer *b = &mem->buffers[a->buffers[k]];
-		if (b->estimated && b->kind != TL_BUF_PERSISTENT && clamp_window(b))
-			g_array_append_val(u, a->buffers[k]);
+		if (!b->estimated || b->kind == TL_BUF_PERSISTENT)
+			continue;
+		if (b->window_lo > b->window_hi)
+			b->window_lo = b->window_hi;
+		g_array_append_val(u, a->buffers[k]);
 	}
 	return u;
 }
-
-struct later {
-	const tl_buffer *bufs;
-};
 
 /* Latest placed birth first; the larger first among equal births. */
 static int cmp_latest(const void *a, const void *b, void *ctx)
