@@ -107,14 +107,29 @@ static int cmp_i64(const void *a, const void *b)
 	return x < y ? -1 : (x > y);
 }
 
-/* The samples of every allocator, per allocator, one per instant (the
- * least where the dump gives several at one instant), in time order. */
+/* The samples of every allocator the band has work on, per allocator,
+ * one per instant (the least where the dump gives several at one
+ * instant), in time order; NULL for the others. */
 static GArray **samples_by_allocator(tl_memory *mem, const GArray *samples)
 {
+	/* only the allocators the band has work on: estimated births, or a
+	 * sample off the curve (one walk of the curves, as the check's) */
+	bool *busy = g_new0(bool, mem->n_allocators + 1);
+	size_t *hint = g_new0(size_t, mem->n_allocators + 1);
+	for (size_t a = 0; a < mem->n_allocators; a++)
+		busy[a] = mem->allocators[a].n_estimated > 0;
+	for (guint i = 0; i < samples->len; i++) {
+		const struct dump_sample *d = &g_array_index(samples, struct dump_sample, i);
+		const tl_allocator *a = &mem->allocators[d->allocator];
+		if (d->in_use > 0 && !busy[d->allocator] &&
+		    tl_memory_in_use_near(a, d->us, &hint[d->allocator]) != d->in_use)
+			busy[d->allocator] = true;
+	}
+	g_free(hint);
 	GArray **by = g_new0(GArray *, mem->n_allocators + 1);
 	for (guint i = 0; i < samples->len; i++) {
 		const struct dump_sample *d = &g_array_index(samples, struct dump_sample, i);
-		if (d->in_use <= 0)
+		if (d->in_use <= 0 || !busy[d->allocator])
 			continue;
 		if (by[d->allocator] == NULL)
 			by[d->allocator] = g_array_new(FALSE, FALSE, sizeof(struct smp));
@@ -134,6 +149,7 @@ static GArray **samples_by_allocator(tl_memory *mem, const GArray *samples)
 				g_array_index(s, struct smp, n++) = g_array_index(s, struct smp, i);
 		g_array_set_size(s, n);
 	}
+	g_free(busy);
 	return by;
 }
 
