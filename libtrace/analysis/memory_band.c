@@ -422,9 +422,9 @@ static size_t make_pins(const struct smp *s, size_t n_s, const int64_t *r, const
 /* Every instant where the band may change: the curve's points, the
  * windows' ends, the placed births, the pins and the instants after them;
  * sorted, once each. */
-static int64_t *band_instants(const tl_allocator *a, const struct mark *lo,
-			      const struct mark *hi, const struct mark *born, size_t n_u,
-			      const struct pin *pins, size_t n_pins, size_t *n_out)
+static int64_t *band_instants(const tl_allocator *a, const struct mark *lo, const struct mark *hi,
+			      const struct mark *born, size_t n_u, const struct pin *pins,
+			      size_t n_pins, size_t *n_out)
 {
 	size_t cap = a->n_curve + 3 * n_u + 2 * n_pins + 1, n = 0;
 	int64_t *t = g_new(int64_t, cap);
