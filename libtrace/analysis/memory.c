@@ -689,7 +689,8 @@ static bool mark_recorded(tl_memory *mem)
 }
 
 /* The allocators and their curves; the estimated births placed by the
- * samples, with the curves built again with them; then the check. */
+ * samples, with the curves built again with them; the curves made to meet
+ * the samples, and their bands; then the check. */
 static void build_allocators(tl_memory *mem, bool any_estimated)
 {
 	GArray *samples = g_array_new(FALSE, FALSE, sizeof(struct dump_sample));
@@ -699,6 +700,7 @@ static void build_allocators(tl_memory *mem, bool any_estimated)
 		tl_memory_birth_place(mem, samples);
 		tl_memory_curve_build(mem, true);
 	}
+	tl_memory_band_build(mem, samples);
 	tl_memory_curve_check(mem, samples);
 	g_array_free(samples, TRUE);
 }

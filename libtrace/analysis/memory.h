@@ -23,9 +23,12 @@
  *     of an allocator are chosen together, over the samples in time order,
  *     so that the curve meets every sample (earliest deadline first among
  *     those a sample needs). Each keeps the window of births the samples
- *     leave open and is born at its start (the buffer is marked estimated);
- *     one that no sample constrains, or that the samples contradict, is
- *     said so.
+ *     leave open and is born in it (the buffer is marked estimated); one
+ *     that no sample constrains, or that the samples contradict, is said
+ *     so. What the samples show and no record explains is the allocator's
+ *     unattributed part; a sample below what the records alone hold is a
+ *     contradiction; the band bounds the curve where births are open
+ *     (memory_band.c).
  *   - Persistent: variables (memory_stats.persistent_tensor_alloc_ids,
  *     referenced_tensor) are allocated before the step and never freed: the
  *     allocator's baseline.
@@ -102,7 +105,12 @@ typedef struct tl_buffer {
 	int64_t sent_us; /* estimated: its _Send's start (INT64_MAX: unknown) */
 	tl_birth birth;
 	int64_t birth_lo;   /* estimated: the births the samples allow; */
-	int64_t birth_hi;   /* alloc_us is birth_lo */
+	int64_t birth_hi;   /* alloc_us lies in it */
+	int64_t window_lo;  /* estimated: the births the records allow, before */
+	int64_t window_hi;  /* any sample (the band's windows) */
+	int64_t guess_us;   /* estimated: the likeliest birth, from how the run's
+			     * recorded receives were born before their copies or
+			     * after their _Sends (INT64_MAX: no such hint) */
 	uint32_t first_ref; /* aliases: mem->refs[first_ref .. + n_refs] */
 	uint32_t n_refs;
 } tl_buffer;
@@ -112,6 +120,13 @@ typedef struct tl_point {
 	int64_t bytes; /* allocated */
 	int64_t requested;
 } tl_point;
+
+/* The band around a curve (memory_band.c says how it is derived). */
+typedef struct tl_band_point {
+	int64_t us;   /* from this instant (after every event at it) to the next point */
+	int64_t low;  /* the least the allocator can have held, given every record and sample */
+	int64_t high; /* the most */
+} tl_band_point;
 
 typedef struct tl_allocator {
 	const char *name;
@@ -131,6 +146,21 @@ typedef struct tl_allocator {
 	size_t check_samples;
 	int64_t check_max_abs;
 	double check_mean_abs;
+	/* Where the records leave the curve open (estimated births): the
+	 * least and the most it can have been, step points on the curve's
+	 * clock, band[0].us = curve[0].us; low == high == the curve where it
+	 * is exact. */
+	tl_band_point *band;
+	size_t n_band;
+	int64_t peak_low, peak_high; /* the true peak lies in [peak_low, peak_high] */
+	/* The part of the curve the samples show and no record explains,
+	 * change points ([t, bytes], requested 0), from each sample to the
+	 * next; inside curve. n_unattributed 0: none. */
+	tl_point *unattributed;
+	size_t n_unattributed;
+	/* Samples below what the records alone hold: [t, bytes over]. */
+	tl_point *contradictions;
+	size_t n_contradictions;
 } tl_allocator;
 
 typedef struct tl_memory {

@@ -78,6 +78,12 @@ static void build_curve(tl_memory *mem, tl_allocator *a, bool with_estimated)
 			g_array_append_val(ev, fr);
 		}
 	}
+	/* the part of the samples no record explains, a step of its own */
+	for (size_t k = 0; k < a->n_unattributed; k++) {
+		int64_t before = k > 0 ? a->unattributed[k - 1].bytes : 0;
+		struct event step = {a->unattributed[k].us, a->unattributed[k].bytes - before, 0};
+		g_array_append_val(ev, step);
+	}
 	if (ev->len > 1)
 		qsort(ev->data, ev->len, sizeof(struct event), cmp_event);
 	GArray *pts = g_array_new(FALSE, FALSE, sizeof(tl_point));
@@ -290,6 +296,13 @@ void tl_memory_curve_build(tl_memory *mem, bool with_estimated)
 	}
 }
 
+void tl_memory_curve_rebuild(tl_memory *mem, tl_allocator *a)
+{
+	g_free(a->curve);
+	g_free(a->live_at_peak);
+	build_curve(mem, a, true);
+}
+
 /* Calls `fn` for every allocator_bytes_in_use the dump records at an
  * execution's end, with the allocator it names. */
 void tl_memory_curve_each_sample(tl_memory *mem, const GArray *samples,
@@ -343,6 +356,9 @@ void tl_memory_curve_free(tl_memory *mem)
 		g_free(mem->allocators[i].curve);
 		g_free(mem->allocators[i].live_at_peak);
 		g_free(mem->allocators[i].buffers);
+		g_free(mem->allocators[i].band);
+		g_free(mem->allocators[i].unattributed);
+		g_free(mem->allocators[i].contradictions);
 	}
 	g_free(mem->allocators);
 	mem->allocators = NULL;

@@ -5,7 +5,9 @@
  *   memory_recv.c   the buffers of _Recv nodes the dump has no stats for;
  *   memory_curve.c  the allocators, their curves, and the check against
  *                   the dump's allocator_bytes_in_use samples;
- *   memory_birth.c  the births of those _Recv buffers, placed by the samples.
+ *   memory_birth.c  the births of those _Recv buffers, placed by the samples;
+ *   memory_band.c   the curve made to meet the samples, its unattributed
+ *                   part, and the band of what the records leave open.
  * The builder's arrays belong to the builder until memory.c moves them into
  * the tl_memory; the names it makes live in the run's arena.
  */
@@ -122,6 +124,9 @@ void tl_memory_curve_allocators(tl_memory *mem, GArray *samples);
 /* (Re)builds every allocator's curve, peak and buffers live at it;
  * estimated births count only `with_estimated`. */
 void tl_memory_curve_build(tl_memory *mem, bool with_estimated);
+/* Builds one allocator's curve again, estimated births and its
+ * unattributed part included. */
+void tl_memory_curve_rebuild(tl_memory *mem, tl_allocator *a);
 /* Calls `fn` for every allocator_bytes_in_use the dump records at an
  * execution's end, with the allocator it names. */
 void tl_memory_curve_each_sample(tl_memory *mem, const GArray *samples,
@@ -135,5 +140,12 @@ void tl_memory_curve_free(tl_memory *mem);
 /* memory_birth.c: births of the estimated buffers of every allocator that
  * has some, from the curves built without them. */
 void tl_memory_birth_place(tl_memory *mem, const GArray *samples);
+
+/* memory_band.c: per allocator, the curve made to meet every sample the
+ * records allow (births the samples cannot have seen yet moved after
+ * them, the rest the unattributed part), the samples the records alone
+ * exceed, and the band; from the curves with the estimated births
+ * placed. */
+void tl_memory_band_build(tl_memory *mem, const GArray *samples);
 
 #endif

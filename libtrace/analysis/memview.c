@@ -39,19 +39,40 @@ static const char *buffers_device(const tl_memory *mem, const tl_allocator *a)
 	return "";
 }
 
-/* The band, the peak's range and the unattributed part of a RunMetadata
- * allocator. The memory analysis does not give them yet: the band is the
- * curve (zero width), the peak exact, nothing unattributed. THE ONE PLACE
- * to take tl_allocator's band, peak_low/peak_high and unattributed (issue
- * 26's contract) once the analysis has them. */
+/* Change points of the memory analysis (microseconds) on the view's clock. */
+static tl_memview_unattributed *steps_of(const tl_point *p, size_t n)
+{
+	if (n == 0)
+		return NULL;
+	tl_memview_unattributed *s = g_new(tl_memview_unattributed, n);
+	for (size_t k = 0; k < n; k++)
+		s[k] = (tl_memview_unattributed){ns_of_us(p[k].us), p[k].bytes};
+	return s;
+}
+
+/* The band, the peak's range, the unattributed part and the contradicted
+ * samples of a RunMetadata allocator (analysis/memory.h). A band of zero
+ * width everywhere is left as the curve (band NULL). */
 static void band_from_memory(tl_memview_allocator *va, const tl_allocator *a)
 {
-	va->band = NULL; /* the curve */
+	bool wide = false;
+	for (size_t k = 0; k < a->n_band && !wide; k++)
+		wide = a->band[k].low != a->band[k].high;
+	va->band = NULL;
 	va->n_band = a->n_curve;
-	va->peak_low = a->peak_bytes;
-	va->peak_high = a->peak_bytes;
-	va->unattributed = NULL;
-	va->n_unattributed = 0;
+	if (wide) {
+		va->band = g_new(tl_memview_band_point, a->n_band);
+		for (size_t k = 0; k < a->n_band; k++)
+			va->band[k] = (tl_memview_band_point){ns_of_us(a->band[k].us), a->band[k].low,
+							      a->band[k].high};
+		va->n_band = a->n_band;
+	}
+	va->peak_low = a->peak_low;
+	va->peak_high = a->peak_high;
+	va->unattributed = steps_of(a->unattributed, a->n_unattributed);
+	va->n_unattributed = a->n_unattributed;
+	va->contradictions = steps_of(a->contradictions, a->n_contradictions);
+	va->n_contradictions = a->n_contradictions;
 }
 
 static void view_allocator(const tl_memory *mem, const tl_allocator *a, tl_memview_allocator *va)
@@ -162,6 +183,7 @@ void tl_memview_free(tl_memview *v)
 		g_free(v->allocators[i].blocks);
 		g_free(v->allocators[i].band);
 		g_free(v->allocators[i].unattributed);
+		g_free(v->allocators[i].contradictions);
 	}
 	g_free(v->allocators);
 	g_free(v);

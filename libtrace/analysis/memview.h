@@ -103,6 +103,9 @@ typedef struct tl_memview_allocator {
 	size_t n_blocks;
 	tl_memview_unattributed *unattributed; /* NULL: none */
 	size_t n_unattributed;
+	/* buffers: samples below what the records alone hold, by how much */
+	tl_memview_unattributed *contradictions; /* NULL: none */
+	size_t n_contradictions;
 	/* the check of the curve against the allocator's own numbers */
 	size_t check_samples;
 	int64_t check_max_abs;

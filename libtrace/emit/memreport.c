@@ -369,34 +369,61 @@ static void text_births(tl_output *o, const tl_memview *v, const tl_memview_allo
 }
 
 /* The band in one line: "exact" where it has no width, else its widest,
- * its time-weighted mean width as a share of the peak, and the peak's
- * range. */
+ * its time-weighted width over the step as a share of the peak, and the
+ * peak's range; then the unattributed part and the samples the records
+ * alone exceed, where there are some. */
 static void text_band(tl_output *o, const tl_memview *v, const tl_memview_allocator *a)
 {
+	char b1[32], b2[32], b3[32];
 	int64_t widest = 0;
-	double area = 0, span = 0;
+	double area = 0;
+	int64_t first = a->n_band > 0 ? tl_memview_band(v, a, 0).t_ns : v->start_ns;
+	int64_t end = v->end_ns;
 	for (size_t k = 0; k < a->n_band; k++) {
 		tl_memview_band_point p = tl_memview_band(v, a, k);
+		int64_t next = k + 1 < a->n_band ? tl_memview_band(v, a, k + 1).t_ns : end;
 		int64_t w = p.high - p.low;
-		if (w > widest)
-			widest = w;
-		if (k + 1 < a->n_band) {
-			double dt = (double)(tl_memview_band(v, a, k + 1).t_ns - p.t_ns);
-			area += dt * (double)w;
-			span += dt;
-		}
+		widest = w > widest ? w : widest;
+		if (next > p.t_ns)
+			area += (double)(next - p.t_ns) * (double)w;
+		end = p.t_ns > end ? p.t_ns : end;
 	}
 	if (widest == 0 && a->peak_low == a->peak_high) {
 		tl_output_str(o, "  band: exact\n");
-		return;
+	} else {
+		double span = (double)(end - first);
+		double pct = span > 0 && a->peak_bytes > 0
+				 ? 100.0 * area / span / (double)a->peak_bytes
+				 : 0;
+		tl_bytes_format(b1, sizeof b1, (double)widest);
+		tl_bytes_format(b2, sizeof b2, (double)a->peak_low);
+		tl_bytes_format(b3, sizeof b3, (double)a->peak_high);
+		tl_output_printf(o,
+				 "  band: up to %s wide, %.2f%% of the peak time-weighted; peak "
+				 "between %s and %s\n",
+				 b1, pct, b2, b3);
 	}
-	char b1[32], b2[32], b3[32];
-	tl_bytes_format(b1, sizeof b1, (double)widest);
-	tl_bytes_format(b2, sizeof b2, (double)a->peak_low);
-	tl_bytes_format(b3, sizeof b3, (double)a->peak_high);
-	double share = span > 0 && a->peak_bytes > 0 ? area / span / (double)a->peak_bytes * 100 : 0;
-	tl_output_printf(o, "  band: up to %s wide, %.1f%% of the peak time-weighted; peak between %s and %s\n",
-			 b1, share, b2, b3);
+	int64_t most = 0;
+	for (size_t k = 0; k < a->n_unattributed; k++)
+		most = a->unattributed[k].bytes > most ? a->unattributed[k].bytes : most;
+	if (most > 0) {
+		tl_bytes_format(b1, sizeof b1, (double)most);
+		tl_output_printf(o,
+				 "  unattributed: up to %s that allocator_bytes_in_use shows and "
+				 "no record explains\n",
+				 b1);
+	}
+	if (a->n_contradictions > 0) {
+		const tl_memview_unattributed *w = &a->contradictions[0];
+		for (size_t k = 1; k < a->n_contradictions; k++)
+			if (a->contradictions[k].bytes > w->bytes)
+				w = &a->contradictions[k];
+		tl_bytes_format(b1, sizeof b1, (double)w->bytes);
+		tl_output_printf(o,
+				 "  contradicted: %zu samples below what the records alone hold, "
+				 "by up to %s at %+.3f ms\n",
+				 a->n_contradictions, b1, ms_of(v, w->t_ns));
+	}
 }
 
 /* The allocator's heading: its peak, and for allocator events where the

@@ -118,7 +118,8 @@ static void json_block(tl_output *o, const tl_memview *v, const char *allocator,
 		json_event_block(o, allocator, &b);
 }
 
-/* curve, band, peak_range, unattributed: the contract's keys. */
+/* curve, band, peak_range, unattributed, contradictions (samples below
+ * what the records alone hold: [t, bytes over]). */
 static void json_curve(tl_output *o, const tl_memview *v, const tl_memview_allocator *a)
 {
 	tl_output_str(o, ",\"curve\":[");
@@ -145,13 +146,21 @@ static void json_curve(tl_output *o, const tl_memview *v, const tl_memview_alloc
 	tl_output_int(o, a->peak_low);
 	tl_output_char(o, ',');
 	tl_output_int(o, a->peak_high);
-	tl_output_str(o, "],\"unattributed\":[");
-	for (size_t p = 0; p < a->n_unattributed; p++) {
-		tl_output_str(o, p ? ",[" : "[");
-		tl_json_micros(o, a->unattributed[p].t_ns);
-		tl_output_char(o, ',');
-		tl_output_int(o, a->unattributed[p].bytes);
-		tl_output_char(o, ']');
+	const struct {
+		const char *key;
+		const tl_memview_unattributed *p;
+		size_t n;
+	} steps[] = {{"],\"unattributed\":[", a->unattributed, a->n_unattributed},
+		     {"],\"contradictions\":[", a->contradictions, a->n_contradictions}};
+	for (size_t k = 0; k < G_N_ELEMENTS(steps); k++) {
+		tl_output_str(o, steps[k].key);
+		for (size_t p = 0; p < steps[k].n; p++) {
+			tl_output_str(o, p ? ",[" : "[");
+			tl_json_micros(o, steps[k].p[p].t_ns);
+			tl_output_char(o, ',');
+			tl_output_int(o, steps[k].p[p].bytes);
+			tl_output_char(o, ']');
+		}
 	}
 	tl_output_char(o, ']');
 }

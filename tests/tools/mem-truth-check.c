@@ -44,6 +44,19 @@
  * the truth agrees with itself (each curve recomputed from the buffers, peaks,
  * persistent and final bytes).
  *
+ *   mem-truth-check --band RUN [--run N] [--max-distance PCT] [--max-width PCT]
+ *                   TRUTH.json REPORT.json
+ *
+ * scores run N of a report's curve and band (trace-memory --report
+ * --format=json) against the truth, per allocator: at every instant where
+ * the dump RUN records allocator_bytes_in_use the curve is the truth's;
+ * the truth lies inside the band [low, high] at every instant where the
+ * truth, the curve or the band changes; the time-weighted distance of the
+ * curve from the truth over the step, and the band's time-weighted width,
+ * are at most PCT percent of the truth's peak (defaults 0.5 and 2); the
+ * truth's peak is inside peak_range, and the report's peak is the truth's
+ * where a sample lands on it. One line per allocator with the figures.
+ *
  * Prints a summary line and the first 20 differences on stdout. Exit status:
  * 0 all match, 1 some difference or an input unreadable, 2 usage error.
  */
@@ -1167,6 +1180,252 @@ static int check_dump(const char *dump_path, const char *truth_path)
 }
 
 /* ------------------------------------------------------------------ */
+/* The band: the report's curve and band scored against the truth        */
+
+/* The dump's allocator_bytes_in_use instants of run `run`, per allocator:
+ * name -> GArray of int64_t (the execution's end), read from the dump
+ * itself. NULL (said) when it cannot be read. */
+static GHashTable *sample_instants(const char *dump_path, size_t run)
+{
+	tl_source *src = NULL;
+	tl_error err = {{0}};
+	if (tl_source_open(&src, dump_path, TL_FORMAT_AUTO, &err) < 0) {
+		fprintf(stderr, "%s: cannot read '%s': %s\n", PROG, dump_path, err.msg);
+		return NULL;
+	}
+	GHashTable *by = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+					       (GDestroyNotify)g_array_unref);
+	bool found = false;
+	for (size_t i = 0; !found; i++) {
+		tl_arena *arena = NULL;
+		Tensorflow__RunMetadata *rm = NULL;
+		const char *label = NULL;
+		int got = tl_source_next(src, &arena, &rm, &label, &err);
+		if (got < 0)
+			fprintf(stderr, "%s: cannot read '%s': %s\n", PROG, dump_path, err.msg);
+		if (got <= 0)
+			break;
+		found = i == run;
+		const Tensorflow__StepStats *ss = found ? rm->step_stats : NULL;
+		for (size_t d = 0; ss != NULL && d < ss->n_dev_stats; d++) {
+			const Tensorflow__DeviceStepStats *ds = ss->dev_stats[d];
+			if (ds->device == NULL || strncmp(ds->device, "/job:", 5) != 0)
+				continue;
+			for (size_t n = 0; n < ds->n_node_stats; n++) {
+				const Tensorflow__NodeExecStats *ns = ds->node_stats[n];
+				int64_t end = ns->all_start_micros + ns->all_end_rel_micros;
+				for (size_t m = 0; m < ns->n_memory; m++) {
+					const Tensorflow__AllocatorMemoryUsed *mu = ns->memory[m];
+					if (mu->allocator_bytes_in_use <= 0 ||
+					    mu->allocator_name == NULL)
+						continue;
+					GArray *t = g_hash_table_lookup(by, mu->allocator_name);
+					if (t == NULL) {
+						t = g_array_new(FALSE, FALSE, sizeof(int64_t));
+						g_hash_table_insert(by, g_strdup(mu->allocator_name),
+								    t);
+					}
+					g_array_append_val(t, end);
+				}
+			}
+		}
+		tl_arena_free(arena);
+	}
+	tl_source_close(src);
+	if (!found) {
+		fprintf(stderr, "%s: cannot read '%s': no run %zu\n", PROG, dump_path, run);
+		g_hash_table_destroy(by);
+		return NULL;
+	}
+	return by;
+}
+
+/* The report's band as two curves, low and high. */
+static void band_read(json_t *arr, struct curve *low, struct curve *high)
+{
+	size_t n = json_array_size(arr);
+	low->n = high->n = n;
+	low->p = g_new(struct point, n + 1);
+	high->p = g_new(struct point, n + 1);
+	for (size_t i = 0; i < n; i++) {
+		json_t *pt = json_array_get(arr, i);
+		low->p[i].t = high->p[i].t = json_integer_value(json_array_get(pt, 0));
+		low->p[i].bytes = json_integer_value(json_array_get(pt, 1));
+		high->p[i].bytes = json_integer_value(json_array_get(pt, 2));
+	}
+}
+
+struct band_limits {
+	double distance; /* time-weighted |curve - truth|, a fraction of the peak */
+	double width;	 /* time-weighted band width, the same */
+};
+
+struct band_score {
+	size_t samples, samples_met;
+	size_t instants, inside;
+	double distance, width; /* fractions of the truth's peak */
+	int64_t worst_t, worst_truth, worst_low, worst_high;
+	bool peak_sampled, peak_exact, peak_in_range;
+};
+
+/* Every instant where the truth, the curve or the band changes, and the
+ * segments between them up to the step's end: inside, distance, width. */
+static void score_instants(struct band_score *sc, const struct curve *truth,
+			   const struct curve *curve, const struct curve *low,
+			   const struct curve *high, int64_t t0, int64_t t1, int64_t peak)
+{
+	GArray *times = g_array_new(FALSE, FALSE, sizeof(int64_t));
+	add_times(times, truth);
+	add_times(times, curve);
+	add_times(times, low);
+	g_array_sort(times, cmp_i64);
+	double dist = 0, width = 0;
+	for (guint i = 0; i < times->len; i++) {
+		int64_t t = g_array_index(times, int64_t, i);
+		if (i > 0 && t == g_array_index(times, int64_t, i - 1))
+			continue;
+		int64_t w = value_at(truth, t), c = value_at(curve, t);
+		int64_t lo = value_at(low, t), hi = value_at(high, t);
+		sc->instants++;
+		if (lo <= w && w <= hi) {
+			sc->inside++;
+		} else if (sc->instants - sc->inside == 1) {
+			sc->worst_t = t;
+			sc->worst_truth = w;
+			sc->worst_low = lo;
+			sc->worst_high = hi;
+		}
+		int64_t next = t1;
+		for (guint j = i + 1; j < times->len; j++)
+			if (g_array_index(times, int64_t, j) != t) {
+				next = g_array_index(times, int64_t, j);
+				break;
+			}
+		if (t < t0 || next > t1 || next <= t)
+			continue;
+		dist += (double)(c > w ? c - w : w - c) * (double)(next - t);
+		width += (double)(hi - lo) * (double)(next - t);
+	}
+	g_array_free(times, TRUE);
+	double span = t1 > t0 ? (double)(t1 - t0) : 1.0;
+	sc->distance = peak > 0 ? dist / span / (double)peak : 0;
+	sc->width = peak > 0 ? width / span / (double)peak : 0;
+}
+
+static bool score_allocator(struct diffs *d, const char *name, json_t *ta, json_t *ra,
+			    GArray *samples, int64_t t0, int64_t t1,
+			    const struct band_limits *lim)
+{
+	struct curve *truth = curve_read(json_object_get(ta, "curve"));
+	struct curve *curve = curve_read(json_object_get(ra, "curve"));
+	struct curve low = {0}, high = {0};
+	band_read(json_object_get(ra, "band"), &low, &high);
+	int64_t peak = get_int(ta, "peak_bytes");
+	struct band_score sc = {0};
+	for (guint i = 0; samples != NULL && i < samples->len; i++) {
+		int64_t t = g_array_index(samples, int64_t, i);
+		int64_t w = value_at(truth, t);
+		sc.samples++;
+		if (value_at(curve, t) == w)
+			sc.samples_met++;
+		else if (sc.samples - sc.samples_met == 1)
+			diff(d,
+			     "allocator %s: the curve is %" PRId64 " at the sample at %" PRId64
+			     ", the truth %" PRId64,
+			     name, value_at(curve, t), t, w);
+		if (w == peak)
+			sc.peak_sampled = true;
+	}
+	score_instants(&sc, truth, curve, &low, &high, t0, t1, peak);
+	json_t *range = json_object_get(ra, "peak_range");
+	int64_t plo = json_integer_value(json_array_get(range, 0));
+	int64_t phi = json_integer_value(json_array_get(range, 1));
+	sc.peak_exact = get_int(ra, "peak_bytes") == peak;
+	sc.peak_in_range = json_array_size(range) == 2 && plo <= peak && peak <= phi;
+	bool ok = sc.samples_met == sc.samples && sc.inside == sc.instants &&
+		  sc.distance <= lim->distance && sc.width <= lim->width && sc.peak_in_range &&
+		  (!sc.peak_sampled || sc.peak_exact);
+	printf("allocator %s: %zu of %zu samples met, truth in the band at %zu of %zu instants, "
+	       "distance %.4f%%, width %.4f%% of the peak; peak %s%s\n",
+	       name, sc.samples_met, sc.samples, sc.inside, sc.instants, 100.0 * sc.distance,
+	       100.0 * sc.width, sc.peak_exact ? "exact" : "not exact",
+	       sc.peak_in_range ? ", in peak_range" : ", outside peak_range");
+	if (sc.inside < sc.instants)
+		diff(d,
+		     "allocator %s: the truth %" PRId64 " at %" PRId64 " is outside the band [%" PRId64
+		     ", %" PRId64 "]",
+		     name, sc.worst_truth, sc.worst_t, sc.worst_low, sc.worst_high);
+	if (sc.distance > lim->distance)
+		diff(d, "allocator %s: the curve is %.4f%% of the peak from the truth, over %g%%",
+		     name, 100.0 * sc.distance, 100.0 * lim->distance);
+	if (sc.width > lim->width)
+		diff(d, "allocator %s: the band is %.4f%% of the peak wide, over %g%%", name,
+		     100.0 * sc.width, 100.0 * lim->width);
+	if (!sc.peak_in_range)
+		diff(d, "allocator %s: the truth's peak %" PRId64 " is outside peak_range [%" PRId64
+			", %" PRId64 "]",
+		     name, peak, plo, phi);
+	if (sc.peak_sampled && !sc.peak_exact)
+		diff(d, "allocator %s: a sample lands on the peak %" PRId64 ", the report's is %" PRId64,
+		     name, peak, get_int(ra, "peak_bytes"));
+	curve_free(truth);
+	curve_free(curve);
+	g_free(low.p);
+	g_free(high.p);
+	return ok;
+}
+
+static int check_band(const char *dump_path, const char *truth_path, const char *report_path,
+		      size_t run_index, const struct band_limits *lim)
+{
+	json_t *truth_doc = load_json(truth_path);
+	json_t *report = truth_doc == NULL ? NULL : load_json(report_path);
+	GHashTable *samples = report == NULL ? NULL : sample_instants(dump_path, run_index);
+	int rc = EXIT_DIFFER;
+	json_t *truth = truth_doc != NULL ? truth_for(truth_doc, run_index) : NULL;
+	json_t *run = json_array_get(json_object_get(report, "runs"), run_index);
+	if (samples == NULL) {
+		/* said */
+	} else if (truth == NULL || !json_is_object(json_object_get(truth, "allocators"))) {
+		fprintf(stderr, "%s: cannot read '%s': no truth for run %zu\n", PROG, truth_path,
+			run_index);
+	} else if (!json_is_object(run)) {
+		fprintf(stderr, "%s: cannot read '%s': no run %zu\n", PROG, report_path,
+			run_index);
+	} else {
+		struct diffs d = {0, g_ptr_array_new_with_free_func(g_free)};
+		int64_t t0 = get_int(truth, "step_start_micros");
+		int64_t t1 = get_int(truth, "step_end_micros");
+		const char *name;
+		json_t *ta;
+		unsigned n = 0, ok = 0;
+		json_object_foreach(json_object_get(truth, "allocators"), name, ta)
+		{
+			n++;
+			json_t *ra = report_allocator(json_object_get(run, "allocators"), name);
+			if (ra == NULL || !json_is_array(json_object_get(ra, "band"))) {
+				diff(&d, "allocator %s: not in the report, or without a band",
+				     name);
+				continue;
+			}
+			ok += score_allocator(&d, name, ta, ra, g_hash_table_lookup(samples, name),
+					      t0, t1, lim);
+		}
+		printf("band: %u of %u allocators hold (every sample met, the truth in the "
+		       "band, distance <= %g%%, width <= %g%% of the peak, sampled peaks exact)\n",
+		       ok, n, 100.0 * lim->distance, 100.0 * lim->width);
+		diffs_print(&d);
+		rc = d.n == 0 ? EXIT_MATCH : EXIT_DIFFER;
+		g_ptr_array_free(d.shown, TRUE);
+	}
+	if (samples != NULL)
+		g_hash_table_destroy(samples);
+	json_decref(truth_doc);
+	json_decref(report);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
 /* Command line                                                        */
 
 static void usage(FILE *to)
@@ -1174,8 +1433,10 @@ static void usage(FILE *to)
 	fprintf(to,
 		"usage: %s [--run N] [--skip-unrecorded] [--curve-within PCT [--windows]] "
 		"TRUTH.json REPORT.json\n"
-		"       %s --dump RUN TRUTH.json\n",
-		PROG, PROG);
+		"       %s --dump RUN TRUTH.json\n"
+		"       %s --band RUN [--run N] [--max-distance PCT] [--max-width PCT] "
+		"TRUTH.json REPORT.json\n",
+		PROG, PROG, PROG);
 }
 
 static void help(void)
@@ -1201,6 +1462,15 @@ static void help(void)
 	       "allocator_bytes_in_use is the truth curve at the execution's end, every\n"
 	       "allocation description names a truth buffer, the step bounds agree, and the\n"
 	       "truth's curves and peaks are the ones its buffers make.\n"
+	       "\nThe third form scores a report's curve and band (trace-memory --report\n"
+	       "--format=json) against the truth, per allocator: the curve is the truth\n"
+	       "at every instant where the dump RUN records allocator_bytes_in_use; the\n"
+	       "truth lies in the band at every instant where truth, curve or band\n"
+	       "changes; the time-weighted distance of the curve from the truth is at\n"
+	       "most --max-distance PCT (default 0.5) and the band's time-weighted width\n"
+	       "at most --max-width PCT (default 2) percent of the truth's peak; the\n"
+	       "truth's peak lies in peak_range, and is the report's peak where a sample\n"
+	       "lands on it.\n"
 	       "\nExit status: 0 all match, 1 some difference or input unreadable,\n"
 	       "2 usage error.\n");
 }
@@ -1249,13 +1519,17 @@ int main(int argc, char **argv)
 	    {"dump", required_argument, NULL, 'd'},
 	    {"curve-within", required_argument, NULL, 'w'},
 	    {"windows", no_argument, NULL, 'W'},
+	    {"band", required_argument, NULL, 'b'},
+	    {"max-distance", required_argument, NULL, 'D'},
+	    {"max-width", required_argument, NULL, 'B'},
 	    {NULL, 0, NULL, 0},
 	};
 	size_t run_index = 0;
 	bool skip_unrecorded = false, run_given = false;
 	double within = -1;
 	bool windows = false;
-	const char *dump = NULL;
+	const char *dump = NULL, *band = NULL;
+	struct band_limits lim = {0.005, 0.02};
 	for (;;) {
 		int opt = getopt_long(argc, argv, "h", longopts, NULL);
 		if (opt == -1)
@@ -1292,10 +1566,31 @@ int main(int argc, char **argv)
 		case 'W':
 			windows = true;
 			break;
+		case 'b':
+			band = optarg;
+			break;
+		case 'D':
+		case 'B':
+			if (!parse_percent(optarg, opt == 'D' ? &lim.distance : &lim.width)) {
+				fprintf(stderr,
+					"%s: --max-%s wants a percentage in [0, 100], not '%s'\n",
+					PROG, opt == 'D' ? "distance" : "width", optarg);
+				usage(stderr);
+				return EXIT_USAGE;
+			}
+			break;
 		default:
 			usage(stderr);
 			return EXIT_USAGE;
 		}
+	}
+	if (band != NULL && (dump != NULL || skip_unrecorded || within >= 0)) {
+		fprintf(stderr,
+			"%s: --band scores a curve and its band; --dump, --skip-unrecorded and "
+			"--curve-within go without it\n",
+			PROG);
+		usage(stderr);
+		return EXIT_USAGE;
 	}
 	int want = dump != NULL ? 1 : 2;
 	if (argc - optind != want) {
@@ -1317,9 +1612,14 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	int rc = dump != NULL ? check_dump(dump, argv[optind])
-			      : run_compare(argv[optind], argv[optind + 1], run_index,
-					    skip_unrecorded, within, windows);
+	int rc;
+	if (band != NULL)
+		rc = check_band(band, argv[optind], argv[optind + 1], run_index, &lim);
+	else if (dump != NULL)
+		rc = check_dump(dump, argv[optind]);
+	else
+		rc = run_compare(argv[optind], argv[optind + 1], run_index, skip_unrecorded,
+				 within, windows);
 	if (fclose(stdout) != 0) {
 		fprintf(stderr, "%s: cannot write standard output\n", PROG);
 		return EXIT_DIFFER;

@@ -407,13 +407,84 @@ static void test_buffers_only(void **state)
 	tl_warn_clear();
 }
 
+/* The band of one_recv's GPU allocator, worked out by hand from the
+ * derivation in memory_band.c: r (1 KB, window [1001, 1040], freed at
+ * 1050) is unborn at the sample at 1008 (256: g0 alone) and born at the
+ * one at 1030 (1792), so between them the allocator held g0 and g1's
+ * bytes at least and r's on top at most; elsewhere the curve is exact. */
+static void test_band(void **state)
+{
+	(void)state;
+	tl_run *run;
+	tl_memory *mem = one_recv(&run, true);
+	const tl_allocator *a = allocator_named(mem, "gpu");
+	const tl_band_point want[] = {
+	    {1000, 0, 0},	  {1003, 256, 256},	{1009, 256, 1280},
+	    {1020, 768, 1792},	  {1030, 1792, 1792},	{1040, 2816, 2816},
+	    {1050, 1024, 1024},	  {1060, 1280, 1280},	{1070, 0, 0},
+	};
+	assert_int_equal(a->n_band, G_N_ELEMENTS(want));
+	for (size_t i = 0; i < a->n_band; i++) {
+		assert_int_equal(a->band[i].us, want[i].us);
+		assert_int_equal(a->band[i].low, want[i].low);
+		assert_int_equal(a->band[i].high, want[i].high);
+	}
+	assert_int_equal(a->peak_low, 2816);
+	assert_int_equal(a->peak_high, 2816);
+	assert_int_equal(a->n_unattributed, 0);
+	assert_int_equal(a->n_contradictions, 0);
+	/* the CPU allocator has no estimated birth: its band is its curve */
+	const tl_allocator *c = allocator_named(mem, "cpu");
+	assert_int_equal(c->n_band, c->n_curve);
+	for (size_t i = 0; i < c->n_band; i++) {
+		assert_int_equal(c->band[i].low, c->curve[i].bytes);
+		assert_int_equal(c->band[i].high, c->curve[i].bytes);
+	}
+	tl_memory_free(mem);
+	tl_run_free(run);
+}
+
+/* A sample 300 bytes above every record (g1's end, 1030): the curve meets
+ * it through the unattributed part, 300 bytes from 1030 to the next
+ * sample (c's end, 1050), and the peak rises by as much. */
+static void test_unattributed(void **state)
+{
+	(void)state;
+	struct text t;
+	text_init(&t);
+	node(t.gpu_graph, "g0", "Fill", GPU, "", "", "");
+	node(t.gpu_graph, "g1", "Fill", GPU, "", "", "");
+	node(t.gpu_graph, "c", "AddN", GPU, "g0", "g1", "");
+	node(t.gpu_graph, "d", "Neg", GPU, "c", "", "");
+	exec(&t, t.gpu, "g0", 1003, 1008, "gpu", 256, "DT_FLOAT", 256);
+	exec(&t, t.gpu, "g1", 1020, 1030, "gpu", 512, "DT_FLOAT", 256 + 512 + 300);
+	exec(&t, t.gpu, "c", 1040, 1050, "gpu", 1024, "DT_FLOAT", 1024);
+	exec(&t, t.gpu, "d", 1060, 1070, "gpu", 256, "DT_FLOAT", 0);
+	tl_run *run = build(&t);
+	tl_memory *mem = tl_memory_build(run);
+	const tl_allocator *a = allocator_named(mem, "gpu");
+	assert_int_equal(a->n_unattributed, 2);
+	assert_int_equal(a->unattributed[0].us, 1030);
+	assert_int_equal(a->unattributed[0].bytes, 300);
+	assert_int_equal(a->unattributed[1].us, 1050);
+	assert_int_equal(a->unattributed[1].bytes, 0);
+	assert_int_equal(a->check_max_abs, 0);
+	assert_int_equal(tl_memory_in_use(a, 1030), 256 + 512 + 300);
+	assert_int_equal(tl_memory_in_use(a, 1040), 256 + 512 + 1024 + 300);
+	assert_int_equal(a->peak_bytes, 256 + 512 + 1024 + 300);
+	assert_int_equal(a->n_contradictions, 0);
+	tl_memory_free(mem);
+	tl_run_free(run);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_pinned),	   cmocka_unit_test(test_unconstrained),
 	    cmocka_unit_test(test_sums),	   cmocka_unit_test(test_contradicted),
 	    cmocka_unit_test(test_host_allocator), cmocka_unit_test(test_in_use_near),
-	    cmocka_unit_test(test_buffers_only),
+	    cmocka_unit_test(test_buffers_only),   cmocka_unit_test(test_band),
+	    cmocka_unit_test(test_unattributed),
 	};
 	return cmocka_run_group_tests_name("lifetimes", tests, NULL, NULL);
 }

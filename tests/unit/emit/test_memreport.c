@@ -212,8 +212,9 @@ static void test_wide_band(void **state)
 	al->peak_high = 400;
 	assert_true(tl_memview_band_wide(v, al));
 	char *text = write_view(v, 0);
-	/* widest 150 B; 150 B for 1 us of the 1 us span: 50% of the 300 B peak */
-	assert_non_null(strstr(text, "\n  band: up to 150B wide, 50.0% of the peak time-weighted; "
+	/* widest 150 B; 150 B for 1 us of the 1 us span (from the first band point to the
+	 * last event): 50% of the 300 B peak */
+	assert_non_null(strstr(text, "\n  band: up to 150B wide, 50.00% of the peak time-weighted; "
 				     "peak between 300B and 400B\n"));
 	g_free(text);
 	text = write_view(v, 1);
