@@ -66,20 +66,94 @@ struct buf_key {
 	uint64_t ptr;
 };
 
-/* A key's allocator is the builder's copy of the name
+/* Buffers by key: open addressing, the keys in the slots (a lookup reads
+ * one slot, where a GHashTable read its hash, key and value arrays and the
+ * key itself). A key's allocator is the builder's copy of the name
  * (tl_memory_allocator_name): its pointer stands for its text. */
-static guint buf_key_hash(gconstpointer p)
+struct key_slot {
+	const char *allocator;
+	int64_t id;
+	uint64_t ptr;
+	uint32_t value; /* buffer + 1; 0: empty */
+};
+
+struct key_table {
+	struct key_slot *slots;
+	size_t mask; /* slots - 1, a power of two less one */
+	size_t n;
+};
+
+static uint64_t mix64(uint64_t x)
 {
-	const struct buf_key *k = p;
-	guint h = g_direct_hash(k->allocator);
-	h = h * 31u + (guint)(k->id ^ (k->id >> 32));
-	return h * 31u + (guint)(k->ptr ^ (k->ptr >> 32));
+	x ^= x >> 30;
+	x *= UINT64_C(0xbf58476d1ce4e5b9);
+	x ^= x >> 27;
+	x *= UINT64_C(0x94d049bb133111eb);
+	return x ^ (x >> 31);
 }
 
-static gboolean buf_key_equal(gconstpointer a, gconstpointer b)
+static size_t key_hash(const struct buf_key *k)
 {
-	const struct buf_key *x = a, *y = b;
-	return x->id == y->id && x->ptr == y->ptr && x->allocator == y->allocator;
+	uint64_t h = mix64((uint64_t)(uintptr_t)k->allocator);
+	h = mix64(h ^ (uint64_t)k->id);
+	return (size_t)mix64(h ^ k->ptr);
+}
+
+static struct key_slot *key_slot_of(struct key_table *t, const struct buf_key *k)
+{
+	for (size_t i = key_hash(k) & t->mask;; i = (i + 1) & t->mask) {
+		struct key_slot *s = &t->slots[i];
+		if (s->value == 0 ||
+		    (s->id == k->id && s->ptr == k->ptr && s->allocator == k->allocator))
+			return s;
+	}
+}
+
+static struct key_table *key_table_new(size_t expect)
+{
+	struct key_table *t = g_new0(struct key_table, 1);
+	size_t n = 64;
+	while (n < expect * 2)
+		n *= 2;
+	t->slots = g_new0(struct key_slot, n);
+	t->mask = n - 1;
+	return t;
+}
+
+static void key_table_free(struct key_table *t)
+{
+	if (t == NULL)
+		return;
+	g_free(t->slots);
+	g_free(t);
+}
+
+/* The buffer of key k, or -1. */
+static int64_t key_find(struct key_table *t, const struct buf_key *k)
+{
+	const struct key_slot *s = key_slot_of(t, k);
+	return s->value != 0 ? (int64_t)s->value - 1 : -1;
+}
+
+/* k is buffer `value` from now on. */
+static void key_put(struct key_table *t, const struct buf_key *k, uint32_t value)
+{
+	if ((t->n + 1) * 2 > t->mask + 1) {
+		struct key_slot *old = t->slots;
+		size_t n_old = t->mask + 1;
+		t->slots = g_new0(struct key_slot, n_old * 2);
+		t->mask = n_old * 2 - 1;
+		for (size_t i = 0; i < n_old; i++)
+			if (old[i].value != 0) {
+				struct buf_key ok = {old[i].allocator, old[i].id, old[i].ptr};
+				*key_slot_of(t, &ok) = old[i];
+			}
+		g_free(old);
+	}
+	struct key_slot *s = key_slot_of(t, k);
+	if (s->value == 0)
+		t->n++;
+	*s = (struct key_slot){k->allocator, k->id, k->ptr, value + 1};
 }
 
 const char *tl_memory_allocator_name(struct memory_builder *b, const char *s)
@@ -87,13 +161,22 @@ const char *tl_memory_allocator_name(struct memory_builder *b, const char *s)
 	if (s == NULL)
 		s = "";
 	/* runs of buffers name one allocator: the last answer first */
-	if (b->last_allocator != NULL &&
-	    (s == b->last_allocator || strcmp(s, b->last_allocator) == 0))
+	if (s == b->last_allocator)
+		return s;
+	/* one of the first copies made, by its address */
+	for (unsigned i = 0; i < b->n_names_near; i++)
+		if (s == b->names_near[i]) {
+			b->last_allocator = s;
+			return s;
+		}
+	if (b->last_allocator != NULL && strcmp(s, b->last_allocator) == 0)
 		return b->last_allocator;
 	const char *own = g_hash_table_lookup(b->allocator_names, s);
 	if (own == NULL) {
 		own = s;
 		g_hash_table_insert(b->allocator_names, (gpointer)s, (gpointer)s);
+		if (b->n_names_near < TL_MEMORY_NAMES_NEAR)
+			b->names_near[b->n_names_near++] = own;
 	}
 	b->last_allocator = own;
 	return own;
@@ -112,64 +195,67 @@ static int64_t size_of(int64_t bytes)
 	return 0;
 }
 
-static bool record_in_range(const Tensorflow__AllocationRecord *rec)
+static bool record_in_range(int64_t bytes, int64_t micros)
 {
-	if (rec->alloc_bytes >= -TL_MEMORY_BYTES_LIMIT &&
-	    rec->alloc_bytes <= TL_MEMORY_BYTES_LIMIT && rec->alloc_micros >= -TL_TIME_LIMIT_US &&
-	    rec->alloc_micros <= TL_TIME_LIMIT_US)
+	if (bytes >= -TL_MEMORY_BYTES_LIMIT && bytes <= TL_MEMORY_BYTES_LIMIT &&
+	    micros >= -TL_TIME_LIMIT_US && micros <= TL_TIME_LIMIT_US)
 		return true;
 	tl_warn("memory-record-range", "allocation records over 1 PiB or beyond 73 years from "
 				       "1970 skipped");
 	return false;
 }
 
-static int64_t exec_compute_start_us(const tl_exec *e)
-{
-	return e->ns->all_start_micros + e->ns->op_start_rel_micros;
-}
+/* ---- the executions' records, copied out ----
+ * The buffers are made in allocation order, which jumps about the decoded
+ * dump (a 100 MB one spent most of its scan waiting on memory, following
+ * pointers from execution to output to description). What the scan reads
+ * is copied out first, in the order the records lie, into flat arrays; the
+ * scan in allocation order reads only those. */
 
-static int64_t exec_compute_end_us(const tl_exec *e)
-{
-	return e->ns->all_start_micros + e->ns->op_end_rel_micros;
-}
+/* An output of an execution that describes its allocation. */
+struct flat_out {
+	const char *allocator; /* the builder's copy of the name */
+	int64_t id;
+	uint64_t ptr;
+	int64_t requested; /* as in the dump */
+	int64_t allocated; /* as in the dump (0: requested) */
+	const Tensorflow__TensorDescription *desc;
+	int32_t slot;
+	bool persistent; /* a persistent allocation id, or a variable's output */
+};
 
-/* g_direct_hash keeps the low 32 bits of the key, where only 12 bits of
- * the execution are left: every 4096th execution would share a bucket. */
-static guint tensor_key_hash(gconstpointer p)
-{
-	guint64 k = (guint64)GPOINTER_TO_SIZE(p);
-	k ^= k >> 29;
-	k *= G_GUINT64_CONSTANT(0x9e3779b97f4a7c15);
-	return (guint)(k >> 32);
-}
+/* An allocation an execution references. */
+struct flat_refd {
+	const char *allocator;
+	int64_t id;
+	uint64_t ptr;
+	int64_t requested, allocated;
+};
 
-static void add_ref(struct memory_builder *b, uint32_t buffer, int32_t exec, int32_t slot)
-{
-	if (find_ref(b, exec, slot) >= 0)
-		return;
-	struct ref r = {.r = {.exec = exec, .slot = slot},
-			.buffer = buffer,
-			.drop_us = INT64_MIN,
-			.dropper = -1};
-	g_array_append_val(b->refs, r);
-	g_hash_table_insert(b->by_tensor, tensor_key(exec, slot), GSIZE_TO_POINTER(b->refs->len));
-}
+/* An AllocatorMemoryUsed: its allocator and its allocation records. */
+struct flat_mu {
+	const char *allocator;
+	uint32_t first_rec, n_rec;
+};
 
-uint32_t tl_memory_new_buffer(struct memory_builder *b, const tl_buffer *proto,
-			      const struct buf_key *key)
-{
-	g_array_append_val(b->buffers, *proto);
-	uint32_t idx = b->buffers->len - 1;
-	tl_buffer *nb = &g_array_index(b->buffers, tl_buffer, idx);
-	nb->allocator = tl_memory_allocator_name(b, nb->allocator);
-	if (key != NULL && (key->id != 0 || key->ptr != 0)) {
-		struct buf_key *k = tl_arena_alloc(b->arena, sizeof *k);
-		*k = *key;
-		k->allocator = tl_memory_allocator_name(b, k->allocator);
-		g_hash_table_insert(b->by_key, k, GUINT_TO_POINTER(idx + 1));
-	}
-	return idx;
-}
+struct flat_rec {
+	int64_t bytes, micros;
+};
+
+struct flat_exec {
+	int64_t start, compute_start, compute_end, end; /* us */
+	uint32_t first_out, first_refd, first_mu;
+	uint32_t n_out, n_refd, n_mu;
+	bool forwarding; /* a forwarding op with a graph node */
+};
+
+struct flat {
+	struct flat_exec *exec; /* per execution; records for executors' only */
+	GArray *outs;		/* struct flat_out */
+	GArray *refds;		/* struct flat_refd */
+	GArray *mus;		/* struct flat_mu */
+	GArray *recs;		/* struct flat_rec */
+};
 
 /* The persistent allocation ids of one execution: a scan when they are
  * few, a hash set when an execution with many outputs lists many. */
@@ -209,6 +295,134 @@ bool tl_memory_is_forwarding_op(const char *op)
 	return tl_opcost_op_in(op, ops, G_N_ELEMENTS(ops));
 }
 
+/* The records of execution x, an executor's, appended to f. */
+static void flatten_records(struct memory_builder *b, struct flat *f, uint32_t x)
+{
+	const tl_exec *e = &b->run->execs[x];
+	const Tensorflow__NodeExecStats *ns = e->ns;
+	struct flat_exec *fx = &f->exec[x];
+	fx->forwarding = e->gnode >= 0 && tl_memory_is_forwarding_op(e->op);
+	struct id_set ids;
+	id_set_init(&ids, ns->memory_stats, ns->n_output);
+	int variable = -1; /* whether e's op is a variable, once asked */
+	for (size_t k = 0; k < ns->n_output; k++) {
+		const Tensorflow__NodeOutput *o = ns->output[k];
+		const Tensorflow__TensorDescription *td = o->tensor_description;
+		const Tensorflow__AllocationDescription *ad =
+		    td != NULL ? td->allocation_description : NULL;
+		if (ad == NULL)
+			continue;
+		bool persistent = in_ids(&ids, ad->allocation_id);
+		if (!persistent) {
+			if (variable < 0)
+				variable = tl_opcost_is_variable(e->op);
+			persistent = variable;
+		}
+		struct flat_out fo = {.allocator = tl_memory_allocator_name(b, ad->allocator_name),
+				      .id = ad->allocation_id,
+				      .ptr = ad->ptr,
+				      .requested = ad->requested_bytes,
+				      .allocated = ad->allocated_bytes,
+				      .desc = td,
+				      .slot = o->slot,
+				      .persistent = persistent};
+		g_array_append_val(f->outs, fo);
+		fx->n_out++;
+	}
+	if (ids.set != NULL)
+		g_hash_table_destroy(ids.set);
+	for (size_t k = 0; k < ns->n_referenced_tensor; k++) {
+		const Tensorflow__AllocationDescription *ad = ns->referenced_tensor[k];
+		struct flat_refd fr = {.allocator = tl_memory_allocator_name(b, ad->allocator_name),
+				       .id = ad->allocation_id,
+				       .ptr = ad->ptr,
+				       .requested = ad->requested_bytes,
+				       .allocated = ad->allocated_bytes};
+		g_array_append_val(f->refds, fr);
+		fx->n_refd++;
+	}
+	for (size_t m = 0; m < ns->n_memory; m++) {
+		const Tensorflow__AllocatorMemoryUsed *mu = ns->memory[m];
+		struct flat_mu fm = {.allocator = tl_memory_allocator_name(b, mu->allocator_name),
+				     .first_rec = f->recs->len,
+				     .n_rec = (uint32_t)mu->n_allocation_records};
+		for (size_t r = 0; r < mu->n_allocation_records; r++) {
+			const Tensorflow__AllocationRecord *rec = mu->allocation_records[r];
+			struct flat_rec fr = {rec->alloc_bytes, rec->alloc_micros};
+			g_array_append_val(f->recs, fr);
+		}
+		g_array_append_val(f->mus, fm);
+		fx->n_mu++;
+	}
+}
+
+/* Every execution's times; the records of the executors' executions. */
+static struct flat *flatten(struct memory_builder *b)
+{
+	const tl_run *run = b->run;
+	struct flat *f = g_new0(struct flat, 1);
+	f->exec = g_new0(struct flat_exec, run->n_execs ? run->n_execs : 1);
+	f->outs = g_array_sized_new(FALSE, FALSE, sizeof(struct flat_out), (guint)run->n_execs);
+	f->refds = g_array_new(FALSE, FALSE, sizeof(struct flat_refd));
+	f->mus = g_array_sized_new(FALSE, FALSE, sizeof(struct flat_mu), (guint)run->n_execs);
+	f->recs = g_array_sized_new(FALSE, FALSE, sizeof(struct flat_rec), (guint)run->n_execs);
+	for (uint32_t x = 0; x < run->n_execs; x++) {
+		const tl_exec *e = &run->execs[x];
+		const Tensorflow__NodeExecStats *ns = e->ns;
+		struct flat_exec *fx = &f->exec[x];
+		fx->start = exec_start_us(e);
+		fx->compute_start = ns->all_start_micros + ns->op_start_rel_micros;
+		fx->compute_end = ns->all_start_micros + ns->op_end_rel_micros;
+		fx->end = exec_end_us(e);
+		fx->first_out = f->outs->len;
+		fx->first_refd = f->refds->len;
+		fx->first_mu = f->mus->len;
+		if (run->devices[e->device].kind == TL_DEV_EXECUTOR)
+			flatten_records(b, f, x);
+	}
+	return f;
+}
+
+static void flat_free(struct flat *f)
+{
+	if (f == NULL)
+		return;
+	g_free(f->exec);
+	g_array_free(f->outs, TRUE);
+	g_array_free(f->refds, TRUE);
+	g_array_free(f->mus, TRUE);
+	g_array_free(f->recs, TRUE);
+	g_free(f);
+}
+
+static void add_ref(struct memory_builder *b, uint32_t buffer, int32_t exec, int32_t slot)
+{
+	if (find_ref(b, exec, slot) >= 0)
+		return;
+	struct ref r = {.r = {.exec = exec, .slot = slot},
+			.buffer = buffer,
+			.drop_us = INT64_MIN,
+			.dropper = -1,
+			.next = b->ref_head[exec]};
+	g_array_append_val(b->refs, r);
+	b->ref_head[exec] = (int32_t)b->refs->len - 1;
+}
+
+uint32_t tl_memory_new_buffer(struct memory_builder *b, const tl_buffer *proto,
+			      const struct buf_key *key)
+{
+	g_array_append_val(b->buffers, *proto);
+	uint32_t idx = b->buffers->len - 1;
+	tl_buffer *nb = &g_array_index(b->buffers, tl_buffer, idx);
+	nb->allocator = tl_memory_allocator_name(b, nb->allocator);
+	if (key != NULL && (key->id != 0 || key->ptr != 0)) {
+		struct buf_key k = *key;
+		k.allocator = tl_memory_allocator_name(b, k.allocator);
+		key_put(b->by_key, &k, idx);
+	}
+	return idx;
+}
+
 /* Open temporaries of one AllocatorMemoryUsed by size (allocated bytes ->
  * GQueue of buffer + 1, oldest first), so that a free record finds its
  * allocation without a scan of every temporary before it. */
@@ -234,14 +448,13 @@ static GHashTable *open_temps(struct memory_builder *b, uint32_t first_temp)
 }
 
 /* A free: the earliest open temporary of that size allocated by then. */
-static void free_temp(struct memory_builder *b, GHashTable *open,
-		      const Tensorflow__AllocationRecord *rec)
+static void free_temp(struct memory_builder *b, GHashTable *open, const struct flat_rec *rec)
 {
-	GQueue *q = g_hash_table_lookup(open, GSIZE_TO_POINTER((gsize)-rec->alloc_bytes));
+	GQueue *q = g_hash_table_lookup(open, GSIZE_TO_POINTER((gsize)-rec->bytes));
 	for (GList *l = q != NULL ? q->head : NULL; l != NULL; l = l->next) {
 		tl_buffer *tb = buffer_at(b, GPOINTER_TO_UINT(l->data) - 1);
-		if (tb->alloc_us <= rec->alloc_micros) {
-			tb->free_us = rec->alloc_micros;
+		if (tb->alloc_us <= rec->micros) {
+			tb->free_us = rec->micros;
 			tb->cause = TL_FREE_RECORD;
 			g_queue_delete_link(q, l);
 			return;
@@ -250,72 +463,58 @@ static void free_temp(struct memory_builder *b, GHashTable *open,
 }
 
 /* The outputs of execution x: each a reference to the buffer it names, a
- * new buffer when none was seen before, listed in `fresh` (index + 1, in
- * slot order) to be paired with the allocation records. */
-static void scan_outputs(struct memory_builder *b, int32_t x, GPtrArray *fresh)
+ * new buffer when none was seen before, listed in `fresh` (index, in slot
+ * order) to be paired with the allocation records. */
+static void scan_outputs(struct memory_builder *b, int32_t x, const struct flat_exec *fx,
+			 GArray *fresh)
 {
-	const tl_exec *e = &b->run->execs[x];
-	const Tensorflow__NodeExecStats *ns = e->ns;
-	struct id_set ids;
-	id_set_init(&ids, ns->memory_stats, ns->n_output);
-	for (size_t k = 0; k < ns->n_output; k++) {
-		const Tensorflow__NodeOutput *o = ns->output[k];
-		const Tensorflow__TensorDescription *td = o->tensor_description;
-		const Tensorflow__AllocationDescription *ad =
-		    td != NULL ? td->allocation_description : NULL;
-		if (ad == NULL)
-			continue;
-		struct buf_key key = {.allocator = tl_memory_allocator_name(b, ad->allocator_name),
-				      .id = ad->allocation_id,
-				      .ptr = ad->ptr};
-		gpointer hit =
-		    (key.id != 0 || key.ptr != 0) ? g_hash_table_lookup(b->by_key, &key) : NULL;
-		if (hit != NULL) {
-			add_ref(b, GPOINTER_TO_UINT(hit) - 1, x, o->slot);
+	const struct flat_out *outs = &g_array_index(b->flat->outs, struct flat_out, fx->first_out);
+	for (uint32_t k = 0; k < fx->n_out; k++) {
+		const struct flat_out *o = &outs[k];
+		struct buf_key key = {.allocator = o->allocator, .id = o->id, .ptr = o->ptr};
+		int64_t hit = (key.id != 0 || key.ptr != 0) ? key_find(b->by_key, &key) : -1;
+		if (hit >= 0) {
+			add_ref(b, (uint32_t)hit, x, o->slot);
 			continue;
 		}
-		bool persistent = in_ids(&ids, ad->allocation_id) || tl_opcost_is_variable(e->op);
+		bool persistent = o->persistent;
 		tl_buffer nb = {
 		    .allocator = key.allocator,
-		    .allocation_id = ad->allocation_id,
-		    .ptr = ad->ptr,
-		    .requested = size_of(ad->requested_bytes),
-		    .allocated =
-			size_of(ad->allocated_bytes ? ad->allocated_bytes : ad->requested_bytes),
-		    .alloc_us = persistent ? TL_US_BEFORE : exec_compute_start_us(e),
+		    .allocation_id = o->id,
+		    .ptr = o->ptr,
+		    .requested = size_of(o->requested),
+		    .allocated = size_of(o->allocated ? o->allocated : o->requested),
+		    .alloc_us = persistent ? TL_US_BEFORE : fx->compute_start,
 		    .free_us = persistent ? TL_US_NEVER : FREE_UNSET,
 		    .kind = persistent ? TL_BUF_PERSISTENT : TL_BUF_OUTPUT,
 		    .cause = persistent ? TL_FREE_NEVER : TL_FREE_LAST_USE,
 		    .producer = x,
 		    .slot = o->slot,
 		    .last_user = -1,
-		    .desc = td,
+		    .desc = o->desc,
 		};
 		uint32_t idx = tl_memory_new_buffer(b, &nb, &key);
 		add_ref(b, idx, x, o->slot);
-		g_ptr_array_add(fresh, GUINT_TO_POINTER(idx + 1));
+		g_array_append_val(fresh, idx);
 	}
-	if (ids.set != NULL)
-		g_hash_table_destroy(ids.set);
 }
 
 /* The tensors an execution references that no buffer holds yet. */
-static void scan_referenced(struct memory_builder *b, const Tensorflow__NodeExecStats *ns)
+static void scan_referenced(struct memory_builder *b, const struct flat_exec *fx)
 {
-	for (size_t k = 0; k < ns->n_referenced_tensor; k++) {
-		const Tensorflow__AllocationDescription *ad = ns->referenced_tensor[k];
-		struct buf_key key = {.allocator = tl_memory_allocator_name(b, ad->allocator_name),
-				      .id = ad->allocation_id,
-				      .ptr = ad->ptr};
-		if ((key.id == 0 && key.ptr == 0) || g_hash_table_contains(b->by_key, &key))
+	const struct flat_refd *refds =
+	    &g_array_index(b->flat->refds, struct flat_refd, fx->first_refd);
+	for (uint32_t k = 0; k < fx->n_refd; k++) {
+		const struct flat_refd *ad = &refds[k];
+		struct buf_key key = {.allocator = ad->allocator, .id = ad->id, .ptr = ad->ptr};
+		if ((key.id == 0 && key.ptr == 0) || key_find(b->by_key, &key) >= 0)
 			continue;
 		/* A variable whose own execution is not in the dump. */
 		tl_buffer nb = {.allocator = key.allocator,
 				.allocation_id = key.id,
 				.ptr = key.ptr,
-				.requested = size_of(ad->requested_bytes),
-				.allocated = size_of(ad->allocated_bytes ? ad->allocated_bytes
-									 : ad->requested_bytes),
+				.requested = size_of(ad->requested),
+				.allocated = size_of(ad->allocated ? ad->allocated : ad->requested),
 				.alloc_us = TL_US_BEFORE,
 				.free_us = TL_US_NEVER,
 				.kind = TL_BUF_PERSISTENT,
@@ -331,29 +530,28 @@ static void scan_referenced(struct memory_builder *b, const Tensorflow__NodeExec
  * the next fresh output of this allocator (fresh[*next_fresh ..]) of that
  * size, else a temporary, added to `open` when there is one. */
 static void scan_allocation(struct memory_builder *b, int32_t x, const char *alloc,
-			    const Tensorflow__AllocationRecord *rec, const GPtrArray *fresh,
-			    guint *next_fresh, GHashTable *open)
+			    const struct flat_rec *rec, const GArray *fresh, guint *next_fresh,
+			    GHashTable *open)
 {
 	while (*next_fresh < fresh->len) {
-		tl_buffer *ob =
-		    buffer_at(b, GPOINTER_TO_UINT(g_ptr_array_index(fresh, *next_fresh)) - 1);
+		tl_buffer *ob = buffer_at(b, g_array_index(fresh, uint32_t, *next_fresh));
 		if (ob->allocator != alloc) {
 			(*next_fresh)++;
 			continue;
 		}
-		if (ob->allocated == rec->alloc_bytes) {
+		if (ob->allocated == rec->bytes) {
 			(*next_fresh)++;
 			if (ob->kind == TL_BUF_OUTPUT)
-				ob->alloc_us = rec->alloc_micros;
+				ob->alloc_us = rec->micros;
 			return;
 		}
 		break;
 	}
 	tl_buffer tb = {.allocator = alloc,
 			.allocation_id = --b->next_temp_id,
-			.requested = rec->alloc_bytes,
-			.allocated = rec->alloc_bytes,
-			.alloc_us = rec->alloc_micros,
+			.requested = rec->bytes,
+			.allocated = rec->bytes,
+			.alloc_us = rec->micros,
 			.free_us = FREE_UNSET,
 			.kind = TL_BUF_TEMP,
 			.cause = TL_FREE_OP_END,
@@ -368,18 +566,19 @@ static void scan_allocation(struct memory_builder *b, int32_t x, const char *all
 /* The allocation records of one allocator in execution x: the births of
  * its fresh outputs, its temporaries and their frees; a temporary never
  * freed dies at the op's end. */
-static void scan_records(struct memory_builder *b, int32_t x,
-			 const Tensorflow__AllocatorMemoryUsed *mu, const GPtrArray *fresh)
+static void scan_records(struct memory_builder *b, int32_t x, const struct flat_exec *fx,
+			 const struct flat_mu *mu, const GArray *fresh)
 {
-	const char *alloc = tl_memory_allocator_name(b, mu->allocator_name);
+	const char *alloc = mu->allocator;
+	const struct flat_rec *recs = &g_array_index(b->flat->recs, struct flat_rec, mu->first_rec);
 	guint next_fresh = 0;
 	uint32_t first_temp = b->buffers->len;
 	GHashTable *open = NULL; /* made at the first free */
-	for (size_t r = 0; r < mu->n_allocation_records; r++) {
-		const Tensorflow__AllocationRecord *rec = mu->allocation_records[r];
-		if (!record_in_range(rec))
+	for (uint32_t r = 0; r < mu->n_rec; r++) {
+		const struct flat_rec *rec = &recs[r];
+		if (!record_in_range(rec->bytes, rec->micros))
 			continue;
-		if (rec->alloc_bytes < 0) {
+		if (rec->bytes < 0) {
 			if (open == NULL)
 				open = open_temps(b, first_temp);
 			free_temp(b, open, rec);
@@ -392,24 +591,24 @@ static void scan_records(struct memory_builder *b, int32_t x,
 	for (uint32_t t = first_temp; t < b->buffers->len; t++) {
 		tl_buffer *tb = buffer_at(b, t);
 		if (tb->kind == TL_BUF_TEMP && tb->free_us == FREE_UNSET) {
-			int64_t end = exec_compute_end_us(&b->run->execs[x]);
+			int64_t end = fx->compute_end;
 			tb->free_us = end > tb->alloc_us ? end : tb->alloc_us + 1;
 		}
 	}
 }
 
 /* The outputs of one execution, then its temporaries from its allocation
- * records. */
-static void scan_exec(struct memory_builder *b, int32_t x)
+ * records; `fresh` is scratch. */
+static void scan_exec(struct memory_builder *b, int32_t x, GArray *fresh)
 {
-	const Tensorflow__NodeExecStats *ns = b->run->execs[x].ns;
+	const struct flat_exec *fx = &b->flat->exec[x];
 	/* fresh outputs in slot order, per allocator, to pair with records */
-	GPtrArray *fresh = g_ptr_array_new();
-	scan_outputs(b, x, fresh);
-	scan_referenced(b, ns);
-	for (size_t m = 0; m < ns->n_memory; m++)
-		scan_records(b, x, ns->memory[m], fresh);
-	g_ptr_array_free(fresh, TRUE);
+	g_array_set_size(fresh, 0);
+	scan_outputs(b, x, fx, fresh);
+	scan_referenced(b, fx);
+	const struct flat_mu *mus = &g_array_index(b->flat->mus, struct flat_mu, fx->first_mu);
+	for (uint32_t m = 0; m < fx->n_mu; m++)
+		scan_records(b, x, fx, &mus[m], fresh);
 }
 
 /* A forwarding op whose outputs the dump does not describe (a Switch that
@@ -417,10 +616,10 @@ static void scan_exec(struct memory_builder *b, int32_t x)
  * further references to the buffer its data input 0 reads. */
 static void forward_missing(struct memory_builder *b, int32_t x)
 {
+	if (!b->flat->exec[x].forwarding)
+		return;
 	const tl_run *run = b->run;
 	const tl_exec *e = &run->execs[x];
-	if (e->gnode < 0 || !tl_memory_is_forwarding_op(e->op))
-		return;
 	uint32_t n = (uint32_t)e->gnode;
 	int32_t src_buf = -1;
 	for (uint32_t k = run->in_first[n]; k < run->in_first[n + 1]; k++) {
@@ -500,7 +699,7 @@ static void drop_refs(struct memory_builder *b, tl_memory *mem)
 			continue;
 		struct ref *ref = &g_array_index(b->refs, struct ref, r);
 		const tl_exec *dst = &run->execs[l->dst];
-		int64_t end = exec_end_us(dst);
+		int64_t end = b->flat->exec[l->dst].end;
 		if (end > ref->drop_us) {
 			ref->drop_us = end;
 			ref->dropper = (int32_t)l->dst;
@@ -540,7 +739,6 @@ static void drop_refs(struct memory_builder *b, tl_memory *mem)
 
 static void settle_buffers(struct memory_builder *b, tl_memory *mem)
 {
-	const tl_run *run = b->run;
 	for (guint i = 0; i < b->refs->len; i++) {
 		struct ref *ref = &g_array_index(b->refs, struct ref, i);
 		tl_buffer *buf = buffer_at(b, ref->buffer);
@@ -554,7 +752,7 @@ static void settle_buffers(struct memory_builder *b, tl_memory *mem)
 		int32_t who = ref->dropper;
 		tl_free_cause cause = TL_FREE_LAST_USE;
 		if (drop == INT64_MIN) {
-			drop = exec_end_us(&run->execs[ref->r.exec]);
+			drop = b->flat->exec[ref->r.exec].end;
 			who = ref->r.exec;
 			cause = TL_FREE_UNUSED;
 		}
@@ -598,16 +796,16 @@ static int cmp_alloc_order(const void *a, const void *b)
 /* The executions of the executor devices in the order their allocations
  * happened, so a buffer exists before any alias of it is seen; *n_out is
  * their count. The caller frees the array. */
-static uint32_t *alloc_order(const tl_run *run, size_t *n_out)
+static uint32_t *alloc_order(const struct memory_builder *b, size_t *n_out)
 {
+	const tl_run *run = b->run;
 	struct alloc_order *by = g_new(struct alloc_order, run->n_execs ? run->n_execs : 1);
 	size_t n = 0;
 	for (uint32_t i = 0; i < run->n_execs; i++) {
-		const tl_exec *e = &run->execs[i];
-		if (run->devices[e->device].kind == TL_DEV_EXECUTOR)
-			by[n++] = (struct alloc_order){.compute_start = exec_compute_start_us(e),
-						       .start = exec_start_us(e),
-						       .exec = i};
+		const struct flat_exec *fx = &b->flat->exec[i];
+		if (run->devices[run->execs[i].device].kind == TL_DEV_EXECUTOR)
+			by[n++] = (struct alloc_order){
+			    .compute_start = fx->compute_start, .start = fx->start, .exec = i};
 	}
 	qsort(by, n, sizeof *by, cmp_alloc_order);
 	uint32_t *order = g_new(uint32_t, n ? n : 1);
@@ -621,28 +819,27 @@ static uint32_t *alloc_order(const tl_run *run, size_t *n_out)
 /* The buffers and references of the executions order[0 .. n). */
 static void scan_execs(struct memory_builder *b, const uint32_t *order, size_t n)
 {
-	const tl_run *run = b->run;
+	const struct flat *f = b->flat;
+	GArray *fresh = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	for (size_t i = 0; i < n; i++) {
-		/* The order jumps about a 100 MB dump: what the executions a
-		 * few steps ahead will read is fetched meanwhile. */
-		if (i + 16 < n)
-			__builtin_prefetch(&run->execs[order[i + 16]]);
-		if (i + 8 < n) {
-			const Tensorflow__NodeExecStats *ahead = run->execs[order[i + 8]].ns;
-			__builtin_prefetch(ahead);
-			__builtin_prefetch((const char *)ahead + 64);
-			__builtin_prefetch((const char *)ahead + 128);
-		}
+		/* The order jumps about the flat arrays, a few MB on a 100 MB
+		 * dump: what the executions a few steps ahead read is fetched
+		 * meanwhile. */
+		if (i + 8 < n)
+			__builtin_prefetch(&f->exec[order[i + 8]]);
 		if (i + 4 < n) {
-			const Tensorflow__NodeExecStats *ahead = run->execs[order[i + 4]].ns;
-			if (ahead->n_output > 0)
-				__builtin_prefetch(ahead->output[0]);
-			if (ahead->n_memory > 0)
-				__builtin_prefetch(ahead->memory[0]);
+			const struct flat_exec *ahead = &f->exec[order[i + 4]];
+			if (ahead->n_out > 0)
+				__builtin_prefetch(
+				    &g_array_index(f->outs, struct flat_out, ahead->first_out));
+			if (ahead->n_mu > 0)
+				__builtin_prefetch(
+				    &g_array_index(f->mus, struct flat_mu, ahead->first_mu));
 		}
-		scan_exec(b, (int32_t)order[i]);
+		scan_exec(b, (int32_t)order[i], fresh);
 		forward_missing(b, (int32_t)order[i]);
 	}
+	g_array_free(fresh, TRUE);
 }
 
 /* Moves the builder's buffers into mem, and its references with them,
@@ -713,13 +910,16 @@ static tl_memory *memory_build(const tl_run *run, bool full)
 	mem->run = run;
 	mem->step_start_us = step_bounds(run, &mem->step_end_us);
 	struct memory_builder b = {.run = run, .arena = run->arena};
-	b.buffers = g_array_new(FALSE, FALSE, sizeof(tl_buffer));
-	b.refs = g_array_new(FALSE, FALSE, sizeof(struct ref));
-	b.by_key = g_hash_table_new(buf_key_hash, buf_key_equal);
 	b.allocator_names = g_hash_table_new(g_str_hash, g_str_equal);
-	b.by_tensor = g_hash_table_new(tensor_key_hash, g_direct_equal);
+	b.flat = flatten(&b);
+	b.buffers = g_array_sized_new(FALSE, FALSE, sizeof(tl_buffer), b.flat->outs->len);
+	b.refs = g_array_sized_new(FALSE, FALSE, sizeof(struct ref), b.flat->outs->len);
+	b.by_key = key_table_new(b.flat->outs->len + b.flat->refds->len);
+	b.ref_head = g_new(int32_t, run->n_execs ? run->n_execs : 1);
+	for (size_t i = 0; i < run->n_execs; i++)
+		b.ref_head[i] = -1;
 	size_t n;
-	uint32_t *order = alloc_order(run, &n);
+	uint32_t *order = alloc_order(&b, &n);
 	scan_execs(&b, order, n);
 	g_free(order);
 	g_free(b.min_ends);
@@ -729,9 +929,10 @@ static tl_memory *memory_build(const tl_run *run, bool full)
 	tl_memory_recv_add(&b, mem);
 	take_buffers(&b, mem);
 	g_array_free(b.refs, TRUE);
-	g_hash_table_destroy(b.by_key);
+	key_table_free(b.by_key);
 	g_hash_table_destroy(b.allocator_names);
-	g_hash_table_destroy(b.by_tensor);
+	g_free(b.ref_head);
+	flat_free(b.flat);
 
 	bool any_estimated = mark_recorded(mem);
 	if (full)

@@ -32,24 +32,33 @@ struct ref {
 	uint32_t buffer;
 	int64_t drop_us; /* INT64_MIN until a consumer is seen */
 	int32_t dropper;
+	int32_t next; /* the execution's previous reference, or -1 */
 	bool fetched;
 };
 
 struct buf_key;
+struct key_table;
+struct flat;
+
+/* Allocator names kept beside the table, found by address alone. */
+#define TL_MEMORY_NAMES_NEAR 16
 
 struct memory_builder {
 	const tl_run *run;
-	tl_arena *arena;       /* the run's arena, for names */
-	GArray *buffers;       /* tl_buffer */
-	GArray *refs;	       /* struct ref */
-	GHashTable *by_key;    /* struct buf_key -> buffer + 1 */
-	GHashTable *by_tensor; /* (exec << 20 | slot) -> ref + 1 */
+	tl_arena *arena;	  /* the run's arena, for names */
+	GArray *buffers;	  /* tl_buffer */
+	GArray *refs;		  /* struct ref */
+	struct key_table *by_key; /* (allocator, id, ptr) -> buffer (memory.c) */
+	int32_t *ref_head;	  /* per execution: its last reference, or -1 */
+	struct flat *flat;	  /* the executions' records, copied out (memory.c) */
 	int64_t next_temp_id;
 	int64_t *min_ends; /* tl_dataflow_min_ends, made when first needed */
 	/* Each allocator name once: a buffer's allocator is this pointer, so
 	 * tables of buffers key on it without hashing its text. */
 	GHashTable *allocator_names; /* name -> the same name */
 	const char *last_allocator;
+	const char *names_near[TL_MEMORY_NAMES_NEAR]; /* the first copies made */
+	unsigned n_names_near;
 };
 
 /* The builder's one copy of allocator name s. */
@@ -84,20 +93,24 @@ static inline int64_t exec_end_us(const tl_exec *e)
 	return e->ns->all_start_micros + e->ns->all_end_rel_micros;
 }
 
-static inline gpointer tensor_key(int32_t exec, int32_t slot)
-{
-	return GSIZE_TO_POINTER(((gsize)(uint32_t)exec << 20) | (gsize)(slot & 0xfffff));
-}
-
 static inline tl_buffer *buffer_at(struct memory_builder *b, uint32_t i)
 {
 	return &g_array_index(b->buffers, tl_buffer, i);
 }
 
+/* The reference to output `slot` of execution `exec`, or -1. Slots are
+ * told apart by their low 20 bits (as they always were). */
 static inline int32_t find_ref(struct memory_builder *b, int32_t exec, int32_t slot)
 {
-	gpointer hit = g_hash_table_lookup(b->by_tensor, tensor_key(exec, slot));
-	return hit != NULL ? (int32_t)GPOINTER_TO_SIZE(hit) - 1 : -1;
+	if (exec < 0 || (size_t)exec >= b->run->n_execs)
+		return -1;
+	for (int32_t r = b->ref_head[exec]; r >= 0;) {
+		const struct ref *ref = &g_array_index(b->refs, struct ref, r);
+		if (((ref->r.slot ^ slot) & 0xfffff) == 0)
+			return r;
+		r = ref->next;
+	}
+	return -1;
 }
 
 /* memory.c */
