@@ -163,14 +163,18 @@ const char *tl_memory_allocator_name(struct memory_builder *b, const char *s)
 	/* runs of buffers name one allocator: the last answer first */
 	if (s == b->last_allocator)
 		return s;
-	/* one of the first copies made, by its address */
+	/* one of the first copies made: by its address, else by its text (a
+	 * dump names a few allocators, each record with a copy of its name) */
 	for (unsigned i = 0; i < b->n_names_near; i++)
 		if (s == b->names_near[i]) {
 			b->last_allocator = s;
 			return s;
 		}
-	if (b->last_allocator != NULL && strcmp(s, b->last_allocator) == 0)
-		return b->last_allocator;
+	for (unsigned i = 0; i < b->n_names_near; i++)
+		if (strcmp(s, b->names_near[i]) == 0) {
+			b->last_allocator = b->names_near[i];
+			return b->names_near[i];
+		}
 	const char *own = g_hash_table_lookup(b->allocator_names, s);
 	if (own == NULL) {
 		own = s;
