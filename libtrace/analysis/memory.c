@@ -170,6 +170,8 @@ const char *tl_memory_allocator_name(struct memory_builder *b, const char *s)
 			b->last_allocator = s;
 			return s;
 		}
+	if (b->last_allocator != NULL && strcmp(s, b->last_allocator) == 0)
+		return b->last_allocator;
 	for (unsigned i = 0; i < b->n_names_near; i++)
 		if (strcmp(s, b->names_near[i]) == 0) {
 			b->last_allocator = b->names_near[i];
