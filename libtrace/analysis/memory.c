@@ -249,7 +249,7 @@ struct flat_rec {
 };
 
 struct flat_exec {
-	int64_t start, compute_start, compute_end, end; /* us */
+	int64_t start, compute_start, compute_end; /* us */
 	uint32_t first_out, first_refd, first_mu;
 	uint32_t n_out, n_refd, n_mu;
 	bool forwarding; /* a forwarding op with a graph node */
@@ -257,6 +257,7 @@ struct flat_exec {
 
 struct flat {
 	struct flat_exec *exec; /* per execution; records for executors' only */
+	int64_t *end;		/* per execution, its end (us): the drops read it by link */
 	GArray *outs;		/* struct flat_out */
 	GArray *refds;		/* struct flat_refd */
 	GArray *mus;		/* struct flat_mu */
@@ -368,6 +369,7 @@ static struct flat *flatten(struct memory_builder *b)
 	const tl_run *run = b->run;
 	struct flat *f = g_new0(struct flat, 1);
 	f->exec = g_new0(struct flat_exec, run->n_execs ? run->n_execs : 1);
+	f->end = g_new(int64_t, run->n_execs ? run->n_execs : 1);
 	f->outs = g_array_sized_new(FALSE, FALSE, sizeof(struct flat_out), (guint)run->n_execs);
 	f->refds = g_array_new(FALSE, FALSE, sizeof(struct flat_refd));
 	f->mus = g_array_sized_new(FALSE, FALSE, sizeof(struct flat_mu), (guint)run->n_execs);
@@ -379,7 +381,7 @@ static struct flat *flatten(struct memory_builder *b)
 		fx->start = exec_start_us(e);
 		fx->compute_start = ns->all_start_micros + ns->op_start_rel_micros;
 		fx->compute_end = ns->all_start_micros + ns->op_end_rel_micros;
-		fx->end = exec_end_us(e);
+		f->end[x] = exec_end_us(e);
 		fx->first_out = f->outs->len;
 		fx->first_refd = f->refds->len;
 		fx->first_mu = f->mus->len;
@@ -394,6 +396,7 @@ static void flat_free(struct flat *f)
 	if (f == NULL)
 		return;
 	g_free(f->exec);
+	g_free(f->end);
 	g_array_free(f->outs, TRUE);
 	g_array_free(f->refds, TRUE);
 	g_array_free(f->mus, TRUE);
@@ -705,7 +708,7 @@ static void drop_refs(struct memory_builder *b, tl_memory *mem)
 			continue;
 		struct ref *ref = &g_array_index(b->refs, struct ref, r);
 		const tl_exec *dst = &run->execs[l->dst];
-		int64_t end = b->flat->exec[l->dst].end;
+		int64_t end = b->flat->end[l->dst];
 		if (end > ref->drop_us) {
 			ref->drop_us = end;
 			ref->dropper = (int32_t)l->dst;
@@ -758,7 +761,7 @@ static void settle_buffers(struct memory_builder *b, tl_memory *mem)
 		int32_t who = ref->dropper;
 		tl_free_cause cause = TL_FREE_LAST_USE;
 		if (drop == INT64_MIN) {
-			drop = b->flat->exec[ref->r.exec].end;
+			drop = b->flat->end[ref->r.exec];
 			who = ref->r.exec;
 			cause = TL_FREE_UNUSED;
 		}
