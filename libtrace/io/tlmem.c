@@ -540,7 +540,16 @@ static gint cmp_out(gconstpointer a, gconstpointer b)
 /* The allocation and free events of the objects kept. */
 static void object_events(struct treader *r, bool damaged, GArray *out, GHashTable *devices)
 {
-	size_t overwritten = 0;
+	size_t overwritten = 0, undeleted = 0;
+	/* later[i]: a later object has object i's name */
+	bool *later = g_new0(bool, r->objs->len + 1);
+	GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
+	for (guint i = r->objs->len; i-- > 0;) {
+		const struct obj *o = &g_array_index(r->objs, struct obj, i);
+		later[i] = g_hash_table_contains(seen, o->name);
+		g_hash_table_add(seen, (gpointer)o->name);
+	}
+	g_hash_table_destroy(seen);
 	for (guint i = 0; i < r->objs->len; i++) {
 		const struct obj *o = &g_array_index(r->objs, struct obj, i);
 		if (o->bad)
@@ -550,10 +559,12 @@ static void object_events(struct treader *r, bool damaged, GArray *out, GHashTab
 			     "a tensor object has no snapshot (O) with its description: left out");
 			continue;
 		}
-		if (!o->has_delete && !damaged) {
+		if (!o->has_delete && later[i]) {
 			overwritten++;
 			continue;
 		}
+		if (!o->has_delete && !damaged)
+			undeleted++;
 		const char *dev = g_hash_table_lookup(devices, o->allocator);
 		if (dev == NULL) {
 			dev = device_of(r, o->pid);
@@ -586,12 +597,17 @@ static void object_events(struct treader *r, bool damaged, GArray *out, GHashTab
 		f.seq++;
 		g_array_append_val(out, f);
 	}
+	g_free(later);
 	if (overwritten > 0)
 		tl_warn("tlmem-overwritten",
-			"%zu tensor objects have no deletion (D): timeline.py keeps only the last "
-			"run of a node run several times in a step, and leaves the earlier ones out "
-			"of its counters; left out here too",
+			"%zu tensor objects have no deletion (D) and a later object of their name: "
+			"timeline.py keeps only the last run of a node run several times in a "
+			"step, and leaves the earlier ones out of its counters; left out here too",
 			overwritten);
+	if (undeleted > 0)
+		tl_warn("tlmem-undeleted",
+			"%zu tensor objects have no deletion (D): counted as never freed",
+			undeleted);
 }
 
 /* The counters of one allocator's time, in file order. */

@@ -39,10 +39,10 @@
  * records, allocator_bytes_in_use, temporaries and persistent memory; a
  * forwarded tensor (Identity, Reshape) counts again; a node run several
  * times keeps only its last run's tensor: the earlier objects have an N and
- * an O but no D and are in no counter. Such an object of an intact file is
- * left out as the counters leave it (one warning with a count); in a
- * damaged file (cut: its D and C events come last) an object with no D is
- * kept, never freed.
+ * an O but no D and are in no counter. An object with no D and a later
+ * object of its name is such a one, and is left out as the counters leave it
+ * (one warning with a count); any other object with no D (a file cut short:
+ * the D and C events come last) is kept, never freed.
  *
  * Times are nanoseconds from the trace's start (the earliest ts of any
  * event but metadata, as io/kineto_memory.h counts), in the input's order
