@@ -60,6 +60,7 @@ struct treader {
 	bool has_origin;
 	GString *buf, *buf2;
 	GArray *warns; /* struct held: said once the input reads */
+	bool quiet;    /* a side stream: nothing said */
 };
 
 struct held {
@@ -598,13 +599,13 @@ static void object_events(struct treader *r, bool damaged, GArray *out, GHashTab
 		g_array_append_val(out, f);
 	}
 	g_free(later);
-	if (overwritten > 0)
+	if (overwritten > 0 && !r->quiet)
 		tl_warn("tlmem-overwritten",
 			"%zu tensor objects have no deletion (D) and a later object of their name: "
 			"timeline.py keeps only the last run of a node run several times in a "
 			"step, and leaves the earlier ones out of its counters; left out here too",
 			overwritten);
-	if (undeleted > 0)
+	if (undeleted > 0 && !r->quiet)
 		tl_warn("tlmem-undeleted",
 			"%zu tensor objects have no deletion (D): counted as never freed",
 			undeleted);
@@ -712,7 +713,7 @@ static void counters_onto(struct treader *r, bool damaged, GArray *out, GHashTab
 			odd = odd || has_events;
 			add_sample(out, key, devices, &g_array_index(gs, struct group, k));
 		}
-		if (odd && gs->len > 0)
+		if (odd && gs->len > 0 && !r->quiet)
 			tl_warn("tlmem-counters",
 				"allocator '%s': its counters (C) do not follow its tensor objects "
 				"one for one (an edited file): each time's last counter is taken "
@@ -802,8 +803,10 @@ static int read_memory(const uint8_t *data, size_t len, const char *name, tl_are
 		rc = tl_warn_damage(err, name, "the events before it are read", "%s", why);
 	}
 	if (rc == 0 && any) {
+		r.quiet = side;
 		finish(&r, damaged, out);
-		tell(&r);
+		if (!side)
+			tell(&r);
 	}
 	treader_free(&r);
 	return rc < 0 ? -1 : 0;

@@ -65,10 +65,11 @@
  * means it holds none. */
 bool tl_tlmem_maybe(const uint8_t *data, size_t len);
 
-/* The memory of the trace as a side stream of its timeline (io/chrome_run.c):
- * damage keeps the events before it, unsaid (the timeline's reader says
- * it); the object warnings are said. out->n 0: no memory events. -1 with
- * err filled only when the data is no Chrome JSON at all. */
+/* The memory of the trace as a side stream of its timeline (io/chrome_run.c,
+ * which every tool reads): damage keeps the events before it, and nothing
+ * is said (the timeline's reader says the damage; trace-memory, which reads
+ * the memory as its main stream, the rest). out->n 0: no memory events. -1
+ * with err filled only when the data is no Chrome JSON at all. */
 int tl_tlmem_alloc_events(const uint8_t *data, size_t len, tl_arena *arena, tl_alloc_events *out,
 			  tl_error *err);
 
