@@ -24,7 +24,8 @@ static const char usage[] =
     "Usage: trace-memory [OPTIONS] [INPUT...]\n"
     "Rebuild what held memory in a TensorFlow step, buffer by buffer, from RunMetadata\n"
     "(binary, text, gzip, TFRecord or TensorBoard events) and its partition graphs,\n"
-    "or the allocator's curves from a PyTorch profiler trace's [memory] events.\n"
+    "or the allocator's curves from a PyTorch profiler trace's [memory] events or a\n"
+    "timeline.py trace's memory (show_memory=True).\n"
     "Writes a Chrome trace (ops, one memory counter per allocator, every buffer's\n"
     "lifetime) or, with --report, the peak per allocator and what was live at it.\n"
     "No INPUT, or '-', reads stdin.\n"
@@ -64,7 +65,10 @@ static const char usage[] =
     "allocator the peak (the largest \"Total Allocated\"), the blocks live at it by\n"
     "op, and the check of the running sum of \"Bytes\" against the totals;\n"
     "--buffers, --objects and --no-flows do not apply to it. The same holds for a TF2/JAX\n"
-    "XSpace's MemoryAllocation/MemoryDeallocation events.\n"
+    "XSpace's MemoryAllocation/MemoryDeallocation events, and for a TF1 timeline.py\n"
+    "trace made with show_memory=True: its tensor objects are the blocks (named by\n"
+    "tensor, sized in requested bytes, as timeline.py counts them) and its allocator\n"
+    "counters the totals checked; what timeline.py leaves out is in the README.\n"
     "Exit status: 0 ok, 1 bad input or write error, 2 usage.\n";
 
 struct job {
