@@ -26,12 +26,12 @@
 struct obj {
 	int64_t create_ns, delete_ns;
 	bool has_snapshot, has_delete, bad;
-	const char *name;	/* the tensor's name, in the arena */
-	const char *pid;	/* its process's pid text, in the arena */
-	const char *allocator;	/* from its snapshot */
-	const char *what;	/* dtype and shape */
+	const char *name;      /* the tensor's name, in the arena */
+	const char *pid;       /* its process's pid text, in the arena */
+	const char *allocator; /* from its snapshot */
+	const char *what;      /* dtype and shape */
 	int64_t requested, allocated;
-	uint64_t offset;	/* of its N, for warnings */
+	uint64_t offset; /* of its N, for warnings */
 };
 
 /* One counter while reading. */
@@ -227,7 +227,9 @@ static bool parse_desc(char *text, struct desc *d)
 	const char *path[8];
 	size_t depth = 0;
 	bool ok = true;
-	for (char *line = strtok(text, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+	char *save = NULL;
+	for (char *line = strtok_r(text, "\n", &save); line != NULL;
+	     line = strtok_r(NULL, "\n", &save)) {
 		g_strstrip(line);
 		size_t n = strlen(line);
 		if (n == 0)
@@ -307,9 +309,9 @@ static tl_span desc_span(const tl_chrome_in_event *ev)
 			return none;
 		if (klen == strlen(want[level]) && memcmp(key, want[level], klen) == 0) {
 			if (level == 1)
-				return *v == '"' ? (tl_span){(uint32_t)(v - base),
-							     (uint32_t)(vend - v)}
-						 : none;
+				return *v == '"'
+					   ? (tl_span){(uint32_t)(v - base), (uint32_t)(vend - v)}
+					   : none;
 			if (*v != '{')
 				return none;
 			level++;
@@ -352,9 +354,8 @@ static void take_snapshot(struct treader *r, const tl_chrome_in_event *ev)
 		o->has_snapshot = true;
 		o->requested = d.requested;
 		o->allocated = d.allocated;
-		o->allocator = intern(r, d.allocator != NULL && d.allocator[0] != '\0'
-					     ? d.allocator
-					     : NO_ALLOCATOR);
+		o->allocator = intern(
+		    r, d.allocator != NULL && d.allocator[0] != '\0' ? d.allocator : NO_ALLOCATOR);
 		GString *w = d.dtype;
 		if (w->len == 0)
 			g_string_assign(w, "?");
