@@ -157,8 +157,7 @@ static void take_create(struct treader *r, const tl_chrome_in_event *ev)
 	o.name = intern(r, tl_chrome_reader_span_text(ev, ev->name, r->buf2));
 	o.pid = intern_span(r, ev, ev->pid);
 	g_array_append_val(r->objs, o);
-	char *key = tl_arena_strdup(r->arena, obj_key(r, ev));
-	g_hash_table_insert(r->keys, key, GUINT_TO_POINTER(r->objs->len));
+	g_hash_table_insert(r->keys, g_strdup(obj_key(r, ev)), GUINT_TO_POINTER(r->objs->len));
 }
 
 static struct obj *find(struct treader *r, const tl_chrome_in_event *ev)
@@ -755,7 +754,7 @@ static void treader_init(struct treader *r, tl_arena *arena)
 	*r = (struct treader){.arena = arena};
 	r->objs = g_array_new(FALSE, FALSE, sizeof(struct obj));
 	r->counters = g_array_new(FALSE, FALSE, sizeof(struct counter));
-	r->keys = g_hash_table_new(g_str_hash, g_str_equal);
+	r->keys = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	r->strs = g_hash_table_new(g_str_hash, g_str_equal);
 	r->pnames = g_hash_table_new(g_str_hash, g_str_equal);
 	r->buf = g_string_new(NULL);
