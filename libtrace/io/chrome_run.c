@@ -10,7 +10,6 @@
 #include "io/chrome_reader.h"
 #include "io/format.h"
 #include "io/kineto_memory.h"
-#include "io/tlmem.h"
 #include "io/tf2names.h"
 
 #include <glib.h>
@@ -884,19 +883,15 @@ static void stack_free(gpointer p)
 	g_array_free(p, TRUE);
 }
 
-/* Kineto's [memory] events, or timeline.py's tensor objects and counters,
- * moved onto the run's clock. */
+/* Kineto's [memory] events, moved onto the run's clock. */
 static int read_allocs(creader *c, const uint8_t *data, size_t len, tl_chrome_run *out,
 		       tl_error *err)
 {
 	out->allocs = (tl_alloc_events){0};
-	if (memmem(data, len, "\"[memory]\"", 10) != NULL) {
-		if (tl_kineto_alloc_events(data, len, c->arena, &out->allocs, err) < 0)
-			return -1;
-	} else if (c->tf1 && tl_tlmem_maybe(data, len)) {
-		if (tl_tlmem_alloc_events(data, len, c->arena, &out->allocs, err) < 0)
-			return -1;
-	}
+	if (memmem(data, len, "\"[memory]\"", 10) == NULL)
+		return 0;
+	if (tl_kineto_alloc_events(data, len, c->arena, &out->allocs, err) < 0)
+		return -1;
 	for (size_t i = 0; i < out->allocs.n; i++)
 		out->allocs.ev[i].t_ns += c->origin;
 	out->allocs.clock = "the run's clock";

@@ -733,11 +733,13 @@ static void finish(struct treader *r, bool damaged, tl_alloc_events *out)
 	g_array_sort(evs, cmp_out);
 	out->n = evs->len;
 	out->ev = tl_arena_alloc(r->arena, (evs->len ? evs->len : 1) * sizeof *out->ev);
+	/* the side stream keeps the file's clock, the run's */
+	int64_t origin = r->quiet ? 0 : r->origin;
 	for (guint i = 0; i < evs->len; i++) {
 		out->ev[i] = g_array_index(evs, struct out_ev, i).e;
-		out->ev[i].t_ns -= r->origin;
+		out->ev[i].t_ns -= origin;
 	}
-	out->clock = "trace start";
+	out->clock = r->quiet ? "the run's clock" : "trace start";
 	g_hash_table_destroy(devices);
 	g_array_free(evs, TRUE);
 }

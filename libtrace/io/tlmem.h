@@ -45,8 +45,8 @@
  * the D and C events come last) is kept, never freed.
  *
  * Times are nanoseconds from the trace's start (the earliest ts of any
- * event but metadata, as io/kineto_memory.h counts), in the input's order
- * otherwise. Odd objects are skipped with one warning per kind (no O, an O
+ * event but metadata, as io/kineto_memory.h counts; the side stream's, the
+ * file's own clock). Odd objects are skipped with one warning per kind (no O, an O
  * with no N, a D with no N, no usable ts, bytes beyond +-2^62).
  */
 #ifndef TL_IO_TLMEM_H
@@ -65,8 +65,10 @@
  * means it holds none. */
 bool tl_tlmem_maybe(const uint8_t *data, size_t len);
 
-/* The memory of the trace as a side stream of its timeline (io/chrome_run.c,
- * which every tool reads): damage keeps the events before it, and nothing
+/* The memory of the trace as a side stream of its timeline (io/source.c,
+ * for the tools that ask for allocator events: trace-report), its times in
+ * nanoseconds on the file's own clock, as io/chrome_run.h's run has them
+ * (clock "the run's clock"): damage keeps the events before it, and nothing
  * is said (the timeline's reader says the damage; trace-memory, which reads
  * the memory as its main stream, the rest). out->n 0: no memory events. -1
  * with err filled only when the data is no Chrome JSON at all. */

@@ -111,6 +111,9 @@ static void test_side_stream_silent(void **state)
 	 * be: left out; the one at 100 is kept */
 	assert_int_equal(ev.ev[0].total_allocated, 24);
 	assert_int_equal(ev.ev[3].total_allocated, -1);
+	/* on the file's clock, the run's */
+	assert_int_equal(ev.ev[0].t_ns, 100000);
+	assert_string_equal(ev.clock, "the run's clock");
 	tl_arena_free(arena);
 }
 
