@@ -22,7 +22,7 @@ FUZZ_MAX_LEN=${FUZZ_MAX_LEN:-65536}
 FUZZ_JOBS=${FUZZ_JOBS:-$(nproc)}
 SHARED=${SHARED-../shared}
 TESTBIN=${TESTBIN:-build/tests}
-names=${*:-binary text tfrecord chrome dataflow memory merge summarize graph decode xspace pbjson tf2trace}
+names=${*:-binary text tfrecord chrome dataflow memory merge summarize graph decode xspace pbjson tf2trace tlmem}
 
 corpus=$FUZZ_BUILD/corpus
 artifacts=$FUZZ_BUILD/artifacts
@@ -73,6 +73,7 @@ for name in $names; do
 		seed tfrecord '*tfevents*' $data_dirs
 		;;
 	chrome) seed chrome '*.json' $chrome_dirs ;;
+	tlmem) seed tlmem '*.json' $chrome_dirs tests/cli/data/tlmem ;;
 	xspace)
 		seed xspace '*' tests/fuzz/seeds/xspace
 		seed xspace '*.xplane.pb*' $data_dirs

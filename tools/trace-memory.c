@@ -24,7 +24,8 @@ static const char usage[] =
     "Usage: trace-memory [OPTIONS] [INPUT...]\n"
     "Rebuild what held memory in a TensorFlow step, buffer by buffer, from RunMetadata\n"
     "(binary, text, gzip, TFRecord or TensorBoard events) and its partition graphs,\n"
-    "or the allocator's curves from a PyTorch profiler trace's [memory] events.\n"
+    "or the allocator's curves from a PyTorch profiler trace's [memory] events or a\n"
+    "timeline.py trace's memory (show_memory=True).\n"
     "Writes a Chrome trace (ops, one memory counter per allocator, every buffer's\n"
     "lifetime) or, with --report, the peak per allocator and what was live at it.\n"
     "No INPUT, or '-', reads stdin.\n"
@@ -72,7 +73,10 @@ static const char usage[] =
     "address and op, and the check of the running sum of \"Bytes\" against the totals,\n"
     "in the same report, plot and trace as RunMetadata; --no-flows does not apply to\n"
     "it. The same holds for a TF2/JAX XSpace's MemoryAllocation/MemoryDeallocation\n"
-    "events.\n"
+    "events, and for a TF1 timeline.py trace made with show_memory=True: its tensor\n"
+    "objects are the blocks (named by tensor, sized in requested bytes, as timeline.py\n"
+    "counts them) and its allocator counters the totals checked; what timeline.py\n"
+    "leaves out is in the README.\n"
     "Exit status: 0 ok, 1 bad input or write error, 2 usage.\n";
 
 struct job {

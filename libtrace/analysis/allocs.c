@@ -117,7 +117,9 @@ static void take_alloc(struct pass *p, size_t k)
 			    .free_ns = TL_ALLOCS_NEVER,
 			    .op = e->op,
 			    .alloc_ev = i,
-			    .free_ev = SIZE_MAX};
+			    .free_ev = SIZE_MAX,
+			    .what = e->what,
+			    .allocated = e->allocated};
 	add_block(p, &b, (ptrdiff_t)k, POS_NEVER, prev);
 	g_hash_table_insert(p->open, g_memdup2(&key, sizeof key), GSIZE_TO_POINTER(p->blocks->len));
 }

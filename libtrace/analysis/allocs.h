@@ -42,6 +42,9 @@ typedef struct tl_alloc_block {
 	const char *op;	  /* the op it was allocated in, or NULL (unknown, or before the trace) */
 	const char *free_op;
 	size_t alloc_ev, free_ev; /* indexes in the input; SIZE_MAX: none */
+	const char *what;	  /* its allocation's dtype and shape, or NULL */
+	int64_t allocated;	  /* its allocation's allocated bytes where bytes are
+				     those requested (timeline.py); 0: not recorded */
 } tl_alloc_block;
 
 /* A point of the curve: in use after the event at t_ns. */

@@ -2,6 +2,7 @@
 
 #include "io/kineto_memory.h"
 #include "io/source.h"
+#include "io/tlmem.h"
 #include "model/run.h"
 
 #include <string.h>
@@ -31,7 +32,8 @@ void tl_alloc_inputs_add(GPtrArray *allocs, const char *label, tl_arena *arena,
 	g_ptr_array_add(allocs, in);
 }
 
-/* A Chrome trace: the [memory] events of a PyTorch (Kineto) trace. */
+/* A Chrome trace: the [memory] events of a PyTorch (Kineto) trace, or the
+ * tensor objects and allocator counters of a timeline.py trace. */
 static int read_chrome(tl_source *src, GPtrArray *allocs, tl_error *err)
 {
 	const uint8_t *data = NULL;
@@ -40,6 +42,16 @@ static int read_chrome(tl_source *src, GPtrArray *allocs, tl_error *err)
 		return -1;
 	tl_arena *arena = tl_arena_new();
 	tl_alloc_events ev;
+	if (memmem(data, len, "\"[memory]\"", 10) == NULL) {
+		if (tl_tlmem_read(data, len, tl_source_name(src), arena, &ev, err) < 0) {
+			tl_arena_free(arena);
+			return -1;
+		}
+		if (ev.n > 0) {
+			tl_alloc_inputs_add(allocs, tl_source_name(src), arena, &ev, NULL, 0);
+			return 0;
+		}
+	}
 	tl_kineto_ops kops;
 	if (tl_kineto_memory_read(data, len, tl_source_name(src), arena, &ev, &kops, err) < 0) {
 		tl_arena_free(arena);

@@ -3,12 +3,14 @@
  * RunMetadata (any form source.h reads) becomes runs, as for every tool; an
  * input that records allocations by address becomes a tl_alloc_input:
  *   - Chrome trace JSON: a PyTorch profiler (Kineto) trace's "[memory]"
- *     events (io/kineto_memory.h), with its op slices;
+ *     events (io/kineto_memory.h), with its op slices; a TF1 timeline.py
+ *     trace's tensor objects and allocator counters (show_memory=True:
+ *     io/tlmem.h);
  *   - an XSpace (*.xplane.pb): its MemoryAllocation/MemoryDeallocation
  *     events, once io/xspace.h has tl_xspace_alloc_events (read_xspace
  *     below is where it plugs in).
- * A Chrome trace without [memory] events is an error that says how to
- * record them.
+ * A Chrome trace without either is an error that says how to record
+ * them.
  *
  * Each tl_alloc_input owns its arena (events, strings, ops) and its label;
  * the array owns the inputs (tl_alloc_inputs_free).

@@ -36,6 +36,10 @@ const char *tl_memreport_name(const tl_memview_block *b, char *buf, size_t size)
 {
 	if (b->buffer != NULL)
 		return b->name;
+	/* an input that records tensors (timeline.py's objects) names them; its
+	 * addresses are the objects' ordinals */
+	if (b->event->what != NULL && b->op != NULL)
+		return b->op;
 	snprintf(buf, size, "0x%" PRIx64, b->addr);
 	return buf;
 }
@@ -189,6 +193,8 @@ static void live_row(tl_table *t, const tl_memview *v, const tl_memview_allocato
 	g_string_truncate(x->shape, 0);
 	if (b->buffer != NULL)
 		tl_memreport_shape(b->buffer, x->shape);
+	else if (b->event->what != NULL)
+		g_string_append(x->shape, b->event->what);
 	snprintf(x->peak, sizeof x->peak, "%" PRId64, a->peak_bytes);
 	tl_memreport_us(x->peak_us, sizeof x->peak_us, a->peak_ns);
 	if (rank > 0)

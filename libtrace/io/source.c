@@ -8,6 +8,7 @@
 #include "io/pbwire.h"
 #include "io/tf2trace.h"
 #include "io/tfrecord.h"
+#include "io/tlmem.h"
 #include "io/xspace.h"
 
 #include <glib.h>
@@ -946,6 +947,13 @@ static int next_chrome(tl_source *src, tl_arena **arena_out, Tensorflow__RunMeta
 		return -1;
 	tl_arena *arena = tl_arena_new();
 	if (tl_chrome_run_read(data, len, tl_input_name(src->in), arena, &src->chrome, err) < 0) {
+		tl_arena_free(arena);
+		return note_input_damage(src, err);
+	}
+	/* timeline.py's memory, for the tools that ask for allocator events
+	 * (io/tlmem.h; a second pass over the file, which the others skip) */
+	if (src->want_allocs && src->chrome.allocs.n == 0 && src->chrome.dataflow &&
+	    tl_tlmem_alloc_events(data, len, arena, &src->chrome.allocs, err) < 0) {
 		tl_arena_free(arena);
 		return note_input_damage(src, err);
 	}

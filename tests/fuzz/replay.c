@@ -14,7 +14,7 @@
 #include <string.h>
 
 #define HARNESSES(X) X(binary) X(text) X(tfrecord) X(chrome) X(dataflow) X(memory) X(merge) X(summarize) \
-	X(graph) X(decode) X(xspace) X(pbjson) X(tf2trace)
+	X(graph) X(decode) X(xspace) X(pbjson) X(tf2trace) X(tlmem)
 
 #define DECLARE(name) int fuzz_##name##_one(const uint8_t *data, size_t size);
 HARNESSES(DECLARE)

@@ -97,10 +97,10 @@ static void test_from_allocs(void **state)
 	/* 0x30 (30 B) was allocated before the trace; the totals say so: the
 	 * first is 130 after a 100 B allocation */
 	tl_alloc_event e[] = {
-	    {1000, "/device:GPU:0", "cuda:0", 0x10, 100, 130, 512, -1, "x"},
-	    {2000, "/device:GPU:0", "cuda:0", 0x20, 50, 180, 512, -1, "y"},
-	    {3000, "/device:GPU:0", "cuda:0", 0x10, -100, 50, 512, -1, "z"},
-	    {2500, "/device:GPU:0", "cuda:0", 0x30, -30, 150, 1024, -1, "w"},
+	    {1000, "/device:GPU:0", "cuda:0", 0x10, 100, 130, 512, -1, "x", NULL, 0},
+	    {2000, "/device:GPU:0", "cuda:0", 0x20, 50, 180, 512, -1, "y", NULL, 0},
+	    {3000, "/device:GPU:0", "cuda:0", 0x10, -100, 50, 512, -1, "z", NULL, 0},
+	    {2500, "/device:GPU:0", "cuda:0", 0x30, -30, 150, 1024, -1, "w", NULL, 0},
 	};
 	tl_alloc_events in = {.ev = e, .n = G_N_ELEMENTS(e), .clock = "trace start"};
 	tl_allocs *al = tl_allocs_build(&in, "events");
