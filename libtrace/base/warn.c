@@ -67,6 +67,7 @@ static struct warning *count_key(const char *key, char *msg)
 struct tl_warn_log {
 	GPtrArray *items; /* struct warning *, first-met order */
 	GHashTable *by_key;
+	tl_warn_log *outer; /* the log open when this one began, or NULL */
 };
 
 static _Thread_local tl_warn_log *logging; /* this thread's open log */
@@ -76,19 +77,53 @@ tl_warn_log *tl_warn_log_begin(void)
 	tl_warn_log *log = g_new0(tl_warn_log, 1);
 	log->items = g_ptr_array_new_with_free_func(warning_free);
 	log->by_key = g_hash_table_new(g_str_hash, g_str_equal);
+	log->outer = logging;
 	logging = log;
 	return log;
 }
 
 void tl_warn_log_end(void)
 {
-	logging = NULL;
+	if (logging != NULL)
+		logging = logging->outer;
+}
+
+void tl_warn_log_drop(tl_warn_log *log)
+{
+	if (log == NULL)
+		return;
+	g_hash_table_destroy(log->by_key);
+	g_ptr_array_free(log->items, TRUE);
+	g_free(log);
+}
+
+/* One warning of a log told into the log open now (a nested log's). */
+static void log_merge(tl_warn_log *into, struct warning *w)
+{
+	struct warning *had = g_hash_table_lookup(into->by_key, w->key);
+	if (had != NULL) {
+		had->count += w->count;
+		return;
+	}
+	struct warning *c = g_new0(struct warning, 1);
+	c->key = g_strdup(w->key);
+	c->msg = w->msg;
+	w->msg = NULL;
+	c->count = w->count;
+	g_ptr_array_add(into->items, c);
+	g_hash_table_insert(into->by_key, c->key, c);
 }
 
 void tl_warn_log_tell(tl_warn_log *log)
 {
 	if (log == NULL)
 		return;
+	if (logging != NULL) {
+		for (guint i = 0; i < log->items->len; i++)
+			log_merge(logging, g_ptr_array_index(log->items, i));
+		tl_warn_log_drop(log);
+		return;
+	}
 	g_mutex_lock(&lock);
 	registry_init();
 	for (guint i = 0; i < log->items->len; i++) {
@@ -98,9 +133,7 @@ void tl_warn_log_tell(tl_warn_log *log)
 		r->count += w->count - 1;
 	}
 	g_mutex_unlock(&lock);
-	g_hash_table_destroy(log->by_key);
-	g_ptr_array_free(log->items, TRUE);
-	g_free(log);
+	tl_warn_log_drop(log);
 }
 
 /* tl_warn into this thread's open log. */

@@ -36,14 +36,18 @@ void tl_warn(const char *key, const char *fmt, ...) __attribute__((format(printf
 
 /* A log of the warnings one thread met, held back from the registry: work
  * split over threads (tl_crew_for) tells its parts' logs in the parts'
- * order, so that the lines and counts are those of one thread. From
- * tl_warn_log_begin() to tl_warn_log_end() the calling thread's tl_warn
- * goes to the log; tl_warn_log_tell() counts the log's warnings in the
- * registry in the order met and frees it. */
+ * order, so that the lines and counts are those of one thread; a reader
+ * holds its warnings until it knows the input reads (an input that fails
+ * says one line only). From tl_warn_log_begin() to tl_warn_log_end() the
+ * calling thread's tl_warn goes to the log; logs nest (end returns to the
+ * log open before). tl_warn_log_tell() counts the log's warnings, in the
+ * order met, where they would have gone without it (the enclosing log, else
+ * the registry) and frees it; tl_warn_log_drop() frees it unsaid. */
 typedef struct tl_warn_log tl_warn_log;
 tl_warn_log *tl_warn_log_begin(void);
 void tl_warn_log_end(void);
 void tl_warn_log_tell(tl_warn_log *log);
+void tl_warn_log_drop(tl_warn_log *log);
 
 /* Reports one damage of `input` (its name in messages), described by the
  * format ("record 3 at byte 1234: data crc mismatch"). Strict: fills err

@@ -42,14 +42,7 @@ struct kreader {
 	bool has_origin;
 	size_t seen;
 	GString *buf;
-	GArray *warns; /* struct held_warning: said only when the input reads */
-};
-
-/* A kind of damage met: its first message and how often. */
-struct held_warning {
-	const char *key;
-	char *msg;
-	size_t count;
+	tl_warn_log *warns; /* said only when the input reads */
 };
 
 /* The values of one [memory] event's args. */
@@ -222,30 +215,13 @@ static bool ns_of(const tl_chrome_in_event *ev, tl_span s, int64_t *ns)
 	return k >= 0;
 }
 
-/* Notes a [memory] event that is read in part or skipped; warned of once
- * the input has read (an input that fails says one line only). */
+/* Notes a [memory] event that is read in part or skipped, in the reader's
+ * warning log: said once the input has read (an input that fails says one
+ * line only). */
 static void damaged(struct kreader *r, const char *key, const tl_chrome_in_event *ev,
 		    const char *what)
 {
-	for (guint i = 0; i < r->warns->len; i++) {
-		struct held_warning *w = &g_array_index(r->warns, struct held_warning, i);
-		if (strcmp(w->key, key) == 0) {
-			w->count++;
-			return;
-		}
-	}
-	struct held_warning w = {
-	    key, g_strdup_printf("a [memory] event (at byte %" PRIu64 ") %s", ev->offset, what), 1};
-	g_array_append_val(r->warns, w);
-}
-
-static void tell_warnings(struct kreader *r)
-{
-	for (guint i = 0; i < r->warns->len; i++) {
-		const struct held_warning *w = &g_array_index(r->warns, struct held_warning, i);
-		for (size_t k = 0; k < w->count; k++)
-			tl_warn(w->key, "%s", w->msg);
-	}
+	tl_warn(key, "a [memory] event (at byte %" PRIu64 ") %s", ev->offset, what);
 }
 
 /* A [memory] event into r->events; skipped with a warning when damaged. */
@@ -430,7 +406,6 @@ static void kreader_init(struct kreader *r, tl_arena *arena)
 	r->names = g_hash_table_new(g_str_hash, g_str_equal);
 	r->devices = g_hash_table_new(g_int64_hash, g_int64_equal);
 	r->buf = g_string_new(NULL);
-	r->warns = g_array_new(FALSE, FALSE, sizeof(struct held_warning));
 }
 
 static void kreader_free(struct kreader *r)
@@ -443,9 +418,7 @@ static void kreader_free(struct kreader *r)
 	g_hash_table_destroy(r->names);
 	g_hash_table_destroy(r->devices);
 	g_string_free(r->buf, TRUE);
-	for (guint i = 0; i < r->warns->len; i++)
-		g_free(g_array_index(r->warns, struct held_warning, i).msg);
-	g_array_free(r->warns, TRUE);
+	tl_warn_log_drop(r->warns);
 }
 
 /* side: the events are a side stream of a timeline read from the same
@@ -462,6 +435,7 @@ static int read_memory(const uint8_t *data, size_t len, const char *name, tl_are
 		return -1;
 	struct kreader r;
 	kreader_init(&r, arena);
+	r.warns = tl_warn_log_begin();
 	tl_chrome_in_event ev;
 	int rc;
 	size_t events = 0;
@@ -480,6 +454,7 @@ static int read_memory(const uint8_t *data, size_t len, const char *name, tl_are
 			take_slice(&r, &ev);
 	}
 	tl_chrome_reader_close(cr);
+	tl_warn_log_end();
 	if (rc < 0 && side)
 		rc = 0;
 	if (rc < 0 && events > 0) {
@@ -491,7 +466,8 @@ static int read_memory(const uint8_t *data, size_t len, const char *name, tl_are
 		rc = tl_error_set(err, "none of its %zu [memory] events is usable", r.seen);
 	if (rc == 0) {
 		finish(&r, out, ops);
-		tell_warnings(&r);
+		tl_warn_log_tell(r.warns);
+		r.warns = NULL;
 	}
 	kreader_free(&r);
 	return rc < 0 ? -1 : 0;

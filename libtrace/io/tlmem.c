@@ -59,14 +59,8 @@ struct treader {
 	int64_t origin;
 	bool has_origin;
 	GString *buf, *buf2;
-	GArray *warns; /* struct held: said once the input reads */
-	bool quiet;    /* a side stream: nothing said */
-};
-
-struct held {
-	const char *key;
-	char *msg;
-	size_t count;
+	tl_warn_log *warns; /* said once the input reads */
+	bool quiet;	    /* a side stream: nothing said */
 };
 
 static const char *intern(struct treader *r, const char *s)
@@ -88,24 +82,7 @@ static const char *intern_span(struct treader *r, const tl_chrome_in_event *ev, 
 
 static void held(struct treader *r, const char *key, uint64_t offset, const char *what)
 {
-	for (guint i = 0; i < r->warns->len; i++) {
-		struct held *w = &g_array_index(r->warns, struct held, i);
-		if (strcmp(w->key, key) == 0) {
-			w->count++;
-			return;
-		}
-	}
-	struct held w = {key, g_strdup_printf("%s (at byte %" PRIu64 ")", what, offset), 1};
-	g_array_append_val(r->warns, w);
-}
-
-static void tell(struct treader *r)
-{
-	for (guint i = 0; i < r->warns->len; i++) {
-		const struct held *w = &g_array_index(r->warns, struct held, i);
-		for (size_t k = 0; k < w->count; k++)
-			tl_warn(w->key, "%s", w->msg);
-	}
+	tl_warn(key, "%s (at byte %" PRIu64 ")", what, offset);
 }
 
 /* A whole number within +-VALUE_MAX, from text (a JSON number or the
@@ -761,7 +738,6 @@ static void treader_init(struct treader *r, tl_arena *arena)
 	r->pnames = g_hash_table_new(g_str_hash, g_str_equal);
 	r->buf = g_string_new(NULL);
 	r->buf2 = g_string_new(NULL);
-	r->warns = g_array_new(FALSE, FALSE, sizeof(struct held));
 }
 
 static void treader_free(struct treader *r)
@@ -773,9 +749,7 @@ static void treader_free(struct treader *r)
 	g_hash_table_destroy(r->pnames);
 	g_string_free(r->buf, TRUE);
 	g_string_free(r->buf2, TRUE);
-	for (guint i = 0; i < r->warns->len; i++)
-		g_free(g_array_index(r->warns, struct held, i).msg);
-	g_array_free(r->warns, TRUE);
+	tl_warn_log_drop(r->warns);
 }
 
 /* side: as tl_tlmem_alloc_events; else tl_tlmem_read (name set). */
@@ -790,6 +764,7 @@ static int read_memory(const uint8_t *data, size_t len, const char *name, tl_are
 		return -1;
 	struct treader r;
 	treader_init(&r, arena);
+	r.warns = tl_warn_log_begin();
 	tl_chrome_in_event ev;
 	int rc;
 	while ((rc = tl_chrome_reader_next(cr, &ev, err)) > 0)
@@ -807,8 +782,11 @@ static int read_memory(const uint8_t *data, size_t len, const char *name, tl_are
 	if (rc == 0 && any) {
 		r.quiet = side;
 		finish(&r, damaged, out);
-		if (!side)
-			tell(&r);
+	}
+	tl_warn_log_end();
+	if (rc == 0 && any && !side) {
+		tl_warn_log_tell(r.warns);
+		r.warns = NULL;
 	}
 	treader_free(&r);
 	return rc < 0 ? -1 : 0;

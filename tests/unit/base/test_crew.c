@@ -144,6 +144,36 @@ static void test_warn_log(void **state)
 	g_free(text);
 }
 
+/* Logs nest: an inner log told goes into the log open around it (counts
+ * added, first messages kept, the inner's new keys after the outer's), a
+ * dropped one says nothing, and the outer log takes warnings again once
+ * the inner ends. */
+static void test_warn_log_nested(void **state)
+{
+	tl_warn_log *outer = tl_warn_log_begin();
+	tl_warn("nest-a", "a outer");
+	tl_warn_log *inner = tl_warn_log_begin();
+	tl_warn("nest-a", "a inner");
+	tl_warn("nest-b", "b inner");
+	tl_warn_log_end();
+	tl_warn_log_tell(inner);
+	tl_warn_log *dropped = tl_warn_log_begin();
+	tl_warn("nest-c", "c dropped");
+	tl_warn_log_end();
+	tl_warn_log_drop(dropped);
+	tl_warn("nest-d", "d outer");
+	assert_int_equal(tl_warn_count("nest-a"), 0);
+	tl_warn_log_end();
+	tl_warn_log_tell(outer);
+	assert_int_equal(tl_warn_count("nest-a"), 2);
+	assert_int_equal(tl_warn_count("nest-b"), 1);
+	assert_int_equal(tl_warn_count("nest-c"), 0);
+	char *text = flushed();
+	assert_string_equal(text, "t: warning: a outer (2 times)\nt: warning: b inner\n"
+				  "t: warning: d outer\n");
+	g_free(text);
+}
+
 int main(void)
 {
 	td_filter();
@@ -151,6 +181,7 @@ int main(void)
 	    cmocka_unit_test(test_crew_items),
 	    cmocka_unit_test(test_crew_warnings),
 	    cmocka_unit_test(test_warn_log),
+	    cmocka_unit_test(test_warn_log_nested),
 	};
 	return cmocka_run_group_tests_name("crew", tests, NULL, NULL);
 }
