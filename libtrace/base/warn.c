@@ -92,6 +92,8 @@ void tl_warn_log_drop(tl_warn_log *log)
 {
 	if (log == NULL)
 		return;
+	if (logging == log) /* told or dropped before it ended */
+		logging = log->outer;
 	g_hash_table_destroy(log->by_key);
 	g_ptr_array_free(log->items, TRUE);
 	g_free(log);
@@ -118,6 +120,8 @@ void tl_warn_log_tell(tl_warn_log *log)
 {
 	if (log == NULL)
 		return;
+	if (logging == log)
+		logging = log->outer;
 	if (logging != NULL) {
 		for (guint i = 0; i < log->items->len; i++)
 			log_merge(logging, g_ptr_array_index(log->items, i));

@@ -41,8 +41,10 @@ void tl_warn(const char *key, const char *fmt, ...) __attribute__((format(printf
  * says one line only). From tl_warn_log_begin() to tl_warn_log_end() the
  * calling thread's tl_warn goes to the log; logs nest (end returns to the
  * log open before). tl_warn_log_tell() counts the log's warnings, in the
- * order met, where they would have gone without it (the enclosing log, else
- * the registry) and frees it; tl_warn_log_drop() frees it unsaid. */
+ * order met, into the log open on the calling thread, else the registry (a
+ * crew's parts' logs, begun on workers, are told on the calling thread),
+ * and frees it; tl_warn_log_drop() frees it unsaid. Either
+ * ends the log first where it is still open. */
 typedef struct tl_warn_log tl_warn_log;
 tl_warn_log *tl_warn_log_begin(void);
 void tl_warn_log_end(void);
