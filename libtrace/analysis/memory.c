@@ -264,6 +264,11 @@ struct flat {
 	GArray *recs;		/* struct flat_rec */
 };
 
+/* Element i of a flat array, NULL while the array is empty (an empty
+ * GArray has no data, and NULL plus an offset is undefined even when
+ * nothing is read). */
+#define FLAT_AT(arr, type, i) ((arr)->len > 0 ? &g_array_index(arr, type, i) : (type *)NULL)
+
 /* The persistent allocation ids of one execution: a scan when they are
  * few, a hash set when an execution with many outputs lists many. */
 struct id_set {
@@ -477,7 +482,7 @@ static void free_temp(struct memory_builder *b, GHashTable *open, const struct f
 static void scan_outputs(struct memory_builder *b, int32_t x, const struct flat_exec *fx,
 			 GArray *fresh)
 {
-	const struct flat_out *outs = &g_array_index(b->flat->outs, struct flat_out, fx->first_out);
+	const struct flat_out *outs = FLAT_AT(b->flat->outs, struct flat_out, fx->first_out);
 	for (uint32_t k = 0; k < fx->n_out; k++) {
 		const struct flat_out *o = &outs[k];
 		struct buf_key key = {.allocator = o->allocator, .id = o->id, .ptr = o->ptr};
@@ -511,8 +516,7 @@ static void scan_outputs(struct memory_builder *b, int32_t x, const struct flat_
 /* The tensors an execution references that no buffer holds yet. */
 static void scan_referenced(struct memory_builder *b, const struct flat_exec *fx)
 {
-	const struct flat_refd *refds =
-	    &g_array_index(b->flat->refds, struct flat_refd, fx->first_refd);
+	const struct flat_refd *refds = FLAT_AT(b->flat->refds, struct flat_refd, fx->first_refd);
 	for (uint32_t k = 0; k < fx->n_refd; k++) {
 		const struct flat_refd *ad = &refds[k];
 		struct buf_key key = {.allocator = ad->allocator, .id = ad->id, .ptr = ad->ptr};
@@ -579,7 +583,7 @@ static void scan_records(struct memory_builder *b, int32_t x, const struct flat_
 			 const struct flat_mu *mu, const GArray *fresh)
 {
 	const char *alloc = mu->allocator;
-	const struct flat_rec *recs = &g_array_index(b->flat->recs, struct flat_rec, mu->first_rec);
+	const struct flat_rec *recs = FLAT_AT(b->flat->recs, struct flat_rec, mu->first_rec);
 	guint next_fresh = 0;
 	uint32_t first_temp = b->buffers->len;
 	GHashTable *open = NULL; /* made at the first free */
@@ -615,7 +619,7 @@ static void scan_exec(struct memory_builder *b, int32_t x, GArray *fresh)
 	g_array_set_size(fresh, 0);
 	scan_outputs(b, x, fx, fresh);
 	scan_referenced(b, fx);
-	const struct flat_mu *mus = &g_array_index(b->flat->mus, struct flat_mu, fx->first_mu);
+	const struct flat_mu *mus = FLAT_AT(b->flat->mus, struct flat_mu, fx->first_mu);
 	for (uint32_t m = 0; m < fx->n_mu; m++)
 		scan_records(b, x, fx, &mus[m], fresh);
 }
