@@ -66,7 +66,8 @@ static int read_chrome(tl_source *src, GPtrArray *allocs, tl_error *err)
 			return tl_error_set(
 			    err,
 			    "this is %s, which records no memory (trace-memory "
-			    "reads PyTorch's [memory] events; trace-report, "
+			    "reads PyTorch's [memory] events and timeline.py's "
+			    "show_memory=True tensors; trace-report, "
 			    "trace-dataflow, trace-summarize and trace-merge read it)",
 			    kind);
 		return tl_error_set(err,
