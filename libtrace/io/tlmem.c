@@ -60,7 +60,7 @@ struct treader {
 	bool has_origin;
 	GString *buf, *buf2;
 	tl_warn_log *warns; /* said once the input reads */
-	bool quiet;	    /* a side stream: nothing said */
+	bool side;	    /* a side stream: on the run's clock, its warnings dropped */
 };
 
 static const char *intern(struct treader *r, const char *s)
@@ -576,13 +576,13 @@ static void object_events(struct treader *r, bool damaged, GArray *out, GHashTab
 		g_array_append_val(out, f);
 	}
 	g_free(later);
-	if (overwritten > 0 && !r->quiet)
+	if (overwritten > 0)
 		tl_warn("tlmem-overwritten",
 			"%zu tensor objects have no deletion (D) and a later object of their name: "
 			"timeline.py keeps only the last run of a node run several times in a "
 			"step, and leaves the earlier ones out of its counters; left out here too",
 			overwritten);
-	if (undeleted > 0 && !r->quiet)
+	if (undeleted > 0)
 		tl_warn("tlmem-undeleted",
 			"%zu tensor objects have no deletion (D): counted as never freed",
 			undeleted);
@@ -690,7 +690,7 @@ static void counters_onto(struct treader *r, bool damaged, GArray *out, GHashTab
 			odd = odd || has_events;
 			add_sample(out, key, devices, &g_array_index(gs, struct group, k));
 		}
-		if (odd && gs->len > 0 && !r->quiet)
+		if (odd && gs->len > 0)
 			tl_warn("tlmem-counters",
 				"allocator '%s': its counters (C) do not follow its tensor objects "
 				"one for one (an edited file): each time's last counter is taken "
@@ -711,12 +711,12 @@ static void finish(struct treader *r, bool damaged, tl_alloc_events *out)
 	out->n = evs->len;
 	out->ev = tl_arena_alloc(r->arena, (evs->len ? evs->len : 1) * sizeof *out->ev);
 	/* the side stream keeps the file's clock, the run's */
-	int64_t origin = r->quiet ? 0 : r->origin;
+	int64_t origin = r->side ? 0 : r->origin;
 	for (guint i = 0; i < evs->len; i++) {
 		out->ev[i] = g_array_index(evs, struct out_ev, i).e;
 		out->ev[i].t_ns -= origin;
 	}
-	out->clock = r->quiet ? "the run's clock" : "trace start";
+	out->clock = r->side ? "the run's clock" : "trace start";
 	g_hash_table_destroy(devices);
 	g_array_free(evs, TRUE);
 }
@@ -780,7 +780,7 @@ static int read_memory(const uint8_t *data, size_t len, const char *name, tl_are
 		rc = tl_warn_damage(err, name, "the events before it are read", "%s", why);
 	}
 	if (rc == 0 && any) {
-		r.quiet = side;
+		r.side = side;
 		finish(&r, damaged, out);
 	}
 	tl_warn_log_end();
