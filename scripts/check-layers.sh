@@ -1,7 +1,7 @@
 #!/bin/sh
 # Checks that libtrace's layers include only themselves and the layers
-# before them (base < io < model < analysis < emit < cli), as DESIGN.md and
-# the README draw them; prints each include that runs back up and exits 1
+# before them (base < io < model < analysis < emit < cli), as docs/DESIGN.md
+# draws them; prints each include that runs back up and exits 1
 # if there is one.
 cd "$(dirname "$0")/.." || exit 2
 rank() {

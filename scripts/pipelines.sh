@@ -1,5 +1,5 @@
 #!/bin/sh
-# The pipelines of DESIGN.md, run on samples/ (the test suite runs this).
+# The pipelines of docs/DESIGN.md, run on samples/ (the test suite runs this).
 # Usage: scripts/pipelines.sh [OUTDIR]    (the tools must be on PATH)
 set -eu
 out=${1:-out/pipelines}

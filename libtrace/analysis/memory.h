@@ -1,6 +1,7 @@
 /*
  * memory: what held memory, buffer by buffer, as the executor's
- * reference counts did it (DESIGN.md, "Analyses, precisely").
+ * reference counts did it (docs/DESIGN.md, "Memory, precisely", points here:
+ * these rules are the definition).
  *
  *   - A buffer is one allocation (allocator + allocation_id, else ptr); every
  *     tensor whose AllocationDescription names it is an alias (forwarding:

@@ -1,5 +1,5 @@
 /* Unit tests of analysis/memory.c, one per rule of the exact lifetimes
- * (DESIGN.md, "Analyses, precisely"; the rules of oracle/exact/README.md):
+ * (the rules at the top of analysis/memory.h, which docs/DESIGN.md cites):
  * births, deaths at the last consumer, aliases through forwarding ops,
  * _Send readers, fetches, temporaries, persistent variables, loops and
  * _Recv executions the dump has no stats for. Each run is a few nodes
