@@ -1,8 +1,9 @@
 #!/bin/sh
 # Checks that libtrace's layers include only themselves and the layers
 # before them (base < io < model < analysis < emit < cli), as docs/DESIGN.md
-# draws them; prints each include that runs back up and exits 1
-# if there is one.
+# draws them, and that a private header (NAME_internal.h) is included only
+# from its own folder (or that folder's unit tests, tests/unit/LAYER/);
+# prints each include that breaks a rule and exits 1 if there is one.
 cd "$(dirname "$0")/.." || exit 2
 rank() {
 	case $1 in
@@ -18,6 +19,20 @@ for f in libtrace/*/*.c libtrace/*/*.h; do
 	for inc in $(sed -n 's/^#include "\([a-z]*\)\/.*/\1/p' "$f" | sort -u); do
 		if [ "$(rank "$inc")" -gt "$mine" ]; then
 			echo "$f: includes $inc/ (a later layer than $layer/)"
+			bad=1
+		fi
+	done
+done
+for f in libtrace/*/*.c libtrace/*/*.h tools/*.c tests/unit/*/*.c tests/tools/*.c tests/fuzz/*.c; do
+	[ -f "$f" ] || continue
+	case $f in
+	libtrace/*) home=libtrace/$(basename "$(dirname "$f")") ;;
+	tests/unit/*) home=libtrace/$(basename "$(dirname "$f")") ;;
+	*) home= ;;
+	esac
+	for inc in $(sed -n 's/^#include "\([a-z]*\/[a-z0-9_]*_internal\.h\)".*/\1/p' "$f" | sort -u); do
+		if [ "libtrace/$(dirname "$inc")" != "$home" ]; then
+			echo "$f: includes $inc (private to libtrace/$(dirname "$inc")/)"
 			bad=1
 		fi
 	done

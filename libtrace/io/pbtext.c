@@ -6,7 +6,7 @@
  */
 #include "io/pbtext.h"
 
-#include "io/pbtext_parser.h"
+#include "io/pbtext_internal.h"
 #include "io/pbwire.h"
 #include "tensorflow.pb-c.h"
 

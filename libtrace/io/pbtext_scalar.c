@@ -3,7 +3,7 @@
  * floats, bools, enums by name or number, strings with their escapes)
  * checked against the field's type and appended as wire format.
  */
-#include "io/pbtext_parser.h"
+#include "io/pbtext_internal.h"
 
 #include "base/utf8.h"
 #include "io/pbwire.h"

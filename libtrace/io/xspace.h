@@ -31,7 +31,7 @@
  * event whose metadata_id names no event metadata is named "metadata#ID"; an
  * event whose time leaves +-2^61 ns is skipped; num_occurrences events (an
  * aggregate with no time) are skipped. Bytes that do not decode cost what
- * holds them (io/xspace_wire.h): an event whose bytes or stats do not is
+ * holds them (io/xspace_wire_internal.h): an event whose bytes or stats do not is
  * skipped, a line keeps its events before the first field that does not,
  * a plane whose own fields do not is left out; only a space whose planes'
  * framing is cut keeps no more than its whole planes before the cut
@@ -63,7 +63,7 @@ typedef struct tl_xspace tl_xspace;
  * events of a profile taken with memory: their memory and time saved).
  * Returns TL_PBDECODE_MALFORMED (io/pbdecode.h) for bytes whose planes do
  * not frame (a refused input is left as it was; damage inside a plane costs
- * what holds it, io/xspace_wire.h), -1 for damage under --strict. */
+ * what holds it, io/xspace_wire_internal.h), -1 for damage under --strict. */
 int tl_xspace_open(tl_xspace **out, const uint8_t *data, size_t len, bool allocs, tl_arena *arena,
 		   const char *name, tl_error *err);
 void tl_xspace_free(tl_xspace *xs);

@@ -14,7 +14,7 @@
 
 #include "io/xspace.h"
 #include "io/tf2names.h"
-#include "io/xspace_wire.h"
+#include "io/xspace_wire_internal.h"
 
 #include <glib.h>
 #include <stdbool.h>

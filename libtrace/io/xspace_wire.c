@@ -1,4 +1,4 @@
-#include "io/xspace_wire.h"
+#include "io/xspace_wire_internal.h"
 
 #include "io/pbwire.h"
 

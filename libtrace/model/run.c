@@ -5,7 +5,7 @@
  * node (run_graph.c builds the graphs) and of each GPU record to the op
  * that launched it.
  */
-#include "model/run_impl.h"
+#include "model/run_internal.h"
 #include "base/group.h"
 
 #include "base/crew.h"

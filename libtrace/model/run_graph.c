@@ -4,7 +4,7 @@
  * transfers matched by tensor_name, send_device and recv_device, and the
  * check for cycles that are not loops.
  */
-#include "model/run_impl.h"
+#include "model/run_internal.h"
 
 #include "base/crew.h"
 

@@ -9,7 +9,7 @@
 #include <cmocka.h>
 
 #include "io/pbwire.h"
-#include "io/xspace_wire.h"
+#include "io/xspace_wire_internal.h"
 
 #include <glib.h>
 #include <string.h>

@@ -1,12 +1,12 @@
 /*
- * pbtext_parser: the state of the text format reader and the scanning that
+ * pbtext_internal: the state of the text format reader and the scanning that
  * its two halves share, private to them: pbtext.c walks messages (fields,
  * nesting, unknown fields skipped) and reports errors, pbtext_scalar.c reads
  * the values (numbers, bools, enums, strings and their escapes) and encodes
  * them. The small scanners are inline: they run on every token.
  */
-#ifndef TL_IO_PBTEXT_PARSER_H
-#define TL_IO_PBTEXT_PARSER_H
+#ifndef TL_IO_PBTEXT_INTERNAL_H
+#define TL_IO_PBTEXT_INTERNAL_H
 
 #include "io/pbtext.h"
 

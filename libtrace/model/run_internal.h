@@ -1,13 +1,13 @@
 /*
- * run_impl: what the two files that build a tl_run share, and no one else
+ * run_internal: what the two files that build a tl_run share, and no one else
  * (tftrace.h does not include it; it is not installed): run.c builds the
  * devices and executions and links them to the graphs, run_graph.c builds
  * the nodes and edges of the partition graphs. The builder's tables belong
  * to tl_run_build, which frees them; what it puts in the run lives in the
  * run's arena.
  */
-#ifndef TL_MODEL_RUN_IMPL_H
-#define TL_MODEL_RUN_IMPL_H
+#ifndef TL_MODEL_RUN_INTERNAL_H
+#define TL_MODEL_RUN_INTERNAL_H
 
 #include "model/nametab.h"
 #include "model/run.h"

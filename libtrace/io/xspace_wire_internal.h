@@ -1,5 +1,5 @@
 /*
- * xspace_wire: an XSpace's bytes walked directly, for io/xspace.c. Planes,
+ * xspace_wire_internal: an XSpace's bytes walked directly, for io/xspace*.c. Planes,
  * lines and metadata become small structs (names copied into the arena);
  * events and their stats stay bytes, read by the iterators below when they
  * are needed. A 100 MB XSpace holds some 1.6 million events and 5 million
@@ -15,8 +15,8 @@
  * own framing refuses all (tl_xspace_wire_read's -1). Unknown fields are
  * skipped, as protobuf does.
  */
-#ifndef TL_IO_XSPACE_WIRE_H
-#define TL_IO_XSPACE_WIRE_H
+#ifndef TL_IO_XSPACE_WIRE_INTERNAL_H
+#define TL_IO_XSPACE_WIRE_INTERNAL_H
 
 #include "base/arena.h"
 
