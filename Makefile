@@ -8,6 +8,7 @@
 #   make samples  regenerate samples/ outputs
 #   make fuzz     libFuzzer harnesses (clang), each FUZZ_SECONDS (default 60)
 #   make valgrind the CLI tests with every tool under valgrind memcheck
+#   make coverage which library files the unit tests exercise (gcov)
 #   make install PREFIX=/usr/local DESTDIR=
 
 PREFIX  ?= /usr/local
@@ -61,7 +62,7 @@ PBTEXT_PRINT_USERS := $(BUILD)/tests/unit/io/test_pbtext $(BUILD)/tests/trace-ge
 	$(BUILD)/fuzzers/fuzz_text $(REPLAY_BIN)
 
 .PHONY: all check check-shared test unit cli bench install uninstall clean samples deps \
-	format fuzz fuzz-build valgrind
+	format fuzz fuzz-build valgrind coverage
 .SECONDARY:
 
 all: $(TOOL_BIN) $(UNIT_BIN) $(TESTTOOL_BIN) $(REPLAY_BIN) $(MAN_OUT)
@@ -199,6 +200,11 @@ fuzz: fuzz-build $(BUILD)/tests/trace-gen
 # or definite leak fails its case); scripts/valgrind.sh.
 valgrind: all
 	BIN=$(BUILD)/bin TESTBIN=$(BUILD)/tests SHARED=$(SHARED) scripts/valgrind.sh
+
+# Which library files the unit tests exercise (gcov, in build/cov); exit 1
+# when under 75% of a layer's files have half their lines run.
+coverage:
+	scripts/coverage.sh
 
 bench: all
 	BIN=$(BUILD)/bin TESTBIN=$(BUILD)/tests scripts/bench.sh
