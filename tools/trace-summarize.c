@@ -75,11 +75,11 @@ struct job {
 	tl_cli cli;
 	int view;
 	tl_summary_opts topts;
-	int format; /* text, csv, json, partial */
+	enum { F_TEXT, F_CSV, F_JSON, F_PARTIAL } format; /* as `formats` names them */
 	const tl_table_sink *sink;
 	bool partial, combine, diff, idle, critical_path, advise;
-	int defined; /* --occurrence: 0 run, 1 defined */
-	int plot;    /* --plot: 0 svg, -1 none */
+	enum { OCC_RUN, OCC_DEFINED } defined; /* --occurrence */
+	enum { PLOT_NONE = -1, PLOT_SVG } plot; /* --plot */
 	const char *overlay;
 	const char *graph_path; /* --graph */
 	tl_graph_attach *graph;
@@ -144,10 +144,11 @@ static void parse_args(struct job *job, int argc, char **argv)
 	for (int c = 0; c < TL_N_COLS; c++)
 		g_free(names[c]);
 	g_free(opts);
-	static const char *const sinks[] = {"text", "csv", "json", "text"};
+	static const char *const sinks[] = {
+	    [F_TEXT] = "text", [F_CSV] = "csv", [F_JSON] = "json", [F_PARTIAL] = "text"};
 	job->sink = tl_table_sink_find(sinks[job->format]);
-	job->partial = job->format == 3;
-	job->topts.occurrence_defined = job->defined == 1;
+	job->partial = job->format == F_PARTIAL;
+	job->topts.occurrence_defined = job->defined == OCC_DEFINED;
 }
 
 /* The inputs into summaries: all of them, or A then B for --diff. */
@@ -183,7 +184,7 @@ static int write_tables(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_
 		return 0;
 	}
 	tl_summary_opts_fit(&job->topts, job->s);
-	if (job->plot >= 0) {
+	if (job->plot == PLOT_SVG) {
 		tl_svgplot_summary(job->s, &job->topts, 20, out);
 	} else if (job->diff) {
 		tl_summary_diff *d = tl_summary_diff_new(job->s, job->b, &job->topts);
@@ -221,7 +222,7 @@ static int write_analyses(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, t
 
 int main(int argc, char **argv)
 {
-	struct job job = {.cli = {.prog = "trace-summarize", .usage = usage}, .plot = -1};
+	struct job job = {.cli = {.prog = "trace-summarize", .usage = usage}, .plot = PLOT_NONE};
 	tl_summary_opts_init(&job.topts);
 	parse_args(&job, argc, argv);
 	if (job.diff && argc - optind != 2)
