@@ -5,7 +5,7 @@
 #include "cli/cli.h"
 #include "emit/summary.h"
 #include "emit/summary_diff.h"
-#include "analysis/summary_inputs.h"
+#include "cli/summary_inputs.h"
 #include "emit/svgplot.h"
 #include "emit/run_report.h"
 

@@ -1,4 +1,4 @@
-#include "analysis/summary_inputs.h"
+#include "cli/summary_inputs.h"
 
 #include "io/source.h"
 

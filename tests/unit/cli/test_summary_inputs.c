@@ -1,4 +1,4 @@
-/* Unit tests of analysis/summary_inputs.c: inputs read side by side on
+/* Unit tests of cli/summary_inputs.c: inputs read side by side on
  * worker threads give the summary of reading them one by one, run for
  * run and in input order; a bad input is named by its index, the first
  * bad one in input order, with its error. */
@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "analysis/summary_inputs.h"
+#include "cli/summary_inputs.h"
 #include "io/source.h"
 
 #include <glib.h>

@@ -6,8 +6,8 @@
  *
  * The summary is the caller's; the inputs are opened, read and closed here.
  */
-#ifndef TL_ANALYSIS_SUMMARY_INPUTS_H
-#define TL_ANALYSIS_SUMMARY_INPUTS_H
+#ifndef TL_CLI_SUMMARY_INPUTS_H
+#define TL_CLI_SUMMARY_INPUTS_H
 
 #include "analysis/summary.h"
 #include "base/progress.h"
