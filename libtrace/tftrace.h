@@ -51,7 +51,7 @@
 #include "emit/advise.h"
 #include "emit/summary.h"
 #include "emit/summary_diff.h"
-#include "emit/run_report.h"
+#include "emit/run_analyses.h"
 #include "emit/runmeta.h"
 
 #endif

@@ -7,7 +7,7 @@
 #include "emit/summary_diff.h"
 #include "cli/summary_inputs.h"
 #include "emit/svgplot.h"
-#include "emit/run_report.h"
+#include "emit/run_analyses.h"
 
 #include <getopt.h>
 #include <stddef.h>
@@ -207,12 +207,12 @@ static int write_analyses(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, t
 			return -1;
 		tl_chrome_begin(&w, ov);
 	}
-	tl_run_report what = {.advise = job->advise,
+	tl_run_analyses what = {.advise = job->advise,
 			      .idle = job->idle,
 			      .top_gaps = 3,
 			      .critical_path = job->critical_path};
 	for (guint r = 0; r < runs->len; r++)
-		tl_run_report_write(g_ptr_array_index(runs, r), &what, job->sink, out,
+		tl_run_analyses_write(g_ptr_array_index(runs, r), &what, job->sink, out,
 				    ov != NULL && r == 0 ? &w : NULL);
 	if (ov == NULL)
 		return 0;

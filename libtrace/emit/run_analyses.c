@@ -1,4 +1,4 @@
-#include "emit/run_report.h"
+#include "emit/run_analyses.h"
 
 #include "emit/advise.h"
 #include "emit/critical_path.h"
@@ -6,7 +6,7 @@
 
 #include <glib.h>
 
-void tl_run_report_write(const tl_run *run, const tl_run_report *what, const tl_table_sink *sink,
+void tl_run_analyses_write(const tl_run *run, const tl_run_analyses *what, const tl_table_sink *sink,
 			 tl_output *out, tl_chrome *overlay)
 {
 	if (what->advise) {

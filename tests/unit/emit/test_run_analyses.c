@@ -1,4 +1,4 @@
-/* Unit tests of emit/run_report.c and the three sinks it drives
+/* Unit tests of emit/run_analyses.c and the three sinks it drives
  * (emit/idle.c, emit/critical_path.c, emit/advise.c): trace-summarize's
  * --idle, --critical-path and --advise on one run written here as
  * RunMetadata text, each read back from its JSON (parsed with jansson) and
@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "emit/run_report.h"
+#include "emit/run_analyses.h"
 
 #include <glib.h>
 #include <jansson.h>
@@ -44,7 +44,7 @@ static const char text[] =
 
 /* The report of `what` by the backend `sink` (and the overlay into
  * `overlay_path` when not NULL), as a string (g_free it). */
-static char *report(const tl_run_report *what, const char *sink, const char *overlay_path)
+static char *report(const tl_run_analyses *what, const char *sink, const char *overlay_path)
 {
 	tl_run *run = td_run_of_text(text, "r");
 	char *path = g_strdup_printf("%s/report.%s", tmpdir, sink);
@@ -56,7 +56,7 @@ static char *report(const tl_run_report *what, const char *sink, const char *ove
 		assert_int_equal(tl_output_open(&ov, overlay_path, false, NULL, 0, &err), 0);
 		tl_chrome_begin(&w, ov);
 	}
-	tl_run_report_write(run, what, tl_table_sink_find(sink), out,
+	tl_run_analyses_write(run, what, tl_table_sink_find(sink), out,
 			    overlay_path != NULL ? &w : NULL);
 	if (overlay_path != NULL) {
 		tl_chrome_end(&w, NULL);
@@ -91,7 +91,7 @@ static double num(json_t *o, const char *key)
 static void test_idle_json(void **state)
 {
 	(void)state;
-	tl_run_report what = {.idle = true, .top_gaps = 5};
+	tl_run_analyses what = {.idle = true, .top_gaps = 5};
 	char *s = report(&what, "json", NULL);
 	json_t *root = parse(s);
 	json_t *devs = json_object_get(root, "devices");
@@ -116,7 +116,7 @@ static void test_idle_json(void **state)
 static void test_idle_text(void **state)
 {
 	(void)state;
-	tl_run_report what = {.idle = true, .top_gaps = 1};
+	tl_run_analyses what = {.idle = true, .top_gaps = 1};
 	char *s = report(&what, "text", NULL);
 	assert_non_null(strstr(s, "run r: step 0.050 ms\n"));
 	assert_non_null(strstr(s, " 50.00%"));
@@ -129,7 +129,7 @@ static void test_idle_text(void **state)
 static void test_critical_path(void **state)
 {
 	(void)state;
-	tl_run_report what = {.critical_path = true};
+	tl_run_analyses what = {.critical_path = true};
 	char *overlay = g_strdup_printf("%s/overlay.json", tmpdir);
 	char *s = report(&what, "json", overlay);
 	json_t *root = parse(s);
@@ -187,7 +187,7 @@ static void test_critical_path(void **state)
 static void test_advise(void **state)
 {
 	(void)state;
-	tl_run_report what = {.advise = true};
+	tl_run_analyses what = {.advise = true};
 	char *s = report(&what, "json", NULL);
 	json_t *root = parse(s);
 	json_t *f = json_object_get(root, "findings");
@@ -219,5 +219,5 @@ int main(void)
 	    cmocka_unit_test(test_critical_path),
 	    cmocka_unit_test(test_advise),
 	};
-	return cmocka_run_group_tests_name("emit/run_report", tests, tmpdir_setup, tmpdir_teardown);
+	return cmocka_run_group_tests_name("emit/run_analyses", tests, tmpdir_setup, tmpdir_teardown);
 }
