@@ -3,7 +3,7 @@
 #include "analysis/opcost.h"
 #include "base/strsort.h"
 #include "base/warn.h"
-#include "analysis/summary_impl.h"
+#include "analysis/summary_internal.h"
 #include "analysis/summary_nest.h"
 
 #include <jansson.h>
@@ -143,6 +143,12 @@ const tl_summary_vals *tl_summary_row_vals(const tl_row *r, size_t run)
 	if (run < r->first_run || run - r->first_run >= r->runs->len)
 		return NULL;
 	return &g_array_index(r->runs, tl_summary_vals, run - r->first_run);
+}
+
+double tl_summary_row_value(const tl_row *r, size_t run, int col)
+{
+	const tl_summary_vals *v = tl_summary_row_vals(r, run);
+	return v != NULL ? v->v[col] : 0;
 }
 
 void tl_summary_vals_add(tl_summary_vals *dst, const tl_summary_vals *v)

@@ -227,6 +227,11 @@ int tl_summary_opts_order(tl_summary_opts *o, const char *col);
  * left. Where the inputs nest, the default columns get self_micros after
  * total_micros and the default order is self_micros. */
 void tl_summary_opts_fit(tl_summary_opts *o, const tl_summary *s);
+/* A row's value of column `col` in run `run`: 0 where the row did not occur
+ * in that run. */
+double tl_summary_row_value(const tl_row *r, size_t run, int col);
+/* The rows by name (strcmp order); the caller frees the array. */
+GPtrArray *tl_summary_sorted_rows(const tl_summary *s);
 /* One column of a row as the options' statistic over the runs. */
 double tl_summary_row_stat(const tl_summary *s, const tl_row *r, int col, const tl_summary_opts *o);
 /* Whether a row's name passes --show, --hide and --account-type, and its

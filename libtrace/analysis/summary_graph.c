@@ -10,7 +10,7 @@
 #include "analysis/summary.h"
 
 #include "analysis/opcost.h"
-#include "analysis/summary_impl.h"
+#include "analysis/summary_internal.h"
 #include "base/warn.h"
 
 #include <string.h>

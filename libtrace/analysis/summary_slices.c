@@ -18,7 +18,7 @@
  */
 #include "analysis/summary.h"
 
-#include "analysis/summary_impl.h"
+#include "analysis/summary_internal.h"
 #include "analysis/summary_nest.h"
 
 #include <string.h>

@@ -1,6 +1,6 @@
 #include "analysis/summary.h"
 
-#include "analysis/summary_impl.h"
+#include "analysis/summary_internal.h"
 
 #include <string.h>
 

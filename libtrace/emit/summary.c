@@ -1,6 +1,5 @@
 #include "emit/summary.h"
 
-#include "analysis/summary_impl.h"
 #include "base/bytes.h"
 #include "emit/json.h"
 
@@ -411,10 +410,7 @@ void tl_summary_write_partial(const tl_summary *s, tl_output *out)
 		for (guint k = 0; k < s->n_runs; k++) {
 			json_t *vs = json_array();
 			for (int c = 0; c < TL_N_COLS; c++) {
-				double x = tl_summary_row_vals(r, k) != NULL
-					       ? tl_summary_row_vals(r, k)->v[c]
-					       : 0;
-				json_array_append_new(vs, json_real(x));
+				json_array_append_new(vs, json_real(tl_summary_row_value(r, k, c)));
 			}
 			json_array_append_new(runs, vs);
 		}

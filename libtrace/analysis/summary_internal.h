@@ -1,9 +1,9 @@
 /*
- * summary_impl: what the files of the summary share and nobody else
+ * summary_internal: what the files of the summary share and nobody else
  * sees: a row's values per run, and the row lookups.
  */
-#ifndef TL_ANALYSIS_SUMMARY_IMPL_H
-#define TL_ANALYSIS_SUMMARY_IMPL_H
+#ifndef TL_ANALYSIS_SUMMARY_INTERNAL_H
+#define TL_ANALYSIS_SUMMARY_INTERNAL_H
 
 #include "analysis/summary.h"
 
@@ -23,8 +23,6 @@ void tl_summary_vals_add(tl_summary_vals *dst, const tl_summary_vals *v);
 tl_row *tl_summary_row_add(tl_summary *s, const char *name, size_t run, const tl_summary_vals *v);
 /* A label kept as valid UTF-8 (bad bytes become U+FFFD), newly allocated. */
 char *tl_summary_valid_dup(const char *s);
-/* The rows by name (strcmp order); the caller frees the array. */
-GPtrArray *tl_summary_sorted_rows(const tl_summary *s);
 
 /* Definitions per row (occurrence "defined"): counts[r] += 1, then each
  * row's defined the larger of its own and its count (a stream, its inputs
