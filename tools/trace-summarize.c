@@ -144,9 +144,7 @@ static void parse_args(struct job *job, int argc, char **argv)
 	for (int c = 0; c < TL_N_COLS; c++)
 		g_free(names[c]);
 	g_free(opts);
-	static const char *const sinks[] = {
-	    [F_TEXT] = "text", [F_CSV] = "csv", [F_JSON] = "json", [F_PARTIAL] = "text"};
-	job->sink = tl_table_sink_find(sinks[job->format]);
+	job->sink = tl_table_sink_find(job->format == F_PARTIAL ? "text" : formats[job->format]);
 	job->partial = job->format == F_PARTIAL;
 	job->topts.occurrence_defined = job->defined == OCC_DEFINED;
 }
