@@ -23,7 +23,7 @@ if [ -x "$BIN/graph-render" ]; then
 		samples/gradckpt_simple2_timeline_graphdef.pbtxt &&
 		"$BIN/graph-render" -q -T svg --color-by=time --max-depth 2 -o docs/graph-time.svg \
 			samples/gen-g1.pbtxt &&
-		echo "docs/graph.svg docs/graph-time.svg  (graph-render -T svg, as the README shows)"
+		echo "docs/graph.svg docs/graph-time.svg  (graph-render -T svg, as the README and docs/graph-render.md show)"
 fi
 
 # the README's first picture: trace-report's page of gen-g1 in headless

@@ -65,7 +65,7 @@ static const char usage[] =
     "records alone hold is a \"contradiction\" (and a warning). The band is the least\n"
     "and most each allocator can have held given every record and sample (text: the\n"
     "\"band:\" line; JSON: \"band\", \"peak_range\"; CSV: --curve; the plot: grey), of\n"
-    "zero width where the curve is exact. The JSON format is in the README.\n"
+    "zero width where the curve is exact. JSON format: docs/trace-memory.md.\n"
     "Besides RunMetadata: a PyTorch (Kineto) trace recorded with profile_memory=True,\n"
     "a TF2/JAX XSpace's MemoryAllocation events and a TF1 timeline.py trace made with\n"
     "show_memory=True (tensor objects as blocks, in requested bytes; its counters are\n"

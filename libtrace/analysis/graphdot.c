@@ -24,7 +24,7 @@ void tl_graphdot_opts_init(tl_graphdot_opts *o)
 size_t tl_graphdot_default_max_nodes(const char *engine)
 {
 	/* What each engine lays out in well under 30 s on one core (see
-	 * README, graph-render). */
+	 * docs/graph-render.md). */
 	if (engine == NULL || strcmp(engine, "dot") == 0)
 		return 1500;
 	if (strcmp(engine, "sfdp") == 0 || strcmp(engine, "osage") == 0 ||

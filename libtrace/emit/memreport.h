@@ -6,8 +6,8 @@
  * the check against the allocator's own numbers, the band, and the top N
  * blocks live at the peak; as aligned text or CSV (one row per live block,
  * through the table sink; or, with `curve`, one row per band point), or
- * JSON (a document over the runs, the format below, README
- * "trace-memory"). The backend is picked by name from a table of hook
+ * JSON (a document over the runs, the format below, docs/trace-memory.md).
+ * The backend is picked by name from a table of hook
  * structs. The Chrome events of a view are emit/memtrace.h.
  *
  * JSON report:

@@ -8,7 +8,7 @@
  * and JS, inlined into the library at build time (scripts/embed.sh), and
  * the runs' data as JSON in a <script type="application/json"> element;
  * what the data holds is the contract with the page's JS, written down in
- * the README ("trace-report"). Nothing on the page refers to the network.
+ * docs/trace-report.md. Nothing on the page refers to the network.
  *
  * The sink reads the runs (which the caller owns) through the analyses
  * every other tool uses: lanes and optrace's names (the rows), dataflow

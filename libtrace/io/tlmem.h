@@ -35,7 +35,7 @@
  *              edited by hand) are samples of their own instead (bytes 0,
  *              address 0, the last counter at each time), with a warning.
  *
- * What timeline.py leaves out (the README has the list): allocation
+ * What timeline.py leaves out (docs/trace-memory.md has the list): allocation
  * records, allocator_bytes_in_use, temporaries and persistent memory; a
  * forwarded tensor (Identity, Reshape) counts again; a node run several
  * times keeps only its last run's tensor: the earlier objects have an N and
