@@ -203,15 +203,42 @@ void tl_output_abort(tl_output *o)
 	release(o);
 }
 
+/* "00" to "99": two digits per division, written from the end. */
+static const char digit_pairs[201] = "00010203040506070809"
+				     "10111213141516171819"
+				     "20212223242526272829"
+				     "30313233343536373839"
+				     "40414243444546474849"
+				     "50515253545556575859"
+				     "60616263646566676869"
+				     "70717273747576777879"
+				     "80818283848586878889"
+				     "90919293949596979899";
+
 void tl_output_uint(tl_output *o, uint64_t v)
 {
-	char tmp[24];
-	size_t i = sizeof tmp;
-	do {
-		tmp[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v != 0);
-	tl_output_bytes(o, tmp + i, sizeof tmp - i);
+	/* 20 digits at most (UINT64_MAX) */
+	if (o->len + 20 > TL_OUTPUT_BUF)
+		tl_output_flush(o);
+	char tmp[20];
+	char *end = tmp + sizeof tmp, *p = end;
+	while (v >= 100) {
+		unsigned pair = (unsigned)(v % 100) * 2;
+		v /= 100;
+		p -= 2;
+		p[0] = digit_pairs[pair];
+		p[1] = digit_pairs[pair + 1];
+	}
+	if (v >= 10) {
+		p -= 2;
+		p[0] = digit_pairs[v * 2];
+		p[1] = digit_pairs[v * 2 + 1];
+	} else {
+		*--p = (char)('0' + v);
+	}
+	size_t n = (size_t)(end - p);
+	memcpy(o->buf + o->len, p, n);
+	o->len += n;
 }
 
 void tl_output_int(tl_output *o, int64_t v)
