@@ -224,8 +224,12 @@ static void name_copy(char *buf, size_t size, const char *prefix, const char *s)
 		buf[size - 1] = '\0';
 		return;
 	}
+	size_t n = strlen(s);
+	if (n > size - p - 1)
+		n = size - p - 1;
 	memcpy(buf, prefix, p);
-	g_strlcpy(buf + p, s, size - p);
+	memcpy(buf + p, s, n);
+	buf[p + n] = '\0';
 }
 
 void tl_optrace_flow_name(const tl_run *run, const tl_link *l, char *buf, size_t size)
@@ -386,6 +390,18 @@ static void write_slices(struct trace *t)
 	g_free(iters);
 }
 
+/* tl_optrace_flow_name's text; where it is the producer's name whole, that
+ * name itself, not a copy. */
+static const char *flow_name(const tl_run *run, const tl_link *l, char *buf, size_t size)
+{
+	const char *node = run->execs[l->src].node;
+	bool whole = (l->kind == TL_LINK_DATA && l->src_port == 0) || l->kind == TL_LINK_LAUNCH;
+	if (whole && strlen(node) < size)
+		return node;
+	tl_optrace_flow_name(run, l, buf, size);
+	return buf;
+}
+
 /* An arrow per dataflow link between two slices shown. */
 static void write_flows(struct trace *t, uint64_t *next_flow)
 {
@@ -406,13 +422,13 @@ static void write_flows(struct trace *t, uint64_t *next_flow)
 						  "devices?)");
 			continue;
 		}
-		tl_optrace_flow_name(run, l, buf, sizeof buf);
+		const char *name = flow_name(run, l, buf, sizeof buf);
 		const char *cat = tl_dataflow_link_kind_name(l->kind);
 		uint64_t id = (*next_flow)++;
-		tl_chrome_flow(t->w, 's', buf, cat, id, t->pid_of[src->device],
+		tl_chrome_flow(t->w, 's', name, cat, id, t->pid_of[src->device],
 			       t->tid_of[src->device][t->v.lane[l->src]], s_ts + t->o->shift_ns);
 		via_args(t->w, run, l);
-		tl_chrome_flow(t->w, 'f', buf, cat, id, t->pid_of[dst->device],
+		tl_chrome_flow(t->w, 'f', name, cat, id, t->pid_of[dst->device],
 			       t->tid_of[dst->device][t->v.lane[l->dst]], f_ts + t->o->shift_ns);
 		if (t->stats != NULL)
 			t->stats->flows++;
