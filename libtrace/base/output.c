@@ -217,11 +217,35 @@ static const char digit_pairs[201] = "00010203040506070809"
 
 void tl_output_uint(tl_output *o, uint64_t v)
 {
-	/* 20 digits at most (UINT64_MAX) */
+	/* 20 digits at most (UINT64_MAX), written in place from the end: the
+	 * count first, by comparisons */
+	static const uint64_t pow10[20] = {1u,
+					   10u,
+					   100u,
+					   1000u,
+					   10000u,
+					   100000u,
+					   1000000u,
+					   10000000u,
+					   100000000u,
+					   1000000000u,
+					   10000000000u,
+					   100000000000u,
+					   1000000000000u,
+					   10000000000000u,
+					   100000000000000u,
+					   1000000000000000u,
+					   10000000000000000u,
+					   100000000000000000u,
+					   1000000000000000000u,
+					   10000000000000000000u};
 	if (o->len + 20 > TL_OUTPUT_BUF)
 		tl_output_flush(o);
-	char tmp[20];
-	char *end = tmp + sizeof tmp, *p = end;
+	size_t n = 1;
+	while (n < 20 && v >= pow10[n])
+		n++;
+	char *p = o->buf + o->len + n;
+	o->len += n;
 	while (v >= 100) {
 		unsigned pair = (unsigned)(v % 100) * 2;
 		v /= 100;
@@ -230,15 +254,11 @@ void tl_output_uint(tl_output *o, uint64_t v)
 		p[1] = digit_pairs[pair + 1];
 	}
 	if (v >= 10) {
-		p -= 2;
-		p[0] = digit_pairs[v * 2];
-		p[1] = digit_pairs[v * 2 + 1];
+		p[-2] = digit_pairs[v * 2];
+		p[-1] = digit_pairs[v * 2 + 1];
 	} else {
-		*--p = (char)('0' + v);
+		p[-1] = (char)('0' + v);
 	}
-	size_t n = (size_t)(end - p);
-	memcpy(o->buf + o->len, p, n);
-	o->len += n;
 }
 
 void tl_output_int(tl_output *o, int64_t v)

@@ -164,10 +164,16 @@ void tl_json_micros(tl_output *o, int64_t ns)
 	unsigned frac = (unsigned)(mag % 1000);
 	if (frac == 0)
 		return;
-	char buf[4] = {'.', (char)('0' + frac / 100), (char)('0' + frac / 10 % 10),
-		       (char)('0' + frac % 10)};
+	/* the fraction's 4 bytes written whole, its trailing zeros not counted */
+	if (o->len + 4 > TL_OUTPUT_BUF)
+		tl_output_flush(o);
+	char *p = o->buf + o->len;
+	p[0] = '.';
+	p[1] = (char)('0' + frac / 100);
+	p[2] = (char)('0' + frac / 10 % 10);
+	p[3] = (char)('0' + frac % 10);
 	size_t len = 4;
-	while (buf[len - 1] == '0')
+	while (p[len - 1] == '0')
 		len--;
-	tl_output_bytes(o, buf, len);
+	o->len += len;
 }

@@ -47,7 +47,8 @@ static void test_flow_name_lengths(void **state)
 				memset(got, '#', sizeof got);
 				memset(want, '#', sizeof want);
 				tl_optrace_flow_name(&run, &l, got, size);
-				char *full = g_strconcat(kinds[k].before, node, kinds[k].after, NULL);
+				char *full =
+				    g_strconcat(kinds[k].before, node, kinds[k].after, NULL);
 				size_t n = strlen(full) < size - 1 ? strlen(full) : size - 1;
 				memcpy(want, full, n);
 				want[n] = '\0';
