@@ -203,15 +203,62 @@ void tl_output_abort(tl_output *o)
 	release(o);
 }
 
+/* "00" to "99": two digits per division, written from the end. */
+static const char digit_pairs[201] = "00010203040506070809"
+				     "10111213141516171819"
+				     "20212223242526272829"
+				     "30313233343536373839"
+				     "40414243444546474849"
+				     "50515253545556575859"
+				     "60616263646566676869"
+				     "70717273747576777879"
+				     "80818283848586878889"
+				     "90919293949596979899";
+
 void tl_output_uint(tl_output *o, uint64_t v)
 {
-	char tmp[24];
-	size_t i = sizeof tmp;
-	do {
-		tmp[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v != 0);
-	tl_output_bytes(o, tmp + i, sizeof tmp - i);
+	/* 20 digits at most (UINT64_MAX), written in place from the end: the
+	 * count first, by comparisons */
+	static const uint64_t pow10[20] = {1u,
+					   10u,
+					   100u,
+					   1000u,
+					   10000u,
+					   100000u,
+					   1000000u,
+					   10000000u,
+					   100000000u,
+					   1000000000u,
+					   10000000000u,
+					   100000000000u,
+					   1000000000000u,
+					   10000000000000u,
+					   100000000000000u,
+					   1000000000000000u,
+					   10000000000000000u,
+					   100000000000000000u,
+					   1000000000000000000u,
+					   10000000000000000000u};
+	if (o->len + 20 > TL_OUTPUT_BUF)
+		tl_output_flush(o);
+	size_t n = 1;
+	while (n < 20 && v >= pow10[n])
+		n++;
+	char *p = o->buf + o->len + n;
+	o->len += n;
+	while (v >= 100) {
+		unsigned pair = (unsigned)(v % 100) * 2;
+		v /= 100;
+		p -= 2;
+		p[0] = digit_pairs[pair];
+		p[1] = digit_pairs[pair + 1];
+	}
+	if (v >= 10) {
+		p[-2] = digit_pairs[v * 2];
+		p[-1] = digit_pairs[v * 2 + 1];
+	} else {
+		p[-1] = (char)('0' + v);
+	}
 }
 
 void tl_output_int(tl_output *o, int64_t v)

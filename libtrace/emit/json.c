@@ -21,15 +21,72 @@ static void plain_init(void)
 	}
 }
 
+/* Whether any of the 8 bytes in x needs a look of its own: a control
+ * byte, a byte from 0x80, '"', '\\', and in a script '<' (the words are
+ * Mycroft's zero-byte test; it can flag a byte beside the one that needs
+ * it, never miss one, and a flagged word goes byte by byte). */
+static inline bool word_special(uint64_t x, bool script)
+{
+	const uint64_t ones = UINT64_C(0x0101010101010101);
+	const uint64_t high = UINT64_C(0x8080808080808080);
+	uint64_t quote = x ^ (ones * '"');
+	uint64_t bslash = x ^ (ones * '\\');
+	uint64_t t = (x | ((x - ones * 0x20) & ~x)) | ((quote - ones) & ~quote) |
+		     ((bslash - ones) & ~bslash);
+	if (script) {
+		uint64_t lt = x ^ (ones * '<');
+		t |= (lt - ones) & ~lt;
+	}
+	return (t & high) != 0;
+}
+
+/* From byte i on, bytes [run, i) plain and not yet written. */
+static void string_rest(tl_output *o, const unsigned char *s, size_t n, size_t run, size_t i,
+			const unsigned char *keep);
+
 static void string_len(tl_output *o, const char *str, size_t n, bool script)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	if (!plain['a'])
 		plain_init();
 	const unsigned char *keep = script ? plain_script : plain;
-	tl_output_char(o, '"');
-	size_t run = 0; /* start of the pending run of plain bytes */
+	if (n > TL_OUTPUT_BUF / 2) {
+		tl_output_char(o, '"');
+		string_rest(o, s, n, 0, 0, keep);
+		return;
+	}
+	/* The common string, all plain: copied into the buffer as it is
+	 * checked, a word at a time; what needs escaping goes the long way
+	 * from the first word that holds it. */
+	if (o->len + n + 2 > TL_OUTPUT_BUF)
+		tl_output_flush(o);
+	char *dst = o->buf + o->len;
+	*dst++ = '"';
 	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x;
+		memcpy(&x, s + i, 8);
+		if (word_special(x, script))
+			break;
+		memcpy(dst + i, &x, 8);
+	}
+	while (i < n && keep[s[i]]) {
+		dst[i] = (char)s[i];
+		i++;
+	}
+	if (i == n) {
+		dst[n] = '"';
+		o->len += n + 2;
+		return;
+	}
+	o->len += 1 + i;
+	string_rest(o, s, n, i, i, keep);
+}
+
+static void string_rest(tl_output *o, const unsigned char *s, size_t n, size_t run, size_t i,
+			const unsigned char *keep)
+{
+	const char *str = (const char *)s;
 	while (i < n) {
 		while (i < n && keep[s[i]])
 			i++;
@@ -107,10 +164,16 @@ void tl_json_micros(tl_output *o, int64_t ns)
 	unsigned frac = (unsigned)(mag % 1000);
 	if (frac == 0)
 		return;
-	char buf[4] = {'.', (char)('0' + frac / 100), (char)('0' + frac / 10 % 10),
-		       (char)('0' + frac % 10)};
+	/* the fraction's 4 bytes written whole, its trailing zeros not counted */
+	if (o->len + 4 > TL_OUTPUT_BUF)
+		tl_output_flush(o);
+	char *p = o->buf + o->len;
+	p[0] = '.';
+	p[1] = (char)('0' + frac / 100);
+	p[2] = (char)('0' + frac / 10 % 10);
+	p[3] = (char)('0' + frac % 10);
 	size_t len = 4;
-	while (buf[len - 1] == '0')
+	while (p[len - 1] == '0')
 		len--;
-	tl_output_bytes(o, buf, len);
+	o->len += len;
 }

@@ -161,6 +161,21 @@ const char *tl_optrace_lane_name(const tl_run *run, const tl_lanes *v, uint32_t 
 	return buf;
 }
 
+/* "input<k>" into key (snprintf's cost showed in the profile) */
+static void input_key(char key[32], size_t k)
+{
+	char digits[24];
+	size_t n = 0;
+	do {
+		digits[n++] = (char)('0' + k % 10);
+		k /= 10;
+	} while (k != 0);
+	memcpy(key, "input", 5);
+	for (size_t i = 0; i < n; i++)
+		key[5 + i] = digits[n - 1 - i];
+	key[5 + n] = '\0';
+}
+
 static void write_args(tl_chrome *w, const tl_run *run, const tl_exec *e, int32_t iter)
 {
 	tl_chrome_arg_str(w, "name", e->node);
@@ -177,7 +192,7 @@ static void write_args(tl_chrome *w, const tl_run *run, const tl_exec *e, int32_
 	if (e->gnode >= 0) {
 		const Tensorflow__NodeDef *def = run->nodes[e->gnode].def;
 		for (size_t k = 0; k < def->n_input; k++) {
-			snprintf(key, sizeof key, "input%zu", k);
+			input_key(key, k);
 			tl_chrome_arg_str(w, key, def->input[k]);
 		}
 	} else {
@@ -186,7 +201,7 @@ static void write_args(tl_chrome *w, const tl_run *run, const tl_exec *e, int32_
 		if (tl_run_op_label_parse(run->arena, e->ns->timeline_label, NULL, NULL, &inputs,
 					  &n))
 			for (size_t k = 0; k < n; k++) {
-				snprintf(key, sizeof key, "input%zu", k);
+				input_key(key, k);
 				tl_chrome_arg_str(w, key, inputs[k]);
 			}
 		else if (e->ns->timeline_label != NULL && e->ns->timeline_label[0] != '\0')
@@ -197,18 +212,38 @@ static void write_args(tl_chrome *w, const tl_run *run, const tl_exec *e, int32_
 		tl_chrome_arg_int(w, "iteration", iter);
 }
 
+/* snprintf(buf, size, "%s%s", prefix, s), without parsing a format for
+ * every arrow */
+static void name_copy(char *buf, size_t size, const char *prefix, const char *s)
+{
+	size_t p = strlen(prefix);
+	if (size == 0)
+		return;
+	if (p >= size) {
+		memcpy(buf, prefix, size - 1);
+		buf[size - 1] = '\0';
+		return;
+	}
+	size_t n = strlen(s);
+	if (n > size - p - 1)
+		n = size - p - 1;
+	memcpy(buf, prefix, p);
+	memcpy(buf + p, s, n);
+	buf[p + n] = '\0';
+}
+
 void tl_optrace_flow_name(const tl_run *run, const tl_link *l, char *buf, size_t size)
 {
 	const tl_exec *src = &run->execs[l->src];
 	switch (l->kind) {
 	case TL_LINK_DATA:
 		if (l->src_port == 0)
-			snprintf(buf, size, "%s", src->node);
+			name_copy(buf, size, "", src->node);
 		else
 			snprintf(buf, size, "%s:%d", src->node, l->src_port);
 		break;
 	case TL_LINK_CONTROL:
-		snprintf(buf, size, "^%s", src->node);
+		name_copy(buf, size, "^", src->node);
 		break;
 	case TL_LINK_TRANSFER: {
 		/* through an unrecorded transfer node the tensor is still its */
@@ -217,11 +252,11 @@ void tl_optrace_flow_name(const tl_run *run, const tl_link *l, char *buf, size_t
 					       : src->gnode;
 		const char *tn =
 		    g >= 0 ? tl_run_node_attr_string(run, (uint32_t)g, "tensor_name") : "";
-		snprintf(buf, size, "%s", tn[0] != '\0' ? tn : src->node);
+		name_copy(buf, size, "", tn[0] != '\0' ? tn : src->node);
 		break;
 	}
 	case TL_LINK_LAUNCH:
-		snprintf(buf, size, "%s", src->node);
+		name_copy(buf, size, "", src->node);
 		break;
 	}
 }
@@ -355,6 +390,18 @@ static void write_slices(struct trace *t)
 	g_free(iters);
 }
 
+/* tl_optrace_flow_name's text; where it is the producer's name whole, that
+ * name itself, not a copy. */
+static const char *flow_name(const tl_run *run, const tl_link *l, char *buf, size_t size)
+{
+	const char *node = run->execs[l->src].node;
+	bool whole = (l->kind == TL_LINK_DATA && l->src_port == 0) || l->kind == TL_LINK_LAUNCH;
+	if (whole && strlen(node) < size)
+		return node;
+	tl_optrace_flow_name(run, l, buf, size);
+	return buf;
+}
+
 /* An arrow per dataflow link between two slices shown. */
 static void write_flows(struct trace *t, uint64_t *next_flow)
 {
@@ -375,13 +422,13 @@ static void write_flows(struct trace *t, uint64_t *next_flow)
 						  "devices?)");
 			continue;
 		}
-		tl_optrace_flow_name(run, l, buf, sizeof buf);
+		const char *name = flow_name(run, l, buf, sizeof buf);
 		const char *cat = tl_dataflow_link_kind_name(l->kind);
 		uint64_t id = (*next_flow)++;
-		tl_chrome_flow(t->w, 's', buf, cat, id, t->pid_of[src->device],
+		tl_chrome_flow(t->w, 's', name, cat, id, t->pid_of[src->device],
 			       t->tid_of[src->device][t->v.lane[l->src]], s_ts + t->o->shift_ns);
 		via_args(t->w, run, l);
-		tl_chrome_flow(t->w, 'f', buf, cat, id, t->pid_of[dst->device],
+		tl_chrome_flow(t->w, 'f', name, cat, id, t->pid_of[dst->device],
 			       t->tid_of[dst->device][t->v.lane[l->dst]], f_ts + t->o->shift_ns);
 		if (t->stats != NULL)
 			t->stats->flows++;

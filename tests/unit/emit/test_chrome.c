@@ -66,6 +66,116 @@ static void test_escaping(void **state)
 	g_free(data);
 }
 
+/* The escaping rules, byte by byte, as the README and RFC 8259 give them:
+ * the expectation for the word-at-a-time writer. Only the bytes the test
+ * strings hold: printable ASCII, the controls, 0xc3 0xa9 (a valid "e"
+ * acute, kept) and 0xff (never valid: U+FFFD). */
+static void escape_by_rule(GString *out, const char *s, size_t n, bool script)
+{
+	g_string_append_c(out, '"');
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\') {
+			g_string_append_c(out, '\\');
+			g_string_append_c(out, (char)c);
+		} else if (c == '\n') {
+			g_string_append(out, "\\n");
+		} else if (c == '\t') {
+			g_string_append(out, "\\t");
+		} else if (c == '\r') {
+			g_string_append(out, "\\r");
+		} else if (c < 0x20) {
+			g_string_append_printf(out, "\\u%04x", c);
+		} else if (c == 0xc3 && i + 1 < n && (unsigned char)s[i + 1] == 0xa9) {
+			g_string_append(out, "\xc3\xa9");
+			i++;
+		} else if (c >= 0x80) {
+			g_string_append(out, "\xef\xbf\xbd");
+		} else if (script && c == '<' && i + 1 < n && s[i + 1] == '/') {
+			g_string_append(out, "<\\");
+		} else if (script && c == '<' && i + 1 < n && s[i + 1] == '!') {
+			g_string_append(out, "\\u003c");
+		} else {
+			g_string_append_c(out, (char)c);
+		}
+	}
+	g_string_append_c(out, '"');
+}
+
+/* Strings of 0 to 40 bytes with one byte (or pair) that needs care at every
+ * place, in plain and script mode, written one after the other into one
+ * output (past its buffer, so flushes fall everywhere): the writer checks 8
+ * bytes at a time and must find each, at any offset in its word. */
+static void test_escaping_every_offset(void **state)
+{
+	(void)state;
+	static const char *const odd[] = {"\"", "\\", "\n", "\t", "\r", "\x01", "\x1f",
+					  "\x7f", "\xff", "\xc3\xa9", "<", "</", "<!", "\xc3",
+					  "\x80", " ", "~"};
+	tl_output *o = tl_output_new_memory();
+	GString *want = g_string_new(NULL);
+	char buf[64];
+	for (int round = 0; round < 8; round++)
+		for (size_t len = 0; len <= 40; len++)
+			for (size_t at = 0; at <= len; at++)
+				for (size_t k = 0; k < G_N_ELEMENTS(odd); k++)
+					for (int script = 0; script < 2; script++) {
+						size_t m = strlen(odd[k]);
+						for (size_t i = 0; i < len; i++)
+							buf[i] = (char)('a' + (i + round) % 26);
+						memcpy(buf + at, odd[k], m);
+						size_t n = len + m;
+						if (script)
+							tl_json_string_script(o, buf, n);
+						else
+							tl_json_string_len(o, buf, n);
+						escape_by_rule(want, buf, n, script);
+					}
+	assert_true(want->len > 4 * TL_OUTPUT_BUF);
+	GString *got = tl_output_take(o);
+	assert_int_equal(got->len, want->len);
+	assert_memory_equal(got->str, want->str, want->len);
+	g_string_free(got, TRUE);
+	g_string_free(want, TRUE);
+}
+
+/* Integers as printf prints them, at every number of digits and both ends
+ * of the range, many enough to cross the buffer's end. */
+static void test_integers(void **state)
+{
+	(void)state;
+	tl_output *o = tl_output_new_memory();
+	GString *want = g_string_new(NULL);
+	for (int round = 0; round < 2000; round++) {
+		uint64_t p = 1;
+		for (int d = 0; d < 20; d++) {
+			uint64_t vals[] = {p - 1, p, p + (uint64_t)round, p * 9 + 8};
+			for (size_t k = 0; k < G_N_ELEMENTS(vals); k++) {
+				tl_output_uint(o, vals[k]);
+				tl_output_char(o, ' ');
+				tl_output_int(o, -(int64_t)(vals[k] >> 1));
+				tl_output_char(o, ' ');
+				g_string_append_printf(want, "%" G_GUINT64_FORMAT " %" G_GINT64_FORMAT " ",
+						       (guint64)vals[k], -(gint64)(vals[k] >> 1));
+			}
+			if (d < 19)
+				p *= 10;
+		}
+		tl_output_uint(o, UINT64_MAX);
+		tl_output_int(o, INT64_MIN);
+		tl_output_int(o, INT64_MAX);
+		g_string_append_printf(want, "%" G_GUINT64_FORMAT "%" G_GINT64_FORMAT
+					     "%" G_GINT64_FORMAT,
+				       (guint64)UINT64_MAX, (gint64)INT64_MIN, (gint64)INT64_MAX);
+	}
+	assert_true(want->len > TL_OUTPUT_BUF);
+	GString *got = tl_output_take(o);
+	assert_int_equal(got->len, want->len);
+	assert_memory_equal(got->str, want->str, want->len);
+	g_string_free(got, TRUE);
+	g_string_free(want, TRUE);
+}
+
 static void fill_micros(tl_output *o)
 {
 	tl_json_micros(o, 1234567);
@@ -228,7 +338,8 @@ static void test_gzip_by_name(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_escaping),     cmocka_unit_test(test_micros),
+		cmocka_unit_test(test_escaping),     cmocka_unit_test(test_escaping_every_offset),
+		cmocka_unit_test(test_integers),     cmocka_unit_test(test_micros),
 		cmocka_unit_test(test_document),     cmocka_unit_test(test_atomic_abort),
 		cmocka_unit_test(test_output_errors), cmocka_unit_test(test_gzip_by_name),
 	};

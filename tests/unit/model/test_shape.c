@@ -9,6 +9,7 @@
 #include "model/shape.h"
 
 #include <glib.h>
+#include <inttypes.h>
 
 #include "testdata.h"
 
@@ -82,6 +83,24 @@ static void test_unknown(void **state)
 	shape_is(&s.sh, 0, "");
 }
 
+/* Sizes print as printf's "%lld" prints them, at both ends of int64 and at
+ * every number of digits. */
+static void test_extremes(void **state)
+{
+	(void)state;
+	struct shape4 s;
+	shape4_init(&s, 4, (const int64_t[]){INT64_MIN, INT64_MAX, 0, -7});
+	shape_is(&s.sh, 0, "-9223372036854775808x9223372036854775807x0x-7");
+	int64_t p = 1;
+	for (int d = 0; d < 18; d++) {
+		shape4_init(&s, 2, (const int64_t[]){p * 10 - 1, -p});
+		char *want = g_strdup_printf("%" PRId64 "x%" PRId64, p * 10 - 1, -p);
+		shape_is(&s.sh, 0, want);
+		g_free(want);
+		p *= 10;
+	}
+}
+
 int main(void)
 {
 	td_filter();
@@ -89,6 +108,7 @@ int main(void)
 	    cmocka_unit_test(test_dims),
 	    cmocka_unit_test(test_scalar_and_null),
 	    cmocka_unit_test(test_unknown),
+	    cmocka_unit_test(test_extremes),
 	};
 	return cmocka_run_group_tests_name("shape", tests, NULL, NULL);
 }
