@@ -72,6 +72,20 @@ static const char usage[] =
     "the totals checked) give the same report, plot and trace, by block and op.\n"
     "Exit status: 0 ok, 1 bad input or write error, 2 usage.\n";
 
+/* Where the output stands, from begin to end: RunMetadata runs are
+ * written as they are read; inputs of allocator events (whole files, a
+ * few) are read whole and written at the end; the plot, whose size is
+ * that of every panel, draws every view at the end. */
+struct written {
+	tl_chrome w;
+	int64_t next_pid;
+	uint64_t next_flow, next_id;
+	tl_optrace_opts oo;
+	tl_memreport rep;
+	GArray *plot; /* struct memory, --plot */
+	size_t runs;  /* RunMetadata runs given */
+};
+
 struct job {
 	tl_cli cli;
 	bool report;
@@ -83,6 +97,7 @@ struct job {
 	bool ops;
 	bool flows;
 	GPtrArray *allocs; /* tl_alloc_input *: inputs of allocation events */
+	struct written o;
 };
 
 #define JOB(field) offsetof(struct job, field)
@@ -105,7 +120,8 @@ static void parse_args(struct job *job, int argc, char **argv)
 	if (!job->report && (job->format >= 0 || job->ropts.buffers))
 		tl_cli_usage_error(&job->cli, "--format and --buffers go with --report");
 	job->ropts.format = job->format >= 0 ? tl_memreport_formats[job->format] : NULL;
-	if (job->ropts.curve && (job->ropts.format == NULL || strcmp(job->ropts.format, "csv") != 0))
+	if (job->ropts.curve &&
+	    (job->ropts.format == NULL || strcmp(job->ropts.format, "csv") != 0))
 		tl_cli_usage_error(&job->cli, "--curve goes with --report --format csv");
 	job->ropts.top = job->top == 0 ? SIZE_MAX : (size_t)job->top;
 }
@@ -115,24 +131,22 @@ struct memory {
 	tl_memory *mem;
 	tl_allocs *allocs;
 	tl_memview *view;
-	tl_run *run;			 /* RunMetadata: the run, freed with it */
-	const tl_alloc_input *in;	 /* allocator events: the input */
+	tl_run *run;		  /* RunMetadata: the run, freed with it */
+	const tl_alloc_input *in; /* allocator events: the input */
 };
 
-/* Input i: run i, else allocator-event input i (never both kinds). */
-static void memory_build(struct job *job, GPtrArray *runs, guint i, struct memory *m)
+static void memory_of_run(tl_run *run, struct memory *m)
 {
-	*m = (struct memory){0};
-	if (job->allocs->len > 0) {
-		m->in = g_ptr_array_index(job->allocs, i);
-		m->allocs = tl_allocs_build(&m->in->events, m->in->label);
-		m->view = tl_memview_from_allocs(m->allocs);
-		return;
-	}
-	m->run = g_ptr_array_index(runs, i);
-	g_ptr_array_index(runs, i) = NULL;
-	m->mem = tl_memory_build(m->run);
+	*m = (struct memory){.run = run};
+	m->mem = tl_memory_build(run);
 	m->view = tl_memview_from_memory(m->mem);
+}
+
+static void memory_of_allocs(const tl_alloc_input *in, struct memory *m)
+{
+	*m = (struct memory){.in = in};
+	m->allocs = tl_allocs_build(&in->events, in->label);
+	m->view = tl_memview_from_allocs(m->allocs);
 }
 
 static void memory_free(struct memory *m)
@@ -143,89 +157,96 @@ static void memory_free(struct memory *m)
 	tl_run_free(m->run);
 }
 
-static guint n_inputs(struct job *job, GPtrArray *runs)
+/* One view into the output, as today's single pass wrote each input. */
+static void write_view(struct job *job, struct memory *m, bool several)
 {
-	return job->allocs->len > 0 ? job->allocs->len : runs->len;
-}
-
-static void write_trace(struct job *job, tl_output *out, GPtrArray *runs)
-{
-	tl_chrome w;
-	tl_chrome_begin(&w, out);
-	int64_t next_pid = 1;
-	uint64_t next_flow = 1, next_id = 1;
-	tl_optrace_opts oo;
-	tl_optrace_opts_init(&oo);
-	oo.flows = job->flows;
-	guint n = n_inputs(job, runs);
-	for (guint r = 0; r < n; r++) {
-		struct memory m;
-		memory_build(job, runs, r, &m);
-		char *prefix = n > 1 ? g_strdup_printf("%s: ", m.view->label) : NULL;
-		tl_memtrace_write(&w, m.view, &job->topts, prefix, &next_pid, &next_id);
-		if (job->ops && m.run != NULL) {
-			oo.prefix = prefix;
-			tl_optrace_write(&w, m.run, &oo, &next_pid, &next_flow, NULL);
-		} else if (job->ops) {
-			tl_memtrace_ops(&w, m.in->ops, m.in->n_ops, &next_pid);
-		}
-		memory_free(&m);
-		g_free(prefix);
+	struct written *o = &job->o;
+	if (job->plot >= 0) {
+		g_array_append_val(o->plot, *m);
+		return;
 	}
-	tl_chrome_end(&w, "{\"tool\":\"trace-memory " TL_VERSION "\"}");
-}
-
-static void write_plot(struct job *job, tl_output *out, GPtrArray *runs)
-{
-	guint n = n_inputs(job, runs);
-	struct memory *ms = g_new0(struct memory, n ? n : 1);
-	const tl_memview **views = g_new0(const tl_memview *, n ? n : 1);
-	for (guint r = 0; r < n; r++) {
-		memory_build(job, runs, r, &ms[r]);
-		views[r] = ms[r].view;
+	if (job->report) {
+		tl_memreport_run(&o->rep, m->view);
+		memory_free(m);
+		return;
 	}
-	tl_svgplot_memory(views, n, out);
-	for (guint r = 0; r < n; r++)
-		memory_free(&ms[r]);
-	g_free(views);
-	g_free(ms);
-}
-
-static void write_report(struct job *job, tl_output *out, GPtrArray *runs)
-{
-	tl_memreport rep;
-	tl_memreport_begin(&rep, out, &job->ropts);
-	guint n = n_inputs(job, runs);
-	for (guint r = 0; r < n; r++) {
-		struct memory m;
-		memory_build(job, runs, r, &m);
-		tl_memreport_run(&rep, m.view);
-		memory_free(&m);
+	char *prefix = several ? g_strdup_printf("%s: ", m->view->label) : NULL;
+	tl_memtrace_write(&o->w, m->view, &job->topts, prefix, &o->next_pid, &o->next_id);
+	if (job->ops && m->run != NULL) {
+		o->oo.prefix = prefix;
+		tl_optrace_write(&o->w, m->run, &o->oo, &o->next_pid, &o->next_flow, NULL);
+	} else if (job->ops) {
+		tl_memtrace_ops(&o->w, m->in->ops, m->in->n_ops, &o->next_pid);
 	}
-	tl_memreport_end(&rep);
+	memory_free(m);
+	g_free(prefix);
 }
 
-static int read_inputs(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_error *err)
+static const char mixed[] = "give RunMetadata and PyTorch memory traces in separate calls";
+
+/* An input of allocator events is kept (written at the end); a
+ * RunMetadata's runs are given one by one. */
+static int take_input(void *ctx, tl_source *src, tl_run **first, tl_error *err)
 {
 	struct job *job = ctx;
-	if (tl_alloc_inputs_read(&job->cli, in, runs, job->allocs) != TL_EXIT_OK)
+	int took = tl_alloc_inputs_take(job->allocs, src, first, err);
+	if (took > 0 && job->o.runs > 0) {
+		tl_cli_error(&job->cli, "%s", mixed);
 		return tl_error_set(err, "%s", "");
-	if (job->allocs->len > 0 && runs->len > 0)
-		return tl_error_set(err, "give RunMetadata and PyTorch memory traces in separate "
-					 "calls");
+	}
+	return took;
+}
+
+static int begin_memory(void *ctx, const tl_cli_inputs *in, tl_output *out, tl_error *err)
+{
+	struct job *job = ctx;
+	struct written *o = &job->o;
+	if (job->plot >= 0)
+		o->plot = g_array_new(FALSE, FALSE, sizeof(struct memory));
+	else if (job->report)
+		tl_memreport_begin(&o->rep, out, &job->ropts);
+	else
+		tl_chrome_begin(&o->w, out);
 	return 0;
 }
 
-static int write_memory(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_output *out,
-			tl_error *err)
+static int write_run(void *ctx, tl_run **run, const tl_cli_step *step, tl_output *out,
+		     tl_error *err)
 {
 	struct job *job = ctx;
-	if (job->plot >= 0)
-		write_plot(job, out, runs);
-	else if (job->report)
-		write_report(job, out, runs);
-	else
-		write_trace(job, out, runs);
+	if (job->allocs->len > 0)
+		return tl_error_set(err, "%s", mixed);
+	job->o.runs++;
+	struct memory m;
+	memory_of_run(*run, &m);
+	*run = NULL;
+	write_view(job, &m, step->several);
+	return 0;
+}
+
+static int end_memory(void *ctx, const tl_cli_inputs *in, tl_output *out, tl_error *err)
+{
+	struct job *job = ctx;
+	struct written *o = &job->o;
+	if (job->allocs->len > 0 && o->runs > 0)
+		return tl_error_set(err, "%s", mixed);
+	for (guint i = 0; i < job->allocs->len; i++) {
+		struct memory m;
+		memory_of_allocs(g_ptr_array_index(job->allocs, i), &m);
+		write_view(job, &m, job->allocs->len > 1);
+	}
+	if (job->plot >= 0) {
+		guint n = o->plot->len;
+		const tl_memview **views = g_new0(const tl_memview *, n ? n : 1);
+		for (guint r = 0; r < n; r++)
+			views[r] = g_array_index(o->plot, struct memory, r).view;
+		tl_svgplot_memory(views, n, out);
+		g_free(views);
+	} else if (job->report) {
+		tl_memreport_end(&o->rep);
+	} else {
+		tl_chrome_end(&o->w, "{\"tool\":\"trace-memory " TL_VERSION "\"}");
+	}
 	return 0;
 }
 
@@ -239,9 +260,17 @@ int main(int argc, char **argv)
 			  .top = 10};
 	parse_args(&job, argc, argv);
 	job.allocs = tl_alloc_inputs_new();
+	job.o = (struct written){.next_pid = 1, .next_flow = 1, .next_id = 1};
+	tl_optrace_opts_init(&job.o.oo);
+	job.o.oo.flows = job.flows;
 	static const tl_cli_tool tool = {
-	    .stream = true, .prepare = read_inputs, .write = write_memory};
+	    .input = take_input, .begin = begin_memory, .run = write_run, .end = end_memory};
 	int status = tl_cli_run(&job.cli, argc, argv, &tool, &job);
+	if (job.o.plot != NULL) {
+		for (guint r = 0; r < job.o.plot->len; r++)
+			memory_free(&g_array_index(job.o.plot, struct memory, r));
+		g_array_free(job.o.plot, TRUE);
+	}
 	g_ptr_array_free(job.allocs, TRUE);
 	return status;
 }
