@@ -72,20 +72,6 @@ static const char usage[] =
     "the totals checked) give the same report, plot and trace, by block and op.\n"
     "Exit status: 0 ok, 1 bad input or write error, 2 usage.\n";
 
-/* Where the output stands, from begin to end: RunMetadata runs are
- * written as they are read; inputs of allocator events (whole files, a
- * few) are read whole and written at the end; the plot, whose size is
- * that of every panel, draws every view at the end. */
-struct written {
-	tl_chrome w;
-	int64_t next_pid;
-	uint64_t next_flow, next_id;
-	tl_optrace_opts oo;
-	tl_memreport rep;
-	GArray *plot; /* struct memory, --plot */
-	size_t runs;  /* RunMetadata runs given */
-};
-
 struct job {
 	tl_cli cli;
 	bool report;
@@ -97,7 +83,16 @@ struct job {
 	bool ops;
 	bool flows;
 	GPtrArray *allocs; /* tl_alloc_input *: inputs of allocation events */
-	struct written o;
+	/* The output: runs written as read; allocator events (whole files)
+	 * at the end; the plot's panels as runs come, its head at the end. */
+	tl_chrome w;
+	int64_t next_pid;
+	uint64_t next_flow, next_id;
+	tl_optrace_opts oo;
+	tl_memreport rep;
+	tl_svgplot_panels panels; /* --plot: the panels drawn into body */
+	tl_output *body;
+	size_t runs; /* RunMetadata runs given */
 };
 
 #define JOB(field) offsetof(struct job, field)
@@ -126,71 +121,57 @@ static void parse_args(struct job *job, int argc, char **argv)
 	job->ropts.top = job->top == 0 ? SIZE_MAX : (size_t)job->top;
 }
 
-/* One input's memory, whichever its source: the analysis and its view. */
+/* One input's memory, whichever its source: the analysis and its view;
+ * `run` (RunMetadata) or `in` (allocator events). */
 struct memory {
 	tl_memory *mem;
 	tl_allocs *allocs;
 	tl_memview *view;
-	tl_run *run;		  /* RunMetadata: the run, freed with it */
-	const tl_alloc_input *in; /* allocator events: the input */
+	tl_run *run;		  /* freed with it */
+	const tl_alloc_input *in; /* the caller's */
 };
 
-static void memory_of_run(tl_run *run, struct memory *m)
+/* One view into the output, then freed. */
+static void write_view(struct job *job, struct memory *m, bool several)
 {
-	*m = (struct memory){.run = run};
-	m->mem = tl_memory_build(run);
-	m->view = tl_memview_from_memory(m->mem);
-}
-
-static void memory_of_allocs(const tl_alloc_input *in, struct memory *m)
-{
-	*m = (struct memory){.in = in};
-	m->allocs = tl_allocs_build(&in->events, in->label);
-	m->view = tl_memview_from_allocs(m->allocs);
-}
-
-static void memory_free(struct memory *m)
-{
+	if (m->run != NULL) {
+		m->mem = tl_memory_build(m->run);
+		m->view = tl_memview_from_memory(m->mem);
+	} else {
+		m->allocs = tl_allocs_build(&m->in->events, m->in->label);
+		m->view = tl_memview_from_allocs(m->allocs);
+	}
+	char *prefix = several ? g_strdup_printf("%s: ", m->view->label) : NULL;
+	if (job->plot >= 0) {
+		tl_svgplot_memory_panels(&job->panels, m->view, job->body);
+	} else if (job->report) {
+		tl_memreport_run(&job->rep, m->view);
+	} else {
+		tl_memtrace_write(&job->w, m->view, &job->topts, prefix, &job->next_pid,
+				  &job->next_id);
+		job->oo.prefix = prefix;
+		if (job->ops && m->run != NULL)
+			tl_optrace_write(&job->w, m->run, &job->oo, &job->next_pid, &job->next_flow,
+					 NULL);
+		else if (job->ops)
+			tl_memtrace_ops(&job->w, m->in->ops, m->in->n_ops, &job->next_pid);
+	}
+	g_free(prefix);
 	tl_memview_free(m->view);
 	tl_memory_free(m->mem);
 	tl_allocs_free(m->allocs);
 	tl_run_free(m->run);
 }
 
-/* One view into the output, as today's single pass wrote each input. */
-static void write_view(struct job *job, struct memory *m, bool several)
-{
-	struct written *o = &job->o;
-	if (job->plot >= 0) {
-		g_array_append_val(o->plot, *m);
-		return;
-	}
-	if (job->report) {
-		tl_memreport_run(&o->rep, m->view);
-		memory_free(m);
-		return;
-	}
-	char *prefix = several ? g_strdup_printf("%s: ", m->view->label) : NULL;
-	tl_memtrace_write(&o->w, m->view, &job->topts, prefix, &o->next_pid, &o->next_id);
-	if (job->ops && m->run != NULL) {
-		o->oo.prefix = prefix;
-		tl_optrace_write(&o->w, m->run, &o->oo, &o->next_pid, &o->next_flow, NULL);
-	} else if (job->ops) {
-		tl_memtrace_ops(&o->w, m->in->ops, m->in->n_ops, &o->next_pid);
-	}
-	memory_free(m);
-	g_free(prefix);
-}
-
 static const char mixed[] = "give RunMetadata and PyTorch memory traces in separate calls";
 
-/* An input of allocator events is kept (written at the end); a
- * RunMetadata's runs are given one by one. */
+/* An input of allocator events is kept for the end; a RunMetadata's runs
+ * come one by one (write_run). */
 static int take_input(void *ctx, tl_source *src, tl_run **first, tl_error *err)
 {
 	struct job *job = ctx;
 	int took = tl_alloc_inputs_take(job->allocs, src, first, err);
-	if (took > 0 && job->o.runs > 0) {
+	if (took > 0 && job->runs > 0) {
 		tl_cli_error(&job->cli, "%s", mixed);
 		return tl_error_set(err, "%s", "");
 	}
@@ -200,13 +181,12 @@ static int take_input(void *ctx, tl_source *src, tl_run **first, tl_error *err)
 static int begin_memory(void *ctx, const tl_cli_inputs *in, tl_output *out, tl_error *err)
 {
 	struct job *job = ctx;
-	struct written *o = &job->o;
 	if (job->plot >= 0)
-		o->plot = g_array_new(FALSE, FALSE, sizeof(struct memory));
+		job->body = tl_output_new_memory();
 	else if (job->report)
-		tl_memreport_begin(&o->rep, out, &job->ropts);
+		tl_memreport_begin(&job->rep, out, &job->ropts);
 	else
-		tl_chrome_begin(&o->w, out);
+		tl_chrome_begin(&job->w, out);
 	return 0;
 }
 
@@ -216,9 +196,8 @@ static int write_run(void *ctx, tl_run **run, const tl_cli_step *step, tl_output
 	struct job *job = ctx;
 	if (job->allocs->len > 0)
 		return tl_error_set(err, "%s", mixed);
-	job->o.runs++;
-	struct memory m;
-	memory_of_run(*run, &m);
+	job->runs++;
+	struct memory m = {.run = *run};
 	*run = NULL;
 	write_view(job, &m, step->several);
 	return 0;
@@ -227,25 +206,21 @@ static int write_run(void *ctx, tl_run **run, const tl_cli_step *step, tl_output
 static int end_memory(void *ctx, const tl_cli_inputs *in, tl_output *out, tl_error *err)
 {
 	struct job *job = ctx;
-	struct written *o = &job->o;
-	if (job->allocs->len > 0 && o->runs > 0)
+	if (job->allocs->len > 0 && job->runs > 0)
 		return tl_error_set(err, "%s", mixed);
 	for (guint i = 0; i < job->allocs->len; i++) {
-		struct memory m;
-		memory_of_allocs(g_ptr_array_index(job->allocs, i), &m);
+		struct memory m = {.in = g_ptr_array_index(job->allocs, i)};
 		write_view(job, &m, job->allocs->len > 1);
 	}
 	if (job->plot >= 0) {
-		guint n = o->plot->len;
-		const tl_memview **views = g_new0(const tl_memview *, n ? n : 1);
-		for (guint r = 0; r < n; r++)
-			views[r] = g_array_index(o->plot, struct memory, r).view;
-		tl_svgplot_memory(views, n, out);
-		g_free(views);
+		GString *body = tl_output_take(job->body);
+		job->body = NULL;
+		tl_svgplot_memory_end(&job->panels, body->str, body->len, out);
+		g_string_free(body, TRUE);
 	} else if (job->report) {
-		tl_memreport_end(&o->rep);
+		tl_memreport_end(&job->rep);
 	} else {
-		tl_chrome_end(&o->w, "{\"tool\":\"trace-memory " TL_VERSION "\"}");
+		tl_chrome_end(&job->w, "{\"tool\":\"trace-memory " TL_VERSION "\"}");
 	}
 	return 0;
 }
@@ -257,20 +232,19 @@ int main(int argc, char **argv)
 			  .flows = true,
 			  .plot = -1,
 			  .format = -1,
-			  .top = 10};
+			  .top = 10,
+			  .next_pid = 1,
+			  .next_flow = 1,
+			  .next_id = 1};
 	parse_args(&job, argc, argv);
 	job.allocs = tl_alloc_inputs_new();
-	job.o = (struct written){.next_pid = 1, .next_flow = 1, .next_id = 1};
-	tl_optrace_opts_init(&job.o.oo);
-	job.o.oo.flows = job.flows;
+	tl_optrace_opts_init(&job.oo);
+	job.oo.flows = job.flows;
 	static const tl_cli_tool tool = {
 	    .input = take_input, .begin = begin_memory, .run = write_run, .end = end_memory};
 	int status = tl_cli_run(&job.cli, argc, argv, &tool, &job);
-	if (job.o.plot != NULL) {
-		for (guint r = 0; r < job.o.plot->len; r++)
-			memory_free(&g_array_index(job.o.plot, struct memory, r));
-		g_array_free(job.o.plot, TRUE);
-	}
+	if (job.body != NULL)
+		g_string_free(tl_output_take(job.body), TRUE);
 	g_ptr_array_free(job.allocs, TRUE);
 	return status;
 }

@@ -11,9 +11,11 @@
  *
  * --strict makes damage (base/warn.h) an error where it is met, the same error
  * path as any bad input: one line, exit 1, and the tool goes no further.
- * Tools that read all their input before writing (all but trace-merge)
- * write nothing; trace-merge writes as it reads, so with -o FILE it leaves
- * no file, and on stdout what it wrote before the damage stays.
+ * With -o FILE no file is left; on stdout what was written before stays:
+ * nothing for the tools that read all their input before writing
+ * (trace-summarize, trace-report, graph-render), the runs before it for
+ * those that write run by run (tl_cli_tool's run: trace-dataflow,
+ * trace-memory) or as they read (trace-merge).
  */
 #ifndef TL_CLI_CLI_H
 #define TL_CLI_CLI_H
@@ -72,19 +74,23 @@ enum { TL_OPT_INPUT_FORMAT = 0x7000, TL_OPT_STRICT };
 		"strict", no_argument, NULL, TL_OPT_STRICT                                         \
 	}
 
-/* What every tool's --help says of --strict (a tool that writes as it
- * reads says its own), and its end: -h, -V and what damaged input does. */
+/* What every tool's --help says of --strict, and its end: -h, -V, what
+ * damaged input does and the one rule for bad input met on the way
+ * (tl_cli_tool's run by run). */
 #define TL_CLI_HELP_STRICT                                                                         \
 	"      --strict             damage is an error (a stream record cut short or\n"            \
-	"                           corrupt, a gzip stream cut short): exit 1, nothing\n"          \
-	"                           written\n"
+	"                           corrupt, a gzip stream cut short), as bad input is\n"
 #define TL_CLI_HELP_END                                                                            \
 	"  -h, --help               this help\n"                                                   \
 	"  -V, --version            version\n"                                                     \
 	"\n"                                                                                       \
 	"Damaged input is read past: a record of a TFRecord stream or events file that is\n"       \
 	"cut short, fails its crc or does not decode is skipped, a gzip stream cut short\n"        \
-	"gives what came before the cut, each with a warning naming record and byte.\n"
+	"gives what came before the cut, each with a warning naming record and byte.\n"            \
+	"Bad input (an input that does not read, or records nothing this tool shows) is\n"         \
+	"one line naming it and exit 1, wherever it comes: with -o FILE no file is left;\n"        \
+	"on standard output what was written before it stays (trace-dataflow, trace-memory\n"      \
+	"and trace-merge write each run as soon as it is read).\n"
 
 /* Takes one option getopt_long returned that is not the tool's own: the
  * shared ones above (-h and -V print and exit 0), anything else (getopt's
