@@ -89,23 +89,27 @@ static int64_t offset_of(const tl_merge_inputs_opts *o, const char *path)
 struct merge_each {
 	const tl_merge_inputs_opts *o;
 	tl_merge *m;
+	tl_output *out;
 	const char *path;
 };
 
+/* One run into the merge, and what it wrote out now (a pipeline's next
+ * tool sees it while the inputs are read). */
 static int merge_one(tl_run **run, void *ctx, tl_error *err)
 {
 	const struct merge_each *e = ctx;
 	tl_merge_run(e->m, *run, e->path, offset_of(e->o, e->path));
+	tl_output_flush(e->out);
 	return 0;
 }
 
 /* The runs of one input into the merge, by the one loop over a source's
  * runs: an input that records no timeline (a GraphDef) is refused before
  * anything of it is written. */
-static int merge_runs(const tl_merge_inputs_opts *o, tl_merge *m, tl_source *src, const char *path,
-		      tl_error *err)
+static int merge_runs(const tl_merge_inputs_opts *o, tl_merge *m, tl_output *out, tl_source *src,
+		      const char *path, tl_error *err)
 {
-	struct merge_each e = {o, m, path};
+	struct merge_each e = {o, m, out, path};
 	return tl_cli_source_runs(o->cli, src, NULL, o->progress, merge_one, &e, err);
 }
 
@@ -134,10 +138,11 @@ static int merge_input(const tl_merge_inputs_opts *o, tl_merge *m, tl_output *ou
 		const char *label = NULL;
 		while ((rc = tl_source_next(src, &arena, &meta, &label, err)) > 0) {
 			tl_runmeta_write(out, meta);
+			tl_output_flush(out);
 			tl_arena_free(arena);
 		}
 	} else {
-		rc = merge_runs(o, m, src, path, err);
+		rc = merge_runs(o, m, out, src, path, err);
 	}
 	if (o->progress != NULL)
 		tl_progress_input_done(o->progress, tl_source_offset(src));
