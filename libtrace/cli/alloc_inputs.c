@@ -114,7 +114,7 @@ int tl_alloc_inputs_take(GPtrArray *allocs, tl_source *src, tl_run **first, tl_e
 	if (rc < 0)
 		return -1;
 	if (tl_source_format(src) != TL_FORMAT_XSPACE)
-		return 0;
+		return *first != NULL ? 0 : 1; /* no run: nothing more to read */
 	tl_run_free(*first);
 	*first = NULL;
 	return read_xspace(src, allocs, err) < 0 ? -1 : 1;

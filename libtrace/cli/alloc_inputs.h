@@ -34,9 +34,9 @@ typedef struct tl_alloc_input {
 
 /* One input, as trace-memory takes it (tl_cli_tool.input): one that
  * records allocations by address into `allocs` (returns 1), else 0 with
- * *first its first run where it has one (read to learn whether it is an
- * XSpace), for the caller to read the rest; -1 with err where it does not
- * read. */
+ * *first its first run (read to learn whether it is an XSpace), for the
+ * caller to read the rest (1 where it has no run at all); -1 with err
+ * where it does not read. */
 int tl_alloc_inputs_take(GPtrArray *allocs, tl_source *src, tl_run **first, tl_error *err);
 
 /* Takes one input's events (and `arena`, which holds them) into `allocs`:

@@ -76,7 +76,8 @@ static int stream_give(struct stream *s, tl_run **run, size_t input, bool severa
 	int rc = s->tool->run(s->ctx, run, &step, s->out, err);
 	tl_run_free(*run);
 	*run = NULL;
-	tl_output_flush(s->out);
+	if (rc == 0)
+		tl_output_flush(s->out);
 	return rc;
 }
 
