@@ -16,7 +16,9 @@
 # protobuf JSON against Chrome JSON the same way.
 # Usage: BIN=build/bin TESTBIN=build/tests scripts/bench.sh   (make bench)
 # BENCH_SHAPES="one-run devices" picks shapes, BENCH_OTHER=0 leaves out the
-# other runs, BENCH_DIR (default build/bench) keeps the generated files.
+# other runs, BENCH_STREAM=0 the stream shape (a TFRecord stream of 100 steps
+# at 100 MB and 1 GB, every tool's peak RSS at most 200 MB on the 1 GB one,
+# else exit 1), BENCH_DIR (default build/bench) keeps the generated files.
 set -eu
 BIN=${BIN:-build/bin}
 TESTBIN=${TESTBIN:-$(dirname "$BIN")/tests}
@@ -79,6 +81,7 @@ shape_args() {
 	pbjson) echo "--seed 1 --gpus 2" ;; # one-run's, written as protobuf JSON
 	tf2-trace) echo "--seed 8 --gpus 2 --threads 4 --steps 10 --t0 0" ;; # xspace-gen's
 	tf2-json) echo "trace-dataflow's Chrome JSON of tf2-trace" ;;
+	stream) echo "--seed 9 --steps 100 --format tfrecord --gpus 2 --quirks" ;; # at 100 and 1000 MB
 	esac
 }
 SHAPES=${BENCH_SHAPES:-one-run runs-1000 recv-20pct loop-100 devices scopes-30 xspace pbjson tf2-trace tf2-json}
@@ -262,6 +265,42 @@ for s in $SHAPES; do
 	done
 done
 
+# ---- the stream shape ------------------------------------------------------
+# A TFRecord stream of 100 training steps at 100 MB and 1 GB (issue 27): every
+# tool's peak RSS is bounded by its largest run, not the stream's length. The
+# targets: at most 200 MB peak RSS at 1 GB (a bench failure when over), at
+# most 1.0x gzip -1 at 1 GB (trace-report 1.5x) and a growth of at most 1.1
+# (marked when over: times depend on the machine's other work).
+STREAM_RSS_MB=200
+stream_runs() {
+	f10=$(dump stream 100)
+	f100=$(dump stream 1000)
+	b10=$(bytes "$f10")
+	b100=$(bytes "$f100")
+	echo
+	printf 'stream      (%s: %s and %s bytes)\n' "$(shape_args stream)" "$b10" "$b100"
+	printf '%-11s %-16s %8s %7s %8s | %8s %7s %8s | %6s %5s\n' "" "" "100MB:wall" "x gzip" "RSS" \
+		"1GB:wall" "x gzip" "RSS" growth cpu
+	both gzip -1 -c {}
+	g10=$w10 g100=$w100
+	row "gzip -1" ""
+	for t in $TOOLS; do
+		[ -x "$BIN/$t" ] || continue
+		both "$(tool_cmd "$t" {})"
+		target=1.0
+		[ "$t" = trace-report ] && target=1.5
+		mark=$(awk -v r="$r100" -v w="$w100" -v g="$g100" -v x="$target" -v gw="$(growth "$w10" "$w100")" \
+			-v lim="$STREAM_RSS_MB" 'BEGIN {
+			if (r / 1024 > lim) printf "  RSS over %d MB", lim
+			if (w / g > x) printf "  over %.1fx gzip", x
+			if (gw > 1.1) printf "  growth over 1.1" }')
+		case $mark in *RSS*) streamed="$streamed $t($(awk -v r="$r100" 'BEGIN { printf "%.0f MB", r / 1024 }'))" ;; esac
+		row "$t" "$mark"
+	done
+}
+streamed=""
+[ "${BENCH_STREAM:-1}" = 0 ] || stream_runs
+
 # ---- other kinds of input -------------------------------------------------
 other_runs() {
 	echo
@@ -415,6 +454,11 @@ status=0
 if [ -n "$worse" ]; then
 	echo
 	echo "bench: growth worse than ${LIMIT}x linear:$worse"
+	status=1
+fi
+if [ -n "$streamed" ]; then
+	echo
+	echo "bench: over ${STREAM_RSS_MB} MB peak RSS on the 1 GB stream:$streamed"
 	status=1
 fi
 if [ $failed = 1 ]; then
