@@ -224,6 +224,7 @@
     var k = Number(html.getAttribute('data-run'));
     if (!(k >= 0 && k < runs.length) || k === shown) return;
     shown = k;
+    html.setAttribute('data-run-timeline', hasTimeline(k) ? 'yes' : 'no');
     if (tableBox) drawTable(tableBox);
     if (hasTimeline(k)) { note.hidden = true; note.innerHTML = ''; return; }
     var with_ = [];
@@ -270,6 +271,10 @@
     }
     noteRun();
     pick(S.slowest !== median ? S.slowest : first >= 0 ? first : 0);
+    /* from the start of loading the page to its first run with a timeline drawn and the
+     * step table built (report.js's data-first-draw-ms counts only its own init, which drew
+     * run 0) */
+    html.setAttribute('data-steps-ready-ms', String(Math.round(performance.now())));
     html.setAttribute('data-steps-ready', 'true');
   });
 })();
