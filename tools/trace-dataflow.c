@@ -51,13 +51,17 @@ static const char usage[] =
     "tfrecord, xspace,\n"
     "                           chrome, tf2-trace (TF 2.0 profiler .trace),\n"
     "                           runmeta-json, stepstats-json, graphdef-json\n"
-    "                           (-json: protobuf's JSON, as MessageToJson writes it)\n" TL_CLI_HELP_STRICT TL_CLI_HELP_END "\n"
+    "                           (-json: protobuf's JSON, as MessageToJson writes "
+    "it)\n" TL_CLI_HELP_STRICT TL_CLI_HELP_END "\n"
     "Several runs (several inputs, or a stream of runs) each get their own processes,\n"
     "named \"RUN: DEVICE\". Exit status: 0 ok, 1 bad input or write error, 2 usage.\n";
 
 struct job {
 	tl_cli cli;
 	tl_optrace_opts opts;
+	tl_chrome w;
+	int64_t next_pid;
+	uint64_t next_flow;
 };
 
 static void parse_window(tl_cli *cli, void *ctx, const char *value)
@@ -89,37 +93,44 @@ static const tl_cli_opt options[] = {
     TL_OPT_END,
 };
 
-/* Decodes every run of every input before writing, so a bad input leaves
- * no output behind; runs are then written one after the other. A run's
- * model is freed as soon as it is written. */
-static int write_trace(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_output *out,
-		       tl_error *err)
+/* Run by run (tl_cli_run): each run is written as it is read, then
+ * freed. */
+static int begin_trace(void *ctx, const tl_cli_inputs *in, tl_output *out, tl_error *err)
 {
 	struct job *job = ctx;
-	tl_chrome w;
-	tl_chrome_begin(&w, out);
-	int64_t next_pid = 1;
-	uint64_t next_flow = 1;
-	for (guint r = 0; r < runs->len; r++) {
-		tl_run *run = g_ptr_array_index(runs, r);
-		char *prefix = runs->len > 1 ? g_strdup_printf("%s: ", run->label) : NULL;
-		job->opts.prefix = prefix;
-		tl_optrace_write(&w, run, &job->opts, &next_pid, &next_flow, NULL);
-		g_free(prefix);
-		tl_run_free(run);
-		g_ptr_array_index(runs, r) = NULL;
-	}
-	tl_chrome_end(&w, "{\"tool\":\"trace-dataflow " TL_VERSION "\"}");
+	tl_chrome_begin(&job->w, out);
+	return 0;
+}
+
+static int write_run(void *ctx, tl_run **run, const tl_cli_step *step, tl_output *out,
+		     tl_error *err)
+{
+	struct job *job = ctx;
+	char *prefix = step->several ? g_strdup_printf("%s: ", (*run)->label) : NULL;
+	job->opts.prefix = prefix;
+	tl_optrace_write(&job->w, *run, &job->opts, &job->next_pid, &job->next_flow, NULL);
+	job->opts.prefix = NULL;
+	g_free(prefix);
+	return 0;
+}
+
+static int end_trace(void *ctx, const tl_cli_inputs *in, tl_output *out, tl_error *err)
+{
+	struct job *job = ctx;
+	tl_chrome_end(&job->w, "{\"tool\":\"trace-dataflow " TL_VERSION "\"}");
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	struct job job = {.cli = {.prog = "trace-dataflow", .usage = usage, .needs = TL_NEEDS_TIMELINE}};
+	struct job job = {
+	    .cli = {.prog = "trace-dataflow", .usage = usage, .needs = TL_NEEDS_TIMELINE},
+	    .next_pid = 1,
+	    .next_flow = 1};
 	tl_optrace_opts_init(&job.opts);
 	tl_cli_parse(&job.cli, argc, argv, options, &job);
 	job.cli.chrome_runs = true;
-	static const tl_cli_tool tool = {.write = write_trace};
+	static const tl_cli_tool tool = {.begin = begin_trace, .run = write_run, .end = end_trace};
 	int status = tl_cli_run(&job.cli, argc, argv, &tool, &job);
 	if (job.opts.device_re != NULL)
 		g_regex_unref(job.opts.device_re);

@@ -83,6 +83,16 @@ struct job {
 	bool ops;
 	bool flows;
 	GPtrArray *allocs; /* tl_alloc_input *: inputs of allocation events */
+	/* The output: runs written as read; allocator events (whole files)
+	 * at the end; the plot's panels as runs come, its head at the end. */
+	tl_chrome w;
+	int64_t next_pid;
+	uint64_t next_flow, next_id;
+	tl_optrace_opts oo;
+	tl_memreport rep;
+	tl_svgplot_panels panels; /* --plot: the panels drawn into body */
+	tl_output *body;
+	size_t runs; /* RunMetadata runs given */
 };
 
 #define JOB(field) offsetof(struct job, field)
@@ -105,127 +115,113 @@ static void parse_args(struct job *job, int argc, char **argv)
 	if (!job->report && (job->format >= 0 || job->ropts.buffers))
 		tl_cli_usage_error(&job->cli, "--format and --buffers go with --report");
 	job->ropts.format = job->format >= 0 ? tl_memreport_formats[job->format] : NULL;
-	if (job->ropts.curve && (job->ropts.format == NULL || strcmp(job->ropts.format, "csv") != 0))
+	if (job->ropts.curve &&
+	    (job->ropts.format == NULL || strcmp(job->ropts.format, "csv") != 0))
 		tl_cli_usage_error(&job->cli, "--curve goes with --report --format csv");
 	job->ropts.top = job->top == 0 ? SIZE_MAX : (size_t)job->top;
 }
 
-/* One input's memory, whichever its source: the analysis and its view. */
+/* One input's memory, whichever its source: the analysis and its view;
+ * `run` (RunMetadata) or `in` (allocator events). */
 struct memory {
 	tl_memory *mem;
 	tl_allocs *allocs;
 	tl_memview *view;
-	tl_run *run;			 /* RunMetadata: the run, freed with it */
-	const tl_alloc_input *in;	 /* allocator events: the input */
+	tl_run *run;		  /* freed with it */
+	const tl_alloc_input *in; /* the caller's */
 };
 
-/* Input i: run i, else allocator-event input i (never both kinds). */
-static void memory_build(struct job *job, GPtrArray *runs, guint i, struct memory *m)
+/* One view into the output, then freed. */
+static void write_view(struct job *job, struct memory *m, bool several)
 {
-	*m = (struct memory){0};
-	if (job->allocs->len > 0) {
-		m->in = g_ptr_array_index(job->allocs, i);
+	if (m->run != NULL) {
+		m->mem = tl_memory_build(m->run);
+		m->view = tl_memview_from_memory(m->mem);
+	} else {
 		m->allocs = tl_allocs_build(&m->in->events, m->in->label);
 		m->view = tl_memview_from_allocs(m->allocs);
-		return;
 	}
-	m->run = g_ptr_array_index(runs, i);
-	g_ptr_array_index(runs, i) = NULL;
-	m->mem = tl_memory_build(m->run);
-	m->view = tl_memview_from_memory(m->mem);
-}
-
-static void memory_free(struct memory *m)
-{
+	char *prefix = several ? g_strdup_printf("%s: ", m->view->label) : NULL;
+	if (job->plot >= 0) {
+		tl_svgplot_memory_panels(&job->panels, m->view, job->body);
+	} else if (job->report) {
+		tl_memreport_run(&job->rep, m->view);
+	} else {
+		tl_memtrace_write(&job->w, m->view, &job->topts, prefix, &job->next_pid,
+				  &job->next_id);
+		job->oo.prefix = prefix;
+		if (job->ops && m->run != NULL)
+			tl_optrace_write(&job->w, m->run, &job->oo, &job->next_pid, &job->next_flow,
+					 NULL);
+		else if (job->ops)
+			tl_memtrace_ops(&job->w, m->in->ops, m->in->n_ops, &job->next_pid);
+	}
+	g_free(prefix);
 	tl_memview_free(m->view);
 	tl_memory_free(m->mem);
 	tl_allocs_free(m->allocs);
 	tl_run_free(m->run);
 }
 
-static guint n_inputs(struct job *job, GPtrArray *runs)
-{
-	return job->allocs->len > 0 ? job->allocs->len : runs->len;
-}
+static const char mixed[] = "give RunMetadata and PyTorch memory traces in separate calls";
 
-static void write_trace(struct job *job, tl_output *out, GPtrArray *runs)
-{
-	tl_chrome w;
-	tl_chrome_begin(&w, out);
-	int64_t next_pid = 1;
-	uint64_t next_flow = 1, next_id = 1;
-	tl_optrace_opts oo;
-	tl_optrace_opts_init(&oo);
-	oo.flows = job->flows;
-	guint n = n_inputs(job, runs);
-	for (guint r = 0; r < n; r++) {
-		struct memory m;
-		memory_build(job, runs, r, &m);
-		char *prefix = n > 1 ? g_strdup_printf("%s: ", m.view->label) : NULL;
-		tl_memtrace_write(&w, m.view, &job->topts, prefix, &next_pid, &next_id);
-		if (job->ops && m.run != NULL) {
-			oo.prefix = prefix;
-			tl_optrace_write(&w, m.run, &oo, &next_pid, &next_flow, NULL);
-		} else if (job->ops) {
-			tl_memtrace_ops(&w, m.in->ops, m.in->n_ops, &next_pid);
-		}
-		memory_free(&m);
-		g_free(prefix);
-	}
-	tl_chrome_end(&w, "{\"tool\":\"trace-memory " TL_VERSION "\"}");
-}
-
-static void write_plot(struct job *job, tl_output *out, GPtrArray *runs)
-{
-	guint n = n_inputs(job, runs);
-	struct memory *ms = g_new0(struct memory, n ? n : 1);
-	const tl_memview **views = g_new0(const tl_memview *, n ? n : 1);
-	for (guint r = 0; r < n; r++) {
-		memory_build(job, runs, r, &ms[r]);
-		views[r] = ms[r].view;
-	}
-	tl_svgplot_memory(views, n, out);
-	for (guint r = 0; r < n; r++)
-		memory_free(&ms[r]);
-	g_free(views);
-	g_free(ms);
-}
-
-static void write_report(struct job *job, tl_output *out, GPtrArray *runs)
-{
-	tl_memreport rep;
-	tl_memreport_begin(&rep, out, &job->ropts);
-	guint n = n_inputs(job, runs);
-	for (guint r = 0; r < n; r++) {
-		struct memory m;
-		memory_build(job, runs, r, &m);
-		tl_memreport_run(&rep, m.view);
-		memory_free(&m);
-	}
-	tl_memreport_end(&rep);
-}
-
-static int read_inputs(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_error *err)
+/* An input of allocator events is kept for the end; a RunMetadata's runs
+ * come one by one (write_run). */
+static int take_input(void *ctx, tl_source *src, tl_run **first, tl_error *err)
 {
 	struct job *job = ctx;
-	if (tl_alloc_inputs_read(&job->cli, in, runs, job->allocs) != TL_EXIT_OK)
+	int took = tl_alloc_inputs_take(job->allocs, src, first, err);
+	if (took > 0 && job->runs > 0) {
+		tl_cli_error(&job->cli, "%s", mixed);
 		return tl_error_set(err, "%s", "");
-	if (job->allocs->len > 0 && runs->len > 0)
-		return tl_error_set(err, "give RunMetadata and PyTorch memory traces in separate "
-					 "calls");
-	return 0;
+	}
+	return took;
 }
 
-static int write_memory(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_output *out,
-			tl_error *err)
+static int begin_memory(void *ctx, const tl_cli_inputs *in, tl_output *out, tl_error *err)
 {
 	struct job *job = ctx;
 	if (job->plot >= 0)
-		write_plot(job, out, runs);
+		job->body = tl_output_new_memory();
 	else if (job->report)
-		write_report(job, out, runs);
+		tl_memreport_begin(&job->rep, out, &job->ropts);
 	else
-		write_trace(job, out, runs);
+		tl_chrome_begin(&job->w, out);
+	return 0;
+}
+
+static int write_run(void *ctx, tl_run **run, const tl_cli_step *step, tl_output *out,
+		     tl_error *err)
+{
+	struct job *job = ctx;
+	if (job->allocs->len > 0)
+		return tl_error_set(err, "%s", mixed);
+	job->runs++;
+	struct memory m = {.run = *run};
+	*run = NULL;
+	write_view(job, &m, step->several);
+	return 0;
+}
+
+static int end_memory(void *ctx, const tl_cli_inputs *in, tl_output *out, tl_error *err)
+{
+	struct job *job = ctx;
+	if (job->allocs->len > 0 && job->runs > 0)
+		return tl_error_set(err, "%s", mixed);
+	for (guint i = 0; i < job->allocs->len; i++) {
+		struct memory m = {.in = g_ptr_array_index(job->allocs, i)};
+		write_view(job, &m, job->allocs->len > 1);
+	}
+	if (job->plot >= 0) {
+		GString *body = tl_output_take(job->body);
+		job->body = NULL;
+		tl_svgplot_memory_end(&job->panels, body->str, body->len, out);
+		g_string_free(body, TRUE);
+	} else if (job->report) {
+		tl_memreport_end(&job->rep);
+	} else {
+		tl_chrome_end(&job->w, "{\"tool\":\"trace-memory " TL_VERSION "\"}");
+	}
 	return 0;
 }
 
@@ -236,12 +232,19 @@ int main(int argc, char **argv)
 			  .flows = true,
 			  .plot = -1,
 			  .format = -1,
-			  .top = 10};
+			  .top = 10,
+			  .next_pid = 1,
+			  .next_flow = 1,
+			  .next_id = 1};
 	parse_args(&job, argc, argv);
 	job.allocs = tl_alloc_inputs_new();
+	tl_optrace_opts_init(&job.oo);
+	job.oo.flows = job.flows;
 	static const tl_cli_tool tool = {
-	    .stream = true, .prepare = read_inputs, .write = write_memory};
+	    .input = take_input, .begin = begin_memory, .run = write_run, .end = end_memory};
 	int status = tl_cli_run(&job.cli, argc, argv, &tool, &job);
+	if (job.body != NULL)
+		g_string_free(tl_output_take(job.body), TRUE);
 	g_ptr_array_free(job.allocs, TRUE);
 	return status;
 }

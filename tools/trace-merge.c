@@ -43,11 +43,8 @@ static const char usage[] =
     "  -q, --quiet              no warnings\n"
     "      --input-format FMT   force the kind of every input (default: sniffed), as\n"
     "                           trace-dataflow --help lists them (runmeta-json,\n"
-    "                           stepstats-json, graphdef-json: protobuf's JSON)\n"
-    "      --strict             damage is an error (a stream record cut short or\n"
-    "                           corrupt, a gzip stream cut short): exit 1, no -o file\n"
-    "                           (stdout keeps what was written before the damage)\n" TL_CLI_HELP_END
-    "\n"
+    "                           stepstats-json, graphdef-json: protobuf's "
+    "JSON)\n" TL_CLI_HELP_STRICT TL_CLI_HELP_END "\n"
     "Every run gets a labelled span on the \"Runs\" track; where runs share a device,\n"
     "the device keeps one row through time. Exit status: 0 ok, 1 bad input or write\n"
     "error, 2 usage.\n";
@@ -116,7 +113,8 @@ static int merge(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_output 
 
 int main(int argc, char **argv)
 {
-	struct job job = {.cli = {.prog = "trace-merge", .usage = usage, .needs = TL_NEEDS_TIMELINE}};
+	struct job job = {
+	    .cli = {.prog = "trace-merge", .usage = usage, .needs = TL_NEEDS_TIMELINE}};
 	job.offsets = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	tl_cli_parse(&job.cli, argc, argv, options, &job);
 	if (g_hash_table_size(job.offsets) > 0 && job.mopts.align != TL_ALIGN_WALL)

@@ -78,7 +78,7 @@ static int read_chrome(tl_source *src, GPtrArray *allocs, tl_error *err)
 	tl_memtrace_op *ops = tl_arena_alloc(arena, (kops.n ? kops.n : 1) * sizeof *ops);
 	for (size_t i = 0; i < kops.n; i++)
 		ops[i] = (tl_memtrace_op){kops.op[i].t_ns, kops.op[i].dur_ns, kops.op[i].name,
-					     kops.op[i].thread};
+					  kops.op[i].thread};
 	tl_alloc_inputs_add(allocs, tl_source_name(src), arena, &ev, ops, kops.n);
 	return 0;
 }
@@ -104,38 +104,18 @@ static int read_xspace(tl_source *src, GPtrArray *allocs, tl_error *err)
 	return 0;
 }
 
-struct alloc_read {
-	const tl_cli *cli;
-	GPtrArray *runs, *allocs;
-};
-
-/* A Chrome trace's [memory] events; an XSpace's allocator events (known
- * once its first run is asked for), not its runs; a RunMetadata's runs. */
-static int read_one(tl_source *src, tl_progress *prog, void *ctx, tl_error *err)
+int tl_alloc_inputs_take(GPtrArray *allocs, tl_source *src, tl_run **first, tl_error *err)
 {
-	struct alloc_read *r = ctx;
+	*first = NULL;
 	if (tl_source_format(src) == TL_FORMAT_CHROME)
-		return read_chrome(src, r->allocs, err);
+		return read_chrome(src, allocs, err) < 0 ? -1 : 1;
 	tl_source_keep_xspace_allocs(src);
-	tl_run *run = NULL;
-	int rc = tl_run_next(src, &run, err);
-	if (rc <= 0 && !(rc == 0 && tl_source_format(src) == TL_FORMAT_XSPACE))
-		return rc;
-	if (tl_source_format(src) == TL_FORMAT_XSPACE) {
-		tl_run_free(run);
-		return read_xspace(src, r->allocs, err);
-	}
-	guint from = r->runs->len;
-	g_ptr_array_add(r->runs, run);
-	tl_progress_run(prog, tl_source_offset(src));
-	if (tl_cli_read_source_runs(src, prog, r->runs, err) < 0)
+	int rc = tl_run_next(src, first, err);
+	if (rc < 0)
 		return -1;
-	return tl_cli_runs_hold(r->cli, src, r->runs, from, err);
-}
-
-int tl_alloc_inputs_read(const tl_cli *cli, const tl_cli_inputs *in, GPtrArray *runs,
-			 GPtrArray *allocs)
-{
-	struct alloc_read r = {cli, runs, allocs};
-	return tl_cli_read_inputs(cli, in, cli->format, read_one, &r);
+	if (tl_source_format(src) != TL_FORMAT_XSPACE)
+		return 0;
+	tl_run_free(*first);
+	*first = NULL;
+	return read_xspace(src, allocs, err) < 0 ? -1 : 1;
 }

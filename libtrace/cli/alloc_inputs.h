@@ -22,6 +22,7 @@
 #include "cli/cli.h"
 #include "emit/memtrace.h"
 #include "io/alloc_event.h"
+#include "model/run.h"
 
 typedef struct tl_alloc_input {
 	char *label;
@@ -31,11 +32,12 @@ typedef struct tl_alloc_input {
 	size_t n_ops;
 } tl_alloc_input;
 
-/* Reads every input into `runs` (tl_run *) or `allocs` (tl_alloc_input *).
- * On the first bad input prints its error line and returns TL_EXIT_INPUT;
- * TL_EXIT_OK otherwise. */
-int tl_alloc_inputs_read(const tl_cli *cli, const tl_cli_inputs *in, GPtrArray *runs,
-			 GPtrArray *allocs);
+/* One input, as trace-memory takes it (tl_cli_tool.input): one that
+ * records allocations by address into `allocs` (returns 1), else 0 with
+ * *first its first run where it has one (read to learn whether it is an
+ * XSpace), for the caller to read the rest; -1 with err where it does not
+ * read. */
+int tl_alloc_inputs_take(GPtrArray *allocs, tl_source *src, tl_run **first, tl_error *err);
 
 /* Takes one input's events (and `arena`, which holds them) into `allocs`:
  * the one call a reader of allocation events needs. */

@@ -265,7 +265,8 @@ tl_cli_inputs tl_cli_inputs_of(int argc, char **argv, int first)
 static const char *readers(bool steps, bool graphs)
 {
 	if (steps)
-		return "trace-dataflow, trace-memory, trace-summarize, trace-merge and trace-report "
+		return "trace-dataflow, trace-memory, trace-summarize, trace-merge and "
+		       "trace-report "
 		       "read its timeline";
 	if (graphs)
 		return "graph-render draws it, trace-summarize and trace-report read it";
@@ -300,23 +301,10 @@ int tl_cli_holds(const tl_cli *cli, const tl_source *src, bool steps, bool graph
 	}
 	if (steps || graphs)
 		return 0;
-	return tl_error_set(err, "this is %s, which records neither a timeline (step_stats) nor "
-				 "a graph",
+	return tl_error_set(err,
+			    "this is %s, which records neither a timeline (step_stats) nor "
+			    "a graph",
 			    kind);
-}
-
-int tl_cli_runs_hold(const tl_cli *cli, const tl_source *src, const GPtrArray *runs, guint from,
-		     tl_error *err)
-{
-	if (from >= runs->len)
-		return 0;
-	bool steps = false, graphs = false;
-	for (guint i = from; i < runs->len; i++) {
-		const tl_run *run = g_ptr_array_index(runs, i);
-		steps = steps || run->has_steps;
-		graphs = graphs || run->has_graphs;
-	}
-	return tl_cli_holds(cli, src, steps, graphs, err);
 }
 
 /* A tool that takes no Chrome trace as runs (graph-render: it draws
@@ -355,7 +343,8 @@ int tl_cli_read_inputs(const tl_cli *cli, const tl_cli_inputs *in, tl_format for
 		tl_source_close(src);
 		if (rc < 0) {
 			tl_progress_end(&prog);
-			tl_cli_input_error(cli, in->paths[i], &err);
+			if (err.msg[0] != '\0')
+				tl_cli_input_error(cli, in->paths[i], &err);
 			return TL_EXIT_INPUT;
 		}
 	}
@@ -363,15 +352,64 @@ int tl_cli_read_inputs(const tl_cli *cli, const tl_cli_inputs *in, tl_format for
 	return TL_EXIT_OK;
 }
 
-int tl_cli_read_source_runs(tl_source *src, tl_progress *prog, GPtrArray *runs, tl_error *err)
+/* Whether a run records what the tool shows (cli->needs). */
+static bool shows(const tl_cli *cli, const tl_run *run)
 {
-	tl_run *run = NULL;
-	int rc;
-	while ((rc = tl_run_next(src, &run, err)) > 0) {
-		g_ptr_array_add(runs, run);
-		tl_progress_run(prog, tl_source_offset(src));
+	switch (cli->needs) {
+	case TL_NEEDS_GRAPH:
+		return run->has_graphs;
+	case TL_NEEDS_TIMELINE:
+	case TL_NEEDS_MEMORY:
+		return run->has_steps;
+	case TL_NEEDS_RUN:
+		break;
 	}
+	return run->has_steps || run->has_graphs;
+}
+
+static int give(tl_run **run, tl_cli_run_fn each, void *ctx, tl_error *err)
+{
+	int rc = each(run, ctx, err);
+	tl_run_free(*run);
+	*run = NULL;
 	return rc;
+}
+
+int tl_cli_source_runs(const tl_cli *cli, tl_source *src, tl_run *first, tl_progress *prog,
+		       tl_cli_run_fn each, void *ctx, tl_error *err)
+{
+	GPtrArray *held = g_ptr_array_new_with_free_func((GDestroyNotify)tl_run_free);
+	bool shown = cli == NULL, steps = false, graphs = false;
+	tl_run *run = first;
+	int rc = 1;
+	if (run == NULL)
+		rc = tl_run_next(src, &run, err);
+	for (; rc > 0; rc = tl_run_next(src, &run, err)) {
+		if (prog != NULL)
+			tl_progress_run(prog, tl_source_offset(src));
+		steps = steps || run->has_steps;
+		graphs = graphs || run->has_graphs;
+		if (!shown && !shows(cli, run)) {
+			g_ptr_array_add(held, run);
+			continue;
+		}
+		shown = true;
+		for (guint i = 0; rc > 0 && i < held->len; i++)
+			if (give((tl_run **)&g_ptr_array_index(held, i), each, ctx, err) < 0)
+				rc = -1;
+		g_ptr_array_set_size(held, 0);
+		if (rc > 0 && give(&run, each, ctx, err) < 0)
+			rc = -1;
+		tl_run_free(run);
+		if (rc < 0)
+			break;
+	}
+	if (rc == 0 && held->len > 0)
+		rc = tl_cli_holds(cli, src, steps, graphs, err);
+	for (guint i = 0; rc == 0 && i < held->len; i++)
+		rc = give((tl_run **)&g_ptr_array_index(held, i), each, ctx, err);
+	g_ptr_array_free(held, TRUE);
+	return rc < 0 ? -1 : 0;
 }
 
 struct runs_read {
@@ -379,27 +417,31 @@ struct runs_read {
 	GPtrArray *runs;
 };
 
+static int keep_run(tl_run **run, void *ctx, tl_error *err)
+{
+	g_ptr_array_add(ctx, *run);
+	*run = NULL;
+	return 0;
+}
+
+int tl_cli_source_as_runs(const tl_cli *cli, tl_source *src, tl_error *err)
+{
+	if (tl_source_format(src) == TL_FORMAT_CHROME && !cli->chrome_runs)
+		return chrome_refusal(src, err);
+	tl_source_want_allocs(src, cli->want_allocs);
+	return 0;
+}
+
 static int read_runs(tl_source *src, tl_progress *prog, void *ctx, tl_error *err)
 {
 	const struct runs_read *r = ctx;
-	if (tl_source_format(src) == TL_FORMAT_CHROME && !r->cli->chrome_runs)
-		return chrome_refusal(src, err);
-	tl_source_want_allocs(src, r->cli->want_allocs);
-	guint from = r->runs->len;
-	if (tl_cli_read_source_runs(src, prog, r->runs, err) < 0)
+	if (tl_cli_source_as_runs(r->cli, src, err) < 0)
 		return -1;
-	return tl_cli_runs_hold(r->cli, src, r->runs, from, err);
+	return tl_cli_source_runs(r->cli, src, NULL, prog, keep_run, r->runs, err);
 }
 
 int tl_cli_read_runs(const tl_cli *cli, const tl_cli_inputs *in, tl_format format, GPtrArray *runs)
 {
 	struct runs_read r = {cli, runs};
 	return tl_cli_read_inputs(cli, in, format, read_runs, &r);
-}
-
-void tl_cli_free_runs(GPtrArray *runs)
-{
-	for (guint r = 0; r < runs->len; r++)
-		tl_run_free(g_ptr_array_index(runs, r));
-	g_ptr_array_free(runs, TRUE);
 }

@@ -11,9 +11,11 @@
  *
  * --strict makes damage (base/warn.h) an error where it is met, the same error
  * path as any bad input: one line, exit 1, and the tool goes no further.
- * Tools that read all their input before writing (all but trace-merge)
- * write nothing; trace-merge writes as it reads, so with -o FILE it leaves
- * no file, and on stdout what it wrote before the damage stays.
+ * With -o FILE no file is left; on stdout what was written before stays:
+ * nothing for the tools that read all their input before writing
+ * (trace-summarize, trace-report, graph-render), the runs before it for
+ * those that write run by run (tl_cli_tool's run: trace-dataflow,
+ * trace-memory) or as they read (trace-merge).
  */
 #ifndef TL_CLI_CLI_H
 #define TL_CLI_CLI_H
@@ -23,6 +25,7 @@
 #include "base/output.h"
 #include "io/format.h"
 #include "io/source.h"
+#include "model/run.h"
 
 #include <glib.h>
 
@@ -52,8 +55,8 @@ typedef struct tl_cli {
 	bool strict;	      /* --strict: damage is an error */
 	/* What a tool that reads runs (tl_cli_run) takes besides RunMetadata
 	 * and XSpace: */
-	bool chrome_runs; /* Chrome trace JSON as runs (io/chrome_run.h); else refused */
-	bool want_allocs; /* the runs carry their input's allocator events (tl_run.allocs) */
+	bool chrome_runs;   /* Chrome trace JSON as runs (io/chrome_run.h); else refused */
+	bool want_allocs;   /* the runs carry their input's allocator events (tl_run.allocs) */
 	tl_cli_needs needs; /* what an input must record */
 } tl_cli;
 
@@ -71,19 +74,23 @@ enum { TL_OPT_INPUT_FORMAT = 0x7000, TL_OPT_STRICT };
 		"strict", no_argument, NULL, TL_OPT_STRICT                                         \
 	}
 
-/* What every tool's --help says of --strict (a tool that writes as it
- * reads says its own), and its end: -h, -V and what damaged input does. */
+/* What every tool's --help says of --strict, and its end: -h, -V, what
+ * damaged input does and the one rule for bad input met on the way
+ * (tl_cli_tool's run by run). */
 #define TL_CLI_HELP_STRICT                                                                         \
 	"      --strict             damage is an error (a stream record cut short or\n"            \
-	"                           corrupt, a gzip stream cut short): exit 1, nothing\n"          \
-	"                           written\n"
+	"                           corrupt, a gzip stream cut short), as bad input is\n"
 #define TL_CLI_HELP_END                                                                            \
 	"  -h, --help               this help\n"                                                   \
 	"  -V, --version            version\n"                                                     \
 	"\n"                                                                                       \
 	"Damaged input is read past: a record of a TFRecord stream or events file that is\n"       \
 	"cut short, fails its crc or does not decode is skipped, a gzip stream cut short\n"        \
-	"gives what came before the cut, each with a warning naming record and byte.\n"
+	"gives what came before the cut, each with a warning naming record and byte.\n"            \
+	"Bad input (an input that does not read, or records nothing this tool shows) is\n"         \
+	"one line naming it and exit 1, wherever it comes: with -o FILE no file is left;\n"        \
+	"on standard output what was written before it stays (trace-dataflow, trace-memory\n"      \
+	"and trace-merge write each run as soon as it is read).\n"
 
 /* Takes one option getopt_long returned that is not the tool's own: the
  * shared ones above (-h and -V print and exit 0), anything else (getopt's
@@ -191,43 +198,87 @@ tl_cli_inputs tl_cli_inputs_of(int argc, char **argv, int first);
 int tl_cli_read_runs(const tl_cli *cli, const tl_cli_inputs *in, tl_format format, GPtrArray *runs);
 /* The reading loop itself: each input opened, given to `read` (which
  * returns -1 with err on what makes the input unusable), closed; the first
- * bad input's error line printed and TL_EXIT_INPUT returned. */
+ * bad input's error line printed (unless `read` left err's message empty:
+ * it has said what went wrong itself) and TL_EXIT_INPUT returned. */
 typedef int (*tl_cli_source_fn)(tl_source *src, tl_progress *prog, void *ctx, tl_error *err);
 int tl_cli_read_inputs(const tl_cli *cli, const tl_cli_inputs *in, tl_format format,
 		       tl_cli_source_fn read, void *ctx);
-/* Every run of one source into `runs`, counted in `prog`: 0 at its end,
- * -1 on error. */
-int tl_cli_read_source_runs(tl_source *src, tl_progress *prog, GPtrArray *runs, tl_error *err);
 /* Whether an input read as `src`, whose runs record a timeline (`steps`:
  * some run has step_stats) and graphs (`graphs`) as said, records what the
  * tool shows (cli->needs): 0, or -1 with err naming the input's kind and
  * what it lacks ("this is a GraphDef, which records no timeline ...").
  * Inputs with no run at all have said why already. */
 int tl_cli_holds(const tl_cli *cli, const tl_source *src, bool steps, bool graphs, tl_error *err);
-/* tl_cli_holds on the runs [from, runs->len) of `runs` (tl_run *). */
-int tl_cli_runs_hold(const tl_cli *cli, const tl_source *src, const GPtrArray *runs, guint from,
-		     tl_error *err);
-/* Frees every run in `runs` and the array. */
-void tl_cli_free_runs(GPtrArray *runs);
+
+/* A source about to be read as runs: a Chrome trace refused (-1 with err
+ * saying what it is and who reads it) unless cli->chrome_runs; its
+ * allocator events asked for where cli->want_allocs. */
+int tl_cli_source_as_runs(const tl_cli *cli, tl_source *src, tl_error *err);
+/* The one loop over the runs of one source: each run (`first`, where the
+ * caller has read one already, then every run tl_run_next gives) to
+ * `each`, in order, counted in `prog` (or NULL). Where `cli` is given, the
+ * runs before the first that records what the tool shows (cli->needs:
+ * step_stats, partition graphs, either) are held back until one does, and
+ * an input none of whose runs does is refused (tl_cli_holds) before any of
+ * them is given. `each` may keep the run (setting *run to NULL; it frees
+ * it with tl_run_free), else the run is freed when it returns; it returns
+ * 0, or -1 with err, which ends the loop. Returns 0 at the source's end,
+ * -1 on error (a run that does not read, the refusal, `each`'s). */
+typedef int (*tl_cli_run_fn)(tl_run **run, void *ctx, tl_error *err);
+int tl_cli_source_runs(const tl_cli *cli, tl_source *src, tl_run *first, tl_progress *prog,
+		       tl_cli_run_fn each, void *ctx, tl_error *err);
 
 /* What a tool does between its options and its exit status;
  * tl_cli_run owns the steps every tool shares, in this order:
  *   1. binary output bound for a terminal is refused (exit 1);
  *   2. every run of every input is read (tl_cli_read_runs), unless the tool
- *      reads its inputs itself (`stream`);
+ *      reads its inputs itself (`stream`) or takes them run by run (`run`);
  *   3. prepare (optional): work that may fail before anything is written;
  *   4. the output is opened (-o FILE atomically, -z);
  *   5. write; a failure abandons the output (no partial file);
  *   6. the output is closed (a write error is an error), runs freed,
  *      warnings flushed.
  * prepare and write return 0, or -1 with err filled; an empty message
- * means the tool has said what went wrong itself (an input's error line). */
+ * means the tool has said what went wrong itself (an input's error line).
+ *
+ * Run by run (`run` set; `write` unused): after prepare, the inputs are read
+ * one at a time (input, then tl_cli_source_runs), and each run is given to
+ * `run` as soon as it is read, then freed (unless `run` kept it), so memory
+ * holds one run, not the stream. The first run is held until a second is
+ * read (or the inputs end), so that `run` knows from the first whether
+ * there are several (tl_cli_step.several); the output is opened, and
+ * `begin` called, just before that first run is given (at the end where
+ * there is none), and flushed after each run, so output flows while the
+ * inputs are read. `end` follows the last run, then the output is closed.
+ * The rule for bad input met on the way (TL_CLI_HELP_END says it): an
+ * input that does not read (or a run the tool refuses) is its one error
+ * line and exit 1; with -o FILE no file is left; on standard output what
+ * was flushed before stays (whole runs; nothing where the bad input is met
+ * before the first run is given, as when every input was read first);
+ * damage costs its record and a warning (--strict: the error). */
+typedef struct tl_cli_step {
+	size_t index; /* among every run given, from 0 */
+	size_t input; /* its input: in->paths[input] */
+	bool several; /* more than one run in all the inputs */
+} tl_cli_step;
+
 typedef struct tl_cli_tool {
 	const char *binary; /* the output's kind when it is binary ("png"), or NULL */
 	bool stream;	    /* the tool reads its inputs in prepare or write */
 	int (*prepare)(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_error *err);
 	int (*write)(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_output *out,
 		     tl_error *err);
+	/* Run by run: */
+	/* Optional, each input once opened, before its runs: returns 1 where
+	 * the tool has read the input itself (no run of it is given), 0 where
+	 * its runs are to be given (beginning with *first where the tool had
+	 * to read one to decide, e.g. whether it is an XSpace), -1 with err. */
+	int (*input)(void *ctx, tl_source *src, tl_run **first, tl_error *err);
+	int (*begin)(void *ctx, const tl_cli_inputs *in, tl_output *out,
+		     tl_error *err); /* optional */
+	int (*run)(void *ctx, tl_run **run, const tl_cli_step *step, tl_output *out, tl_error *err);
+	int (*end)(void *ctx, const tl_cli_inputs *in, tl_output *out,
+		   tl_error *err); /* optional */
 } tl_cli_tool;
 
 /* Runs a tool on the inputs argv[optind..] and returns its exit status. */

@@ -86,42 +86,31 @@ static int64_t offset_of(const tl_merge_inputs_opts *o, const char *path)
 	return ns != NULL ? *ns : 0;
 }
 
-static void progress_run(const tl_merge_inputs_opts *o, uint64_t offset)
+struct merge_each {
+	const tl_merge_inputs_opts *o;
+	tl_merge *m;
+	tl_output *out;
+	const char *path;
+};
+
+/* One run into the merge, and what it wrote out now (a pipeline's next
+ * tool sees it while the inputs are read). */
+static int merge_one(tl_run **run, void *ctx, tl_error *err)
 {
-	if (o->progress != NULL)
-		tl_progress_run(o->progress, offset);
+	const struct merge_each *e = ctx;
+	tl_merge_run(e->m, *run, e->path, offset_of(e->o, e->path));
+	tl_output_flush(e->out);
+	return 0;
 }
 
-/* The runs of one input into the merge. The runs before its first with a
- * timeline are held back until one comes: an input that records none (a
- * GraphDef) is refused before anything of it is written. */
-static int merge_runs(const tl_merge_inputs_opts *o, tl_merge *m, tl_source *src, const char *path,
-		      tl_error *err)
+/* The runs of one input into the merge, by the one loop over a source's
+ * runs: an input that records no timeline (a GraphDef) is refused before
+ * anything of it is written. */
+static int merge_runs(const tl_merge_inputs_opts *o, tl_merge *m, tl_output *out, tl_source *src,
+		      const char *path, tl_error *err)
 {
-	GPtrArray *held = g_ptr_array_new_with_free_func((GDestroyNotify)tl_run_free);
-	bool steps = false, graphs = false;
-	tl_run *run = NULL;
-	int rc;
-	while ((rc = tl_run_next(src, &run, err)) > 0) {
-		graphs = graphs || run->has_graphs;
-		if (!steps && !run->has_steps) {
-			g_ptr_array_add(held, run);
-			continue;
-		}
-		steps = true;
-		for (guint i = 0; i < held->len; i++)
-			tl_merge_run(m, g_ptr_array_index(held, i), path, offset_of(o, path));
-		g_ptr_array_set_size(held, 0);
-		tl_merge_run(m, run, path, offset_of(o, path));
-		tl_run_free(run);
-		progress_run(o, tl_source_offset(src));
-	}
-	if (rc == 0 && held->len > 0 && o->cli != NULL)
-		rc = tl_cli_holds(o->cli, src, steps, graphs, err);
-	for (guint i = 0; rc == 0 && i < held->len; i++)
-		tl_merge_run(m, g_ptr_array_index(held, i), path, offset_of(o, path));
-	g_ptr_array_free(held, TRUE);
-	return rc;
+	struct merge_each e = {o, m, out, path};
+	return tl_cli_source_runs(o->cli, src, NULL, o->progress, merge_one, &e, err);
 }
 
 /* One input into the merge (or the RunMetadata stream). */
@@ -149,10 +138,11 @@ static int merge_input(const tl_merge_inputs_opts *o, tl_merge *m, tl_output *ou
 		const char *label = NULL;
 		while ((rc = tl_source_next(src, &arena, &meta, &label, err)) > 0) {
 			tl_runmeta_write(out, meta);
+			tl_output_flush(out);
 			tl_arena_free(arena);
 		}
 	} else {
-		rc = merge_runs(o, m, src, path, err);
+		rc = merge_runs(o, m, out, src, path, err);
 	}
 	if (o->progress != NULL)
 		tl_progress_input_done(o->progress, tl_source_offset(src));

@@ -156,7 +156,8 @@ static void plot_band(tl_output *o, const panel *pn, int px, int py, int plot_w,
 		double y = py + plot_h - pn->band[k].low / ymax * plot_h;
 		tl_output_printf(o, " L%.1f %.1f L%.1f %.1f", x2, y, x, y);
 	}
-	tl_output_str(o, " Z\"><title>band: the least and most the allocator can have held</title></path>\n");
+	tl_output_str(
+	    o, " Z\"><title>band: the least and most the allocator can have held</title></path>\n");
 }
 
 /* The panel whose top is at y0: title, axes, the curve as filled steps, the
@@ -273,7 +274,8 @@ static void view_panel(tl_output *o, const tl_memview *v, const tl_memview_alloc
 		band = g_new(panel_band, al->n_band + 1);
 		for (size_t k = 0; k < al->n_band; k++) {
 			tl_memview_band_point p = tl_memview_band(v, al, k);
-			band[k] = (panel_band){tl_memview_us(p.t_ns), (double)p.low, (double)p.high};
+			band[k] =
+			    (panel_band){tl_memview_us(p.t_ns), (double)p.low, (double)p.high};
 		}
 	}
 	panel_live *live = g_new(panel_live, al->n_live + 1);
@@ -282,7 +284,7 @@ static void view_panel(tl_output *o, const tl_memview *v, const tl_memview_alloc
 	tl_memview_block b;
 	for (size_t k = 0; k < al->n_live; k++) {
 		tl_memview_block_get(v, al->live[k], &b);
-		const char *kind = b.buffer != NULL		       ? b.kind
+		const char *kind = b.buffer != NULL		     ? b.kind
 				   : b.alloc_ns == TL_MEMVIEW_BEFORE ? "before the trace"
 								     : "block";
 		live[k] = (panel_live){b.bytes, live_name(&b, addrs[k], sizeof addrs[k]), kind};
@@ -311,21 +313,32 @@ static void view_panel(tl_output *o, const tl_memview *v, const tl_memview_alloc
 	g_free(live);
 }
 
+void tl_svgplot_memory_panels(tl_svgplot_panels *p, const tl_memview *v, tl_output *body)
+{
+	p->views++;
+	p->events = (p->views == 1 || p->events) && v->source == TL_MEMVIEW_EVENTS;
+	for (size_t a = 0; a < v->n_allocators; a++, p->panels++)
+		view_panel(body, v, &v->allocators[a], (int)p->panels * PANEL_H);
+}
+
+void tl_svgplot_memory_end(const tl_svgplot_panels *p, const char *body, size_t len, tl_output *o)
+{
+	plot_begin(o, p->panels,
+		   p->views > 0 && p->events ? "no allocator events in the input"
+					     : "no memory records in the input");
+	tl_output_bytes(o, body, len);
+	tl_output_str(o, "</svg>\n");
+}
+
 void tl_svgplot_memory(const tl_memview *const *views, size_t n, tl_output *o)
 {
-	size_t panels = 0;
-	bool events = n > 0;
-	for (size_t m = 0; m < n; m++) {
-		panels += views[m]->n_allocators;
-		events = events && views[m]->source == TL_MEMVIEW_EVENTS;
-	}
-	plot_begin(o, panels,
-		   events ? "no allocator events in the input" : "no memory records in the input");
-	int y0 = 0;
+	tl_svgplot_panels p = {0};
+	tl_output *body = tl_output_new_memory();
 	for (size_t m = 0; m < n; m++)
-		for (size_t a = 0; a < views[m]->n_allocators; a++, y0 += PANEL_H)
-			view_panel(o, views[m], &views[m]->allocators[a], y0);
-	tl_output_str(o, "</svg>\n");
+		tl_svgplot_memory_panels(&p, views[m], body);
+	GString *text = tl_output_take(body);
+	tl_svgplot_memory_end(&p, text->str, text->len, o);
+	g_string_free(text, TRUE);
 }
 
 static const char *const palette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
