@@ -3,7 +3,6 @@
  * idle time and the graph, everything inline. */
 #include "cli/cli.h"
 #include "emit/report.h"
-#include "model/run.h"
 
 #include <getopt.h>
 #include <stddef.h>
@@ -54,9 +53,9 @@ static const char usage[] =
     "                           stepstats-text, tfrecord, xspace, chrome, tf2-trace,\n"
     "                           runmeta-json, stepstats-json (protobuf's JSON)\n" TL_CLI_HELP_STRICT
 	TL_CLI_HELP_END "\n"
-    "Runs are read one at a time, and each one's page data waits in a temporary file\n"
-    "($TMPDIR, else /tmp) until the last run is read: the page is written at the\n"
-    "end, so a bad input leaves no page, on stdout as with -o.\n"
+    "Runs are read one at a time, each one's page data waiting in a temporary file\n"
+    "($TMPDIR, else /tmp) until the last is read: the page is written at the end,\n"
+    "so a bad input leaves no page, on standard output as with -o.\n"
     "\n"
     "Exit status: 0 ok, 1 bad input, layout or write error, a --runs number past\n"
     "the last run, 2 usage.\n";
@@ -65,6 +64,7 @@ struct job {
 	tl_cli cli;
 	tl_report_opts opts;
 	tl_report_pick *picks;
+	tl_report *report;
 	bool no_graph;
 	size_t max_nodes;
 	int top;
@@ -94,50 +94,26 @@ static const tl_cli_opt options[] = {
     TL_OPT_END,
 };
 
-struct reading {
-	const tl_cli *cli;
-	tl_report *report;
-};
-
-/* Each run of one input into the page, freed once added. */
-static int read_input(tl_source *src, tl_progress *prog, void *ctx, tl_error *err)
-{
-	struct reading *rd = ctx;
-	tl_source_want_allocs(src, true);
-	bool steps = false, graphs = false, any = false;
-	tl_run *run = NULL;
-	int rc;
-	while ((rc = tl_run_next(src, &run, err)) > 0) {
-		any = true;
-		steps = steps || run->has_steps;
-		graphs = graphs || run->has_graphs;
-		tl_progress_run(prog, tl_source_offset(src));
-		rc = tl_report_add(rd->report, run, err);
-		tl_run_free(run);
-		if (rc < 0)
-			return -1;
-	}
-	if (rc < 0)
-		return -1;
-	return any ? tl_cli_holds(rd->cli, src, steps, graphs, err) : 0;
-}
-
-static int write_report(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_output *out,
-			tl_error *err)
+/* The page's state is made once the inputs are known, before the first run. */
+static int begin_report(void *ctx, const tl_cli_inputs *in, tl_output *out, tl_error *err)
 {
 	struct job *job = ctx;
 	job->opts.inputs = in->paths;
 	job->opts.n_inputs = in->n;
-	struct reading rd = {&job->cli, NULL};
-	if (tl_report_new(&rd.report, &job->opts, err) < 0)
-		return -1;
-	int rc = 0;
-	if (tl_cli_read_inputs(&job->cli, in, job->cli.format, read_input, &rd) != TL_EXIT_OK)
-		rc = -1; /* the input's error line is said */
-	else
-		rc = tl_report_finish(rd.report, out, err);
-	tl_report_free(rd.report);
-	return rc;
+	return tl_report_new(&job->report, &job->opts, err);
+}
+
+/* Each run into the page as it is read; the driver frees it after. */
+static int add_run(void *ctx, tl_run **run, const tl_cli_step *step, tl_output *out, tl_error *err)
+{
+	struct job *job = ctx;
+	return tl_report_add(job->report, *run, err);
+}
+
+static int end_report(void *ctx, const tl_cli_inputs *in, tl_output *out, tl_error *err)
+{
+	struct job *job = ctx;
+	return tl_report_finish(job->report, out, err);
 }
 
 int main(int argc, char **argv)
@@ -156,8 +132,9 @@ int main(int argc, char **argv)
 	job.opts.graph_max_nodes = job.max_nodes;
 	job.opts.max_live = (size_t)job.top;
 	job.opts.table_rows = (size_t)job.table_rows;
-	static const tl_cli_tool tool = {.stream = true, .write = write_report};
+	static const tl_cli_tool tool = {.begin = begin_report, .run = add_run, .end = end_report};
 	int status = tl_cli_run(&job.cli, argc, argv, &tool, &job);
+	tl_report_free(job.report);
 	g_free(job.picks);
 	return status;
 }
