@@ -35,8 +35,8 @@ typedef struct tl_output {
 	char *tmp;
 	bool gzip;
 	void *zs;
-	int error;	 /* errno of the first failure, or -1 for zlib */
-	GString *memory; /* not NULL: the output is kept in memory (fd -1) */
+	int error;	  /* errno of the first failure, or -1 for zlib */
+	GString *memory;  /* not NULL: the output is kept in memory (fd -1) */
 	uint64_t flushed; /* bytes handed on by tl_output_flush */
 } tl_output;
 

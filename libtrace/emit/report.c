@@ -234,12 +234,12 @@ typedef struct step {
 struct tl_report {
 	const tl_report_opts *o;
 	tl_output *scratch;
-	GArray *steps;		/* step */
-	GHashTable *first;	/* graphs' fingerprint (in a step) -> the first run with them */
-	tl_summary *ab[2];	/* the op views of runs 0 and 1: a two-run page's diff */
-	GHashTable *op_index;	/* op name -> index + 1 */
-	GPtrArray *op_names;	/* char * */
-	bool nested;		/* some run's slices nest: op times are self_micros */
+	GArray *steps;	      /* step */
+	GHashTable *first;    /* graphs' fingerprint (in a step) -> the first run with them */
+	tl_summary *ab[2];    /* the op views of runs 0 and 1: a two-run page's diff */
+	GHashTable *op_index; /* op name -> index + 1 */
+	GPtrArray *op_names;  /* char * */
+	bool nested;	      /* some run's slices nest: op times are self_micros */
 };
 
 int tl_report_new(tl_report **out, const tl_report_opts *o, tl_error *err)
@@ -417,7 +417,8 @@ static int page_pick(page *p, tl_report *r, tl_error *err)
 		}
 		if (q->to >= (int64_t)p->n)
 			return tl_error_set(err,
-					    "run %" PRId64 " (--runs) is not in the input: it has %zu "
+					    "run %" PRId64
+					    " (--runs) is not in the input: it has %zu "
 					    "run%s, numbered 0 to %zu",
 					    q->to, p->n, p->n == 1 ? "" : "s", p->n - 1);
 		for (int64_t k = q->from; k <= q->to; k++)
@@ -585,7 +586,8 @@ static void write_ops(tl_output *out, const tl_report *r)
 	op_order *ord = g_new(op_order, n_ops + 1);
 	for (size_t i = 0; i < n_ops; i++)
 		ord[i] = (op_order){i, 0, g_ptr_array_index(r->op_names, i)};
-	double *us = g_new0(double, n_ops * n + 1), *calls = g_new0(double, n_ops * n + 1);
+	size_t cells = n_ops * n + 1;
+	double *us = g_new0(double, cells), *calls = g_new0(double, cells);
 	for (size_t k = 0; k < n; k++) {
 		const step *st = step_at(r, k);
 		for (size_t i = 0; i < st->n_ops; i++) {
@@ -627,7 +629,8 @@ static void write_ops(tl_output *out, const tl_report *r)
 static void write_steps(tl_output *out, const page *p)
 {
 	tl_output_str(out, "<script type=\"application/json\" id=\"tftrace-steps\">");
-	tl_output_printf(out, "{\"median\":%zu,\"slowest\":%zu,\n\"runs\":[", p->median, p->slowest);
+	tl_output_printf(out, "{\"median\":%zu,\"slowest\":%zu,\n\"runs\":[", p->median,
+			 p->slowest);
 	for (size_t k = 0; k < p->n; k++)
 		write_step(out, p, k);
 	tl_output_char(out, ']');

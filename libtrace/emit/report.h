@@ -49,10 +49,10 @@ typedef struct tl_report_opts {
 	const char *generator;	   /* "trace-report VERSION" */
 	const char *const *inputs; /* the input names, listed on the page */
 	size_t n_inputs;
-	bool graph;		/* draw the partition graphs (graph-render's SVG) */
-	size_t graph_max_nodes; /* collapse scopes above this many nodes (0: never) */
-	size_t max_live;	/* buffers listed live at each peak (0: all) */
-	size_t table_rows;	/* rows of each table, in its order (0: all) */
+	bool graph;		     /* draw the partition graphs (graph-render's SVG) */
+	size_t graph_max_nodes;	     /* collapse scopes above this many nodes (0: never) */
+	size_t max_live;	     /* buffers listed live at each peak (0: all) */
+	size_t table_rows;	     /* rows of each table, in its order (0: all) */
 	const tl_report_pick *picks; /* the runs with a timeline (NULL: median, slowest) */
 	size_t n_picks;
 	const char *prog; /* the command that makes a page ("trace-report") */

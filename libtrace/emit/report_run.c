@@ -1073,9 +1073,8 @@ int tl_report_run(tl_output *out, const tl_run *run, const tl_report_opts *o, bo
 	aside_start(&memory.bg, "tl-rep-memory", memory_build, &memory);
 	layout l;
 	layout_build(&l, run);
-	*dg = (tl_report_digest){.duration_ns = run->t_end - run->t_begin,
-				 .slices = run->n_execs,
-				 .peak_bytes = -1};
+	*dg = (tl_report_digest){
+	    .duration_ns = run->t_end - run->t_begin, .slices = run->n_execs, .peak_bytes = -1};
 	at->full[0] = tl_output_tell(out);
 	write_head(out, run);
 	write_rows(out, &l);

@@ -248,8 +248,8 @@ static void test_picks(void **state)
 	assert_true(p[3].from == TL_REPORT_SLOWEST && p[3].to == TL_REPORT_SLOWEST);
 	assert_true(p[4].from == 0 && p[4].to == 0);
 	g_free(p);
-	static const char *const bad[] = {"", ",", "1,", "-1", "+1", "2-1", "1-", "x", "1 ", "9-x",
-					  "99999999999999999999"};
+	static const char *const bad[] = {
+	    "", ",", "1,", "-1", "+1", "2-1", "1-", "x", "1 ", "9-x", "99999999999999999999"};
 	for (size_t k = 0; k < G_N_ELEMENTS(bad); k++) {
 		p = NULL;
 		assert_int_equal(tl_report_picks_parse(bad[k], &p, &n), -1);
