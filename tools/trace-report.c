@@ -19,14 +19,23 @@ static const char usage[] =
     "Kineto trace's allocator events as trace-memory reads them), trace-summarize's\n"
     "op, scope and kernel tables, the critical path, idle time per device, and\n"
     "graph-render's SVG (a click on a node shows its executions).\n"
-    "Several runs (several inputs, or a stream) get a run selector; two runs, the\n"
-    "diff table of trace-summarize --diff. No INPUT, or '-', reads stdin.\n"
+    "Several runs (several inputs, or a stream) get a run selector and a table of\n"
+    "every step (its time against the median's, per op too); the page holds the\n"
+    "timeline of the median and the slowest step (--runs picks others) and, for\n"
+    "every other run, its op table, idle time and graph, and the command line that\n"
+    "makes a page with its timeline. Two runs: both, and the diff table of\n"
+    "trace-summarize --diff. No INPUT, or '-', reads stdin.\n"
     "A folder stands for the TensorBoard events files below it, in path order.\n"
     "The page's URL may end in #select=NODE to open with NODE's first execution\n"
     "selected, its arrows drawn.\n"
     "\n"
     "Page:\n"
     "      --title TEXT         the page's title (default: \"tftrace report: INPUT\")\n"
+    "      --runs LIST          the runs whose timeline the page holds: run numbers\n"
+    "                           (from 0, across the inputs in order, as\n"
+    "                           trace-summarize --step counts them), ranges A-B,\n"
+    "                           median, slowest; comma-separated (default:\n"
+    "                           median,slowest)\n"
     "      --no-graph           leave the graph out (no Graphviz layout)\n"
     "      --max-nodes N        the graph: above N nodes collapse scopes by level until\n"
     "                           it fits (default 400; 0: never); still over 4 N with\n"
@@ -44,20 +53,40 @@ static const char usage[] =
     "                           stepstats-text, tfrecord, xspace, chrome, tf2-trace,\n"
     "                           runmeta-json, stepstats-json (protobuf's JSON)\n" TL_CLI_HELP_STRICT
 	TL_CLI_HELP_END "\n"
-    "Exit status: 0 ok, 1 bad input, layout or write error, 2 usage.\n";
+    "Runs are read one at a time, each one's page data waiting in a temporary file\n"
+    "($TMPDIR, else /tmp) until the last is read: the page is written at the end,\n"
+    "so a bad input leaves no page, on standard output as with -o.\n"
+    "\n"
+    "Exit status: 0 ok, 1 bad input, layout or write error, a --runs number past\n"
+    "the last run, 2 usage.\n";
 
 struct job {
 	tl_cli cli;
 	tl_report_opts opts;
+	tl_report_pick *picks;
+	tl_report *report;
 	bool no_graph;
 	size_t max_nodes;
 	int top;
 	int table_rows;
 };
 
+static void runs_option(tl_cli *cli, void *ctx, const char *value)
+{
+	struct job *job = ctx;
+	g_free(job->picks);
+	if (tl_report_picks_parse(value, &job->picks, &job->opts.n_picks) < 0)
+		tl_cli_usage_error(cli,
+				   "option '--runs' wants run numbers, ranges A-B, median or "
+				   "slowest, comma-separated, not '%s'",
+				   value);
+	job->opts.picks = job->picks;
+}
+
 #define JOB(field) offsetof(struct job, field)
 static const tl_cli_opt options[] = {
     TL_OPT("title", 0, TL_ARG_STRING, JOB(opts.title)),
+    TL_OPT_CALL("runs", 0, runs_option),
     TL_OPT("no-graph", 0, TL_ARG_FLAG, JOB(no_graph)),
     TL_OPT("max-nodes", 0, TL_ARG_SIZE, JOB(max_nodes)),
     TL_OPT("top", 0, TL_ARG_COUNT, JOB(top)),
@@ -65,15 +94,26 @@ static const tl_cli_opt options[] = {
     TL_OPT_END,
 };
 
-static int write_report(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_output *out,
-			tl_error *err)
+/* The page's state is made once the inputs are known, before the first run. */
+static int begin_report(void *ctx, const tl_cli_inputs *in, tl_output *out, tl_error *err)
 {
 	struct job *job = ctx;
-	if (runs->len == 0)
-		return tl_error_set(err, "no run in the input");
 	job->opts.inputs = in->paths;
 	job->opts.n_inputs = in->n;
-	return tl_report_write(out, (tl_run *const *)runs->pdata, runs->len, &job->opts, err);
+	return tl_report_new(&job->report, &job->opts, err);
+}
+
+/* Each run into the page as it is read; the driver frees it after. */
+static int add_run(void *ctx, tl_run **run, const tl_cli_step *step, tl_output *out, tl_error *err)
+{
+	struct job *job = ctx;
+	return tl_report_add(job->report, *run, err);
+}
+
+static int end_report(void *ctx, const tl_cli_inputs *in, tl_output *out, tl_error *err)
+{
+	struct job *job = ctx;
+	return tl_report_finish(job->report, out, err);
 }
 
 int main(int argc, char **argv)
@@ -81,6 +121,7 @@ int main(int argc, char **argv)
 	struct job job = {.cli = {.prog = "trace-report", .usage = usage}};
 	tl_report_opts_init(&job.opts);
 	job.opts.generator = "trace-report " TL_VERSION;
+	job.opts.prog = "trace-report";
 	job.max_nodes = job.opts.graph_max_nodes;
 	job.top = (int)job.opts.max_live;
 	job.table_rows = (int)job.opts.table_rows;
@@ -91,6 +132,9 @@ int main(int argc, char **argv)
 	job.opts.graph_max_nodes = job.max_nodes;
 	job.opts.max_live = (size_t)job.top;
 	job.opts.table_rows = (size_t)job.table_rows;
-	static const tl_cli_tool tool = {.write = write_report};
-	return tl_cli_run(&job.cli, argc, argv, &tool, &job);
+	static const tl_cli_tool tool = {.begin = begin_report, .run = add_run, .end = end_report};
+	int status = tl_cli_run(&job.cli, argc, argv, &tool, &job);
+	tl_report_free(job.report);
+	g_free(job.picks);
+	return status;
 }

@@ -133,10 +133,62 @@ tl_output *tl_output_new_memory(void)
 	return o;
 }
 
+int tl_output_new_scratch(tl_output **out, tl_error *err)
+{
+	char *path = g_build_filename(g_get_tmp_dir(), "tftrace-XXXXXX", NULL);
+	int fd = g_mkstemp_full(path, O_RDWR | O_CLOEXEC, 0600);
+	int e = errno;
+	if (fd >= 0)
+		unlink(path);
+	g_free(path);
+	if (fd < 0)
+		return tl_error_set(err, "cannot make a temporary file in '%s': %s",
+				    g_get_tmp_dir(), strerror(e));
+	tl_output *o = g_new0(tl_output, 1);
+	o->buf = g_malloc(TL_OUTPUT_BUF);
+	o->fd = fd;
+	*out = o;
+	return 0;
+}
+
+uint64_t tl_output_tell(const tl_output *o)
+{
+	return o->flushed + o->len;
+}
+
+static int scratch_error(int e, tl_error *err)
+{
+	return tl_error_set(err, "cannot use a temporary file in '%s': %s", g_get_tmp_dir(),
+			    e > 0 ? strerror(e) : "short read");
+}
+
+int tl_output_copy(tl_output *dst, tl_output *src, uint64_t from, uint64_t len, tl_error *err)
+{
+	tl_output_flush(src);
+	if (src->error != 0)
+		return scratch_error(src->error, err);
+	while (len > 0) {
+		if (dst->len == TL_OUTPUT_BUF)
+			tl_output_flush(dst);
+		size_t room = TL_OUTPUT_BUF - dst->len;
+		size_t want = len < room ? (size_t)len : room;
+		ssize_t got = pread(src->fd, dst->buf + dst->len, want, (off_t)from);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return scratch_error(got < 0 ? errno : 0, err);
+		dst->len += (size_t)got;
+		from += (uint64_t)got;
+		len -= (uint64_t)got;
+	}
+	return 0;
+}
+
 void tl_output_flush(tl_output *o)
 {
 	if (o->len == 0)
 		return;
+	o->flushed += o->len;
 	if (o->memory != NULL)
 		g_string_append_len(o->memory, o->buf, (gssize)o->len);
 	else if (o->gzip)

@@ -35,8 +35,9 @@ typedef struct tl_output {
 	char *tmp;
 	bool gzip;
 	void *zs;
-	int error;	 /* errno of the first failure, or -1 for zlib */
-	GString *memory; /* not NULL: the output is kept in memory (fd -1) */
+	int error;	  /* errno of the first failure, or -1 for zlib */
+	GString *memory;  /* not NULL: the output is kept in memory (fd -1) */
+	uint64_t flushed; /* bytes handed on by tl_output_flush */
 } tl_output;
 
 int tl_output_open(tl_output **out, const char *path, bool gzip, const char *const *inputs,
@@ -51,6 +52,16 @@ void tl_output_abort(tl_output *o);
  * hands over what was written. */
 tl_output *tl_output_new_memory(void);
 GString *tl_output_take(tl_output *o);
+
+/* An output into an unlinked temporary file (in $TMPDIR, else /tmp) that
+ * goes with it: pieces written aside by tl_output_tell, copied into the real
+ * output later (tl_output_copy). Freed by tl_output_abort. */
+int tl_output_new_scratch(tl_output **out, tl_error *err);
+/* Bytes written into o so far, flushed or not. */
+uint64_t tl_output_tell(const tl_output *o);
+/* Copies bytes [from, from + len) of the scratch output `src` into `dst`:
+ * 0, or -1 with err (a write or read error of the scratch file). */
+int tl_output_copy(tl_output *dst, tl_output *src, uint64_t from, uint64_t len, tl_error *err);
 
 void tl_output_flush(tl_output *o);
 

@@ -5,7 +5,10 @@
 #include "emit/json.h"
 #include "emit/summary_diff.h"
 
+#include <errno.h>
+#include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 void tl_report_opts_init(tl_report_opts *o)
@@ -128,13 +131,8 @@ void tl_report_sink_init(tl_report_sink *s, size_t max_rows)
 /* ---- the data --------------------------------------------------------- */
 
 /* trace-summarize --diff of the op view: run 0 as A, run 1 as B. */
-static void write_diff(tl_output *out, tl_run *const *runs, size_t max_rows)
+static void write_diff(tl_output *out, tl_summary *const *s, size_t max_rows)
 {
-	tl_summary *s[2];
-	for (int k = 0; k < 2; k++) {
-		s[k] = tl_summary_new(TL_VIEW_OP);
-		tl_summary_add_run(s[k], runs[k]);
-	}
 	tl_summary_opts o;
 	tl_summary_opts_init(&o);
 	o.fit_quietly = true;
@@ -144,8 +142,6 @@ static void write_diff(tl_output *out, tl_run *const *runs, size_t max_rows)
 	tl_report_sink_init(&sink, max_rows);
 	tl_summary_diff_write(d, &sink.sink, out);
 	tl_summary_diff_free(d);
-	tl_summary_free(s[0]);
-	tl_summary_free(s[1]);
 }
 
 /* A fingerprint of a run's partition graphs: runs of one model share it,
@@ -173,46 +169,169 @@ static uint64_t graph_print(const tl_run *run)
 	return h ? h : 1;
 }
 
-static int write_data(tl_output *out, tl_run *const *runs, size_t n_runs, const char *title,
-		      const tl_report_opts *o, tl_error *err)
+/* ---- --runs ----------------------------------------------------------- */
+
+static bool run_number(const char *s, int64_t *v)
 {
-	tl_output_str(out, "{\"format\":\"tftrace-report/1\",\"generator\":");
-	tl_report_string(out, o->generator);
-	tl_output_str(out, ",\"title\":");
-	tl_report_string(out, title);
-	tl_output_str(out, ",\"inputs\":[");
-	for (size_t i = 0; i < o->n_inputs; i++) {
-		if (i > 0)
-			tl_output_char(out, ',');
-		tl_report_string(out, o->inputs[i]);
+	char *end = NULL;
+	if (!g_ascii_isdigit(*s))
+		return false;
+	errno = 0;
+	long long n = strtoll(s, &end, 10);
+	if (errno != 0 || *end != '\0')
+		return false;
+	*v = n;
+	return true;
+}
+
+int tl_report_picks_parse(const char *list, tl_report_pick **picks, size_t *n)
+{
+	char **items = g_strsplit(list, ",", -1);
+	GArray *out = g_array_new(FALSE, FALSE, sizeof(tl_report_pick));
+	bool ok = items[0] != NULL;
+	for (char **it = items; *it != NULL && ok; it++) {
+		tl_report_pick p;
+		char *dash = strchr(*it, '-');
+		if (strcmp(*it, "median") == 0) {
+			p.from = p.to = TL_REPORT_MEDIAN;
+		} else if (strcmp(*it, "slowest") == 0) {
+			p.from = p.to = TL_REPORT_SLOWEST;
+		} else if (dash != NULL) {
+			*dash = '\0';
+			ok = run_number(*it, &p.from) && run_number(dash + 1, &p.to) &&
+			     p.from <= p.to;
+		} else {
+			ok = run_number(*it, &p.from);
+			p.to = p.from;
+		}
+		if (ok)
+			g_array_append_val(out, p);
 	}
-	tl_output_str(out, "],\n\"runs\":[");
-	uint64_t *prints = g_new0(uint64_t, n_runs);
-	GHashTable *first = g_hash_table_new(g_int64_hash, g_int64_equal);
-	int rc = 0;
-	for (size_t r = 0; r < n_runs && rc == 0; r++) {
-		prints[r] = o->graph ? graph_print(runs[r]) : 0;
-		int32_t graph_of = -1;
-		gpointer k;
-		if (prints[r] != 0 && g_hash_table_lookup_extended(first, &prints[r], NULL, &k))
-			graph_of = GPOINTER_TO_INT(k);
-		else if (prints[r] != 0)
-			g_hash_table_insert(first, &prints[r], GINT_TO_POINTER((int)r));
-		if (r > 0)
-			tl_output_str(out, ",\n");
-		rc = tl_report_run(out, runs[r], o, graph_of, err);
-	}
-	g_hash_table_destroy(first);
-	g_free(prints);
-	if (rc < 0)
+	g_strfreev(items);
+	*n = out->len;
+	*picks = (tl_report_pick *)(void *)g_array_free(out, !ok);
+	return ok ? 0 : -1;
+}
+
+/* ---- the runs as they come --------------------------------------------- */
+
+/* A run's time in one op type (the op view's total_micros, self_micros
+ * where slices nest) and its executions. */
+typedef struct op_time {
+	uint32_t op;
+	double us, calls;
+} op_time;
+
+typedef struct step {
+	char *label;
+	tl_report_digest dg; /* its ops moved to `ops` */
+	uint64_t print;	     /* its graphs' fingerprint, 0: none drawn */
+	tl_report_pieces at;
+	op_time *ops;
+	size_t n_ops;
+} step;
+
+struct tl_report {
+	const tl_report_opts *o;
+	tl_output *scratch;
+	GArray *steps;	      /* step */
+	GHashTable *first;    /* graphs' fingerprint (in a step) -> the first run with them */
+	tl_summary *ab[2];    /* the op views of runs 0 and 1: a two-run page's diff */
+	GHashTable *op_index; /* op name -> index + 1 */
+	GPtrArray *op_names;  /* char * */
+	bool nested;	      /* some run's slices nest: op times are self_micros */
+};
+
+int tl_report_new(tl_report **out, const tl_report_opts *o, tl_error *err)
+{
+	tl_output *scratch = NULL;
+	if (tl_output_new_scratch(&scratch, err) < 0)
 		return -1;
-	tl_output_str(out, "],\n\"diff\":");
-	if (n_runs == 2)
-		write_diff(out, runs, o->table_rows);
-	else
-		tl_output_str(out, "null");
-	tl_output_char(out, '}');
+	tl_report *r = g_new0(tl_report, 1);
+	r->o = o;
+	r->scratch = scratch;
+	r->steps = g_array_new(FALSE, TRUE, sizeof(step));
+	r->first = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+	r->op_index = g_hash_table_new(g_str_hash, g_str_equal);
+	r->op_names = g_ptr_array_new_with_free_func(g_free);
+	*out = r;
 	return 0;
+}
+
+void tl_report_free(tl_report *r)
+{
+	if (r == NULL)
+		return;
+	for (guint i = 0; i < r->steps->len; i++) {
+		step *st = &g_array_index(r->steps, step, i);
+		g_free(st->label);
+		g_free(st->dg.peak_allocator);
+		g_free(st->ops);
+	}
+	g_array_free(r->steps, TRUE);
+	g_hash_table_destroy(r->first);
+	for (int k = 0; k < 2; k++)
+		if (r->ab[k] != NULL)
+			tl_summary_free(r->ab[k]);
+	g_hash_table_destroy(r->op_index);
+	g_ptr_array_free(r->op_names, TRUE);
+	tl_output_abort(r->scratch);
+	g_free(r);
+}
+
+/* The run's op times, by the page's op numbers. */
+static void keep_ops(tl_report *r, step *st, const tl_summary *sum)
+{
+	tl_summary_opts o;
+	tl_summary_opts_init(&o);
+	int col = sum->nested ? TL_COL_SELF : TL_COL_TOTAL;
+	r->nested = r->nested || sum->nested;
+	st->ops = g_new(op_time, g_hash_table_size(sum->rows) + 1);
+	GHashTableIter it;
+	gpointer v;
+	g_hash_table_iter_init(&it, sum->rows);
+	while (g_hash_table_iter_next(&it, NULL, &v)) {
+		const tl_row *row = v;
+		guint id = GPOINTER_TO_UINT(g_hash_table_lookup(r->op_index, row->name));
+		if (id == 0) {
+			char *name = g_strdup(row->name);
+			g_ptr_array_add(r->op_names, name);
+			id = r->op_names->len;
+			g_hash_table_insert(r->op_index, name, GUINT_TO_POINTER(id));
+		}
+		st->ops[st->n_ops++] = (op_time){
+		    .op = id - 1,
+		    .us = tl_summary_row_stat(sum, row, col, &o),
+		    .calls = tl_summary_row_stat(sum, row, TL_COL_OCCURRENCE, &o),
+		};
+	}
+}
+
+int tl_report_add(tl_report *r, const tl_run *run, tl_error *err)
+{
+	size_t k = r->steps->len;
+	g_array_set_size(r->steps, k + 1);
+	step *st = &g_array_index(r->steps, step, k);
+	st->label = g_strdup(run->label);
+	st->print = r->o->graph ? graph_print(run) : 0;
+	bool draw = st->print != 0 && !g_hash_table_contains(r->first, &st->print);
+	if (draw)
+		g_hash_table_insert(r->first, g_memdup2(&st->print, sizeof st->print),
+				    GSIZE_TO_POINTER(k));
+	int rc = tl_report_run(r->scratch, run, r->o, draw, &st->at, &st->dg, err);
+	tl_summary *ops = st->dg.ops;
+	st->dg.ops = NULL;
+	if (ops != NULL) {
+		keep_ops(r, st, ops);
+		if (k < 2)
+			r->ab[k] = ops;
+		else
+			tl_summary_free(ops);
+	}
+	if (rc == 0 && r->scratch->error != 0)
+		return tl_error_set(err, "cannot write a temporary file in '%s': %s",
+				    g_get_tmp_dir(), g_strerror(r->scratch->error));
+	return rc;
 }
 
 /* ---- the page --------------------------------------------------------- */
@@ -248,9 +367,288 @@ static bool is(const char *name, size_t len, const char *want)
 	return len == strlen(want) && memcmp(name, want, len) == 0;
 }
 
-int tl_report_write(tl_output *out, tl_run *const *runs, size_t n_runs, const tl_report_opts *o,
-		    tl_error *err)
+/* ---- the page's runs ---------------------------------------------------- */
+
+typedef struct page {
+	tl_report *r;
+	size_t n;
+	bool *timeline; /* per run: the page holds its timeline */
+	size_t median, slowest;
+} page;
+
+static const step *step_at(const tl_report *r, size_t k)
 {
+	return &g_array_index(r->steps, step, k);
+}
+
+static int cmp_duration(const void *a, const void *b, void *ctx)
+{
+	const tl_report *r = ctx;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int64_t dx = step_at(r, x)->dg.duration_ns, dy = step_at(r, y)->dg.duration_ns;
+	if (dx != dy)
+		return dx < dy ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
+/* The median step (the lower one of an even count) and the slowest,
+ * ties to the lower run number; then which runs the picks name. */
+static int page_pick(page *p, tl_report *r, tl_error *err)
+{
+	p->r = r;
+	p->n = r->steps->len;
+	size_t *order = g_new(size_t, p->n);
+	for (size_t k = 0; k < p->n; k++)
+		order[k] = k;
+	g_qsort_with_data(order, (gint)p->n, sizeof *order, cmp_duration, r);
+	p->median = order[(p->n - 1) / 2];
+	p->slowest = order[p->n - 1];
+	g_free(order);
+	static const tl_report_pick both[] = {{TL_REPORT_MEDIAN, TL_REPORT_MEDIAN},
+					      {TL_REPORT_SLOWEST, TL_REPORT_SLOWEST}};
+	const tl_report_pick *picks = r->o->picks != NULL ? r->o->picks : both;
+	size_t n_picks = r->o->picks != NULL ? r->o->n_picks : G_N_ELEMENTS(both);
+	p->timeline = g_new0(bool, p->n);
+	for (size_t i = 0; i < n_picks; i++) {
+		const tl_report_pick *q = &picks[i];
+		if (q->from == TL_REPORT_MEDIAN || q->from == TL_REPORT_SLOWEST) {
+			p->timeline[q->from == TL_REPORT_MEDIAN ? p->median : p->slowest] = true;
+			continue;
+		}
+		if (q->to >= (int64_t)p->n)
+			return tl_error_set(err,
+					    "run %" PRId64
+					    " (--runs) is not in the input: it has %zu "
+					    "run%s, numbered 0 to %zu",
+					    q->to, p->n, p->n == 1 ? "" : "s", p->n - 1);
+		for (int64_t k = q->from; k <= q->to; k++)
+			p->timeline[k] = true;
+	}
+	return 0;
+}
+
+static int copy_piece(tl_output *out, tl_report *r, const uint64_t *piece, tl_error *err)
+{
+	return tl_output_copy(out, r->scratch, piece[0], piece[1], err);
+}
+
+/* A run's "graph": its picture where it was drawn (the first run with its
+ * graphs), else that run's number, or null without graphs. */
+static int write_graph_value(tl_output *out, tl_report *r, size_t k, tl_error *err)
+{
+	const step *st = step_at(r, k);
+	tl_output_str(out, ",\n\"graph\":");
+	if (st->print == 0) {
+		tl_output_str(out, "null");
+		return 0;
+	}
+	size_t first = GPOINTER_TO_SIZE(g_hash_table_lookup(r->first, &st->print));
+	if (first == k)
+		return copy_piece(out, r, st->at.graph, err);
+	tl_output_printf(out, "{\"run\":%zu}", first);
+	return 0;
+}
+
+static int write_run(tl_output *out, const page *p, size_t k, tl_error *err)
+{
+	const step *st = step_at(p->r, k);
+	if (p->timeline[k])
+		return copy_piece(out, p->r, st->at.full, err) < 0 ||
+			       write_graph_value(out, p->r, k, err) < 0 ||
+			       copy_piece(out, p->r, st->at.tail, err) < 0
+			   ? -1
+			   : 0;
+	if (copy_piece(out, p->r, st->at.compact, err) < 0 ||
+	    write_graph_value(out, p->r, k, err) < 0)
+		return -1;
+	tl_output_char(out, '}');
+	return 0;
+}
+
+static int write_data(tl_output *out, const page *p, const char *title, tl_error *err)
+{
+	const tl_report_opts *o = p->r->o;
+	tl_output_str(out, "{\"format\":\"tftrace-report/1\",\"generator\":");
+	tl_report_string(out, o->generator);
+	tl_output_str(out, ",\"title\":");
+	tl_report_string(out, title);
+	tl_output_str(out, ",\"inputs\":[");
+	for (size_t i = 0; i < o->n_inputs; i++) {
+		if (i > 0)
+			tl_output_char(out, ',');
+		tl_report_string(out, o->inputs[i]);
+	}
+	tl_output_str(out, "],\n\"runs\":[");
+	for (size_t k = 0; k < p->n; k++) {
+		if (k > 0)
+			tl_output_str(out, ",\n");
+		if (write_run(out, p, k, err) < 0)
+			return -1;
+	}
+	tl_output_str(out, "],\n\"diff\":");
+	if (p->n == 2 && p->r->ab[0] != NULL && p->r->ab[1] != NULL)
+		write_diff(out, p->r->ab, o->table_rows);
+	else
+		tl_output_str(out, "null");
+	tl_output_char(out, '}');
+	return 0;
+}
+
+/* ---- the steps: every run, for the page's runs.js ------------------------ */
+
+/* A word of a command line, quoted for a POSIX shell where it needs it. */
+static void shell_word(GString *cmd, const char *w)
+{
+	bool plain = w[0] != '\0';
+	for (const char *c = w; *c != '\0' && plain; c++)
+		plain = g_ascii_isalnum(*c) || strchr("_./:=@%+,-", *c) != NULL;
+	g_string_append_c(cmd, ' ');
+	if (plain) {
+		g_string_append(cmd, w);
+		return;
+	}
+	char *q = g_shell_quote(w);
+	g_string_append(cmd, q);
+	g_free(q);
+}
+
+/* The command line that makes a page with run k's timeline. */
+static char *page_command(const tl_report_opts *o, size_t k)
+{
+	GString *cmd = g_string_new(o->prog != NULL ? o->prog : "trace-report");
+	g_string_append_printf(cmd, " --runs %zu -o run-%zu.html", k, k);
+	for (size_t i = 0; i < o->n_inputs; i++)
+		shell_word(cmd, o->inputs[i]);
+	return g_string_free(cmd, FALSE);
+}
+
+static void write_step(tl_output *out, const page *p, size_t k)
+{
+	const step *st = step_at(p->r, k);
+	tl_output_str(out, k > 0 ? ",\n{\"label\":" : "\n{\"label\":");
+	tl_report_string(out, st->label);
+	tl_output_str(out, ",\"duration_us\":");
+	tl_json_micros(out, st->dg.duration_ns);
+	tl_output_str(out, ",\"slices\":");
+	tl_output_uint(out, st->dg.slices);
+	tl_output_str(out, ",\"arrows\":");
+	tl_output_uint(out, st->dg.arrows);
+	tl_output_str(out, ",\"critical_path_us\":");
+	if (st->dg.critical_ns >= 0)
+		tl_json_micros(out, st->dg.critical_ns);
+	else
+		tl_output_str(out, "null");
+	tl_output_str(out, ",\"peak_bytes\":");
+	if (st->dg.peak_bytes >= 0) {
+		tl_output_int(out, st->dg.peak_bytes);
+		tl_output_str(out, ",\"peak_allocator\":");
+		tl_report_string(out, st->dg.peak_allocator);
+	} else {
+		tl_output_str(out, "null");
+	}
+	tl_output_str(out, p->timeline[k] ? ",\"timeline\":true" : ",\"timeline\":false");
+	if (!p->timeline[k]) {
+		char *cmd = page_command(p->r->o, k);
+		tl_output_str(out, ",\"command\":");
+		tl_report_string(out, cmd);
+		g_free(cmd);
+	}
+	tl_output_char(out, '}');
+}
+
+typedef struct op_order {
+	size_t op;
+	double total;
+	const char *name;
+} op_order;
+
+static int cmp_op_order(const void *a, const void *b)
+{
+	const op_order *x = a, *y = b;
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static void write_number(tl_output *out, double v)
+{
+	if (v == floor(v) && fabs(v) < 9e15)
+		tl_output_printf(out, "%.0f", v);
+	else
+		tl_output_printf(out, "%.3f", v);
+}
+
+/* Every run's time and executions per op type, as columns by op (the most
+ * time over all runs first): the page's diff of any run with the median. */
+static void write_ops(tl_output *out, const tl_report *r)
+{
+	size_t n_ops = r->op_names->len, n = r->steps->len;
+	op_order *ord = g_new(op_order, n_ops + 1);
+	for (size_t i = 0; i < n_ops; i++)
+		ord[i] = (op_order){i, 0, g_ptr_array_index(r->op_names, i)};
+	size_t cells = n_ops * n + 1;
+	double *us = g_new0(double, cells), *calls = g_new0(double, cells);
+	for (size_t k = 0; k < n; k++) {
+		const step *st = step_at(r, k);
+		for (size_t i = 0; i < st->n_ops; i++) {
+			us[st->ops[i].op * n + k] = st->ops[i].us;
+			calls[st->ops[i].op * n + k] = st->ops[i].calls;
+			ord[st->ops[i].op].total += st->ops[i].us;
+		}
+	}
+	qsort(ord, n_ops, sizeof *ord, cmp_op_order);
+	tl_output_str(out, ",\n\"ops\":{\"column\":");
+	tl_report_string(out, r->nested ? "self_micros" : "total_micros");
+	tl_output_str(out, ",\"names\":[");
+	for (size_t i = 0; i < n_ops; i++) {
+		if (i > 0)
+			tl_output_char(out, ',');
+		tl_report_string(out, ord[i].name);
+	}
+	for (int part = 0; part < 2; part++) {
+		tl_output_str(out, part == 0 ? "],\n\"us\":[" : "],\n\"calls\":[");
+		const double *v = part == 0 ? us : calls;
+		for (size_t i = 0; i < n_ops; i++) {
+			tl_output_str(out, i > 0 ? ",\n[" : "\n[");
+			for (size_t k = 0; k < n; k++) {
+				if (k > 0)
+					tl_output_char(out, ',');
+				write_number(out, v[ord[i].op * n + k]);
+			}
+			tl_output_char(out, ']');
+		}
+	}
+	tl_output_str(out, "]}");
+	g_free(us);
+	g_free(calls);
+	g_free(ord);
+}
+
+/* A page of several runs: their steps as data, and runs.js, which shows
+ * them (before report.js, which then finds the tab runs.js adds). */
+static void write_steps(tl_output *out, const page *p)
+{
+	tl_output_str(out, "<script type=\"application/json\" id=\"tftrace-steps\">");
+	tl_output_printf(out, "{\"median\":%zu,\"slowest\":%zu,\n\"runs\":[", p->median,
+			 p->slowest);
+	for (size_t k = 0; k < p->n; k++)
+		write_step(out, p, k);
+	tl_output_char(out, ']');
+	write_ops(out, p->r);
+	tl_output_str(out, "}</script>\n");
+	write_asset(out, "<script>\n", tl_report_runs_js, tl_report_runs_js_len, "</script>\n");
+}
+
+int tl_report_finish(tl_report *r, tl_output *out, tl_error *err)
+{
+	if (r->steps->len == 0)
+		return tl_error_set(err, "no run in the input");
+	page p = {NULL};
+	if (page_pick(&p, r, err) < 0) {
+		g_free(p.timeline);
+		return -1;
+	}
+	const tl_report_opts *o = r->o;
 	char *title = o->title != NULL ? g_strdup(o->title)
 				       : g_strdup_printf("tftrace report: %s",
 							 o->n_inputs > 0 ? o->inputs[0] : "stdin");
@@ -259,31 +657,54 @@ int tl_report_write(tl_output *out, tl_run *const *runs, size_t n_runs, const tl
 	const char *tpl = (const char *)tl_report_report_html,
 		   *end = tpl + tl_report_report_html_len;
 	int rc = 0;
-	for (const char *p = tpl; p < end && rc == 0;) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
+	for (const char *q = tpl; q < end && rc == 0;) {
+		const char *nl = memchr(q, '\n', (size_t)(end - q));
 		const char *next = nl != NULL ? nl + 1 : end;
 		size_t n;
-		const char *m = marker(p, (size_t)((nl != NULL ? nl : end) - p), &n);
+		const char *m = marker(q, (size_t)((nl != NULL ? nl : end) - q), &n);
 		if (m != NULL && is(m, n, "title")) {
 			tl_output_bytes(out, html_title->str, html_title->len);
 			tl_output_char(out, '\n');
 		} else if (m != NULL && is(m, n, "css")) {
 			write_asset(out, "<style>\n", tl_report_report_css,
 				    tl_report_report_css_len, "</style>\n");
+		} else if (m != NULL && is(m, n, "runs-css")) {
+			if (p.n > 1)
+				write_asset(out, "<style>\n", tl_report_runs_css,
+					    tl_report_runs_css_len, "</style>\n");
 		} else if (m != NULL && is(m, n, "js")) {
 			write_asset(out, "<script>\n", tl_report_report_js, tl_report_report_js_len,
 				    "</script>\n");
+		} else if (m != NULL && is(m, n, "runs")) {
+			if (p.n > 1)
+				write_steps(out, &p);
 		} else if (m != NULL && is(m, n, "data")) {
 			tl_output_str(out,
 				      "<script type=\"application/json\" id=\"tftrace-data\">");
-			rc = write_data(out, runs, n_runs, title, o, err);
+			rc = write_data(out, &p, title, err);
 			tl_output_str(out, "</script>\n");
 		} else {
-			tl_output_bytes(out, p, (size_t)(next - p));
+			tl_output_bytes(out, q, (size_t)(next - q));
 		}
-		p = next;
+		q = next;
 	}
 	g_string_free(html_title, TRUE);
 	g_free(title);
+	g_free(p.timeline);
+	return rc;
+}
+
+int tl_report_write(tl_output *out, tl_run *const *runs, size_t n_runs, const tl_report_opts *o,
+		    tl_error *err)
+{
+	tl_report *r = NULL;
+	if (tl_report_new(&r, o, err) < 0)
+		return -1;
+	int rc = 0;
+	for (size_t k = 0; k < n_runs && rc == 0; k++)
+		rc = tl_report_add(r, runs[k], err);
+	if (rc == 0)
+		rc = tl_report_finish(r, out, err);
+	tl_report_free(r);
 	return rc;
 }

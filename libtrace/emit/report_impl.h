@@ -9,6 +9,7 @@
 #define TL_EMIT_REPORT_IMPL_H
 
 #include "emit/report.h"
+#include "analysis/summary.h"
 #include "emit/table.h"
 
 #include <stddef.h>
@@ -16,6 +17,9 @@
 
 extern const unsigned char tl_report_report_html[], tl_report_report_css[], tl_report_report_js[];
 extern const size_t tl_report_report_html_len, tl_report_report_css_len, tl_report_report_js_len;
+/* What a page of several runs adds: the step table and its marks. */
+extern const unsigned char tl_report_runs_js[], tl_report_runs_css[];
+extern const size_t tl_report_runs_js_len, tl_report_runs_css_len;
 
 /* A JSON string literal whose "</" is written "<\/"; NULL writes "". */
 void tl_report_string(tl_output *out, const char *s);
@@ -30,9 +34,33 @@ typedef struct tl_report_sink {
 
 void tl_report_sink_init(tl_report_sink *s, size_t max_rows);
 
-/* One run's object. `graph_of` is the earlier run whose partition graphs
- * are the same (its picture is not drawn twice), or -1. */
-int tl_report_run(tl_output *out, const tl_run *run, const tl_report_opts *o, int32_t graph_of,
-		  tl_error *err);
+/* What the page keeps of a run whose data went aside. */
+typedef struct tl_report_digest {
+	int64_t duration_ns;
+	uint64_t slices, arrows;
+	int64_t critical_ns;  /* the critical path's length, -1: none */
+	int64_t peak_bytes;   /* the largest allocator peak, -1: no memory */
+	char *peak_allocator; /* its allocator (g_free) */
+	tl_summary *ops;      /* the op view of the run (tl_summary_free) */
+} tl_report_digest;
+
+/* Where a run's pieces lie in the scratch output, each {offset, length}:
+ *   full     its object, timeline and all, up to its "graph" (exclusive);
+ *   graph    the graph's value, {"svg": ...} or {"skipped": ...}, where
+ *            one was drawn; else empty;
+ *   tail     after the graph: its strings and the closing brace;
+ *   compact  its object without the timeline (its op table and idle
+ *            time), up to its "graph".
+ * The page joins full, ",\n\"graph\":", a graph value and tail, or compact,
+ * the graph and "}". */
+typedef struct tl_report_pieces {
+	uint64_t full[2], graph[2], tail[2], compact[2];
+} tl_report_pieces;
+
+/* Writes one run's pieces into `out` and fills its digest. The picture of
+ * its partition graphs is drawn only with `draw_graph` (an earlier run with
+ * the same graphs has it). Fails (-1, err filled) when Graphviz does. */
+int tl_report_run(tl_output *out, const tl_run *run, const tl_report_opts *o, bool draw_graph,
+		  tl_report_pieces *at, tl_report_digest *dg, tl_error *err);
 
 #endif

@@ -448,7 +448,7 @@ static uint32_t arrow_tensor(layout *l, const tl_link *k, char *buf, size_t size
 }
 
 /* The arrows trace-dataflow draws by default: data, transfers, launches. */
-static void write_arrows(tl_output *out, layout *l)
+static size_t write_arrows(tl_output *out, layout *l)
 {
 	const tl_run *run = l->run;
 	tl_dataflow_opts fo = {.control = false, .launches = true};
@@ -479,7 +479,9 @@ static void write_arrows(tl_output *out, layout *l)
 		tl_output_char(out, ']');
 	}
 	tl_output_char(out, '}');
+	size_t n = links->len;
 	g_array_free(links, TRUE);
+	return n;
 }
 
 /* ---- memory ----------------------------------------------------------- */
@@ -734,11 +736,16 @@ static void write_allocator(tl_output *out, const layout *l, const op_index *ix,
 }
 
 static void write_view(tl_output *out, const layout *l, const op_index *ix, const tl_memview *v,
-		       GHashTable *peaks, size_t max_live, bool *first)
+		       GHashTable *peaks, size_t max_live, bool *first, tl_report_digest *dg)
 {
 	for (size_t k = 0; k < v->n_allocators; k++) {
 		if (v->allocators[k].n_curve == 0)
 			continue;
+		if (v->allocators[k].peak_bytes > dg->peak_bytes) {
+			dg->peak_bytes = v->allocators[k].peak_bytes;
+			g_free(dg->peak_allocator);
+			dg->peak_allocator = g_strdup(v->allocators[k].name);
+		}
 		tl_output_str(out, *first ? "\n" : ",\n");
 		*first = false;
 		write_allocator(out, l, ix, v, &v->allocators[k], peaks, max_live);
@@ -747,14 +754,15 @@ static void write_view(tl_output *out, const layout *l, const op_index *ix, cons
 
 /* The allocators of the run's RunMetadata, then those of its allocator
  * events (tl_run.allocs; the analysis warns as trace-memory does). */
-static void write_memory(tl_output *out, const layout *l, const tl_memory *mem, size_t max_live)
+static void write_memory(tl_output *out, const layout *l, const tl_memory *mem, size_t max_live,
+			 tl_report_digest *dg)
 {
 	tl_output_str(out, ",\n\"memory\":[");
 	GHashTable *peaks = reported_peaks(l->run);
 	op_index ix = {NULL};
 	bool first = true;
 	tl_memview *v = tl_memview_from_memory(mem);
-	write_view(out, l, &ix, v, peaks, max_live, &first);
+	write_view(out, l, &ix, v, peaks, max_live, &first, dg);
 	tl_memview_free(v);
 	g_hash_table_destroy(peaks);
 	const tl_alloc_events *ev = l->run->allocs;
@@ -762,7 +770,7 @@ static void write_memory(tl_output *out, const layout *l, const tl_memory *mem, 
 		tl_allocs *al = tl_allocs_build(ev, l->run->label);
 		op_index_build(&ix, l->run);
 		v = tl_memview_from_allocs(al);
-		write_view(out, l, &ix, v, NULL, max_live, &first);
+		write_view(out, l, &ix, v, NULL, max_live, &first, dg);
 		tl_memview_free(v);
 		g_hash_table_destroy(ix.by_name);
 		tl_allocs_free(al);
@@ -790,6 +798,7 @@ typedef struct tables_job {
 	tl_summary_view views[2];
 	int n_views;
 	GString *text[2]; /* each view's table, or NULL: none */
+	tl_summary *op;	  /* the op view's sums, kept for the caller */
 	aside bg;
 } tables_job;
 
@@ -811,7 +820,10 @@ static void tables_sum(void *p)
 		o.fit_quietly = true;
 		tl_summary_opts_fit(&o, sum);
 		tl_summary_write(sum, &o, &sink.sink, out);
-		tl_summary_free(sum);
+		if (j->views[k] == TL_VIEW_OP)
+			j->op = sum;
+		else
+			tl_summary_free(sum);
 		j->text[k] = tl_output_take(out);
 	}
 }
@@ -824,7 +836,7 @@ static void tables_start(tables_job *j, const tl_run *run, size_t max_rows, int 
 	aside_start(&j->bg, "tl-rep-tables", tables_sum, j);
 }
 
-static void write_table(tl_output *out, const char *key, GString *text)
+static void write_table(tl_output *out, const char *key, const GString *text)
 {
 	tl_output_str(out, key);
 	if (text == NULL) {
@@ -832,11 +844,17 @@ static void write_table(tl_output *out, const char *key, GString *text)
 		return;
 	}
 	tl_output_bytes(out, text->str, text->len);
-	g_string_free(text, TRUE);
 }
 
-/* {"op": ..., "scope": ..., "kernel": ...} */
-static void write_tables(tl_output *out, tables_job *op_kernel, tables_job *scope)
+static void drop_table(GString *text)
+{
+	if (text != NULL)
+		g_string_free(text, TRUE);
+}
+
+/* {"op": ..., "scope": ..., "kernel": ...}; the op table stays the
+ * caller's (the compact object writes it again). */
+static GString *write_tables(tl_output *out, tables_job *op_kernel, tables_job *scope)
 {
 	aside_join(&op_kernel->bg);
 	aside_join(&scope->bg);
@@ -844,16 +862,20 @@ static void write_tables(tl_output *out, tables_job *op_kernel, tables_job *scop
 	write_table(out, ",\n\"scope\":", scope->text[0]);
 	write_table(out, ",\n\"kernel\":", op_kernel->text[1]);
 	tl_output_char(out, '}');
+	drop_table(scope->text[0]);
+	drop_table(op_kernel->text[1]);
+	return op_kernel->text[0];
 }
 
-static void write_critical_path(tl_output *out, const layout *l)
+/* The path's length, or -1 without one. */
+static int64_t write_critical_path(tl_output *out, const layout *l)
 {
 	tl_path_step *steps = NULL;
 	size_t n = tl_critical_path(l->run, &steps);
 	tl_output_str(out, ",\n\"critical_path\":");
 	if (n == 0) {
 		tl_output_str(out, "null");
-		return;
+		return -1;
 	}
 	int64_t length = 0;
 	tl_output_str(out, "{\"slices\":[");
@@ -867,6 +889,7 @@ static void write_critical_path(tl_output *out, const layout *l)
 	tl_json_micros(out, length);
 	tl_output_char(out, '}');
 	g_free(steps);
+	return length;
 }
 
 static void write_idle(tl_output *out, const tl_run *run)
@@ -960,31 +983,21 @@ static void graph_render(void *p)
 	tl_graphdot_free(gd);
 }
 
-static bool graph_drawn(const tl_run *run, const tl_report_opts *o, int32_t graph_of)
-{
-	return o->graph && run->n_nodes > 0 && graph_of < 0;
-}
-
 /* Starts the graph's picture, unless there is none to draw. */
 static void graph_start(graph_job *j, const tl_run *run, const tl_memory *mem,
-			const tl_report_opts *o, int32_t graph_of)
+			const tl_report_opts *o, bool draw)
 {
 	*j = (graph_job){.run = run, .mem = mem, .max_nodes = o->graph_max_nodes};
-	if (graph_drawn(run, o, graph_of))
+	if (draw && o->graph && run->n_nodes > 0)
 		aside_start(&j->bg, "tl-rep-graph", graph_render, j);
 }
 
-static int write_graph(tl_output *out, const tl_run *run, const tl_report_opts *o, int32_t graph_of,
-		       graph_job *j, tl_error *err)
+/* The picture's value, {"svg": ...} or {"skipped": ...}, when one was
+ * drawn. */
+static int write_graph(tl_output *out, graph_job *j, tl_error *err)
 {
-	tl_output_str(out, ",\n\"graph\":");
-	if (j->bg.thread == NULL) {
-		if (o->graph && run->n_nodes > 0 && graph_of >= 0)
-			tl_output_printf(out, "{\"run\":%d}", (int)graph_of);
-		else
-			tl_output_str(out, "null");
+	if (j->bg.thread == NULL)
 		return 0;
-	}
 	aside_join(&j->bg);
 	if (j->rc < 0) {
 		*err = j->err;
@@ -1022,8 +1035,34 @@ static void write_strings(tl_output *out, const layout *l)
 	tl_output_char(out, ']');
 }
 
-int tl_report_run(tl_output *out, const tl_run *run, const tl_report_opts *o, int32_t graph_of,
-		  tl_error *err)
+static void write_head(tl_output *out, const tl_run *run)
+{
+	tl_output_str(out, "{\"label\":");
+	tl_report_string(out, run->label);
+	tl_output_str(out, ",\"origin_us\":");
+	tl_json_micros(out, run->t_begin);
+	tl_output_str(out, ",\"duration_us\":");
+	tl_json_micros(out, run->t_end - run->t_begin);
+}
+
+/* The run without its timeline: its op table and idle time. */
+static void write_compact(tl_output *out, const tl_run *run, const GString *op_table,
+			  const GString *idle)
+{
+	write_head(out, run);
+	tl_output_str(out, ",\"timeline\":false");
+	write_table(out, ",\n\"tables\":{\"op\":", op_table);
+	tl_output_str(out, ",\"scope\":null,\"kernel\":null}");
+	tl_output_bytes(out, idle->str, idle->len);
+}
+
+static void piece_end(const tl_output *out, uint64_t *piece)
+{
+	piece[1] = tl_output_tell(out) - piece[0];
+}
+
+int tl_report_run(tl_output *out, const tl_run *run, const tl_report_opts *o, bool draw_graph,
+		  tl_report_pieces *at, tl_report_digest *dg, tl_error *err)
 {
 	tables_job scope, op_kernel;
 	static const tl_summary_view scope_view[] = {TL_VIEW_SCOPE},
@@ -1034,25 +1073,37 @@ int tl_report_run(tl_output *out, const tl_run *run, const tl_report_opts *o, in
 	aside_start(&memory.bg, "tl-rep-memory", memory_build, &memory);
 	layout l;
 	layout_build(&l, run);
-	tl_output_str(out, "{\"label\":");
-	tl_report_string(out, run->label);
-	tl_output_str(out, ",\"origin_us\":");
-	tl_json_micros(out, run->t_begin);
-	tl_output_str(out, ",\"duration_us\":");
-	tl_json_micros(out, run->t_end - run->t_begin);
+	*dg = (tl_report_digest){
+	    .duration_ns = run->t_end - run->t_begin, .slices = run->n_execs, .peak_bytes = -1};
+	at->full[0] = tl_output_tell(out);
+	write_head(out, run);
 	write_rows(out, &l);
 	tl_memory *mem = write_slices(out, &l, &memory);
 	graph_job graph;
-	graph_start(&graph, run, mem, o, graph_of);
-	write_arrows(out, &l);
-	write_memory(out, &l, mem, o->max_live);
-	write_tables(out, &op_kernel, &scope);
-	write_critical_path(out, &l);
-	write_idle(out, run);
-	int rc = write_graph(out, run, o, graph_of, &graph, err);
+	graph_start(&graph, run, mem, o, draw_graph);
+	dg->arrows = write_arrows(out, &l);
+	write_memory(out, &l, mem, o->max_live, dg);
+	GString *op_table = write_tables(out, &op_kernel, &scope);
+	dg->ops = op_kernel.op;
+	dg->critical_ns = write_critical_path(out, &l);
+	tl_output *idle_out = tl_output_new_memory();
+	write_idle(idle_out, run);
+	GString *idle = tl_output_take(idle_out);
+	tl_output_bytes(out, idle->str, idle->len);
+	piece_end(out, at->full);
+	at->graph[0] = tl_output_tell(out);
+	int rc = write_graph(out, &graph, err);
+	piece_end(out, at->graph);
 	tl_memory_free(mem);
+	at->tail[0] = tl_output_tell(out);
 	write_strings(out, &l);
 	tl_output_char(out, '}');
+	piece_end(out, at->tail);
+	at->compact[0] = tl_output_tell(out);
+	write_compact(out, run, op_table, idle);
+	piece_end(out, at->compact);
+	drop_table(op_table);
+	g_string_free(idle, TRUE);
 	layout_free(&l);
 	return rc;
 }

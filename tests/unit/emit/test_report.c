@@ -234,6 +234,29 @@ static void test_page(void **state)
 	tl_run_free(run);
 }
 
+/* --runs: numbers, ranges and words into picks; a list with an empty item,
+ * a sign, a reversed range or another word is refused. */
+static void test_picks(void **state)
+{
+	tl_report_pick *p = NULL;
+	size_t n = 0;
+	assert_int_equal(tl_report_picks_parse("3,7-9,median,slowest,0", &p, &n), 0);
+	assert_int_equal(n, 5);
+	assert_true(p[0].from == 3 && p[0].to == 3);
+	assert_true(p[1].from == 7 && p[1].to == 9);
+	assert_true(p[2].from == TL_REPORT_MEDIAN && p[2].to == TL_REPORT_MEDIAN);
+	assert_true(p[3].from == TL_REPORT_SLOWEST && p[3].to == TL_REPORT_SLOWEST);
+	assert_true(p[4].from == 0 && p[4].to == 0);
+	g_free(p);
+	static const char *const bad[] = {
+	    "", ",", "1,", "-1", "+1", "2-1", "1-", "x", "1 ", "9-x", "99999999999999999999"};
+	for (size_t k = 0; k < G_N_ELEMENTS(bad); k++) {
+		p = NULL;
+		assert_int_equal(tl_report_picks_parse(bad[k], &p, &n), -1);
+		assert_null(p);
+	}
+}
+
 int main(void)
 {
 	td_filter();
@@ -241,6 +264,7 @@ int main(void)
 	    cmocka_unit_test(test_script_strings),
 	    cmocka_unit_test(test_table_sink),
 	    cmocka_unit_test(test_page),
+	    cmocka_unit_test(test_picks),
 	};
 	return cmocka_run_group_tests_name("report", tests, tmpdir_setup, tmpdir_teardown);
 }
