@@ -1,4 +1,4 @@
-#include "emit/memreport_impl.h"
+#include "emit/memreport_internal.h"
 
 #include "emit/json.h"
 

@@ -1,6 +1,6 @@
 #include "emit/memtrace.h"
 
-#include "emit/memreport_impl.h"
+#include "emit/memreport_internal.h"
 
 #include <inttypes.h>
 #include <jansson.h>

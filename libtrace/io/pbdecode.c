@@ -13,12 +13,12 @@
  *
  * Here: the two passes over the bytes and the threads that share them. The
  * plans are pbdecode_plan.c's; reading one field off the wire, what both
- * passes do for every field, is inline in pbdecode_wire.h.
+ * passes do for every field, is inline in pbdecode_internal.h.
  */
 #include "io/pbdecode.h"
 
 #include "io/pbdecode_plan.h"
-#include "io/pbdecode_wire.h"
+#include "io/pbdecode_internal.h"
 #include "io/pbwire.h"
 
 #include <glib.h>

@@ -4,7 +4,7 @@
  */
 #include "io/pbdecode_plan.h"
 
-#include "io/pbdecode_wire.h"
+#include "io/pbdecode_internal.h"
 #include "io/pbwire.h"
 #include "tensorflow.pb-c.h"
 

@@ -1,9 +1,9 @@
 /*
- * memreport_impl: what the report's backends (text and CSV in
+ * memreport_internal: what the report's backends (text and CSV in
  * memreport.c, JSON in memreport_json.c) and the memory trace share.
  */
-#ifndef TL_EMIT_MEMREPORT_IMPL_H
-#define TL_EMIT_MEMREPORT_IMPL_H
+#ifndef TL_EMIT_MEMREPORT_INTERNAL_H
+#define TL_EMIT_MEMREPORT_INTERNAL_H
 
 #include "emit/memreport.h"
 

@@ -1,12 +1,12 @@
 /*
- * pbdecode_wire: reading one field off the wire as protobuf-c 1.4 reads it
+ * pbdecode_internal: reading one field off the wire as protobuf-c 1.4 reads it
  * (keys of at most 5 bytes, lengths read as 32 bits, its refusals), and the
  * values' decodings both passes of the decoder (pbdecode.c) share. Private
  * to the decoder; inline because they run once per field of every message:
  * they are the decoder's hot path.
  */
-#ifndef TL_IO_PBDECODE_WIRE_H
-#define TL_IO_PBDECODE_WIRE_H
+#ifndef TL_IO_PBDECODE_INTERNAL_H
+#define TL_IO_PBDECODE_INTERNAL_H
 
 #include <glib.h>
 #include <protobuf-c/protobuf-c.h>
