@@ -4,6 +4,7 @@
  * is in graphdot_picture.h; DOT is written by emit/dot.c. */
 #include "analysis/graphdot_picture.h"
 
+#include "analysis/graphdot_diff.h"
 #include "analysis/memory.h"
 #include "base/arena.h"
 
@@ -414,6 +415,9 @@ int tl_graphdot_build(tl_graphdot **out, tl_run *const *runs, size_t n_runs,
 		return tl_error_set(err, "negative depth or hops");
 	tl_graphdot *gd = g_new0(tl_graphdot, 1);
 	gd->opts = *opts;
+	if (opts->diff != NULL)
+		gd->opts.color_by =
+		    tl_graphdot_diff_memory(opts->diff) ? TL_COLOR_MEMORY : TL_COLOR_TIME;
 	gd->arena = tl_arena_new();
 	gd->n_runs = n_runs;
 	gd->views = g_new0(struct rview, n_runs + 1);

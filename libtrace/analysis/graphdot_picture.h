@@ -12,7 +12,8 @@
  *   graphdot_scope.c   partitions and name scopes, numbered siblings folded,
  *                      which scope a node collapses into, clusters;
  *   graphdot_layout.c  what the layout will cost, and so the depth to draw;
- *   graphdot_color.c   fill colours and the legend;
+ *   graphdot_color.c   fill colours and the legend (with a diff: each
+ *                      node's change, graphdot_diff.c);
  *   graphdot_tensor.c  the dtype, shape and bytes of a node's output.
  *
  * Everything hangs off the tl_graphdot, which owns it (its arena, arrays
@@ -84,6 +85,9 @@ struct vtx {
 	int64_t time, bytes;
 	GHashTable *ops;  /* collapsed: op -> count */
 	char *types;	  /* collapsed: "Conv2D 4, Relu 4, +2 types" */
+	double diff_a, diff_b; /* --diff: the summed statistic in A and in B */
+	uint32_t n_new;	       /* --diff: nodes only in B */
+	uint32_t n_matched;    /* --diff: nodes also in A */
 	int color;	  /* palette entry, -1 none */
 	const char *fill; /* its fill colour, NULL: none */
 	bool fill_dark;	  /* a dark fill: white text */
@@ -132,6 +136,7 @@ struct legend_entry {
 	char *text;
 	int64_t lo, hi;
 	bool range;
+	bool text_cost; /* text, then the cost lo */
 };
 
 struct tl_graphdot {
@@ -143,6 +148,7 @@ struct tl_graphdot {
 	GArray *edges;	/* struct dedge */
 	GArray *legend; /* struct legend_entry */
 	const char *legend_title;
+	const char *outline_new; /* --diff: the outline of nodes only in B */
 	char *title;
 	bool edge_labels;
 	bool edge_xlabels; /* labels placed after layout: no ranks doubled */

@@ -7,6 +7,7 @@
 #include "emit/dot_read.h"
 
 #include "analysis/graphdot_picture.h"
+#include "analysis/graphdot_diff.h"
 #include "base/utf8.h"
 #include "base/bytes.h"
 #include "model/shape.h"
@@ -306,6 +307,90 @@ static void cost_line(const struct vtx *v, GString *s)
 		g_string_append_printf(s, " (%u runs)", v->n_exec);
 }
 
+/* A cost in the unit of the colouring: bytes by memory, else time. */
+static void fmt_cost(const tl_graphdot *gd, GString *s, int64_t v)
+{
+	if (gd->opts.color_by == TL_COLOR_MEMORY)
+		fmt_bytes(s, v);
+	else
+		fmt_time(s, v);
+}
+
+/* A change: "+1.23 ms", "-4.0 MB", "0". */
+static void fmt_change(const tl_graphdot *gd, GString *s, int64_t v)
+{
+	if (v == 0) {
+		g_string_append_c(s, '0');
+		return;
+	}
+	g_string_append_c(s, v > 0 ? '+' : '-');
+	fmt_cost(gd, s, v > 0 ? v : (v == INT64_MIN ? INT64_MAX : -v));
+}
+
+static void fmt_pct(GString *s, double a, double b)
+{
+	if (a != 0)
+		g_string_append_printf(s, " (%+.1f%%)", 100.0 * (b - a) / a);
+}
+
+/* --diff: the label's line, "+1.23 ms (+45.0%)", "new: +2.00 ms" or,
+ * collapsed, "+1.23 ms, 2 new". */
+static void diff_line(const tl_graphdot *gd, const struct vtx *v, GString *s)
+{
+	g_string_append_c(s, '\n');
+	if (v->node >= 0 && v->n_new > 0) {
+		g_string_append(s, "new");
+		if (v->diff_b != 0) {
+			g_string_append(s, ": ");
+			fmt_change(gd, s, tl_graphdot_diff_units(gd->opts.diff, v->diff_b));
+		}
+		return;
+	}
+	int64_t change = tl_graphdot_diff_units(gd->opts.diff, v->diff_b - v->diff_a);
+	if (change == 0 && v->diff_a == v->diff_b)
+		g_string_append(s, "no change");
+	else
+		fmt_change(gd, s, change);
+	if (v->node >= 0 && v->diff_a != v->diff_b)
+		fmt_pct(s, v->diff_a, v->diff_b);
+	else if (v->n_new > 0)
+		g_string_append_printf(s, ", %u new", v->n_new);
+}
+
+/* --diff: the tooltip (A's and B's values, the change) and the outline of
+ * what is new. */
+static void diff_attrs(const tl_graphdot *gd, struct dotw *w, const struct vtx *v)
+{
+	GString *t = g_string_new(NULL);
+	if (v->node >= 0 && v->n_new > 0) {
+		g_string_append(t, "new: only in B; B ");
+		fmt_cost(gd, t, tl_graphdot_diff_units(gd->opts.diff, v->diff_b));
+	} else {
+		g_string_append(t, "A ");
+		fmt_cost(gd, t, tl_graphdot_diff_units(gd->opts.diff, v->diff_a));
+		g_string_append(t, ", B ");
+		fmt_cost(gd, t, tl_graphdot_diff_units(gd->opts.diff, v->diff_b));
+		g_string_append(t, ", B - A ");
+		fmt_change(gd, t, tl_graphdot_diff_units(gd->opts.diff, v->diff_b - v->diff_a));
+		if (v->diff_a != v->diff_b)
+			fmt_pct(t, v->diff_a, v->diff_b);
+	}
+	if (v->node >= 0) {
+		const tl_graphdot_change *c = tl_graphdot_diff_find(gd->opts.diff, v->name);
+		if (c != NULL && c->a_name != NULL && strcmp(c->a_name, v->name) != 0)
+			g_string_append_printf(t, "; matched by op and scope to A's %s", c->a_name);
+	} else if (v->n_new > 0) {
+		g_string_append_printf(t, "; %u of %u nodes new (only in B)", v->n_new,
+				       v->n_new + v->n_matched);
+	}
+	g_string_append(w->s, ", tooltip=");
+	tl_dot_quote(w->s, t->str, t->len, true);
+	if (v->n_new > 0)
+		g_string_append_printf(w->s, ", color=\"%s\", penwidth=2, style=\"rounded,filled,dashed\"",
+				       gd->outline_new);
+	g_string_free(t, TRUE);
+}
+
 static void write_vertex(const tl_graphdot *gd, struct dotw *w, struct rview *rv, uint32_t vi,
 			 int depth)
 {
@@ -345,7 +430,10 @@ static void write_vertex(const tl_graphdot *gd, struct dotw *w, struct rview *rv
 		g_string_append_printf(label, "\n%u op%s: %s", v->n_ops, v->n_ops == 1 ? "" : "s",
 				       v->types);
 	}
-	cost_line(v, label);
+	if (gd->opts.diff != NULL)
+		diff_line(gd, v, label);
+	else
+		cost_line(v, label);
 	w_indent(w, depth);
 	g_string_append(w->s, w->vtx_id[vi]);
 	g_string_append(w->s, " [label=");
@@ -357,6 +445,8 @@ static void write_vertex(const tl_graphdot *gd, struct dotw *w, struct rview *rv
 		if (v->fill_dark)
 			g_string_append(w->s, ", fontcolor=white");
 	}
+	if (gd->opts.diff != NULL)
+		diff_attrs(gd, w, v);
 	g_string_append(w->s, "];\n");
 	w_flush(w, false);
 }
@@ -530,15 +620,6 @@ static void write_edge(const tl_graphdot *gd, struct dotw *w, const struct dedge
 	w_flush(w, false);
 }
 
-/* A cost in the unit of the colouring: bytes by memory, else time. */
-static void fmt_cost(const tl_graphdot *gd, GString *s, int64_t v)
-{
-	if (gd->opts.color_by == TL_COLOR_MEMORY)
-		fmt_bytes(s, v);
-	else
-		fmt_time(s, v);
-}
-
 static void write_legend(const tl_graphdot *gd, struct dotw *w)
 {
 	if (gd->legend->len == 0)
@@ -556,8 +637,19 @@ static void write_legend(const tl_graphdot *gd, struct dotw *w)
 				       "<tr><td bgcolor=\"%s\" width=\"18\"></td>"
 				       "<td align=\"left\">",
 				       e->color);
-		if (e->text != NULL) {
+		if (e->text != NULL && !e->text_cost) {
 			tl_dot_html(w->s, e->text);
+		} else if (e->text != NULL) {
+			g_string_assign(w->tmp, e->text);
+			g_string_append_c(w->tmp, ' ');
+			fmt_change(gd, w->tmp, e->lo);
+			tl_dot_html(w->s, w->tmp->str);
+		} else if (gd->opts.diff != NULL) {
+			g_string_truncate(w->tmp, 0);
+			fmt_change(gd, w->tmp, e->lo);
+			g_string_append(w->tmp, " to ");
+			fmt_change(gd, w->tmp, e->hi);
+			tl_dot_html(w->s, w->tmp->str);
 		} else {
 			g_string_truncate(w->tmp, 0);
 			fmt_cost(gd, w->tmp, e->lo);
