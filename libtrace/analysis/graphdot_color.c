@@ -244,13 +244,14 @@ static void color_diff(tl_graphdot *gd)
 	gd->outline_new = NEW_OUTLINE;
 	diff_sums(gd);
 	double max_up = 0, max_down = 0;
-	uint32_t n_new = 0;
+	uint32_t n_new = 0, n_matched = 0;
 	for (guint i = 0; i < gd->vtx->len; i++) {
 		const struct vtx *v = vtx_at(gd, i);
 		double delta = v->diff_b - v->diff_a;
 		max_up = MAX(max_up, delta);
 		max_down = MAX(max_down, -delta);
 		n_new += v->n_new;
+		n_matched += v->n_matched;
 	}
 	double s = MAX(max_up, max_down);
 	for (guint i = 0; i < gd->vtx->len; i++) {
@@ -258,9 +259,9 @@ static void color_diff(tl_graphdot *gd)
 		if (v->diff_a != 0 || v->diff_b != 0)
 			v->color = diff_bin(v->diff_b - v->diff_a, s);
 	}
-	if (tl_graphdot_diff_common(gd->opts.diff) == 0)
+	if (n_matched == 0 && n_new > 0)
 		tl_warn("graph-diff-disjoint",
-			"A and B have no node in common: every node drawn is new (only in B)");
+			"A and B have no node drawn in common: every node is new (only in B)");
 	diff_legend_bins(gd, s, max_up, max_down);
 	legend_add(gd, "#ffffff",
 		   g_strdup(memory ? "no output in A nor B" : "not run in A nor B"));
