@@ -359,6 +359,11 @@ static void build_title(tl_graphdot *gd, bool folded)
 		g_string_append_printf(s, "; scopes at level %d collapsed", gd->stats.depth);
 	if (folded)
 		g_string_append(s, "; numbered scopes folded");
+	if (gd->opts.diff != NULL) {
+		char *from = tl_graphdot_diff_title(gd->opts.diff);
+		g_string_append_printf(s, "\n%s", from);
+		g_free(from);
+	}
 	gd->title = g_string_free(s, FALSE);
 }
 

@@ -18,6 +18,8 @@ struct tl_graphdot_diff {
 	GHashTable *change; /* name of B -> tl_graphdot_change */
 	GArray *gone;	    /* tl_graphdot_gone */
 	size_t common;
+	char *label[2]; /* each side's first run's label */
+	size_t runs[2];
 };
 
 tl_graphdot_diff *tl_graphdot_diff_new(bool memory)
@@ -45,6 +47,8 @@ void tl_graphdot_diff_free(tl_graphdot_diff *d)
 	g_hash_table_destroy(d->change);
 	g_array_free(d->gone, TRUE);
 	g_string_chunk_free(d->strings);
+	g_free(d->label[0]);
+	g_free(d->label[1]);
 	g_free(d);
 }
 
@@ -56,6 +60,8 @@ bool tl_graphdot_diff_memory(const tl_graphdot_diff *d)
 void tl_graphdot_diff_add_run(tl_graphdot_diff *d, int side, const tl_run *run)
 {
 	tl_summary_add_run(d->s[side], run);
+	if (d->runs[side]++ == 0)
+		d->label[side] = g_strdup(run->label);
 	for (size_t i = 0; i < run->n_nodes; i++) {
 		const tl_gnode *g = &run->nodes[i];
 		if (g_hash_table_contains(d->ops[side], g->name))
@@ -211,6 +217,19 @@ void tl_graphdot_diff_finish(tl_graphdot_diff *d)
 		tl_summary_free(d->s[k2]);
 		d->s[k2] = NULL;
 	}
+}
+
+char *tl_graphdot_diff_title(const tl_graphdot_diff *d)
+{
+	GString *s = g_string_new("change from ");
+	for (int k = 0; k < 2; k++) {
+		if (k == 1)
+			g_string_append(s, " to ");
+		g_string_append(s, d->label[k] != NULL ? d->label[k] : "(no run)");
+		if (d->runs[k] > 1)
+			g_string_append_printf(s, " (%zu runs, averaged)", d->runs[k]);
+	}
+	return g_string_free(s, FALSE);
 }
 
 const tl_graphdot_change *tl_graphdot_diff_find(const tl_graphdot_diff *d, const char *name)

@@ -40,6 +40,10 @@ bool tl_graphdot_diff_memory(const tl_graphdot_diff *d);
  * (the summary's are microseconds), bytes for memory; saturated. */
 int64_t tl_graphdot_diff_units(const tl_graphdot_diff *d, double v);
 
+/* "change from A to B", each side's first run's label, with the count
+ * of its runs where it has several (g_malloc'd). */
+char *tl_graphdot_diff_title(const tl_graphdot_diff *d);
+
 /* One node's change. */
 typedef struct tl_graphdot_change {
 	double a, b;	    /* the statistic in A and in B (0 where it did not run) */
