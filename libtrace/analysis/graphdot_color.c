@@ -254,6 +254,7 @@ static void color_diff(tl_graphdot *gd)
 		n_matched += v->n_matched;
 	}
 	double s = MAX(max_up, max_down);
+	gd->diff_scale = s;
 	for (guint i = 0; i < gd->vtx->len; i++) {
 		struct vtx *v = vtx_at(gd, i);
 		if (v->diff_a != 0 || v->diff_b != 0)
@@ -270,6 +271,23 @@ static void color_diff(tl_graphdot *gd)
 			   g_strdup_printf("only in B (new): %u node%s, green dashed outline",
 					   n_new, n_new == 1 ? "" : "s"));
 	diff_legend_gone(gd, s);
+}
+
+const char *tl_graphdot_diff_fill(const tl_graphdot *gd, double a, double b, bool *dark)
+{
+	if (a == 0 && b == 0) {
+		*dark = false;
+		return NULL;
+	}
+	int k = diff_bin(b - a, gd->diff_scale);
+	*dark = k <= 1 || k >= N_DIV - 2;
+	return diverging[k];
+}
+
+const char *const *tl_graphdot_diff_palette(size_t *n)
+{
+	*n = N_DIV;
+	return diverging;
 }
 
 static const char *vtx_fill(const tl_graphdot *gd, const struct vtx *v)

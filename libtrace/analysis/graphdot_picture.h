@@ -149,6 +149,7 @@ struct tl_graphdot {
 	GArray *legend; /* struct legend_entry */
 	const char *legend_title;
 	const char *outline_new; /* --diff: the outline of nodes only in B */
+	double diff_scale;	 /* --diff: the largest |change| drawn (its bins' s) */
 	char *title;
 	bool edge_labels;
 	bool edge_xlabels; /* labels placed after layout: no ranks doubled */
@@ -210,6 +211,12 @@ void tl_graphdot_layout_hints(tl_graphdot *gd);
 /* graphdot_color.c */
 /* The vertices' fill colours and the legend, as opts.color_by asks. */
 void tl_graphdot_color(tl_graphdot *gd);
+
+/* --diff: the fill of a change from a to b (the diff's units) against
+ * the picture's scale, NULL where both are 0; *dark: white text on it. */
+const char *tl_graphdot_diff_fill(const tl_graphdot *gd, double a, double b, bool *dark);
+/* --diff: the palette, faster to slower, the middle (N/2) unchanged. */
+const char *const *tl_graphdot_diff_palette(size_t *n);
 
 /* graphdot_tensor.c */
 typedef struct tl_graphdot_tensor {

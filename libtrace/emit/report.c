@@ -211,6 +211,10 @@ static int write_data(tl_output *out, tl_run *const *runs, size_t n_runs, const 
 		write_diff(out, runs, o->table_rows);
 	else
 		tl_output_str(out, "null");
+	if (n_runs == 2) {
+		tl_output_str(out, ",\n\"graph_diff\":");
+		tl_report_graph_diff(out, runs, o);
+	}
 	tl_output_char(out, '}');
 	return 0;
 }
