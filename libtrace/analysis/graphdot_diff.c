@@ -201,8 +201,8 @@ void tl_graphdot_diff_finish(tl_graphdot_diff *d)
 		if (c->in_a && !c->in_b) {
 			tl_graphdot_gone g = {.name = k, .a = c->a};
 			g_array_append_val(d->gone, g);
-		} else if (c->in_a && in_side(d, 1, k)) {
-			d->common++; /* by name, or paired */
+		} else if (c->in_a && g_hash_table_contains(d->ops[1], k)) {
+			d->common++; /* a node of B's graphs, by name or paired */
 		}
 	}
 	if (d->gone->len > 1)

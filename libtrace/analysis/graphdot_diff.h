@@ -63,7 +63,7 @@ typedef struct tl_graphdot_gone {
 } tl_graphdot_gone;
 const tl_graphdot_gone *tl_graphdot_diff_only_a(const tl_graphdot_diff *d, size_t *n);
 
-/* How many nodes are in both sides (by name or paired). */
+/* How many nodes of B's graphs are in A too (by name or paired). */
 size_t tl_graphdot_diff_common(const tl_graphdot_diff *d);
 
 #endif

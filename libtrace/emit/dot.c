@@ -338,6 +338,8 @@ static void fmt_pct(GString *s, double a, double b)
  * collapsed, "+1.23 ms, 2 new". */
 static void diff_line(const tl_graphdot *gd, const struct vtx *v, GString *s)
 {
+	if (v->diff_a == 0 && v->diff_b == 0 && v->n_new == 0)
+		return; /* run in neither: as a node not run, no line */
 	g_string_append_c(s, '\n');
 	if (v->node >= 0 && v->n_new > 0) {
 		g_string_append(s, "new");
@@ -894,7 +896,7 @@ static void json_vertices(const tl_graphdot *gd, struct dotw *w, tl_output *out)
 		tl_output_char(out, ',');
 		g_string_truncate(t, 0);
 		diff_line(gd, v, t);
-		json_str(out, t->str + 1); /* without its line break */
+		json_str(out, t->len > 0 ? t->str + 1 : ""); /* without its line break */
 		tl_output_char(out, ',');
 		g_string_truncate(t, 0);
 		diff_tooltip(gd, v, t);

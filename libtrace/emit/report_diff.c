@@ -16,6 +16,13 @@ void tl_report_graph_diff(tl_output *out, tl_run *const *runs, const tl_report_o
 	tl_graphdot_diff_add_run(d, 0, runs[0]);
 	tl_graphdot_diff_add_run(d, 1, runs[1]);
 	tl_graphdot_diff_finish(d);
+	if (tl_graphdot_diff_common(d) == 0) {
+		/* two different graphs: nothing to compare (graph-render --diff
+		 * warns and draws every node new) */
+		tl_graphdot_diff_free(d);
+		tl_output_str(out, "null");
+		return;
+	}
 	/* the picture the page draws of the second run (report_run.c) */
 	tl_graphdot_opts go;
 	tl_graphdot_opts_init(&go);

@@ -38,8 +38,8 @@ int tl_report_run(tl_output *out, const tl_run *run, const tl_report_opts *o, in
 /* Two runs: the graph of the second coloured by each node's change in
  * time from the first, as graph-render --diff colours it, for the graph
  * tab to apply to the second run's picture (emit/dot.h, tl_dot_diff_json);
- * "null" when the second has no graph or either no timeline
- * (emit/report_diff.c). */
+ * "null" when the second has no graph, either no timeline, or the two no
+ * node in common (emit/report_diff.c). */
 void tl_report_graph_diff(tl_output *out, tl_run *const *runs, const tl_report_opts *o);
 
 #endif
