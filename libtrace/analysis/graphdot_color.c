@@ -166,7 +166,8 @@ static void diff_sums(tl_graphdot *gd)
 			if (!rv->kept[i] || rv->hidden[i])
 				continue;
 			struct vtx *v = vtx_at(gd, rv->vtx[i]);
-			const tl_graphdot_change *c = tl_graphdot_diff_find(d, rv->run->nodes[i].name);
+			const tl_graphdot_change *c =
+			    tl_graphdot_diff_find(d, rv->run->nodes[i].name);
 			if (c != NULL)
 				v->diff_b += c->b;
 			if (c == NULL || !c->in_a) {
@@ -197,15 +198,18 @@ static void diff_legend_bins(tl_graphdot *gd, double s, double max_up, double ma
 	const double edge[] = {0, s / 64, s / 16, s / 4, s};
 	for (int k = 4; k >= 1; k--) {
 		if (max_up > edge[k - 1])
-			legend_add_costs(gd, diverging[NEUTRAL + k], tl_graphdot_diff_units(gd->opts.diff, edge[k - 1]),
-					 tl_graphdot_diff_units(gd->opts.diff, MIN(edge[k], max_up)), true);
+			legend_add_costs(
+			    gd, diverging[NEUTRAL + k],
+			    tl_graphdot_diff_units(gd->opts.diff, edge[k - 1]),
+			    tl_graphdot_diff_units(gd->opts.diff, MIN(edge[k], max_up)), true);
 	}
 	legend_add(gd, diverging[NEUTRAL], g_strdup("no change"));
 	for (int k = 1; k <= 4; k++) {
 		if (max_down > edge[k - 1])
-			legend_add_costs(gd, diverging[NEUTRAL - k],
-					 tl_graphdot_diff_units(gd->opts.diff, -MIN(edge[k], max_down)),
-					 tl_graphdot_diff_units(gd->opts.diff, -edge[k - 1]), true);
+			legend_add_costs(
+			    gd, diverging[NEUTRAL - k],
+			    tl_graphdot_diff_units(gd->opts.diff, -MIN(edge[k], max_down)),
+			    tl_graphdot_diff_units(gd->opts.diff, -edge[k - 1]), true);
 	}
 }
 
@@ -226,13 +230,13 @@ static void diff_legend_gone(tl_graphdot *gd, double s)
 	double sum = 0;
 	for (size_t i = 0; i < n; i++)
 		sum += gone[i].a;
-	legend_add_text_cost(gd, "#ffffff",
-			     g_strdup_printf("only in A (not drawn): %zu node%s, in all", n,
-					     n == 1 ? "" : "s"),
-			     tl_graphdot_diff_units(gd->opts.diff, -sum));
+	legend_add_text_cost(
+	    gd, "#ffffff",
+	    g_strdup_printf("only in A (not drawn): %zu node%s, in all", n, n == 1 ? "" : "s"),
+	    tl_graphdot_diff_units(gd->opts.diff, -sum));
 	for (size_t i = 0; i < n && i < 5; i++)
-		legend_add_text_cost(gd, diverging[diff_bin(-gone[i].a, s)],
-				     g_strdup(gone[i].name), tl_graphdot_diff_units(gd->opts.diff, -gone[i].a));
+		legend_add_text_cost(gd, diverging[diff_bin(-gone[i].a, s)], g_strdup(gone[i].name),
+				     tl_graphdot_diff_units(gd->opts.diff, -gone[i].a));
 	if (n > 5)
 		legend_add(gd, "#ffffff", g_strdup_printf("... %zu more", n - 5));
 }
@@ -264,8 +268,7 @@ static void color_diff(tl_graphdot *gd)
 		tl_warn("graph-diff-disjoint",
 			"A and B have no node drawn in common: every node is new (only in B)");
 	diff_legend_bins(gd, s, max_up, max_down);
-	legend_add(gd, "#ffffff",
-		   g_strdup(memory ? "no output in A nor B" : "not run in A nor B"));
+	legend_add(gd, "#ffffff", g_strdup(memory ? "no output in A nor B" : "not run in A nor B"));
 	if (n_new > 0)
 		legend_add(gd, "#ffffff",
 			   g_strdup_printf("only in B (new): %u node%s, green dashed outline",
@@ -332,11 +335,11 @@ void tl_graphdot_color(tl_graphdot *gd)
 		struct vtx *v = vtx_at(gd, i);
 		v->fill = vtx_fill(gd, v);
 		/* the three darkest of the sequential palette */
-		v->fill_dark = v->fill != NULL && (v->fill == sequential[N_SEQ - 1] ||
-						   v->fill == sequential[N_SEQ - 2] ||
-						   v->fill == sequential[N_SEQ - 3] ||
-						   v->fill == diverging[0] || v->fill == diverging[1] ||
-						   v->fill == diverging[N_DIV - 1] ||
-						   v->fill == diverging[N_DIV - 2]);
+		v->fill_dark =
+		    v->fill != NULL &&
+		    (v->fill == sequential[N_SEQ - 1] || v->fill == sequential[N_SEQ - 2] ||
+		     v->fill == sequential[N_SEQ - 3] || v->fill == diverging[0] ||
+		     v->fill == diverging[1] || v->fill == diverging[N_DIV - 1] ||
+		     v->fill == diverging[N_DIV - 2]);
 	}
 }

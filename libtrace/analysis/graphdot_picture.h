@@ -85,12 +85,14 @@ struct vtx {
 	int64_t time, bytes;
 	GHashTable *ops;  /* collapsed: op -> count */
 	char *types;	  /* collapsed: "Conv2D 4, Relu 4, +2 types" */
-	double diff_a, diff_b; /* --diff: the summed statistic in A and in B */
-	uint32_t n_new;	       /* --diff: nodes only in B */
-	uint32_t n_matched;    /* --diff: nodes also in A */
 	int color;	  /* palette entry, -1 none */
 	const char *fill; /* its fill colour, NULL: none */
 	bool fill_dark;	  /* a dark fill: white text */
+
+	/* --diff: over its nodes, the statistic summed in A and in B, how
+	 * many are only in B and how many also in A */
+	double diff_a, diff_b;
+	uint32_t n_new, n_matched;
 };
 
 struct dedge {		   /* a drawn edge */
@@ -148,14 +150,17 @@ struct tl_graphdot {
 	GArray *edges;	/* struct dedge */
 	GArray *legend; /* struct legend_entry */
 	const char *legend_title;
-	const char *outline_new; /* --diff: the outline of nodes only in B */
-	double diff_scale;	 /* --diff: the largest |change| drawn (its bins' s) */
 	char *title;
 	bool edge_labels;
 	bool edge_xlabels; /* labels placed after layout: no ranks doubled */
 	bool fast;	   /* a big layout: fewer dot iterations */
 	size_t run_budget; /* max_nodes shared among the runs (0: no limit) */
 	tl_graphdot_stats stats;
+
+	/* --diff: the outline of nodes only in B, and the largest |change|
+	 * drawn (the scale of its colours' steps) */
+	const char *outline_new;
+	double diff_scale;
 };
 
 static inline struct scope *scope_at(struct rview *rv, uint32_t s)

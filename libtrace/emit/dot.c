@@ -394,8 +394,9 @@ static void diff_attrs(const tl_graphdot *gd, struct dotw *w, const struct vtx *
 	g_string_append(w->s, ", tooltip=");
 	tl_dot_quote(w->s, t->str, t->len, true);
 	if (v->n_new > 0)
-		g_string_append_printf(w->s, ", color=\"%s\", penwidth=2, style=\"rounded,filled,dashed\"",
-				       gd->outline_new);
+		g_string_append_printf(
+		    w->s, ", color=\"%s\", penwidth=2, style=\"rounded,filled,dashed\"",
+		    gd->outline_new);
 	g_string_free(t, TRUE);
 }
 
@@ -953,9 +954,9 @@ void tl_dot_diff_json(const tl_graphdot *gd, tl_output *out)
 	tl_output_str(out, ",\"legend_title\":");
 	json_str(out, gd->legend_title);
 	bool memory = gd->opts.color_by == TL_COLOR_MEMORY;
-	tl_output_printf(out, ",\"unit\":\"%s\",\"scale\":%" PRId64 ",\"outline_new\":",
-			 memory ? "bytes" : "ns",
-			 tl_graphdot_diff_units(gd->opts.diff, gd->diff_scale));
+	tl_output_printf(
+	    out, ",\"unit\":\"%s\",\"scale\":%" PRId64 ",\"outline_new\":", memory ? "bytes" : "ns",
+	    tl_graphdot_diff_units(gd->opts.diff, gd->diff_scale));
 	json_str(out, gd->outline_new);
 	size_t n = 0;
 	const char *const *pal = tl_graphdot_diff_palette(&n);

@@ -93,10 +93,10 @@ static void test_match(void **state)
 	assert_change(d, "s/add", 10, 4, "s/add");
 	assert_change(d, "s/mul", 5, 11, "s/mul");
 	assert_change(d, "s/neg_2", 3, 7, "s/neg_1"); /* paired by op and scope */
-	assert_change(d, "u/y", 0, 1, NULL);	       /* another scope: new */
-	assert_change(d, "s/sq_1", 0, 1, NULL);	       /* two against one: new */
+	assert_change(d, "u/y", 0, 1, NULL);	      /* another scope: new */
+	assert_change(d, "s/sq_1", 0, 1, NULL);	      /* two against one: new */
 	assert_change(d, "s/sq_2", 0, 1, NULL);
-	assert_change(d, "s/c", 0, 0, "s/c"); /* in both graphs, run in neither */
+	assert_change(d, "s/c", 0, 0, "s/c");	      /* in both graphs, run in neither */
 	assert_null(tl_graphdot_diff_find(d, "t/x")); /* A's alone are no node of B */
 	assert_null(tl_graphdot_diff_find(d, "s/neg_1"));
 	size_t n = 0;
