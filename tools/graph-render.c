@@ -3,6 +3,7 @@
  * costs of the step stats. */
 #include "cli/cli.h"
 #include "analysis/graphdot.h"
+#include "cli/diff_inputs.h"
 #include "emit/dot.h"
 #include "base/output.h"
 
@@ -33,6 +34,20 @@ static const char usage[] =
     "                           or patchwork; with DOT output, written as its layout\n"
     "      --color-by WHAT      none (default), device, time, memory or op: fill\n"
     "                           colours with a legend\n"
+    "      --diff               exactly two inputs A B: B's graph (its first run with\n"
+    "                           one), each node coloured by its change from A in\n"
+    "                           time (trace-summarize's total_micros) or, with\n"
+    "                           --color-by memory, output_bytes: the delta of its row\n"
+    "                           in trace-summarize --view node --diff A B (each\n"
+    "                           input's runs averaged). Red slower/more, blue\n"
+    "                           faster/less, grey unchanged, four steps each way for\n"
+    "                           |change| up to 1/64, 1/16, 1/4 and all of the largest;\n"
+    "                           a collapsed scope sums its nodes. Nodes are matched\n"
+    "                           by name, then a name found on one side only by op\n"
+    "                           type and scope where that pairs one with one. Nodes\n"
+    "                           only in B: green dashed outline, \"new\"; only in A:\n"
+    "                           listed in the legend. Both must record a timeline\n"
+    "                           (step_stats), B a graph\n"
     "      --no-edge-labels     no dtype and shape on the edges\n"
     "      --edge-labels        always label edges (default: up to 2000 edges)\n"
     "\n"
@@ -64,6 +79,9 @@ struct job {
 	tl_graphdot_opts opts;
 	tl_graphdot *gd;
 	const char *render; /* -T format, or NULL for DOT */
+	bool diff;	    /* --diff A B */
+	tl_graphdot_diff *d;
+	GPtrArray *runs_b; /* --diff: B's runs */
 };
 
 static void parse_format(tl_cli *cli, void *ctx, const char *value)
@@ -101,6 +119,7 @@ static const tl_cli_opt options[] = {
     TL_OPT_CALL("format", 'T', parse_format),
     TL_OPT_CALL("engine", 'K', parse_engine),
     TL_OPT_CHOICE("color-by", 0, JOB(opts.color_by), tl_color_by_names),
+    TL_OPT("diff", 0, TL_ARG_FLAG, JOB(diff)),
     TL_OPT_CALL("no-edge-labels", 0, no_edge_labels),
     TL_OPT_CALL("edge-labels", 0, edge_labels),
     TL_OPT_MIN("max-depth", 0, TL_ARG_COUNT, JOB(opts.max_depth), 1),
@@ -117,6 +136,22 @@ static int build(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_error *
 	struct job *job = ctx;
 	return tl_graphdot_build(&job->gd, (tl_run *const *)runs->pdata, runs->len, &job->opts,
 				 err);
+}
+
+/* --diff: A and B read apart, B's first run with a graph drawn. */
+static int build_diff(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_error *err)
+{
+	struct job *job = ctx;
+	job->d = tl_graphdot_diff_new(job->opts.color_by == TL_COLOR_MEMORY);
+	job->runs_b = g_ptr_array_new();
+	if (tl_cli_read_diff(&job->cli, in, job->d, job->runs_b) != TL_EXIT_OK)
+		return -1; /* said */
+	tl_run *drawn = NULL;
+	for (guint r = 0; r < job->runs_b->len && drawn == NULL; r++)
+		if (((tl_run *)g_ptr_array_index(job->runs_b, r))->has_graphs)
+			drawn = g_ptr_array_index(job->runs_b, r);
+	job->opts.diff = job->d;
+	return tl_graphdot_build(&job->gd, &drawn, 1, &job->opts, err);
 }
 
 static int draw(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_output *out, tl_error *err)
@@ -141,11 +176,21 @@ int main(int argc, char **argv)
 	tl_cli_parse(&job.cli, argc, argv, options, &job);
 	if (job.opts.max_nodes == SIZE_MAX)
 		job.opts.max_nodes = tl_graphdot_default_max_nodes(job.opts.engine);
-	tl_cli_tool tool = {.prepare = build, .write = draw};
+	if (job.diff && argc - optind != 2)
+		tl_cli_usage_error(&job.cli, "--diff takes exactly two inputs, A and B");
+	if (job.diff && job.opts.color_by != TL_COLOR_NONE && job.opts.color_by != TL_COLOR_TIME &&
+	    job.opts.color_by != TL_COLOR_MEMORY)
+		tl_cli_usage_error(&job.cli, "--diff colours by time or memory, not by %s",
+				   tl_color_by_names[job.opts.color_by]);
+	tl_cli_tool tool = {.prepare = job.diff ? build_diff : build, .write = draw};
+	tool.stream = job.diff;
 	if (job.render != NULL && tl_dot_format_binary(job.render))
 		tool.binary = job.render;
 	int status = tl_cli_run(&job.cli, argc, argv, &tool, &job);
 	tl_graphdot_free(job.gd);
+	tl_graphdot_diff_free(job.d);
+	if (job.runs_b != NULL)
+		tl_cli_free_runs(job.runs_b);
 	if (job.opts.focus != NULL)
 		g_regex_unref((GRegex *)job.opts.focus);
 	return status;

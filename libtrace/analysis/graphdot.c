@@ -4,6 +4,7 @@
  * is in graphdot_picture.h; DOT is written by emit/dot.c. */
 #include "analysis/graphdot_picture.h"
 
+#include "analysis/graphdot_diff.h"
 #include "analysis/memory.h"
 #include "base/arena.h"
 
@@ -358,6 +359,11 @@ static void build_title(tl_graphdot *gd, bool folded)
 		g_string_append_printf(s, "; scopes at level %d collapsed", gd->stats.depth);
 	if (folded)
 		g_string_append(s, "; numbered scopes folded");
+	if (gd->opts.diff != NULL) {
+		char *from = tl_graphdot_diff_title(gd->opts.diff);
+		g_string_append_printf(s, "\n%s", from);
+		g_free(from);
+	}
 	gd->title = g_string_free(s, FALSE);
 }
 
@@ -414,6 +420,9 @@ int tl_graphdot_build(tl_graphdot **out, tl_run *const *runs, size_t n_runs,
 		return tl_error_set(err, "negative depth or hops");
 	tl_graphdot *gd = g_new0(tl_graphdot, 1);
 	gd->opts = *opts;
+	if (opts->diff != NULL)
+		gd->opts.color_by =
+		    tl_graphdot_diff_memory(opts->diff) ? TL_COLOR_MEMORY : TL_COLOR_TIME;
 	gd->arena = tl_arena_new();
 	gd->n_runs = n_runs;
 	gd->views = g_new0(struct rview, n_runs + 1);

@@ -20,7 +20,8 @@
  *     tower_7, dense, dense_1 ...) fold into the first of them plus one node
  *     for the rest; above max_nodes the depth is lowered until the picture
  *     fits, with a warning saying so;
- *   - colours (by device, time, memory or op type) and their legend.
+ *   - colours (by device, time, memory or op type) and their legend; or,
+ *     with a diff, by each node's change from another run.
  * The same runs and options give the same picture.
  *
  * A tl_graphdot points into the runs it was built from, which must outlive
@@ -61,6 +62,9 @@ typedef struct tl_graphdot_opts {
 	/* Per run, its memory analysis (analysis/memory.h) where the caller
 	 * has built it already; NULL, or a NULL entry: built here. */
 	const struct tl_memory *const *memory;
+	/* --diff: each node coloured by its change from A (color_by TIME or
+	 * MEMORY says which), the runs drawn being B's (analysis/graphdot_diff.h) */
+	const struct tl_graphdot_diff *diff;
 } tl_graphdot_opts;
 
 void tl_graphdot_opts_init(tl_graphdot_opts *o);

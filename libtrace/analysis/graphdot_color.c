@@ -1,8 +1,12 @@
 /* graphdot_color: the vertices' fill colours and the legend that explains
  * them. By time or memory: nine bins of a sequential palette on a log scale
  * between the smallest and the largest cost; by device or op type: a
- * categorical palette, the most common op types first. */
+ * categorical palette, the most common op types first; by the change from
+ * another run (--diff): a diverging palette, four bins each way on a log
+ * scale of the largest change. */
 #include "analysis/graphdot_picture.h"
+
+#include "analysis/graphdot_diff.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -13,6 +17,13 @@ static const char *const sequential[] = {"#ffffcc", "#ffeda0", "#fed976", "#feb2
 static const char *const categorical[] = {"#8dd3c7", "#ffffb3", "#bebada", "#fb8072",
 					  "#80b1d3", "#fdb462", "#b3de69", "#fccde5",
 					  "#bc80bd", "#ccebc5", "#ffed6f", "#d9d9d9"};
+/* ColorBrewer's RdBu reversed: faster (less) blue, slower (more) red; the
+ * middle a grey that white ("0 in both") stands apart from */
+static const char *const diverging[] = {"#2166ac", "#4393c3", "#92c5de", "#d1e5f0", "#e5e5e5",
+					"#fddbc7", "#f4a582", "#d6604d", "#b2182b"};
+#define N_DIV ((int)G_N_ELEMENTS(diverging))
+#define NEUTRAL (N_DIV / 2)
+#define NEW_OUTLINE "#1b7837"
 #define N_SEQ ((int)G_N_ELEMENTS(sequential))
 #define N_CAT ((int)G_N_ELEMENTS(categorical))
 #define OTHER_COLOR "#eeeeee"
@@ -141,10 +152,153 @@ static void color_ops(tl_graphdot *gd)
 	g_free(oc);
 }
 
+/* ------------------------------------------------------------------ */
+/* --diff                                                              */
+
+/* Per vertex, the sums over its nodes of their statistic in A and in B,
+ * and how many are new (only in B). */
+static void diff_sums(tl_graphdot *gd)
+{
+	const tl_graphdot_diff *d = gd->opts.diff;
+	for (size_t r = 0; r < gd->n_runs; r++) {
+		struct rview *rv = &gd->views[r];
+		for (size_t i = 0; i < rv->run->n_nodes; i++) {
+			if (!rv->kept[i] || rv->hidden[i])
+				continue;
+			struct vtx *v = vtx_at(gd, rv->vtx[i]);
+			const tl_graphdot_change *c =
+			    tl_graphdot_diff_find(d, rv->run->nodes[i].name);
+			if (c != NULL)
+				v->diff_b += c->b;
+			if (c == NULL || !c->in_a) {
+				v->n_new++;
+				continue;
+			}
+			v->n_matched++;
+			v->diff_a += c->a;
+		}
+	}
+}
+
+/* The bin of a change against the largest one, s: unchanged (exactly)
+ * NEUTRAL; else 1 to 4 steps away, slower up and faster down, for |delta|
+ * in (0, s/64], (s/64, s/16], (s/16, s/4] and (s/4, s]. */
+static int diff_bin(double delta, double s)
+{
+	if (delta == 0 || !(s > 0))
+		return NEUTRAL;
+	double m = fabs(delta);
+	int k = m > s / 4 ? 4 : m > s / 16 ? 3 : m > s / 64 ? 2 : 1;
+	return delta > 0 ? NEUTRAL + k : NEUTRAL - k;
+}
+
+/* The ranges of the bins up to the largest change each way, slower first. */
+static void diff_legend_bins(tl_graphdot *gd, double s, double max_up, double max_down)
+{
+	const double edge[] = {0, s / 64, s / 16, s / 4, s};
+	for (int k = 4; k >= 1; k--) {
+		if (max_up > edge[k - 1])
+			legend_add_costs(
+			    gd, diverging[NEUTRAL + k],
+			    tl_graphdot_diff_units(gd->opts.diff, edge[k - 1]),
+			    tl_graphdot_diff_units(gd->opts.diff, MIN(edge[k], max_up)), true);
+	}
+	legend_add(gd, diverging[NEUTRAL], g_strdup("no change"));
+	for (int k = 1; k <= 4; k++) {
+		if (max_down > edge[k - 1])
+			legend_add_costs(
+			    gd, diverging[NEUTRAL - k],
+			    tl_graphdot_diff_units(gd->opts.diff, -MIN(edge[k], max_down)),
+			    tl_graphdot_diff_units(gd->opts.diff, -edge[k - 1]), true);
+	}
+}
+
+/* A line of text and a cost (a change). */
+static void legend_add_text_cost(tl_graphdot *gd, const char *color, char *text, int64_t cost)
+{
+	struct legend_entry e = {.color = color, .text = text, .lo = cost, .text_cost = true};
+	g_array_append_val(gd->legend, e);
+}
+
+/* The nodes only in A: their count and summed change, and the largest. */
+static void diff_legend_gone(tl_graphdot *gd, double s)
+{
+	size_t n = 0;
+	const tl_graphdot_gone *gone = tl_graphdot_diff_only_a(gd->opts.diff, &n);
+	if (n == 0)
+		return;
+	double sum = 0;
+	for (size_t i = 0; i < n; i++)
+		sum += gone[i].a;
+	legend_add_text_cost(
+	    gd, "#ffffff",
+	    g_strdup_printf("only in A (not drawn): %zu node%s, in all", n, n == 1 ? "" : "s"),
+	    tl_graphdot_diff_units(gd->opts.diff, -sum));
+	for (size_t i = 0; i < n && i < 5; i++)
+		legend_add_text_cost(gd, diverging[diff_bin(-gone[i].a, s)], g_strdup(gone[i].name),
+				     tl_graphdot_diff_units(gd->opts.diff, -gone[i].a));
+	if (n > 5)
+		legend_add(gd, "#ffffff", g_strdup_printf("... %zu more", n - 5));
+}
+
+static void color_diff(tl_graphdot *gd)
+{
+	bool memory = gd->opts.color_by == TL_COLOR_MEMORY;
+	gd->legend_title = memory ? "output memory change, B - A" : "time change, B - A";
+	gd->outline_new = NEW_OUTLINE;
+	diff_sums(gd);
+	double max_up = 0, max_down = 0;
+	uint32_t n_new = 0, n_matched = 0;
+	for (guint i = 0; i < gd->vtx->len; i++) {
+		const struct vtx *v = vtx_at(gd, i);
+		double delta = v->diff_b - v->diff_a;
+		max_up = MAX(max_up, delta);
+		max_down = MAX(max_down, -delta);
+		n_new += v->n_new;
+		n_matched += v->n_matched;
+	}
+	double s = MAX(max_up, max_down);
+	gd->diff_scale = s;
+	for (guint i = 0; i < gd->vtx->len; i++) {
+		struct vtx *v = vtx_at(gd, i);
+		if (v->diff_a != 0 || v->diff_b != 0)
+			v->color = diff_bin(v->diff_b - v->diff_a, s);
+	}
+	if (n_matched == 0 && n_new > 0)
+		tl_warn("graph-diff-disjoint",
+			"A and B have no node drawn in common: every node is new (only in B)");
+	diff_legend_bins(gd, s, max_up, max_down);
+	legend_add(gd, "#ffffff", g_strdup(memory ? "no output in A nor B" : "not run in A nor B"));
+	if (n_new > 0)
+		legend_add(gd, "#ffffff",
+			   g_strdup_printf("only in B (new): %u node%s, green dashed outline",
+					   n_new, n_new == 1 ? "" : "s"));
+	diff_legend_gone(gd, s);
+}
+
+const char *tl_graphdot_diff_fill(const tl_graphdot *gd, double a, double b, bool *dark)
+{
+	if (a == 0 && b == 0) {
+		*dark = false;
+		return NULL;
+	}
+	int k = diff_bin(b - a, gd->diff_scale);
+	*dark = k <= 1 || k >= N_DIV - 2;
+	return diverging[k];
+}
+
+const char *const *tl_graphdot_diff_palette(size_t *n)
+{
+	*n = N_DIV;
+	return diverging;
+}
+
 static const char *vtx_fill(const tl_graphdot *gd, const struct vtx *v)
 {
 	if (v->color < 0)
 		return NULL;
+	if (gd->opts.diff != NULL)
+		return diverging[v->color];
 	switch (gd->opts.color_by) {
 	case TL_COLOR_TIME:
 	case TL_COLOR_MEMORY:
@@ -160,7 +314,10 @@ static const char *vtx_fill(const tl_graphdot *gd, const struct vtx *v)
 
 void tl_graphdot_color(tl_graphdot *gd)
 {
-	switch (gd->opts.color_by) {
+	switch (gd->opts.diff != NULL ? -1 : (int)gd->opts.color_by) {
+	case -1:
+		color_diff(gd);
+		break;
 	case TL_COLOR_TIME:
 	case TL_COLOR_MEMORY:
 		color_sequential(gd);
@@ -178,8 +335,11 @@ void tl_graphdot_color(tl_graphdot *gd)
 		struct vtx *v = vtx_at(gd, i);
 		v->fill = vtx_fill(gd, v);
 		/* the three darkest of the sequential palette */
-		v->fill_dark = v->fill != NULL && (v->fill == sequential[N_SEQ - 1] ||
-						   v->fill == sequential[N_SEQ - 2] ||
-						   v->fill == sequential[N_SEQ - 3]);
+		v->fill_dark =
+		    v->fill != NULL &&
+		    (v->fill == sequential[N_SEQ - 1] || v->fill == sequential[N_SEQ - 2] ||
+		     v->fill == sequential[N_SEQ - 3] || v->fill == diverging[0] ||
+		     v->fill == diverging[1] || v->fill == diverging[N_DIV - 1] ||
+		     v->fill == diverging[N_DIV - 2]);
 	}
 }

@@ -12,7 +12,8 @@
  *   graphdot_scope.c   partitions and name scopes, numbered siblings folded,
  *                      which scope a node collapses into, clusters;
  *   graphdot_layout.c  what the layout will cost, and so the depth to draw;
- *   graphdot_color.c   fill colours and the legend;
+ *   graphdot_color.c   fill colours and the legend (with a diff: each
+ *                      node's change, graphdot_diff.c);
  *   graphdot_tensor.c  the dtype, shape and bytes of a node's output.
  *
  * Everything hangs off the tl_graphdot, which owns it (its arena, arrays
@@ -87,6 +88,11 @@ struct vtx {
 	int color;	  /* palette entry, -1 none */
 	const char *fill; /* its fill colour, NULL: none */
 	bool fill_dark;	  /* a dark fill: white text */
+
+	/* --diff: over its nodes, the statistic summed in A and in B, how
+	 * many are only in B and how many also in A */
+	double diff_a, diff_b;
+	uint32_t n_new, n_matched;
 };
 
 struct dedge {		   /* a drawn edge */
@@ -132,6 +138,7 @@ struct legend_entry {
 	char *text;
 	int64_t lo, hi;
 	bool range;
+	bool text_cost; /* text, then the cost lo */
 };
 
 struct tl_graphdot {
@@ -149,6 +156,11 @@ struct tl_graphdot {
 	bool fast;	   /* a big layout: fewer dot iterations */
 	size_t run_budget; /* max_nodes shared among the runs (0: no limit) */
 	tl_graphdot_stats stats;
+
+	/* --diff: the outline of nodes only in B, and the largest |change|
+	 * drawn (the scale of its colours' steps) */
+	const char *outline_new;
+	double diff_scale;
 };
 
 static inline struct scope *scope_at(struct rview *rv, uint32_t s)
@@ -204,6 +216,12 @@ void tl_graphdot_layout_hints(tl_graphdot *gd);
 /* graphdot_color.c */
 /* The vertices' fill colours and the legend, as opts.color_by asks. */
 void tl_graphdot_color(tl_graphdot *gd);
+
+/* --diff: the fill of a change from a to b (the diff's units) against
+ * the picture's scale, NULL where both are 0; *dark: white text on it. */
+const char *tl_graphdot_diff_fill(const tl_graphdot *gd, double a, double b, bool *dark);
+/* --diff: the palette, faster to slower, the middle (N/2) unchanged. */
+const char *const *tl_graphdot_diff_palette(size_t *n);
 
 /* graphdot_tensor.c */
 typedef struct tl_graphdot_tensor {

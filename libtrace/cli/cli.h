@@ -196,6 +196,8 @@ tl_cli_inputs tl_cli_inputs_of(int argc, char **argv, int first);
  * prints its error line and returns TL_EXIT_INPUT (runs read so far stay in
  * `runs`); TL_EXIT_OK otherwise. */
 int tl_cli_read_runs(const tl_cli *cli, const tl_cli_inputs *in, tl_format format, GPtrArray *runs);
+/* Frees every run of `runs` (tl_run *) and the array. */
+void tl_cli_free_runs(GPtrArray *runs);
 /* The reading loop itself: each input opened, given to `read` (which
  * returns -1 with err on what makes the input unusable), closed; the first
  * bad input's error line printed (unless `read` left err's message empty:

@@ -12,7 +12,7 @@ static int failed(const tl_cli *cli, const tl_error *err)
 	return TL_EXIT_INPUT;
 }
 
-static void free_runs(GPtrArray *runs)
+void tl_cli_free_runs(GPtrArray *runs)
 {
 	for (guint r = 0; r < runs->len; r++)
 		tl_run_free(g_ptr_array_index(runs, r));
@@ -165,7 +165,7 @@ int tl_cli_run(tl_cli *cli, int argc, char **argv, const tl_cli_tool *tool, void
 		status = tl_cli_read_runs(cli, &in, cli->format, runs);
 	if (status == TL_EXIT_OK)
 		status = open_write_close(cli, &in, runs, tool, ctx);
-	free_runs(runs);
+	tl_cli_free_runs(runs);
 	tl_cli_finish(cli);
 	return status;
 }

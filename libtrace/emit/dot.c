@@ -5,8 +5,10 @@
  * clusters, attributes. */
 #include "emit/dot.h"
 #include "emit/dot_read.h"
+#include "emit/json.h"
 
 #include "analysis/graphdot_picture.h"
+#include "analysis/graphdot_diff.h"
 #include "base/utf8.h"
 #include "base/bytes.h"
 #include "model/shape.h"
@@ -306,6 +308,98 @@ static void cost_line(const struct vtx *v, GString *s)
 		g_string_append_printf(s, " (%u runs)", v->n_exec);
 }
 
+/* A cost in the unit of the colouring: bytes by memory, else time. */
+static void fmt_cost(const tl_graphdot *gd, GString *s, int64_t v)
+{
+	if (gd->opts.color_by == TL_COLOR_MEMORY)
+		fmt_bytes(s, v);
+	else
+		fmt_time(s, v);
+}
+
+/* A change: "+1.23 ms", "-4.0 MB", "0". */
+static void fmt_change(const tl_graphdot *gd, GString *s, int64_t v)
+{
+	if (v == 0) {
+		g_string_append_c(s, '0');
+		return;
+	}
+	g_string_append_c(s, v > 0 ? '+' : '-');
+	fmt_cost(gd, s, v > 0 ? v : (v == INT64_MIN ? INT64_MAX : -v));
+}
+
+static void fmt_pct(GString *s, double a, double b)
+{
+	if (a != 0)
+		g_string_append_printf(s, " (%+.1f%%)", 100.0 * (b - a) / a);
+}
+
+/* --diff: the label's line, "+1.23 ms (+45.0%)", "new: +2.00 ms" or,
+ * collapsed, "+1.23 ms, 2 new". */
+static void diff_line(const tl_graphdot *gd, const struct vtx *v, GString *s)
+{
+	if (v->diff_a == 0 && v->diff_b == 0 && v->n_new == 0)
+		return; /* run in neither: as a node not run, no line */
+	g_string_append_c(s, '\n');
+	if (v->node >= 0 && v->n_new > 0) {
+		g_string_append(s, "new");
+		if (v->diff_b != 0) {
+			g_string_append(s, ": ");
+			fmt_change(gd, s, tl_graphdot_diff_units(gd->opts.diff, v->diff_b));
+		}
+		return;
+	}
+	int64_t change = tl_graphdot_diff_units(gd->opts.diff, v->diff_b - v->diff_a);
+	if (change == 0 && v->diff_a == v->diff_b)
+		g_string_append(s, "no change");
+	else
+		fmt_change(gd, s, change);
+	if (v->node >= 0 && v->diff_a != v->diff_b)
+		fmt_pct(s, v->diff_a, v->diff_b);
+	else if (v->n_new > 0)
+		g_string_append_printf(s, ", %u new", v->n_new);
+}
+
+/* --diff: the tooltip (A's and B's values, the change) and the outline of
+ * what is new. */
+static void diff_tooltip(const tl_graphdot *gd, const struct vtx *v, GString *t)
+{
+	if (v->node >= 0 && v->n_new > 0) {
+		g_string_append(t, "new: only in B; B ");
+		fmt_cost(gd, t, tl_graphdot_diff_units(gd->opts.diff, v->diff_b));
+	} else {
+		g_string_append(t, "A ");
+		fmt_cost(gd, t, tl_graphdot_diff_units(gd->opts.diff, v->diff_a));
+		g_string_append(t, ", B ");
+		fmt_cost(gd, t, tl_graphdot_diff_units(gd->opts.diff, v->diff_b));
+		g_string_append(t, ", B - A ");
+		fmt_change(gd, t, tl_graphdot_diff_units(gd->opts.diff, v->diff_b - v->diff_a));
+		if (v->diff_a != v->diff_b)
+			fmt_pct(t, v->diff_a, v->diff_b);
+	}
+	if (v->node >= 0) {
+		const tl_graphdot_change *c = tl_graphdot_diff_find(gd->opts.diff, v->name);
+		if (c != NULL && c->a_name != NULL && strcmp(c->a_name, v->name) != 0)
+			g_string_append_printf(t, "; matched by op and scope to A's %s", c->a_name);
+	} else if (v->n_new > 0) {
+		g_string_append_printf(t, "; %u of %u nodes new (only in B)", v->n_new,
+				       v->n_new + v->n_matched);
+	}
+}
+
+static void diff_attrs(const tl_graphdot *gd, struct dotw *w, const struct vtx *v)
+{
+	GString *t = g_string_new(NULL);
+	diff_tooltip(gd, v, t);
+	g_string_append(w->s, ", tooltip=");
+	tl_dot_quote(w->s, t->str, t->len, true);
+	if (v->n_new > 0)
+		g_string_append_printf(
+		    w->s, ", color=\"%s\", penwidth=2, style=\"rounded,filled,dashed\"",
+		    gd->outline_new);
+	g_string_free(t, TRUE);
+}
+
 static void write_vertex(const tl_graphdot *gd, struct dotw *w, struct rview *rv, uint32_t vi,
 			 int depth)
 {
@@ -345,7 +439,10 @@ static void write_vertex(const tl_graphdot *gd, struct dotw *w, struct rview *rv
 		g_string_append_printf(label, "\n%u op%s: %s", v->n_ops, v->n_ops == 1 ? "" : "s",
 				       v->types);
 	}
-	cost_line(v, label);
+	if (gd->opts.diff != NULL)
+		diff_line(gd, v, label);
+	else
+		cost_line(v, label);
 	w_indent(w, depth);
 	g_string_append(w->s, w->vtx_id[vi]);
 	g_string_append(w->s, " [label=");
@@ -357,6 +454,8 @@ static void write_vertex(const tl_graphdot *gd, struct dotw *w, struct rview *rv
 		if (v->fill_dark)
 			g_string_append(w->s, ", fontcolor=white");
 	}
+	if (gd->opts.diff != NULL)
+		diff_attrs(gd, w, v);
 	g_string_append(w->s, "];\n");
 	w_flush(w, false);
 }
@@ -530,13 +629,27 @@ static void write_edge(const tl_graphdot *gd, struct dotw *w, const struct dedge
 	w_flush(w, false);
 }
 
-/* A cost in the unit of the colouring: bytes by memory, else time. */
-static void fmt_cost(const tl_graphdot *gd, GString *s, int64_t v)
+/* A legend line's text into s (replaced). */
+static void legend_text(const tl_graphdot *gd, const struct legend_entry *e, GString *s)
 {
-	if (gd->opts.color_by == TL_COLOR_MEMORY)
-		fmt_bytes(s, v);
-	else
-		fmt_time(s, v);
+	g_string_truncate(s, 0);
+	if (e->text != NULL) {
+		g_string_append(s, e->text);
+		if (e->text_cost) {
+			g_string_append_c(s, ' ');
+			fmt_change(gd, s, e->lo);
+		}
+	} else if (gd->opts.diff != NULL) {
+		fmt_change(gd, s, e->lo);
+		g_string_append(s, " to ");
+		fmt_change(gd, s, e->hi);
+	} else {
+		fmt_cost(gd, s, e->lo);
+		if (e->range) {
+			g_string_append(s, " - ");
+			fmt_cost(gd, s, e->hi);
+		}
+	}
 }
 
 static void write_legend(const tl_graphdot *gd, struct dotw *w)
@@ -556,17 +669,8 @@ static void write_legend(const tl_graphdot *gd, struct dotw *w)
 				       "<tr><td bgcolor=\"%s\" width=\"18\"></td>"
 				       "<td align=\"left\">",
 				       e->color);
-		if (e->text != NULL) {
-			tl_dot_html(w->s, e->text);
-		} else {
-			g_string_truncate(w->tmp, 0);
-			fmt_cost(gd, w->tmp, e->lo);
-			if (e->range) {
-				g_string_append(w->tmp, " - ");
-				fmt_cost(gd, w->tmp, e->hi);
-			}
-			tl_dot_html(w->s, w->tmp->str);
-		}
+		legend_text(gd, e, w->tmp);
+		tl_dot_html(w->s, w->tmp->str);
 		g_string_append(w->s, "</td></tr>");
 	}
 	g_string_append(w->s, "</table>>];\n");
@@ -750,4 +854,133 @@ int tl_dot_render_string(const tl_graphdot *gd, const char *format, GString **ou
 		gv_line = NULL;
 	}
 	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* --diff as data, for a page that colours the picture itself          */
+
+/* A quoted DOT id as the SVG's <title> holds it: without its quotes, a
+ * quote unescaped, "&amp;" as '&' (Graphviz reads the entity). */
+static void json_id(tl_output *out, const char *quoted, GString *tmp)
+{
+	size_t n = strlen(quoted);
+	g_string_truncate(tmp, 0);
+	for (size_t i = 1; i + 1 < n; i++) {
+		if (quoted[i] == '\\' && quoted[i + 1] == '"')
+			continue;
+		if (strncmp(quoted + i, "&amp;", 5) == 0) {
+			g_string_append_c(tmp, '&');
+			i += 4;
+			continue;
+		}
+		g_string_append_c(tmp, quoted[i]);
+	}
+	tl_json_string_script(out, tmp->str, tmp->len);
+}
+
+static void json_str(tl_output *out, const char *s)
+{
+	tl_json_string_script(out, s != NULL ? s : "", s != NULL ? strlen(s) : 0);
+}
+
+static void json_vertices(const tl_graphdot *gd, struct dotw *w, tl_output *out)
+{
+	GString *t = g_string_new(NULL);
+	tl_output_str(out, ",\"vertices\":{");
+	for (guint i = 0; i < gd->vtx->len; i++) {
+		const struct vtx *v = vtx_at(gd, i);
+		if (i > 0)
+			tl_output_char(out, ',');
+		json_id(out, w->vtx_id[i], w->tmp);
+		tl_output_str(out, ":[");
+		json_str(out, v->fill);
+		tl_output_char(out, ',');
+		g_string_truncate(t, 0);
+		diff_line(gd, v, t);
+		json_str(out, t->len > 0 ? t->str + 1 : ""); /* without its line break */
+		tl_output_char(out, ',');
+		g_string_truncate(t, 0);
+		diff_tooltip(gd, v, t);
+		json_str(out, t->str);
+		tl_output_printf(out, ",%u]", v->n_new);
+	}
+	tl_output_char(out, '}');
+	g_string_free(t, TRUE);
+}
+
+/* Every node drawn (a collapsed one too): its values in A and B, in the
+ * legend's unit, whether it is new, and its fill at the picture's scale. */
+static void json_nodes(const tl_graphdot *gd, tl_output *out)
+{
+	tl_output_str(out, ",\"nodes\":{");
+	bool first = true;
+	for (size_t r = 0; r < gd->n_runs; r++) {
+		const struct rview *rv = &gd->views[r];
+		for (size_t i = 0; i < rv->run->n_nodes; i++) {
+			if (!rv->kept[i] || rv->hidden[i])
+				continue;
+			const char *name = rv->run->nodes[i].name;
+			const tl_graphdot_change *c = tl_graphdot_diff_find(gd->opts.diff, name);
+			double a = c != NULL && c->in_a ? c->a : 0, b = c != NULL ? c->b : 0;
+			bool dark;
+			const char *fill = tl_graphdot_diff_fill(gd, a, b, &dark);
+			if (!first)
+				tl_output_char(out, ',');
+			first = false;
+			json_str(out, name);
+			tl_output_printf(out, ":[%" PRId64 ",%" PRId64 ",%d,",
+					 tl_graphdot_diff_units(gd->opts.diff, a),
+					 tl_graphdot_diff_units(gd->opts.diff, b),
+					 c == NULL || !c->in_a);
+			json_str(out, fill);
+			tl_output_char(out, ']');
+		}
+	}
+	tl_output_char(out, '}');
+}
+
+void tl_dot_diff_json(const tl_graphdot *gd, tl_output *out)
+{
+	if (gd->opts.diff == NULL) {
+		tl_output_str(out, "null");
+		return;
+	}
+	struct dotw w = {.s = g_string_new(NULL), .tmp = g_string_new(NULL)};
+	make_ids(gd, &w);
+	tl_output_str(out, "{\"title\":");
+	char *title = tl_graphdot_diff_title(gd->opts.diff);
+	json_str(out, title);
+	g_free(title);
+	tl_output_str(out, ",\"legend_title\":");
+	json_str(out, gd->legend_title);
+	bool memory = gd->opts.color_by == TL_COLOR_MEMORY;
+	tl_output_printf(
+	    out, ",\"unit\":\"%s\",\"scale\":%" PRId64 ",\"outline_new\":", memory ? "bytes" : "ns",
+	    tl_graphdot_diff_units(gd->opts.diff, gd->diff_scale));
+	json_str(out, gd->outline_new);
+	size_t n = 0;
+	const char *const *pal = tl_graphdot_diff_palette(&n);
+	tl_output_str(out, ",\"colors\":[");
+	for (size_t k = 0; k < n; k++) {
+		if (k > 0)
+			tl_output_char(out, ',');
+		json_str(out, pal[k]);
+	}
+	tl_output_str(out, "],\"legend\":[");
+	for (guint i = 0; i < gd->legend->len; i++) {
+		const struct legend_entry *e = &g_array_index(gd->legend, struct legend_entry, i);
+		legend_text(gd, e, w.tmp);
+		tl_output_str(out, i > 0 ? ",[" : "[");
+		json_str(out, e->color);
+		tl_output_char(out, ',');
+		json_str(out, w.tmp->str);
+		tl_output_char(out, ']');
+	}
+	tl_output_char(out, ']');
+	json_vertices(gd, &w, out);
+	json_nodes(gd, out);
+	tl_output_char(out, '}');
+	free_ids(&w);
+	g_string_free(w.s, TRUE);
+	g_string_free(w.tmp, TRUE);
 }

@@ -41,6 +41,18 @@ int tl_dot_render(const tl_graphdot *gd, const char *format, tl_output *out, tl_
 /* The same into *out, a GString the caller frees (untouched on error). */
 int tl_dot_render_string(const tl_graphdot *gd, const char *format, GString **out, tl_error *err);
 
+/* A --diff picture (opts.diff) as JSON for a page that colours an SVG of
+ * the same picture itself ("null" without a diff): {"title", "legend_title",
+ * "unit" (ns or bytes), "scale" (the largest |change| drawn, in unit),
+ * "outline_new", "colors" (the nine fills, faster to slower, [4]
+ * unchanged), "legend": [[fill, text]...], "vertices": {id as the SVG's
+ * <title>: [fill or "", change text, tooltip, nodes new]}, "nodes": {name:
+ * [A, B (in unit), new 0/1, fill or ""]} for every node drawn, a collapsed
+ * one's too}. A sum of nodes takes the fill of colors[4 + k] (slower) or
+ * colors[4 - k] (faster), k 1..4 for |B - A| in (0, s/64], (s/64, s/16],
+ * (s/16, s/4], (s/4, ...) of the scale s; 0 and 0: no fill. */
+void tl_dot_diff_json(const tl_graphdot *gd, tl_output *out);
+
 /* Appends `text` to `s` as a DOT double-quoted string. As a label (escString)
  * a newline becomes a line break and a backslash stays a backslash; as an id
  * a backslash and control characters become '_'. Either way '&' is written

@@ -240,6 +240,13 @@ struct tl_report {
 	GHashTable *op_index; /* op name -> index + 1 */
 	GPtrArray *op_names;  /* char * */
 	bool nested;	      /* some run's slices nest: op times are self_micros */
+	/* A two-run page's graph colouring (report_diff.c): run 0's side of
+	 * the diff, kept until run 1 comes; then run 1's picture coloured,
+	 * written aside (graph_diff, offset and length; has_graph_diff). */
+	tl_graphdot_diff *gdiff;
+	bool steps0; /* run 0 has a timeline */
+	uint64_t graph_diff[2];
+	bool has_graph_diff;
 };
 
 int tl_report_new(tl_report **out, const tl_report_opts *o, tl_error *err)
@@ -275,6 +282,7 @@ void tl_report_free(tl_report *r)
 			tl_summary_free(r->ab[k]);
 	g_hash_table_destroy(r->op_index);
 	g_ptr_array_free(r->op_names, TRUE);
+	tl_graphdot_diff_free(r->gdiff);
 	tl_output_abort(r->scratch);
 	g_free(r);
 }
@@ -319,6 +327,18 @@ int tl_report_add(tl_report *r, const tl_run *run, tl_error *err)
 		g_hash_table_insert(r->first, g_memdup2(&st->print, sizeof st->print),
 				    GSIZE_TO_POINTER(k));
 	int rc = tl_report_run(r->scratch, run, r->o, draw, &st->at, &st->dg, err);
+	if (rc == 0 && k == 0 && r->o->graph) {
+		r->gdiff = tl_graphdot_diff_new(false);
+		tl_graphdot_diff_add_run(r->gdiff, 0, run);
+		r->steps0 = run->has_steps;
+	} else if (rc == 0 && k == 1 && r->gdiff != NULL) {
+		r->graph_diff[0] = tl_output_tell(r->scratch);
+		tl_report_graph_diff(r->scratch, r->gdiff, r->steps0, run, r->o);
+		r->graph_diff[1] = tl_output_tell(r->scratch) - r->graph_diff[0];
+		r->has_graph_diff = true;
+		tl_graphdot_diff_free(r->gdiff);
+		r->gdiff = NULL;
+	}
 	tl_summary *ops = st->dg.ops;
 	st->dg.ops = NULL;
 	if (ops != NULL) {
@@ -490,6 +510,13 @@ static int write_data(tl_output *out, const page *p, const char *title, tl_error
 		write_diff(out, p->r->ab, o->table_rows);
 	else
 		tl_output_str(out, "null");
+	if (p->n == 2) {
+		tl_output_str(out, ",\n\"graph_diff\":");
+		if (!p->r->has_graph_diff)
+			tl_output_str(out, "null");
+		else if (copy_piece(out, p->r, p->r->graph_diff, err) < 0)
+			return -1;
+	}
 	tl_output_char(out, '}');
 	return 0;
 }

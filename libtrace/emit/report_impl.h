@@ -9,6 +9,7 @@
 #define TL_EMIT_REPORT_IMPL_H
 
 #include "emit/report.h"
+#include "analysis/graphdot_diff.h"
 #include "analysis/summary.h"
 #include "emit/table.h"
 
@@ -62,5 +63,15 @@ typedef struct tl_report_pieces {
  * the same graphs has it). Fails (-1, err filled) when Graphviz does. */
 int tl_report_run(tl_output *out, const tl_run *run, const tl_report_opts *o, bool draw_graph,
 		  tl_report_pieces *at, tl_report_digest *dg, tl_error *err);
+
+/* Two runs: the graph of the second (`run1`) coloured by each node's
+ * change in time from the first, as graph-render --diff colours it, for
+ * the graph tab to apply to the second run's picture (emit/dot.h,
+ * tl_dot_diff_json); `d` holds the first run's side (added as it came,
+ * `steps0` whether it has a timeline) and gets the second's here. "null"
+ * when the second has no graph, either no timeline, or the two no node in
+ * common (emit/report_diff.c). */
+void tl_report_graph_diff(tl_output *out, tl_graphdot_diff *d, bool steps0, const tl_run *run1,
+			  const tl_report_opts *o);
 
 #endif

@@ -1,0 +1,249 @@
+/* graphdot_diff: per node, the change from A to B that graph-render --diff
+ * colours by: trace-summarize --diff's node-view rows, then the names left
+ * on one side paired by op type and scope. */
+#include "analysis/graphdot_diff.h"
+
+#include "analysis/summary.h"
+#include "analysis/summary_diff.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct tl_graphdot_diff {
+	bool memory;
+	tl_summary *s[2];
+	GHashTable *ops[2]; /* per side: node name -> op type, from the graphs */
+	GStringChunk *strings;
+	GHashTable *change; /* name of B -> tl_graphdot_change */
+	GArray *gone;	    /* tl_graphdot_gone */
+	size_t common;
+	char *label[2]; /* each side's first run's label */
+	size_t runs[2];
+};
+
+tl_graphdot_diff *tl_graphdot_diff_new(bool memory)
+{
+	tl_graphdot_diff *d = g_new0(tl_graphdot_diff, 1);
+	d->memory = memory;
+	d->strings = g_string_chunk_new(1u << 14);
+	for (int k = 0; k < 2; k++) {
+		d->s[k] = tl_summary_new(TL_VIEW_NODE);
+		d->ops[k] = g_hash_table_new(g_str_hash, g_str_equal);
+	}
+	d->change = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
+	d->gone = g_array_new(FALSE, FALSE, sizeof(tl_graphdot_gone));
+	return d;
+}
+
+void tl_graphdot_diff_free(tl_graphdot_diff *d)
+{
+	if (d == NULL)
+		return;
+	for (int k = 0; k < 2; k++) {
+		tl_summary_free(d->s[k]);
+		g_hash_table_destroy(d->ops[k]);
+	}
+	g_hash_table_destroy(d->change);
+	g_array_free(d->gone, TRUE);
+	g_string_chunk_free(d->strings);
+	g_free(d->label[0]);
+	g_free(d->label[1]);
+	g_free(d);
+}
+
+bool tl_graphdot_diff_memory(const tl_graphdot_diff *d)
+{
+	return d->memory;
+}
+
+void tl_graphdot_diff_add_run(tl_graphdot_diff *d, int side, const tl_run *run)
+{
+	tl_summary_add_run(d->s[side], run);
+	if (d->runs[side]++ == 0)
+		d->label[side] = g_strdup(run->label);
+	for (size_t i = 0; i < run->n_nodes; i++) {
+		const tl_gnode *g = &run->nodes[i];
+		if (g_hash_table_contains(d->ops[side], g->name))
+			continue;
+		g_hash_table_insert(d->ops[side], g_string_chunk_insert_const(d->strings, g->name),
+				    g_string_chunk_insert_const(d->strings, g->op ? g->op : ""));
+	}
+}
+
+int64_t tl_graphdot_diff_units(const tl_graphdot_diff *d, double v)
+{
+	double x = d->memory ? v : v * 1000.0;
+	if (!(x == x))
+		return 0;
+	if (x >= 9.2e18)
+		return INT64_MAX;
+	if (x <= -9.2e18)
+		return -INT64_MAX;
+	return (int64_t)llround(x);
+}
+
+/* A node's op type: its graph's, else its row's (node rows keep it). */
+static const char *op_of(const tl_graphdot_diff *d, int side, const char *name)
+{
+	const char *op = g_hash_table_lookup(d->ops[side], name);
+	if (op != NULL)
+		return op;
+	const tl_row *r = g_hash_table_lookup(d->s[side]->rows, name);
+	return r != NULL && r->extra != NULL ? r->extra : "";
+}
+
+static bool in_side(const tl_graphdot_diff *d, int side, const char *name)
+{
+	return g_hash_table_contains(d->ops[side], name) ||
+	       g_hash_table_contains(d->s[side]->rows, name);
+}
+
+/* "op\nscope": the key two unmatched names are paired by. */
+static char *pair_key(const tl_graphdot_diff *d, int side, const char *name)
+{
+	const char *slash = strrchr(name, '/');
+	int scope = slash != NULL ? (int)(slash - name) : 0;
+	return g_strdup_printf("%s\n%.*s", op_of(d, side, name), scope, name);
+}
+
+/* Per pair key, how many names of each side are left and the last one. */
+struct left {
+	int n[2];
+	tl_graphdot_change *c[2];
+};
+
+static void pair_by_op_scope(tl_graphdot_diff *d)
+{
+	GHashTable *left = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	GHashTableIter it;
+	gpointer k, v;
+	g_hash_table_iter_init(&it, d->change);
+	while (g_hash_table_iter_next(&it, &k, &v)) {
+		tl_graphdot_change *c = v;
+		if (c->in_a && c->in_b)
+			continue;
+		int side = c->in_b ? 1 : 0;
+		char *key = pair_key(d, side, k);
+		struct left *l = g_hash_table_lookup(left, key);
+		if (l == NULL) {
+			l = g_new0(struct left, 1);
+			g_hash_table_insert(left, key, l);
+		} else {
+			g_free(key);
+		}
+		l->n[side]++;
+		l->c[side] = c;
+	}
+	g_hash_table_iter_init(&it, left);
+	while (g_hash_table_iter_next(&it, &k, &v)) {
+		struct left *l = v;
+		if (l->n[0] != 1 || l->n[1] != 1)
+			continue;
+		tl_graphdot_change *ca = l->c[0], *cb = l->c[1];
+		cb->a = ca->a;
+		cb->in_a = true;
+		cb->a_name = ca->a_name;
+		ca->in_b = true; /* paired: not only in A */
+	}
+	g_hash_table_destroy(left);
+}
+
+static int cmp_gone(const void *x, const void *y)
+{
+	const tl_graphdot_gone *p = x, *q = y;
+	double a = fabs(p->a), b = fabs(q->a);
+	if (a != b)
+		return a > b ? -1 : 1;
+	return strcmp(p->name, q->name);
+}
+
+static tl_graphdot_change *change_of(tl_graphdot_diff *d, const char *name)
+{
+	tl_graphdot_change *c = g_hash_table_lookup(d->change, name);
+	if (c != NULL)
+		return c;
+	const char *own = g_string_chunk_insert_const(d->strings, name);
+	c = g_new0(tl_graphdot_change, 1);
+	c->in_a = in_side(d, 0, own);
+	c->in_b = in_side(d, 1, own);
+	c->a_name = c->in_a ? own : NULL;
+	g_hash_table_insert(d->change, (gpointer)own, c);
+	return c;
+}
+
+void tl_graphdot_diff_finish(tl_graphdot_diff *d)
+{
+	tl_summary_opts o;
+	tl_summary_opts_init(&o);
+	o.order_by = d->memory ? TL_COL_OUTPUT : TL_COL_TOTAL;
+	tl_summary_diff *sd = tl_summary_diff_new(d->s[0], d->s[1], &o);
+	for (size_t i = 0; i < sd->n; i++) {
+		tl_graphdot_change *c = change_of(d, sd->rows[i].name);
+		c->a = sd->rows[i].a;
+		c->b = sd->rows[i].b;
+	}
+	tl_summary_diff_free(sd);
+	/* the graphs' nodes that no run executed */
+	for (int k = 0; k < 2; k++) {
+		GHashTableIter it;
+		gpointer name;
+		g_hash_table_iter_init(&it, d->ops[k]);
+		while (g_hash_table_iter_next(&it, &name, NULL))
+			change_of(d, name);
+	}
+	pair_by_op_scope(d);
+	GHashTableIter it;
+	gpointer k, v;
+	g_hash_table_iter_init(&it, d->change);
+	while (g_hash_table_iter_next(&it, &k, &v)) {
+		tl_graphdot_change *c = v;
+		if (c->in_a && !c->in_b) {
+			tl_graphdot_gone g = {.name = k, .a = c->a};
+			g_array_append_val(d->gone, g);
+		} else if (c->in_a && g_hash_table_contains(d->ops[1], k)) {
+			d->common++; /* a node of B's graphs, by name or paired */
+		}
+	}
+	if (d->gone->len > 1)
+		qsort(d->gone->data, d->gone->len, sizeof(tl_graphdot_gone), cmp_gone);
+	/* only names of B are looked up from here: A's alone go, as their
+	 * strings stay in d->strings for the gone list */
+	g_hash_table_iter_init(&it, d->change);
+	while (g_hash_table_iter_next(&it, &k, &v))
+		if (!in_side(d, 1, k))
+			g_hash_table_iter_remove(&it);
+	for (int k2 = 0; k2 < 2; k2++) {
+		tl_summary_free(d->s[k2]);
+		d->s[k2] = NULL;
+	}
+}
+
+char *tl_graphdot_diff_title(const tl_graphdot_diff *d)
+{
+	GString *s = g_string_new("change from ");
+	for (int k = 0; k < 2; k++) {
+		if (k == 1)
+			g_string_append(s, " to ");
+		g_string_append(s, d->label[k] != NULL ? d->label[k] : "(no run)");
+		if (d->runs[k] > 1)
+			g_string_append_printf(s, " (%zu runs, averaged)", d->runs[k]);
+	}
+	return g_string_free(s, FALSE);
+}
+
+const tl_graphdot_change *tl_graphdot_diff_find(const tl_graphdot_diff *d, const char *name)
+{
+	return g_hash_table_lookup(d->change, name);
+}
+
+const tl_graphdot_gone *tl_graphdot_diff_only_a(const tl_graphdot_diff *d, size_t *n)
+{
+	*n = d->gone->len;
+	return (const tl_graphdot_gone *)(const void *)d->gone->data;
+}
+
+size_t tl_graphdot_diff_common(const tl_graphdot_diff *d)
+{
+	return d->common;
+}
