@@ -4,6 +4,7 @@
  * gets DOT's spelling: quoted ids made unique, escaped labels, units,
  * clusters, attributes. */
 #include "emit/dot.h"
+#include "emit/dot_pack.h"
 #include "emit/dot_read.h"
 
 #include "analysis/graphdot_picture.h"
@@ -593,7 +594,9 @@ static void write_head(const tl_graphdot *gd, struct dotw *w)
 			      "color=\"#555555\", fontcolor=\"#555555\"];\n");
 }
 
-static void write_all(const tl_graphdot *gd, struct dotw *w)
+/* Writes the whole DOT; *legend (where not NULL) gets the legend's node
+ * name, NULL when there is no legend (the caller frees it). */
+static void write_all(const tl_graphdot *gd, struct dotw *w, char **legend)
 {
 	if (getenv("TL_GRAPHDOT_DEBUG") != NULL)
 		fprintf(stderr, "graphdot: %zu vertices, %zu edges, cost %" PRIu64 "\n",
@@ -625,6 +628,10 @@ static void write_all(const tl_graphdot *gd, struct dotw *w)
 	g_string_append(w->s, "}\n");
 	g_string_free(w->tmp, TRUE);
 	g_hash_table_destroy(w->clusters);
+	if (legend != NULL) /* its quoted id, quotes aside ("legend", "legend#2") */
+		*legend = w->legend_id != NULL
+			      ? g_strndup(w->legend_id + 1, strlen(w->legend_id) - 2)
+			      : NULL;
 	free_ids(w);
 	w_flush(w, true);
 }
@@ -632,15 +639,20 @@ static void write_all(const tl_graphdot *gd, struct dotw *w)
 void tl_dot_write(const tl_graphdot *gd, tl_output *out)
 {
 	struct dotw w = {.s = g_string_sized_new(1u << 17), .out = out};
-	write_all(gd, &w);
+	write_all(gd, &w, NULL);
 	g_string_free(w.s, TRUE);
+}
+
+static GString *dot_string(const tl_graphdot *gd, char **legend)
+{
+	struct dotw w = {.s = g_string_sized_new(1u << 16), .out = NULL};
+	write_all(gd, &w, legend);
+	return w.s;
 }
 
 GString *tl_dot_string(const tl_graphdot *gd)
 {
-	struct dotw w = {.s = g_string_sized_new(1u << 16), .out = NULL};
-	write_all(gd, &w);
-	return w.s;
+	return dot_string(gd, NULL);
 }
 
 /* ------------------------------------------------------------------ */
@@ -711,23 +723,31 @@ static GVC_t *shared_context(void)
 int tl_dot_render_string(const tl_graphdot *gd, const char *format, GString **out, tl_error *err)
 {
 	const char *engine = gd->opts.engine != NULL ? gd->opts.engine : "dot";
-	GString *dot = tl_dot_string(gd);
+	char *legend = NULL;
+	GString *dot = dot_string(gd, &legend);
 	gv_error = g_string_new(NULL);
 	agusererrf old = agseterrf(gv_message);
 	int rc = 0;
 	GVC_t *gvc = shared_context();
 	Agraph_t *g = tl_dot_read(dot->str);
+	Agraph_t *packed = NULL;
 	g_string_free(dot, TRUE);
 	if (g == NULL) {
 		rc = tl_error_set(err, "cannot render: Graphviz did not read the graph (%s)",
 				  gv_error->len ? gv_error->str : "no reason given");
-	} else if (gvLayout(gvc, g, engine) != 0) {
+	} else if (strcmp(engine, "dot") == 0 &&
+		   tl_dot_pack_layout(gvc, g, legend, &packed) != 0) {
+		/* components laid out apart and packed (emit/dot_pack.h) */
+		rc = tl_error_set(err, "cannot render: %s layout failed%s%s", engine,
+				  gv_error->len ? ": " : "", gv_error->str);
+	} else if (packed == NULL && gvLayout(gvc, g, engine) != 0) {
 		rc = tl_error_set(err, "cannot render: %s layout failed%s%s", engine,
 				  gv_error->len ? ": " : "", gv_error->str);
 	} else {
+		Agraph_t *drawn = packed != NULL ? packed : g;
 		char *data = NULL;
 		unsigned int len = 0;
-		if (gvRenderData(gvc, g, format, &data, &len) != 0) {
+		if (gvRenderData(gvc, drawn, format, &data, &len) != 0) {
 			rc = tl_error_set(err, "cannot render %s: %s", format,
 					  gv_error->len ? gv_error->str
 							: "Graphviz has no renderer for it");
@@ -736,10 +756,13 @@ int tl_dot_render_string(const tl_graphdot *gd, const char *format, GString **ou
 		}
 		if (data != NULL)
 			gvFreeRenderData(data);
-		gvFreeLayout(gvc, g);
+		gvFreeLayout(gvc, drawn);
 	}
+	if (packed != NULL)
+		agclose(packed);
 	if (g != NULL)
 		agclose(g);
+	g_free(legend);
 	if (gv_line != NULL && gv_line->len > 0)
 		gv_message("\n");
 	agseterrf(old);
