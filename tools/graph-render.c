@@ -48,15 +48,16 @@ static const char usage[] =
     "                           (default 1)\n"
     "      --max-nodes N        above N nodes collapse scopes by level until the\n"
     "                           picture fits, and say so (default 1500; 6000 for\n"
-    "                           sfdp, osage, patchwork; 0: never, but for dot one\n"
-    "                           connected component of a layout cost (nodes plus\n"
-    "                           bends of edges spanning ranks) over 150000 is drawn\n"
-    "                           as the default would, with a warning)\n"
+    "                           sfdp, osage, patchwork; 0: never, but laid out by\n"
+    "                           dot with -T, one connected component of a layout\n"
+    "                           cost (nodes plus bends of edges spanning ranks)\n"
+    "                           over 150000 is drawn as the default would, with a\n"
+    "                           warning)\n"
     "\n"
-    "With dot (-T), connected components are laid out apart and packed in an\n"
-    "array, in-process with Graphviz's pack library; from the DOT, Graphviz's tools\n"
-    "do the same: graph-render run.pb | ccomps -x | dot | gvpack -array_u |\n"
-    "neato -n2 -Tsvg > graph.svg\n"
+    "With dot (-T), a big layout (a cost over 8000) has its connected components\n"
+    "laid out apart and packed in an array, in-process with Graphviz's pack\n"
+    "library; from the DOT, Graphviz's tools do the same: graph-render run.pb |\n"
+    "ccomps -x | dot | gvpack -array_u | neato -n2 -Tsvg > graph.svg\n"
     "\n"
     "Output and input:\n"
     "  -o, --output FILE        write FILE (atomically) instead of stdout; .gz compresses\n"
@@ -149,6 +150,7 @@ int main(int argc, char **argv)
 	tl_cli_parse(&job.cli, argc, argv, options, &job);
 	if (job.opts.max_nodes == SIZE_MAX)
 		job.opts.max_nodes = tl_graphdot_default_max_nodes(job.opts.engine);
+	job.opts.laid_out = job.render != NULL;
 	tl_cli_tool tool = {.prepare = build, .write = draw};
 	if (job.render != NULL && tl_dot_format_binary(job.render))
 		tool.binary = job.render;

@@ -12,7 +12,7 @@
 #define EDGE_LABELS_AUTO 2000 /* auto: edge labels up to this many edges */
 #define COST_PER_NODE 40      /* dot's layout budget per --max-nodes node */
 #define COST_LABELS 3000      /* edge labels as labels (else xlabels) up to this cost */
-#define COST_FAST 8000	      /* from this cost on, dot iterates less */
+#define COST_FAST 8000	      /* from this cost on, dot iterates less, components apart */
 /* --max-nodes 0 draws every node unless one connected component (which
  * dot lays out alone, emit/dot_pack.h) costs more than this: on this
  * project's 2-core machine a component of cost 120,000 (a 1,000-node
@@ -296,7 +296,8 @@ static int fitting_depth(tl_graphdot *gd, struct rview *rv, int from, size_t *co
  * would, with a warning saying so and what to use instead. */
 static bool over_budget(tl_graphdot *gd, struct rview *rv, size_t count, uint64_t largest)
 {
-	if (gd->run_budget != 0 || !engine_is_dot(gd) || largest <= COST_BUDGET)
+	if (gd->run_budget != 0 || !gd->opts.laid_out || !engine_is_dot(gd) ||
+	    largest <= COST_BUDGET)
 		return false;
 	size_t def = tl_graphdot_default_max_nodes(gd->opts.engine);
 	gd->run_budget = gd->n_runs > 1 ? MAX(def / gd->n_runs, 1) : def;

@@ -739,9 +739,11 @@ int tl_dot_render_string(const tl_graphdot *gd, const char *format, GString **ou
 	if (g == NULL) {
 		rc = tl_error_set(err, "cannot render: Graphviz did not read the graph (%s)",
 				  gv_error->len ? gv_error->str : "no reason given");
-	} else if (strcmp(engine, "dot") == 0 &&
+	} else if (strcmp(engine, "dot") == 0 && gd->fast &&
 		   tl_dot_pack_layout(gvc, g, legend, &packed) != 0) {
-		/* components laid out apart and packed (emit/dot_pack.h) */
+		/* a big layout's components laid out apart and packed
+		 * (emit/dot_pack.h); a small one stays whole, its partitions
+		 * and scopes one box each */
 		rc = tl_error_set(err, "cannot render: %s layout failed%s%s", engine,
 				  gv_error->len ? ": " : "", gv_error->str);
 	} else if (packed == NULL && gvLayout(gvc, g, engine) != 0) {

@@ -10,6 +10,7 @@
 #include <pack.h>
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -309,11 +310,17 @@ int tl_dot_pack_layout(GVC_t *gvc, Agraph_t *g, const char *aside, Agraph_t **ou
 	p.skip = g_hash_table_new(g_direct_hash, g_direct_equal);
 	for (int c = 0; c < p.n; c++)
 		g_hash_table_add(p.skip, p.cc[c]);
+	gint64 t0 = g_get_monotonic_time();
+	bool debug = getenv("TL_GRAPHDOT_DEBUG") != NULL;
 	split(&p);
+	if (debug)
+		fprintf(stderr, "pack: %d components split %.3f s\n", p.n, (g_get_monotonic_time() - t0) / 1e6);
 	int rc = 0;
 	for (int c = 0; c < p.n && rc == 0; c++)
 		if (gvLayout(gvc, p.part[c], "dot") != 0)
 			rc = -1;
+	if (debug)
+		fprintf(stderr, "pack: laid out %.3f s\n", (g_get_monotonic_time() - t0) / 1e6);
 	packval_t *order = g_new(packval_t, (size_t)(unsigned)p.n);
 	for (int c = 0; c < p.n; c++)
 		order[c] = (packval_t)c;
@@ -341,8 +348,12 @@ int tl_dot_pack_layout(GVC_t *gvc, Agraph_t *g, const char *aside, Agraph_t **ou
 	/* each part's layout as attributes (pos, bb, lp...), as -Tdot has it */
 	for (int c = 0; c < p.n && rc == 0; c++)
 		attach_attrs(p.part[c]);
+	if (debug)
+		fprintf(stderr, "pack: packed %.3f s\n", (g_get_monotonic_time() - t0) / 1e6);
 	if (rc == 0) {
 		Agraph_t *all = join(&p);
+		if (debug)
+			fprintf(stderr, "pack: joined %.3f s\n", (g_get_monotonic_time() - t0) / 1e6);
 		if (gvLayout(gvc, all, "nop2") != 0) {
 			agclose(all);
 			rc = -1;
@@ -350,6 +361,8 @@ int tl_dot_pack_layout(GVC_t *gvc, Agraph_t *g, const char *aside, Agraph_t **ou
 			*out = all;
 		}
 	}
+	if (debug)
+		fprintf(stderr, "pack: nop2 %.3f s\n", (g_get_monotonic_time() - t0) / 1e6);
 	pack_free(&p, gvc);
 	return rc;
 }

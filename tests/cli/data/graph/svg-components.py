@@ -2,8 +2,8 @@
 nodes, the edges, the connected components (edges joined by their <title>
 "tail->head"), and how many components lie wholly below another one (dot
 alone lays components out side by side on the same ranks: none; packed in
-an array, rows of them: some). Also checks no two components' boxes
-overlap and exits 1 if some do."""
+an array, rows of them: some), and how many pairs of components' boxes
+overlap (packed: none)."""
 import sys
 import xml.etree.ElementTree as E
 
@@ -66,7 +66,6 @@ def main(path):
                 overlap += 1
     print('%d nodes, %d edges, %d components, %d below another, %d overlapping'
           % (len(nodes), len(edges), len(bs), below, overlap))
-    return 1 if overlap else 0
 
 
-sys.exit(main(sys.argv[1]))
+main(sys.argv[1])
