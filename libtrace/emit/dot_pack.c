@@ -53,8 +53,8 @@ static void map_attrs(struct attr_map *m, Agraph_t *from, Agraph_t *to, bool val
 			Agsym_t *t = agattr(to, kinds[k], s->name, NULL);
 			if (t == NULL) {
 				char *def = kinds[k] != AGRAPH ? s->defval
-						       : values	       ? agxget(from, s)
-								       : "";
+					    : values	       ? agxget(from, s)
+							       : "";
 				t = agattr(to, kinds[k], s->name, def);
 			}
 			m->to[k][s->id] = t;
@@ -120,7 +120,8 @@ static void split_subgraph(struct pack *p, Agraph_t *s, GHashTable *parent)
 		gpointer key = GINT_TO_POINTER(c + 1);
 		Agraph_t *sub = g_hash_table_lookup(mine, key);
 		if (sub == NULL) {
-			Agraph_t *up = parent != NULL ? g_hash_table_lookup(parent, key) : p->part[c];
+			Agraph_t *up =
+			    parent != NULL ? g_hash_table_lookup(parent, key) : p->part[c];
 			sub = agsubg(up, agnameof(s), 1);
 			copy_attrs(&p->map[c], s, sub);
 			g_hash_table_insert(mine, key, sub);
@@ -218,9 +219,9 @@ static Agraph_t *join(struct pack *p)
 		}
 		for (Agnode_t *n = agfstnode(part); n != NULL; n = agnxtnode(part, n))
 			for (Agedge_t *e = agfstout(part, n); e != NULL; e = agnxtout(part, e)) {
-				Agedge_t *f = agedge(all, g_hash_table_lookup(node_of, n),
-						     g_hash_table_lookup(node_of, aghead(e)), NULL,
-						     1);
+				Agedge_t *f =
+				    agedge(all, g_hash_table_lookup(node_of, n),
+					   g_hash_table_lookup(node_of, aghead(e)), NULL, 1);
 				copy_attrs(&m, e, f);
 			}
 		join_subgraphs(&m, part, all, c, names, node_of);
@@ -314,7 +315,8 @@ int tl_dot_pack_layout(GVC_t *gvc, Agraph_t *g, const char *aside, Agraph_t **ou
 	bool debug = getenv("TL_GRAPHDOT_DEBUG") != NULL;
 	split(&p);
 	if (debug)
-		fprintf(stderr, "pack: %d components split %.3f s\n", p.n, (g_get_monotonic_time() - t0) / 1e6);
+		fprintf(stderr, "pack: %d components split %.3f s\n", p.n,
+			(g_get_monotonic_time() - t0) / 1e6);
 	int rc = 0;
 	for (int c = 0; c < p.n && rc == 0; c++)
 		if (gvLayout(gvc, p.part[c], "dot") != 0)
@@ -353,7 +355,8 @@ int tl_dot_pack_layout(GVC_t *gvc, Agraph_t *g, const char *aside, Agraph_t **ou
 	if (rc == 0) {
 		Agraph_t *all = join(&p);
 		if (debug)
-			fprintf(stderr, "pack: joined %.3f s\n", (g_get_monotonic_time() - t0) / 1e6);
+			fprintf(stderr, "pack: joined %.3f s\n",
+				(g_get_monotonic_time() - t0) / 1e6);
 		if (gvLayout(gvc, all, "nop2") != 0) {
 			agclose(all);
 			rc = -1;

@@ -81,7 +81,7 @@ static void test_pack(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pack),
+	    cmocka_unit_test(test_pack),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
