@@ -751,17 +751,23 @@ int tl_dot_render_string(const tl_graphdot *gd, const char *format, GString **ou
 				  gv_error->len ? ": " : "", gv_error->str);
 	} else {
 		Agraph_t *drawn = packed != NULL ? packed : g;
+		/* a memory stream, which grows its buffer by doubling:
+		 * gvRenderData grows its own a page at a time, and copied
+		 * most of a 100 MB picture over and over */
 		char *data = NULL;
-		unsigned int len = 0;
-		if (gvRenderData(gvc, drawn, format, &data, &len) != 0) {
+		size_t len = 0;
+		FILE *f = open_memstream(&data, &len);
+		int bad = f == NULL || gvRender(gvc, drawn, format, f) != 0;
+		if (f != NULL && fclose(f) != 0)
+			bad = 1;
+		if (bad) {
 			rc = tl_error_set(err, "cannot render %s: %s", format,
 					  gv_error->len ? gv_error->str
 							: "Graphviz has no renderer for it");
 		} else {
-			*out = g_string_new_len(data, len);
+			*out = g_string_new_len(data, (gssize)len);
 		}
-		if (data != NULL)
-			gvFreeRenderData(data);
+		free(data);
 		gvFreeLayout(gvc, drawn);
 	}
 	if (packed != NULL)
