@@ -447,6 +447,30 @@ other_runs() {
 	line "graph-render -T svg, 6000-op run, collapsed" "$g6k_mb"
 	measure "$BIN/graph-render" -q -T svg --fold "$g6k"
 	line "graph-render -T svg, 6000-op run, --fold" "$g6k_mb"
+
+	# graph-render -T svg --max-nodes 0: every node laid out by dot, one
+	# connected component at a time, and packed. A look-alike of a 6,000-node
+	# GraphDef of about 400 components (a real 6,214-node ResNet GraphDef is
+	# not in shared/realdata): 40 small replicas of trace-gen's training
+	# graph, each with 9 initializer chains beside it; then 49,950 nodes of
+	# 333 such replicas (3,330 components), so that the growth per node (1.00
+	# linear) compares components of one size. trace-gen's training graphs
+	# cost dot far more per node than that ResNet did (a 1,000-node one: 5 s),
+	# so the components are small.
+	gc6k="$WORK/graph-6k-400cc.pb"
+	gc50k="$WORK/graph-50k-3330cc.pb"
+	if [ ! -s "$gc6k" ] || [ ! -s "$gc50k" ]; then
+		echo "bench: generating $gc6k and $gc50k" >&2
+		"$TESTBIN/trace-gen" --tasks 40 --ops 150 --components 10 --scope-depth 2 -o "$gc6k"
+		"$TESTBIN/trace-gen" --tasks 333 --ops 150 --components 10 --scope-depth 2 -o "$gc50k"
+	fi
+	measure "$BIN/graph-render" -q -T svg --max-nodes 0 "$gc6k"
+	line "graph-render -T svg, 6k nodes/400 cc, every node" "$(mb "$(bytes "$gc6k")")"
+	gw6k=$best gc6k_cpu=$bcpu
+	measure "$BIN/graph-render" -q -T svg --max-nodes 0 "$gc50k"
+	line "graph-render -T svg, 50k nodes/3330 cc, every node" "$(mb "$(bytes "$gc50k")")"
+	awk -v a="$gw6k" -v b="$best" -v c="$gc6k_cpu" -v d="$bcpu" \
+		'BEGIN { printf "%-46s %6.2f (CPU %.2f): (wall at 50k / wall at 6k) / (49950 / 6000)\n", "graph-render every node, growth per node", (b / a) / (49950 / 6000), (d / c) / (49950 / 6000) }'
 }
 [ "${BENCH_OTHER:-1}" = 0 ] || other_runs
 

@@ -63,7 +63,16 @@ static const char usage[] =
     "                           (default 1)\n"
     "      --max-nodes N        above N nodes collapse scopes by level until the\n"
     "                           picture fits, and say so (default 1500; 6000 for\n"
-    "                           sfdp, osage, patchwork; 0: never)\n"
+    "                           sfdp, osage, patchwork; 0: never, but laid out by\n"
+    "                           dot with -T, one connected component of a layout\n"
+    "                           cost (nodes plus bends of edges spanning ranks)\n"
+    "                           over 150000 is drawn as the default would, with a\n"
+    "                           warning)\n"
+    "\n"
+    "With dot (-T), a big layout (a cost over 8000) has its connected components\n"
+    "laid out apart and packed in an array, in-process with Graphviz's pack\n"
+    "library; from the DOT, Graphviz's tools do the same: graph-render run.pb |\n"
+    "ccomps -x | dot | gvpack -array_u | neato -n2 -Tsvg > graph.svg\n"
     "\n"
     "Output and input:\n"
     "  -o, --output FILE        write FILE (atomically) instead of stdout; .gz compresses\n"
@@ -182,6 +191,7 @@ int main(int argc, char **argv)
 	    job.opts.color_by != TL_COLOR_MEMORY)
 		tl_cli_usage_error(&job.cli, "--diff colours by time or memory, not by %s",
 				   tl_color_by_names[job.opts.color_by]);
+	job.opts.laid_out = job.render != NULL;
 	tl_cli_tool tool = {.prepare = job.diff ? build_diff : build, .write = draw};
 	tool.stream = job.diff;
 	if (job.render != NULL && tl_dot_format_binary(job.render))

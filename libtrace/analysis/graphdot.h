@@ -59,6 +59,8 @@ typedef struct tl_graphdot_opts {
 	size_t max_nodes;    /* lower the depth above this many nodes, over all runs (0: never) */
 	int edge_labels;     /* 1 on, 0 off, -1 auto (off above 2000 edges) */
 	const char *engine;  /* layout engine (NULL: dot), written as the graph's layout */
+	bool laid_out;	     /* laid out in-process (-T): max_nodes 0 keeps to the
+			      * layout budget (graphdot_layout.c) */
 	/* Per run, its memory analysis (analysis/memory.h) where the caller
 	 * has built it already; NULL, or a NULL entry: built here. */
 	const struct tl_memory *const *memory;

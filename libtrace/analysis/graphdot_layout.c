@@ -12,7 +12,13 @@
 #define EDGE_LABELS_AUTO 2000 /* auto: edge labels up to this many edges */
 #define COST_PER_NODE 40      /* dot's layout budget per --max-nodes node */
 #define COST_LABELS 3000      /* edge labels as labels (else xlabels) up to this cost */
-#define COST_FAST 8000	      /* from this cost on, dot iterates less */
+#define COST_FAST 8000	      /* from this cost on, dot iterates less, components apart */
+/* --max-nodes 0 draws every node unless one connected component (which
+ * dot lays out alone, emit/dot_pack.h) costs more than this: on this
+ * project's 2-core machine a component of cost 120,000 (a 1,000-node
+ * generated training graph) takes dot about 5 s, and the time grows
+ * faster than the cost */
+#define COST_BUDGET 150000
 
 /* ------------------------------------------------------------------ */
 /* Layout cost                                                         */
@@ -82,8 +88,48 @@ static uint32_t *reverse_back_edges(uint32_t nv, uint64_t *edges, size_t ne)
  * breaks cycles), then each node with more edges out than in moved down
  * next to its successors (as dot's ranking shortens such edges). `edges`
  * is sorted and holds (src << 32 | dst) pairs without duplicates. */
-static uint64_t layout_cost(uint32_t nv, uint64_t *edges, size_t ne)
+static uint32_t find_root(uint32_t *up, uint32_t v)
 {
+	while (up[v] != v) {
+		up[v] = up[up[v]];
+		v = up[v];
+	}
+	return v;
+}
+
+/* The cost of the dearest connected component, from each node's rank. */
+static uint64_t largest_component(uint32_t nv, const uint64_t *edges, size_t ne,
+				  const int64_t *rank)
+{
+	uint32_t *up = g_new(uint32_t, nv);
+	uint64_t *cost = g_new0(uint64_t, nv);
+	for (uint32_t v = 0; v < nv; v++)
+		up[v] = v;
+	for (size_t e = 0; e < ne; e++) {
+		uint32_t a = find_root(up, (uint32_t)(edges[e] >> 32));
+		uint32_t b = find_root(up, (uint32_t)edges[e]);
+		if (a != b)
+			up[a < b ? b : a] = a < b ? a : b;
+	}
+	for (uint32_t v = 0; v < nv; v++)
+		cost[find_root(up, v)]++;
+	for (size_t e = 0; e < ne; e++) {
+		int64_t span = rank[(uint32_t)edges[e]] - rank[edges[e] >> 32];
+		if (span > 1)
+			cost[find_root(up, (uint32_t)edges[e])] += (uint64_t)(span - 1);
+	}
+	uint64_t most = 0;
+	for (uint32_t v = 0; v < nv; v++)
+		if (cost[v] > most)
+			most = cost[v];
+	g_free(cost);
+	g_free(up);
+	return most;
+}
+
+static uint64_t layout_cost(uint32_t nv, uint64_t *edges, size_t ne, uint64_t *largest)
+{
+	*largest = 0;
 	if (nv == 0)
 		return 0;
 	uint32_t *order = reverse_back_edges(nv, edges, ne);
@@ -124,6 +170,7 @@ static uint64_t layout_cost(uint32_t nv, uint64_t *edges, size_t ne)
 		if (span > 1)
 			cost += (uint64_t)(span - 1);
 	}
+	*largest = largest_component(nv, edges, ne, rank);
 	g_free(first);
 	g_free(indeg);
 	g_free(rank);
@@ -176,8 +223,9 @@ static uint32_t count_at_depth(struct rview *rv, int depth)
 	return nv;
 }
 
-/* How many vertices the run draws at `depth`, and the layout cost. */
-static size_t try_depth(struct rview *rv, int depth, uint64_t *cost)
+/* How many vertices the run draws at `depth`, and the layout cost (of the
+ * dearest connected component in *largest, where not NULL). */
+static size_t try_depth_of(struct rview *rv, int depth, uint64_t *cost, uint64_t *largest)
 {
 	size_t n = rv->run->n_nodes;
 	uint32_t *id = g_new(uint32_t, n + 1);
@@ -195,10 +243,18 @@ static size_t try_depth(struct rview *rv, int depth, uint64_t *cost)
 	for (size_t k = 0; k < m; k++)
 		if (u == 0 || pairs[k] != pairs[u - 1])
 			pairs[u++] = pairs[k];
-	*cost = layout_cost(nv, pairs, u);
+	uint64_t most;
+	*cost = layout_cost(nv, pairs, u, &most);
+	if (largest != NULL)
+		*largest = most;
 	g_free(pairs);
 	g_free(id);
 	return nv;
+}
+
+static size_t try_depth(struct rview *rv, int depth, uint64_t *cost)
+{
+	return try_depth_of(rv, depth, cost, NULL);
 }
 
 /* ------------------------------------------------------------------ */
@@ -235,13 +291,37 @@ static int fitting_depth(tl_graphdot *gd, struct rview *rv, int from, size_t *co
 	return 0;
 }
 
+/* Whether a run drawn whole (--max-nodes 0) would cost dot more than the
+ * budget in one component: then it is drawn as the default --max-nodes
+ * would, with a warning saying so and what to use instead. */
+static bool over_budget(tl_graphdot *gd, struct rview *rv, size_t count, uint64_t largest)
+{
+	if (gd->run_budget != 0 || !gd->opts.laid_out || !engine_is_dot(gd) ||
+	    largest <= COST_BUDGET)
+		return false;
+	size_t def = tl_graphdot_default_max_nodes(gd->opts.engine);
+	gd->run_budget = gd->n_runs > 1 ? MAX(def / gd->n_runs, 1) : def;
+	tl_warn("graph-layout-budget",
+		"'%s': laying out all %zu nodes with dot would take long (a connected "
+		"component of layout cost %" G_GUINT64_FORMAT ", over %d): drawn as with "
+		"--max-nodes %zu; -K sfdp lays out every node quickly, --focus or --top draw "
+		"a part",
+		rv->run->label, count, largest, COST_BUDGET, def);
+	return true;
+}
+
 /* When even the top level does not fit, numbered siblings fold too. */
 int tl_graphdot_layout_depth(tl_graphdot *gd, struct rview *rv, uint64_t *cost)
 {
 	int depth = gd->opts.max_depth;
-	size_t count = try_depth(rv, depth, cost);
-	if (fits(gd, count, *cost))
+	uint64_t largest;
+	size_t count = try_depth_of(rv, depth, cost, &largest);
+	bool lowered = over_budget(gd, rv, count, largest);
+	if (fits(gd, count, *cost)) {
+		if (lowered)
+			gd->run_budget = 0;
 		return depth;
+	}
 	gd->stats.auto_collapsed = true;
 	int from = depth > 0 ? depth - 1 : rv->max_scope_depth;
 	int d = fitting_depth(gd, rv, from, &count, cost);
@@ -254,11 +334,17 @@ int tl_graphdot_layout_depth(tl_graphdot *gd, struct rview *rv, uint64_t *cost)
 	if (d == 0) {
 		d = 1;
 		count = try_depth(rv, d, cost);
+		if (lowered)
+			gd->run_budget = 0;
 		tl_warn("graph-auto-collapse-short",
 			"'%s': %zu nodes even with every top-level scope drawn as one node: "
 			"the layout may take long; --focus or --top draw a part",
 			rv->run->label, count);
 		return d;
+	}
+	if (lowered) {
+		gd->run_budget = 0;
+		return d; /* said once, by the budget's warning */
 	}
 	tl_warn(folded_now ? "graph-auto-fold" : "graph-auto-collapse",
 		"'%s': %zu nodes are too many to lay out quickly (--max-nodes %zu%s): "

@@ -103,12 +103,20 @@ static void ids_register(void *state, int objtype, void *obj)
 	(void)obj;
 }
 
+static Agiddisc_t seq_id_disc = {ids_open,  ids_map,   ids_alloc,   ids_free,
+				 ids_print, ids_close, ids_register};
+
 Agraph_t *tl_dot_read(const char *text)
 {
-	static Agiddisc_t ids = {ids_open,  ids_map,   ids_alloc,   ids_free,
-				 ids_print, ids_close, ids_register};
 	Agiodisc_t io = {text_read, AgIoDisc.putstr, AgIoDisc.flush};
-	Agdisc_t disc = {&AgMemDisc, &ids, &io};
+	Agdisc_t disc = {&AgMemDisc, &seq_id_disc, &io};
 	text_chan chan = {.data = text, .len = strlen(text)};
 	return agread(&chan, &disc);
+}
+
+Agraph_t *tl_dot_open(const char *name)
+{
+	/* the graph keeps a pointer to its discipline */
+	static Agdisc_t disc = {&AgMemDisc, &seq_id_disc, &AgIoDisc};
+	return agopen((char *)name, Agdirected, &disc);
 }

@@ -17,5 +17,8 @@
 /* The graph of `text` (NUL-terminated), or NULL where Graphviz cannot read
  * it (its error handler is told why). Free with agclose. */
 Agraph_t *tl_dot_read(const char *text);
+/* An empty directed graph whose objects get their IDs the same way, in the
+ * order they are made. Free with agclose. */
+Agraph_t *tl_dot_open(const char *name);
 
 #endif

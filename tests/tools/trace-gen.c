@@ -36,7 +36,9 @@
  * For benchmarks of shapes real dumps take: --tasks N puts N worker tasks in
  * one run, each a replica of the model on its own devices and tracer rows
  * (1,100 tasks of one GPU: about 10,000 devices and streams), and
- * --scope-depth D nests every node D name scopes deeper.
+ * --scope-depth D nests every node D name scopes deeper, and --components N
+ * adds N - 1 small graphs beside the model (a GraphDef's initializers and
+ * unused constants), so that a task's graph has N connected components.
  *
  * --truth FILE writes what really happened to memory beside the dump, in the
  * shape of the truth files in shared/oracle/exact: per allocator the exact in-use
@@ -96,6 +98,7 @@ struct cfg {
 	int unrecorded_recv;	 /* percent of _Recv executions without stats, -1: unset */
 	int tasks;		 /* worker tasks in one run, 0: one local task */
 	int scope_depth;	 /* name scopes above every node of the model */
+	int components;		 /* connected components per task, 0: as the model has */
 };
 
 /* The percent of _Recv executions left without stats: --unrecorded-recv,
@@ -150,6 +153,7 @@ enum {
 	TAG_MEMORY,
 	TAG_KERNEL,
 	TAG_QUIRK,
+	TAG_ISLAND,
 };
 
 /* ------------------------------------------------------------------ */
@@ -1610,6 +1614,29 @@ static void build_targets(struct bld *b)
 	g_free(dead);
 }
 
+/* --components N: N - 1 small graphs beside the model, connected neither to
+ * it nor to each other, as a GraphDef's initializers and unused constants
+ * are: each a chain on the CPU of a Const and up to 11 Identity ops (four in
+ * ten a lone Const), four scopes deep, its last node a target of its own
+ * (not grouped under the step's NoOp, which would join them). */
+static void build_islands(struct bld *b, int n)
+{
+	char scope[128];
+	for (int k = 0; k < n; k++) {
+		uint64_t r = stream_seed(b->cfg->seed, TAG_ISLAND, (uint64_t)k);
+		int len = chance(&r, 40) ? 1 : (int)rnd(&r, 2, 12);
+		int64_t width = rnd(&r, 1, 256);
+		snprintf(scope, sizeof scope, "init_ops/block_%d/unit_%d/var_%d/Initializer", k / 64,
+			 k / 8 % 8, k % 8);
+		struct ref x = const_f32(b, 0, nm(b, "%s/Const", scope), shape1(width), 0.5f);
+		for (int i = 1; i < len; i++) {
+			int id = add(b, nm(b, "%s/Identity", scope), OP_IDENTITY, 0, IN(x));
+			x = node_output(b->m, id, F32, shape1(width));
+		}
+		b->m->nodes[x.node].target = true;
+	}
+}
+
 static void build_model(struct bld *b, int L, long pads)
 {
 	const struct cfg *cfg = b->cfg;
@@ -1680,6 +1707,8 @@ static void build_model(struct bld *b, int L, long pads)
 	b->dev = b->var_dev;
 	build_updates(b);
 	build_pads(b, pads);
+	if (cfg->components > 1)
+		build_islands(b, cfg->components - 1);
 	build_targets(b);
 	g_free(pl);
 }
@@ -4066,6 +4095,8 @@ static json_t *truth_args(const struct gen *g, const struct step *st)
 		json_object_set_new(o, "unrecorded_recv", jint(cfg->unrecorded_recv));
 	if (cfg->scope_depth > 0)
 		json_object_set_new(o, "scope_depth", jint(cfg->scope_depth));
+	if (cfg->components > 0)
+		json_object_set_new(o, "components", jint(cfg->components));
 	return o;
 }
 
@@ -4536,6 +4567,12 @@ static const char USAGE[] =
     "                       and in all), with its own timings; no --truth\n"
     "  --scope-depth D      every node of the model under D (1..40) more name\n"
     "                       scopes: block_1/block_2/.../block_D/\n"
+    "  --components N       N (1..100000) connected components in each task's graph:\n"
+    "                       the model and N - 1 small graphs beside it on the CPU,\n"
+    "                       as a GraphDef's initializers and unused constants (a\n"
+    "                       Const and up to 11 Identity ops under\n"
+    "                       init_ops/block_*/unit_*/var_*/Initializer/), counted\n"
+    "                       in --ops\n"
     "  --truth FILE         also write the run's true memory behaviour as JSON, in\n"
     "                       the shape of shared/oracle/exact/*.truth.json: per\n"
     "                       allocator the exact in-use curve and peak, every buffer\n"
@@ -4661,6 +4698,9 @@ static void parse_args(const tl_cli *cli, int argc, char **argv, struct cfg *cfg
 		} else if (strcmp(opt, "--scope-depth") == 0) {
 			cfg->scope_depth = (int)parse_long(
 			    cli, opt, need_value(cli, argc, argv, &i, opt, eq), 1, 40);
+		} else if (strcmp(opt, "--components") == 0) {
+			cfg->components = (int)parse_long(
+			    cli, opt, need_value(cli, argc, argv, &i, opt, eq), 1, 100000);
 		} else if (strcmp(opt, "--truth") == 0) {
 			cfg->truth = need_value(cli, argc, argv, &i, opt, eq);
 		} else if (strcmp(opt, "--flows-truth") == 0) {

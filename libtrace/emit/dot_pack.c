@@ -1,0 +1,371 @@
+/* dot_pack: the components of a graph laid out apart by dot and packed
+ * with Graphviz's pack library (pack.h: ccomps, packGraphs), then put back
+ * into one graph at their places for neato -n2 ("nop2") to render, as
+ * `ccomps -x | dot | gvpack -array_u | neato -n2` does. Nothing of the
+ * layout is ours: Graphviz lays out, packs and draws. */
+#include "emit/dot_pack.h"
+#include "emit/dot_read.h"
+
+#include <glib.h>
+#include <pack.h>
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Graphviz's writer of a layout into attributes, what -Tdot writes and
+ * neato -n2 reads back: exported by libgvc (its plugins call it), declared
+ * in a header it does not install. */
+extern void attach_attrs(Agraph_t *g);
+
+#define CC_PREFIX "_tl_cc" /* ccomps' subgraphs, deleted once read */
+#define PACK_MARGIN 8	   /* points around each component: gvpack's default */
+
+/* For each attribute of one graph, its namesake in another (NULL: none). */
+struct attr_map {
+	Agsym_t **to[3]; /* by kind (AGRAPH, AGNODE, AGEDGE), by the from-symbol's id */
+	int n[3];
+};
+
+static int kind_of(void *obj)
+{
+	int k = AGTYPE(obj);
+	return k == AGINEDGE ? AGEDGE : k;
+}
+
+/* Declares in `to` every attribute of `from` not yet there, with the same
+ * default (graph attributes: the value on `from` where `values`, else none),
+ * and maps them. */
+static void map_attrs(struct attr_map *m, Agraph_t *from, Agraph_t *to, bool values)
+{
+	static const int kinds[3] = {AGRAPH, AGNODE, AGEDGE};
+	for (int k = 0; k < 3; k++) {
+		int max = -1;
+		for (Agsym_t *s = agnxtattr(from, kinds[k], NULL); s != NULL;
+		     s = agnxtattr(from, kinds[k], s))
+			if (s->id > max)
+				max = s->id;
+		m->n[k] = max + 1;
+		m->to[k] = g_new0(Agsym_t *, (size_t)(unsigned)m->n[k] + 1);
+		for (Agsym_t *s = agnxtattr(from, kinds[k], NULL); s != NULL;
+		     s = agnxtattr(from, kinds[k], s)) {
+			Agsym_t *t = agattr(to, kinds[k], s->name, NULL);
+			if (t == NULL) {
+				char *def = kinds[k] != AGRAPH ? s->defval
+					    : values	       ? agxget(from, s)
+							       : "";
+				t = agattr(to, kinds[k], s->name, def);
+			}
+			m->to[k][s->id] = t;
+		}
+	}
+}
+
+static void map_free(struct attr_map *m)
+{
+	for (int k = 0; k < 3; k++)
+		g_free(m->to[k]);
+}
+
+/* Sets an attribute, an HTML-like label staying one. */
+static void set_attr(void *obj, Agsym_t *sym, char *value)
+{
+	if (!aghtmlstr(value)) {
+		agxset(obj, sym, value);
+		return;
+	}
+	Agraph_t *root = agroot(obj);
+	char *html = agstrdup_html(root, value);
+	agxset(obj, sym, html); /* finds the HTML string just made */
+	agstrfree(root, html);
+}
+
+/* Copies the attributes of `from` (of the map's source graph) onto `to`,
+ * those already at their default on a new node or edge skipped. */
+static void copy_attrs(const struct attr_map *m, void *from, void *to)
+{
+	int k = kind_of(from);
+	Agraph_t *src = agroot(from);
+	for (Agsym_t *s = agnxtattr(src, k, NULL); s != NULL; s = agnxtattr(src, k, s)) {
+		Agsym_t *t = s->id < m->n[k] ? m->to[k][s->id] : NULL;
+		if (t == NULL)
+			continue;
+		char *v = agxget(from, s);
+		if (k != AGRAPH && strcmp(v, t->defval) == 0)
+			continue;
+		set_attr(to, t, v);
+	}
+}
+
+struct pack {
+	Agraph_t *g; /* the whole graph */
+	int n;	     /* components */
+	Agraph_t **cc;
+	Agraph_t **part;      /* per component, its graph */
+	int *comp_of;	      /* per node seq, its component */
+	Agnode_t **copy;      /* per node seq, its copy in its component */
+	GHashTable *skip;     /* ccomps' subgraphs */
+	struct attr_map *map; /* per component, from g */
+};
+
+/* The copy of subgraph `s` in each component it has nodes in, below the
+ * copies of its parent (`parent`, component -> subgraph), then the same for
+ * the subgraphs inside it. */
+static void split_subgraph(struct pack *p, Agraph_t *s, GHashTable *parent)
+{
+	GHashTable *mine = g_hash_table_new(g_direct_hash, g_direct_equal);
+	for (Agnode_t *n = agfstnode(s); n != NULL; n = agnxtnode(s, n)) {
+		int c = p->comp_of[AGSEQ(n)];
+		gpointer key = GINT_TO_POINTER(c + 1);
+		Agraph_t *sub = g_hash_table_lookup(mine, key);
+		if (sub == NULL) {
+			Agraph_t *up =
+			    parent != NULL ? g_hash_table_lookup(parent, key) : p->part[c];
+			sub = agsubg(up, agnameof(s), 1);
+			copy_attrs(&p->map[c], s, sub);
+			g_hash_table_insert(mine, key, sub);
+		}
+		agsubnode(sub, p->copy[AGSEQ(n)], 1);
+	}
+	for (Agraph_t *c = agfstsubg(s); c != NULL; c = agnxtsubg(c))
+		split_subgraph(p, c, mine);
+	g_hash_table_destroy(mine);
+}
+
+/* Each component as a graph of its own: its nodes and edges, the clusters
+ * it has nodes in, the attributes of all of them and of the whole graph
+ * (but its label: the title goes once on the packed graph). */
+static void split(struct pack *p)
+{
+	Agraph_t *g = p->g;
+	int max_seq = 0;
+	for (Agnode_t *n = agfstnode(g); n != NULL; n = agnxtnode(g, n))
+		if ((int)AGSEQ(n) > max_seq)
+			max_seq = (int)AGSEQ(n);
+	size_t slots = (size_t)(unsigned)max_seq + 1;
+	p->comp_of = g_new0(int, slots);
+	p->copy = g_new0(Agnode_t *, slots);
+	for (int c = 0; c < p->n; c++)
+		for (Agnode_t *n = agfstnode(p->cc[c]); n != NULL; n = agnxtnode(p->cc[c], n))
+			p->comp_of[AGSEQ(n)] = c;
+	p->part = g_new0(Agraph_t *, (size_t)(unsigned)p->n);
+	p->map = g_new0(struct attr_map, (size_t)(unsigned)p->n);
+	Agsym_t *label = agattr(g, AGRAPH, "label", NULL);
+	for (int c = 0; c < p->n; c++) {
+		p->part[c] = tl_dot_open(agnameof(g));
+		map_attrs(&p->map[c], g, p->part[c], true);
+		if (label != NULL)
+			agxset(p->part[c], p->map[c].to[AGRAPH][label->id], "");
+	}
+	for (Agnode_t *n = agfstnode(g); n != NULL; n = agnxtnode(g, n)) {
+		int c = p->comp_of[AGSEQ(n)];
+		Agnode_t *m = agnode(p->part[c], agnameof(n), 1);
+		copy_attrs(&p->map[c], n, m);
+		p->copy[AGSEQ(n)] = m;
+	}
+	for (Agnode_t *n = agfstnode(g); n != NULL; n = agnxtnode(g, n)) {
+		int c = p->comp_of[AGSEQ(n)];
+		for (Agedge_t *e = agfstout(g, n); e != NULL; e = agnxtout(g, e)) {
+			Agedge_t *f = agedge(p->part[c], p->copy[AGSEQ(agtail(e))],
+					     p->copy[AGSEQ(aghead(e))], NULL, 1);
+			copy_attrs(&p->map[c], e, f);
+		}
+	}
+	for (Agraph_t *s = agfstsubg(g); s != NULL; s = agnxtsubg(s))
+		if (!g_hash_table_contains(p->skip, s))
+			split_subgraph(p, s, NULL);
+}
+
+/* The copies of the subgraphs of `s` below `into`, named apart from those
+ * of the components before (`names`). */
+static void join_subgraphs(const struct attr_map *m, Agraph_t *s, Agraph_t *into, int c,
+			   GHashTable *names, GHashTable *node_of)
+{
+	for (Agraph_t *sub = agfstsubg(s); sub != NULL; sub = agnxtsubg(sub)) {
+		const char *name = agnameof(sub);
+		char *unique = g_strdup(name);
+		for (int k = 2; g_hash_table_contains(names, unique); k++) {
+			g_free(unique);
+			unique = g_strdup_printf("%s#cc%d.%d", name, c, k);
+		}
+		g_hash_table_add(names, unique);
+		Agraph_t *t = agsubg(into, unique, 1);
+		copy_attrs(m, sub, t);
+		for (Agnode_t *n = agfstnode(sub); n != NULL; n = agnxtnode(sub, n))
+			agsubnode(t, g_hash_table_lookup(node_of, n), 1);
+		join_subgraphs(m, sub, t, c, names, node_of);
+	}
+}
+
+/* One graph of every component at its place, for neato -n2: the title and
+ * graph attributes of the whole, the positions of the parts. */
+static Agraph_t *join(struct pack *p)
+{
+	Agraph_t *all = tl_dot_open(agnameof(p->g));
+	struct attr_map root;
+	map_attrs(&root, p->g, all, true);
+	map_free(&root);
+	GHashTable *names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	GHashTable *node_of = g_hash_table_new(g_direct_hash, g_direct_equal);
+	for (int c = 0; c < p->n; c++) {
+		Agraph_t *part = p->part[c];
+		struct attr_map m;
+		map_attrs(&m, part, all, false);
+		for (Agnode_t *n = agfstnode(part); n != NULL; n = agnxtnode(part, n)) {
+			Agnode_t *a = agnode(all, agnameof(n), 1);
+			copy_attrs(&m, n, a);
+			g_hash_table_insert(node_of, n, a);
+		}
+		for (Agnode_t *n = agfstnode(part); n != NULL; n = agnxtnode(part, n))
+			for (Agedge_t *e = agfstout(part, n); e != NULL; e = agnxtout(part, e)) {
+				Agedge_t *f =
+				    agedge(all, g_hash_table_lookup(node_of, n),
+					   g_hash_table_lookup(node_of, aghead(e)), NULL, 1);
+				copy_attrs(&m, e, f);
+			}
+		join_subgraphs(&m, part, all, c, names, node_of);
+		map_free(&m);
+	}
+	g_hash_table_destroy(node_of);
+	g_hash_table_destroy(names);
+	return all;
+}
+
+static void pack_free(struct pack *p, GVC_t *gvc)
+{
+	for (int c = 0; c < p->n; c++) {
+		if (p->part != NULL && p->part[c] != NULL) {
+			gvFreeLayout(gvc, p->part[c]);
+			agclose(p->part[c]);
+		}
+		if (p->map != NULL)
+			map_free(&p->map[c]);
+		agdelete(p->g, p->cc[c]);
+	}
+	free(p->cc);
+	agclean(p->g, AGNODE, "Agnodeinfo_t");
+	g_free(p->part);
+	g_free(p->map);
+	g_free(p->comp_of);
+	g_free(p->copy);
+	if (p->skip != NULL)
+		g_hash_table_destroy(p->skip);
+}
+
+/* Each node's position in inches (ND_pos), from its coordinates in points;
+ * the array returned holds them all. */
+static double *attach_pos(Agraph_t *g)
+{
+	double *all = g_new(double, 2 * (size_t)(unsigned)agnnodes(g) + 2);
+	double *p = all;
+	for (Agnode_t *n = agfstnode(g); n != NULL; n = agnxtnode(g, n)) {
+		ND_pos(n) = p;
+		p[0] = ND_coord(n).x / POINTS_PER_INCH;
+		p[1] = ND_coord(n).y / POINTS_PER_INCH;
+		p += 2;
+	}
+	return all;
+}
+
+/* The coordinates back from the positions, which go. */
+static void reset_coord(Agraph_t *g, double *all)
+{
+	for (Agnode_t *n = agfstnode(g); n != NULL; n = agnxtnode(g, n)) {
+		ND_coord(n).x = ND_pos(n)[0] * POINTS_PER_INCH;
+		ND_coord(n).y = ND_pos(n)[1] * POINTS_PER_INCH;
+		ND_pos(n) = NULL;
+	}
+	g_free(all);
+}
+
+/* The components but a node named `aside` alone. */
+static int counted(const struct pack *p, const char *aside)
+{
+	int k = 0;
+	for (int c = 0; c < p->n; c++) {
+		Agnode_t *n = agfstnode(p->cc[c]);
+		if (aside != NULL && agnnodes(p->cc[c]) == 1 && strcmp(agnameof(n), aside) == 0)
+			continue;
+		k++;
+	}
+	return k;
+}
+
+int tl_dot_pack_layout(GVC_t *gvc, Agraph_t *g, const char *aside, Agraph_t **out)
+{
+	struct pack p = {.g = g};
+	*out = NULL;
+	/* ccomps marks the nodes it has seen in their layout record, which
+	 * goes once it is done: a layout of `g` starts from a clean one */
+	aginit(g, AGNODE, "Agnodeinfo_t", sizeof(Agnodeinfo_t), TRUE);
+	p.cc = ccomps(g, &p.n, CC_PREFIX);
+	if (p.cc == NULL) {
+		agclean(g, AGNODE, "Agnodeinfo_t");
+		return 0;
+	}
+	if (counted(&p, aside) < 2) {
+		pack_free(&p, gvc);
+		return 0;
+	}
+	p.skip = g_hash_table_new(g_direct_hash, g_direct_equal);
+	for (int c = 0; c < p.n; c++)
+		g_hash_table_add(p.skip, p.cc[c]);
+	gint64 t0 = g_get_monotonic_time();
+	bool debug = getenv("TL_GRAPHDOT_DEBUG") != NULL;
+	split(&p);
+	if (debug)
+		fprintf(stderr, "pack: %d components split %.3f s\n", p.n,
+			(g_get_monotonic_time() - t0) / 1e6);
+	int rc = 0;
+	for (int c = 0; c < p.n && rc == 0; c++)
+		if (gvLayout(gvc, p.part[c], "dot") != 0)
+			rc = -1;
+	if (debug)
+		fprintf(stderr, "pack: laid out %.3f s\n", (g_get_monotonic_time() - t0) / 1e6);
+	packval_t *order = g_new(packval_t, (size_t)(unsigned)p.n);
+	for (int c = 0; c < p.n; c++)
+		order[c] = (packval_t)c;
+	pack_info info = {
+	    .margin = PACK_MARGIN,
+	    .doSplines = 1, /* edges move with their nodes */
+	    .mode = l_array,
+	    .vals = order,
+	    .flags = PK_USER_VALS,
+	};
+	if (rc == 0) {
+		/* packGraphs reads and moves the positions in inches, as
+		 * neato keeps them; dot keeps points (dot's own packing
+		 * does the same in doDot: attachPos, resetCoord) */
+		double **pos = g_new0(double *, (size_t)(unsigned)p.n);
+		for (int c = 0; c < p.n; c++)
+			pos[c] = attach_pos(p.part[c]);
+		if (packGraphs(p.n, p.part, NULL, &info) != 0)
+			rc = -1;
+		for (int c = 0; c < p.n; c++)
+			reset_coord(p.part[c], pos[c]);
+		g_free(pos);
+	}
+	g_free(order);
+	/* each part's layout as attributes (pos, bb, lp...), as -Tdot has it */
+	for (int c = 0; c < p.n && rc == 0; c++)
+		attach_attrs(p.part[c]);
+	if (debug)
+		fprintf(stderr, "pack: packed %.3f s\n", (g_get_monotonic_time() - t0) / 1e6);
+	if (rc == 0) {
+		Agraph_t *all = join(&p);
+		if (debug)
+			fprintf(stderr, "pack: joined %.3f s\n",
+				(g_get_monotonic_time() - t0) / 1e6);
+		if (gvLayout(gvc, all, "nop2") != 0) {
+			agclose(all);
+			rc = -1;
+		} else {
+			*out = all;
+		}
+	}
+	if (debug)
+		fprintf(stderr, "pack: nop2 %.3f s\n", (g_get_monotonic_time() - t0) / 1e6);
+	pack_free(&p, gvc);
+	return rc;
+}
