@@ -907,6 +907,7 @@ static void build_allocators(tl_memory *mem, bool any_estimated)
 	tl_memory_curve_allocators(mem, samples);
 	tl_memory_curve_build(mem, false);
 	if (any_estimated) {
+		tl_memory_ids_narrow(mem, samples);
 		tl_memory_birth_place(mem, samples);
 		tl_memory_curve_build(mem, true);
 	}
