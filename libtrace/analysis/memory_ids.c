@@ -44,7 +44,6 @@
 
 #include <glib.h>
 #include <stdlib.h>
-#include <stdio.h>
 
 /* A recorded allocation: its id, its birth, its allocator. */
 struct idpt {
@@ -385,8 +384,8 @@ static bool make_items(const tl_memory *mem, const struct groups *gr, int32_t gr
 			const tl_buffer *b = &mem->buffers[al->buffers[k]];
 			if (b->kind != TL_BUF_TEMP)
 				continue;
-			struct item x = {gap_from(g, b->alloc_us), gap_upto(g, b->alloc_us), SIZE_MAX,
-					 0};
+			struct item x = {gap_from(g, b->alloc_us), gap_upto(g, b->alloc_us),
+					 SIZE_MAX, 0};
 			g_array_append_val(items, x);
 		}
 	}
@@ -433,8 +432,7 @@ static bool match_group(const tl_memory *mem, const struct groups *gr, int32_t g
 			size_t first, last;
 			if (x->est == SIZE_MAX || x->l == x->r || !item_span(&m, i, &first, &last))
 				continue;
-			if (getenv("IDS_DEBUG"))
-				fprintf(stderr, "est %zu gaps %zu..%zu -> %zu..%zu [%ld,%ld] ids %ld\n", x->est, x->l, x->r, first, last, (long)gap_lo(g, first), (long)gap_hi(g, last), (long)g->ids[first]);
+
 			if (gap_lo(g, first) > e->lo[x->est])
 				e->lo[x->est] = gap_lo(g, first);
 			if (gap_hi(g, last) < e->hi[x->est])
@@ -464,7 +462,8 @@ static void group_estimated(const tl_memory *mem, const struct groups *gr, int32
 	e->n = 0;
 	for (size_t a = 0; a < mem->n_allocators; a++) {
 		const tl_allocator *al = &mem->allocators[a];
-		for (size_t k = 0; k < al->n_buffers && gr->of[a] == grp && al->n_estimated > 0; k++) {
+		for (size_t k = 0; k < al->n_buffers && gr->of[a] == grp && al->n_estimated > 0;
+		     k++) {
 			const tl_buffer *b = &mem->buffers[al->buffers[k]];
 			if (!b->estimated || b->kind != TL_BUF_OUTPUT || e->n == n)
 				continue;
@@ -595,8 +594,9 @@ static void timed_of(const tl_memory *mem, const GArray *u, bool frees, int64_t 
  * K(t) + F(t); less Dmin(t), the bytes whose windows end by t. A sample
  * that leaves less than nothing contradicts the records and says nothing
  * here. */
-static void rooms(const tl_memory *mem, const tl_allocator *a, const GArray *u, GArray *tops)
+static size_t rooms(const tl_memory *mem, const tl_allocator *a, const GArray *u, GArray *tops)
 {
+	size_t n_short = 0;
 	size_t n = u->len, i_free = 0, i_due = 0, hint = 0;
 	int64_t *free_us = g_new(int64_t, n + 1), *free_sz = g_new(int64_t, n + 1);
 	int64_t *due_us = g_new(int64_t, n + 1), *due_sz = g_new(int64_t, n + 1);
@@ -610,11 +610,13 @@ static void rooms(const tl_memory *mem, const tl_allocator *a, const GArray *u, 
 		int64_t room = add_sat(add_sat(x->v, -tl_memory_in_use_near(a, x->us, &hint)),
 				       add_sat(f, -dmin));
 		x->v = room < 0 ? INT64_MAX : room;
+		n_short += room < 0;
 	}
 	g_free(free_us);
 	g_free(free_sz);
 	g_free(due_us);
 	g_free(due_sz);
+	return n_short;
 }
 
 /* The first sample at or after t. */
@@ -631,6 +633,30 @@ static size_t top_from(const GArray *tops, int64_t t)
 	return lo;
 }
 
+/* The estimated outputs of allocator a. */
+static GArray *estimated_list(const tl_memory *mem, const tl_allocator *a)
+{
+	GArray *u = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	for (size_t k = 0; k < a->n_buffers; k++) {
+		const tl_buffer *b = &mem->buffers[a->buffers[k]];
+		if (b->estimated && b->kind == TL_BUF_OUTPUT)
+			g_array_append_val(u, a->buffers[k]);
+	}
+	return u;
+}
+
+/* The samples of allocator a the windows leave no room for (below what
+ * the records and the births due by then hold). */
+static size_t shortfalls(const tl_memory *mem, const tl_allocator *a, const GArray *samples)
+{
+	GArray *u = estimated_list(mem, a);
+	GArray *tops = tops_of(mem, (size_t)(a - mem->allocators), samples);
+	size_t n = rooms(mem, a, u, tops);
+	g_array_free(tops, TRUE);
+	g_array_free(u, TRUE);
+	return n;
+}
+
 /* An estimated buffer that a sample inside its window has no room for
  * (its window not ending by the sample, its bytes more than the room
  * left) was not born by that sample: its window starts after the latest
@@ -639,12 +665,7 @@ static size_t top_from(const GArray *tops, int64_t t)
 static bool exclude_allocator(tl_memory *mem, const tl_allocator *a, const GArray *samples,
 			      size_t *budget)
 {
-	GArray *u = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-	for (size_t k = 0; k < a->n_buffers; k++) {
-		const tl_buffer *b = &mem->buffers[a->buffers[k]];
-		if (b->estimated && b->kind == TL_BUF_OUTPUT)
-			g_array_append_val(u, a->buffers[k]);
-	}
+	GArray *u = estimated_list(mem, a);
 	GArray *tops = tops_of(mem, (size_t)(a - mem->allocators), samples);
 	rooms(mem, a, u, tops);
 	bool moved = false;
@@ -665,22 +686,91 @@ static bool exclude_allocator(tl_memory *mem, const tl_allocator *a, const GArra
 	return moved;
 }
 
+/* Windows moved by the samples alone, within the budget. */
+static void exclude_all(tl_memory *mem, const GArray *samples, bool *moved)
+{
+	size_t budget = 64 * (mem->n_buffers + samples->len) + ((size_t)1 << 20);
+	for (size_t a = 0; a < mem->n_allocators; a++)
+		if (mem->allocators[a].n_estimated > 0 &&
+		    exclude_allocator(mem, &mem->allocators[a], samples, &budget))
+			*moved = true;
+}
+
+/* The estimated windows as the records gave them, to go back to. */
+struct saved {
+	uint32_t *b;
+	int64_t *lo, *hi;
+	size_t n;
+};
+
+static void save_windows(const tl_memory *mem, struct saved *s)
+{
+	s->n = 0;
+	for (size_t i = 0; i < mem->n_buffers; i++)
+		s->n += mem->buffers[i].estimated;
+	s->b = g_new(uint32_t, s->n + 1);
+	s->lo = g_new(int64_t, s->n + 1);
+	s->hi = g_new(int64_t, s->n + 1);
+	s->n = 0;
+	for (size_t i = 0; i < mem->n_buffers; i++)
+		if (mem->buffers[i].estimated) {
+			s->b[s->n] = (uint32_t)i;
+			s->lo[s->n] = mem->buffers[i].window_lo;
+			s->hi[s->n++] = mem->buffers[i].window_hi;
+		}
+}
+
+/* The groups whose ids leave some sample less room than the records
+ * alone (the dump's ids do not follow the rule there, or the samples say
+ * otherwise) go back to the windows the records give. Whether one did. */
+static bool revert_groups(tl_memory *mem, const struct groups *gr, const size_t *short0,
+			  const GArray *samples, const struct saved *s)
+{
+	bool *bad = g_new0(bool, (size_t)gr->n + 1);
+	bool any = false;
+	for (size_t a = 0; a < mem->n_allocators; a++) {
+		const tl_allocator *al = &mem->allocators[a];
+		if (gr->of[a] >= 0 && al->n_estimated > 0 && !bad[gr->of[a]] &&
+		    shortfalls(mem, al, samples) > short0[a])
+			bad[gr->of[a]] = any = true;
+	}
+	for (size_t i = 0; i < s->n && any; i++) {
+		tl_buffer *b = &mem->buffers[s->b[i]];
+		for (size_t a = 0; a < mem->n_allocators; a++)
+			if (mem->allocators[a].name == b->allocator && gr->of[a] >= 0 &&
+			    bad[gr->of[a]]) {
+				b->window_lo = b->birth_lo = s->lo[i];
+				b->window_hi = b->birth_hi = s->hi[i];
+			}
+	}
+	g_free(bad);
+	return any;
+}
+
 void tl_memory_ids_narrow(tl_memory *mem, const GArray *samples)
 {
 	GArray *joint = g_array_new(FALSE, FALSE, sizeof(struct idpt));
 	struct groups gr;
 	make_groups(mem, &gr, joint);
+	struct saved s;
+	save_windows(mem, &s);
+	size_t *short0 = g_new0(size_t, mem->n_allocators + 1);
+	for (size_t a = 0; a < mem->n_allocators; a++)
+		if (gr.of[a] >= 0 && mem->allocators[a].n_estimated > 0)
+			short0[a] = shortfalls(mem, &mem->allocators[a], samples);
 	GArray *pts = g_array_new(FALSE, FALSE, sizeof(struct idpt));
 	for (int32_t grp = 0; grp < gr.n; grp++)
 		narrow_group(mem, &gr, grp, joint, pts);
 	bool moved = false;
-	size_t budget = 64 * (mem->n_buffers + samples->len) + ((size_t)1 << 20);
-	for (size_t a = 0; a < mem->n_allocators; a++)
-		if (mem->allocators[a].n_estimated > 0 &&
-		    exclude_allocator(mem, &mem->allocators[a], samples, &budget))
-			moved = true;
+	exclude_all(mem, samples, &moved);
 	for (int32_t grp = 0; grp < gr.n && moved; grp++)
 		narrow_group(mem, &gr, grp, joint, pts);
+	if (revert_groups(mem, &gr, short0, samples, &s))
+		exclude_all(mem, samples, &moved);
+	g_free(short0);
+	g_free(s.b);
+	g_free(s.lo);
+	g_free(s.hi);
 	g_array_free(pts, TRUE);
 	g_array_free(joint, TRUE);
 	g_free(gr.of);
