@@ -554,8 +554,10 @@ static void scan_allocation(struct memory_builder *b, int32_t x, const char *all
 		}
 		if (ob->allocated == rec->bytes) {
 			(*next_fresh)++;
-			if (ob->kind == TL_BUF_OUTPUT)
+			if (ob->kind == TL_BUF_OUTPUT) {
 				ob->alloc_us = rec->micros;
+				ob->alloc_recorded = true;
+			}
 			return;
 		}
 		break;

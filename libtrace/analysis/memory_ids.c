@@ -45,10 +45,13 @@
 #include <glib.h>
 #include <stdlib.h>
 
-/* A recorded allocation: its id, its birth, its allocator. */
+/* A recorded allocation: its id, when it was made at the earliest and at
+ * the latest (its birth; for an output whose birth is its producer's
+ * compute start, no allocation record saying when, up to the producer's
+ * end), its allocator. */
 struct idpt {
 	int64_t id;
-	int64_t us;
+	int64_t us, us_hi;
 	uint32_t alloc;
 };
 
@@ -73,22 +76,38 @@ static void points_of(const tl_memory *mem, uint32_t a, GArray *pts)
 	const tl_allocator *al = &mem->allocators[a];
 	for (size_t k = 0; k < al->n_buffers; k++) {
 		const tl_buffer *b = &mem->buffers[al->buffers[k]];
-		if (has_id(b)) {
-			struct idpt p = {b->allocation_id, b->alloc_us, a};
-			g_array_append_val(pts, p);
+		if (!has_id(b))
+			continue;
+		struct idpt p = {b->allocation_id, b->alloc_us, b->alloc_us, a};
+		if (!b->alloc_recorded && b->producer >= 0) {
+			int64_t end = exec_end_us(&mem->run->execs[b->producer]);
+			p.us_hi = end > p.us ? end : p.us;
 		}
+		g_array_append_val(pts, p);
 	}
 }
 
-/* Sorted by id, whether the ids are distinct and the births never go
- * back. */
+/* Sorted by id, whether the ids are distinct and can increase with the
+ * allocations' times; each time bound tightened by the others' (an
+ * allocation is made no earlier than one of a lower id, no later than one
+ * of a higher id), so both bounds increase with the id. */
 static bool increasing(GArray *pts)
 {
 	struct idpt *p = (struct idpt *)(void *)pts->data;
-	if (pts->len > 1)
-		qsort(p, pts->len, sizeof *p, cmp_idpt);
-	for (guint i = 1; i < pts->len; i++)
-		if (p[i].id == p[i - 1].id || p[i].us < p[i - 1].us)
+	size_t n = pts->len;
+	if (n > 1)
+		qsort(p, n, sizeof *p, cmp_idpt);
+	for (size_t i = 1; i < n; i++) {
+		if (p[i].id == p[i - 1].id)
+			return false;
+		if (p[i].us < p[i - 1].us)
+			p[i].us = p[i - 1].us;
+	}
+	for (size_t i = n; i-- > 1;)
+		if (p[i - 1].us_hi > p[i].us_hi)
+			p[i - 1].us_hi = p[i].us_hi;
+	for (size_t i = 0; i < n; i++)
+		if (p[i].us > p[i].us_hi)
 			return false;
 	return true;
 }
@@ -125,7 +144,7 @@ static int64_t gap_lo(const struct gaps *g, size_t j)
 
 static int64_t gap_hi(const struct gaps *g, size_t j)
 {
-	return j == g->n ? INT64_MAX : g->p[j].us;
+	return j == g->n ? INT64_MAX : g->p[j].us_hi;
 }
 
 /* The gap an id falls in: the number of recorded ids below it; SIZE_MAX
@@ -149,7 +168,7 @@ static size_t gap_from(const struct gaps *g, int64_t t)
 	size_t lo = 0, hi = g->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (g->p[mid].us < t)
+		if (g->p[mid].us_hi < t)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -179,12 +198,21 @@ static void make_groups(const tl_memory *mem, struct groups *gr, GArray *joint)
 		}
 	}
 	g_array_free(own, TRUE);
-	if (gr->n > 1 && increasing(joint) && interleaved(joint, na)) {
+	if (gr->n < 2)
+		return;
+	/* the joint check tightens the bounds across allocators: on a copy,
+	 * kept only when the allocators share one counter */
+	GArray *one = g_array_sized_new(FALSE, FALSE, sizeof(struct idpt), joint->len);
+	g_array_append_vals(one, joint->data, joint->len);
+	if (increasing(one) && interleaved(one, na)) {
 		for (uint32_t a = 0; a < na; a++)
 			if (gr->of[a] >= 0)
 				gr->of[a] = 0;
 		gr->n = 1;
+		g_array_set_size(joint, 0);
+		g_array_append_vals(joint, one->data, one->len);
 	}
+	g_array_free(one, TRUE);
 }
 
 /* The estimated buffers of a group: their indices, and their windows as
