@@ -59,13 +59,14 @@ static const char usage[] =
     "                           JSON)\n" TL_CLI_HELP_STRICT TL_CLI_HELP_END "\n"
     "Each \"check\" compares the curve with the allocator's own numbers in the input\n"
     "(allocator_bytes_in_use, Total Allocated, timeline.py's counters). A _Recv with no\n"
-    "stats still held a buffer, born where those samples allow (\"~\"; JSON \"estimated\",\n"
-    "\"birth\", \"birth_window_us\", \"unplaced\"; CSV \"birth\"). What a sample shows and\n"
-    "no record explains is the curve's \"unattributed\" part; a sample below what the\n"
-    "records alone hold is a \"contradiction\" (and a warning). The band is the least\n"
-    "and most each allocator can have held given every record and sample (text: the\n"
-    "\"band:\" line; JSON: \"band\", \"peak_range\"; CSV: --curve; the plot: grey), of\n"
-    "zero width where the curve is exact. JSON format: docs/trace-memory.md.\n"
+    "stats still held a buffer, born where those samples and the gaps of the recorded\n"
+    "allocation_ids allow (\"~\"; JSON \"estimated\", \"birth\", \"birth_window_us\",\n"
+    "\"unplaced\"; CSV \"birth\"). What a sample shows and no record explains is the\n"
+    "curve's \"unattributed\" part (the text tells how much of the peak it is); a\n"
+    "sample below what the records alone hold is a \"contradiction\" (and a warning).\n"
+    "The band is the least and most each allocator can have held given every record\n"
+    "and sample (text: the \"band:\" line; JSON: \"band\", \"peak_range\"; CSV: --curve;\n"
+    "the plot: grey), zero-wide where the curve is exact. JSON: docs/trace-memory.md.\n"
     "Besides RunMetadata: a PyTorch (Kineto) trace recorded with profile_memory=True,\n"
     "a TF2/JAX XSpace's MemoryAllocation events and a TF1 timeline.py trace made with\n"
     "show_memory=True (tensor objects as blocks, in requested bytes; its counters are\n"
@@ -75,13 +76,12 @@ static const char usage[] =
 struct job {
 	tl_cli cli;
 	bool report;
-	int plot;   /* --plot: 0 for svg, -1 for none */
+	enum { PLOT_NONE = -1, PLOT_SVG } plot; /* --plot */
 	int format; /* --format: an index in tl_memreport_formats, -1 for none */
 	int top;    /* --top: 0 for all */
 	tl_memreport_opts ropts;
 	tl_memtrace_opts topts;
-	bool ops;
-	bool flows;
+	bool ops, flows; /* --no-ops, --no-flows */
 	GPtrArray *allocs; /* tl_alloc_input *: inputs of allocation events */
 	/* The output: runs written as read; allocator events (whole files)
 	 * at the end; the plot's panels as runs come, its head at the end. */
@@ -142,7 +142,7 @@ static void write_view(struct job *job, struct memory *m, bool several)
 		m->view = tl_memview_from_allocs(m->allocs);
 	}
 	char *prefix = several ? g_strdup_printf("%s: ", m->view->label) : NULL;
-	if (job->plot >= 0) {
+	if (job->plot == PLOT_SVG) {
 		tl_svgplot_memory_panels(&job->panels, m->view, job->body);
 	} else if (job->report) {
 		tl_memreport_run(&job->rep, m->view);
@@ -181,7 +181,7 @@ static int take_input(void *ctx, tl_source *src, tl_run **first, tl_error *err)
 static int begin_memory(void *ctx, const tl_cli_inputs *in, tl_output *out, tl_error *err)
 {
 	struct job *job = ctx;
-	if (job->plot >= 0)
+	if (job->plot == PLOT_SVG)
 		job->body = tl_output_new_memory();
 	else if (job->report)
 		tl_memreport_begin(&job->rep, out, &job->ropts);
@@ -212,7 +212,7 @@ static int end_memory(void *ctx, const tl_cli_inputs *in, tl_output *out, tl_err
 		struct memory m = {.in = g_ptr_array_index(job->allocs, i)};
 		write_view(job, &m, job->allocs->len > 1);
 	}
-	if (job->plot >= 0) {
+	if (job->plot == PLOT_SVG) {
 		GString *body = tl_output_take(job->body);
 		job->body = NULL;
 		tl_svgplot_memory_end(&job->panels, body->str, body->len, out);
@@ -230,7 +230,7 @@ int main(int argc, char **argv)
 	struct job job = {.cli = {.prog = "trace-memory", .usage = usage, .needs = TL_NEEDS_MEMORY},
 			  .ops = true,
 			  .flows = true,
-			  .plot = -1,
+			  .plot = PLOT_NONE,
 			  .format = -1,
 			  .top = 10,
 			  .next_pid = 1,

@@ -554,8 +554,10 @@ static void scan_allocation(struct memory_builder *b, int32_t x, const char *all
 		}
 		if (ob->allocated == rec->bytes) {
 			(*next_fresh)++;
-			if (ob->kind == TL_BUF_OUTPUT)
+			if (ob->kind == TL_BUF_OUTPUT) {
 				ob->alloc_us = rec->micros;
+				ob->alloc_recorded = true;
+			}
 			return;
 		}
 		break;
@@ -907,6 +909,7 @@ static void build_allocators(tl_memory *mem, bool any_estimated)
 	tl_memory_curve_allocators(mem, samples);
 	tl_memory_curve_build(mem, false);
 	if (any_estimated) {
+		tl_memory_ids_narrow(mem, samples);
 		tl_memory_birth_place(mem, samples);
 		tl_memory_curve_build(mem, true);
 	}

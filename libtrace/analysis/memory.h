@@ -103,6 +103,8 @@ typedef struct tl_buffer {
 	const Tensorflow__TensorDescription *desc; /* dtype and shape, or NULL */
 	const char *name;			   /* tensor name when no execution produced it */
 	bool estimated;				   /* birth not in the dump (an unrecorded _Recv) */
+	bool alloc_recorded; /* alloc_us is an allocation record's (else, for an
+			      * output, its producer's compute start) */
 	int64_t sent_us; /* estimated: its _Send's start (INT64_MAX: unknown) */
 	tl_birth birth;
 	int64_t birth_lo;   /* estimated: the births the samples allow; */

@@ -7,7 +7,8 @@
  * Terms. K(t): the recorded buffers' bytes in use after every event at t
  * (exact). The estimated buffers i (unrecorded _Recv outputs) have known
  * sizes s_i and frees f_i and a birth b_i the records only bound:
- * lo_i <= b_i <= hi_i <= f_i (window_lo, window_hi; memory_recv.c). Let
+ * lo_i <= b_i <= hi_i <= f_i (window_lo, window_hi; memory_recv.c, narrowed
+ * by the allocation ids and the samples in memory_ids.c). Let
  *   D(t) = sum of s_i with b_i <= t       (bytes born by t, nondecreasing)
  *   F(t) = sum of s_i with f_i <= t       (known)
  * Every buffer dead by t was born by then (b_i <= hi_i <= f_i), so their

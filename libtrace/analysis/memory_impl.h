@@ -5,6 +5,7 @@
  *   memory_recv.c   the buffers of _Recv nodes the dump has no stats for;
  *   memory_curve.c  the allocators, their curves, and the check against
  *                   the dump's allocator_bytes_in_use samples;
+ *   memory_ids.c    their birth windows, narrowed by the allocation ids;
  *   memory_birth.c  the births of those _Recv buffers, placed by the samples;
  *   memory_band.c   the curve made to meet the samples, its unattributed
  *                   part, and the band of what the records leave open.
@@ -149,6 +150,10 @@ void tl_memory_curve_each_sample(tl_memory *mem, const GArray *samples,
 /* The check of every curve against the samples. */
 void tl_memory_curve_check(tl_memory *mem, const GArray *samples);
 void tl_memory_curve_free(tl_memory *mem);
+
+/* memory_ids.c: the windows of the estimated births narrowed by the
+ * allocation ids the dump records (window_* and birth_*). */
+void tl_memory_ids_narrow(tl_memory *mem, const GArray *samples);
 
 /* memory_birth.c: births of the estimated buffers of every allocator that
  * has some, from the curves built without them. */

@@ -432,8 +432,18 @@ static void text_band(tl_output *o, const tl_memview *v, const tl_memview_alloca
 	}
 }
 
-/* The allocator's heading: its peak, and for allocator events where the
- * peak comes from. */
+/* The unattributed part of the curve at t: the step in effect then. */
+static int64_t unattributed_at(const tl_memview_allocator *a, int64_t t_ns)
+{
+	int64_t x = 0;
+	for (size_t k = 0; k < a->n_unattributed && a->unattributed[k].t_ns <= t_ns; k++)
+		x = a->unattributed[k].bytes;
+	return x;
+}
+
+/* The allocator's heading: its peak (and how much of it no record
+ * explains, where the samples show some), and for allocator events where
+ * the peak comes from. */
 static void text_peak(tl_output *o, const tl_memview *v, const tl_memview_allocator *a)
 {
 	char b1[32];
@@ -444,6 +454,11 @@ static void text_peak(tl_output *o, const tl_memview *v, const tl_memview_alloca
 	tl_output_printf(o, ": peak %s (%" PRId64 " bytes", b1, a->peak_bytes);
 	if (a->peak_requested >= 0)
 		tl_output_printf(o, "; %" PRId64 " requested", a->peak_requested);
+	int64_t x = unattributed_at(a, a->peak_ns);
+	if (x > 0) {
+		tl_bytes_format(b1, sizeof b1, (double)x);
+		tl_output_printf(o, "; %s of it unattributed", b1);
+	}
 	if (v->source == TL_MEMVIEW_EVENTS)
 		tl_output_str(o, a->peak_from_totals
 				     ? ", the largest Total Allocated"
