@@ -4,7 +4,7 @@
  * memory_recv.c, memory_curve.c and memory_birth.c, the buffers the dump
  * has no stats for, the allocators' curves and the check.
  */
-#include "analysis/memory_impl.h"
+#include "analysis/memory_internal.h"
 
 #include "analysis/dataflow.h"
 #include "analysis/opcost.h"

@@ -62,7 +62,7 @@
  * hi and placed birth, swept once with the curve's points and the pins:
  * O((n + m) log(n + m)) for n curve points and m estimated buffers.
  */
-#include "analysis/memory_impl.h"
+#include "analysis/memory_internal.h"
 #include "base/warn.h"
 
 #include <glib.h>

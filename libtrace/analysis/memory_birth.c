@@ -27,7 +27,7 @@
  * bounded per walk by a budget linear in S + U (each look at the K sizes
  * costs K) and DP_MAX for the exact fills.
  */
-#include "analysis/memory_impl.h"
+#include "analysis/memory_internal.h"
 
 #include <glib.h>
 #include <stdlib.h>

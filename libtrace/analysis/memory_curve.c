@@ -3,7 +3,7 @@
  * peaks, and the check of each curve against the allocator_bytes_in_use
  * samples of the dump (memory.h says what a curve sums).
  */
-#include "analysis/memory_impl.h"
+#include "analysis/memory_internal.h"
 
 #include <glib.h>
 #include <stdlib.h>

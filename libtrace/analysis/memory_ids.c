@@ -40,7 +40,7 @@
  * O((n + m) log n) for n recorded ids and m temporaries and estimated
  * buffers.
  */
-#include "analysis/memory_impl.h"
+#include "analysis/memory_internal.h"
 
 #include <glib.h>
 #include <stdlib.h>

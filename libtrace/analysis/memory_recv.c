@@ -4,7 +4,7 @@
  * read, their death from their consumers, their birth left to
  * memory_birth.c.
  */
-#include "analysis/memory_impl.h"
+#include "analysis/memory_internal.h"
 #include "base/group.h"
 
 #include <glib.h>

@@ -1,4 +1,4 @@
-#include "emit/report_impl.h"
+#include "emit/report_internal.h"
 
 #include "analysis/summary_diff.h"
 #include "emit/dot.h"

@@ -1,6 +1,6 @@
 /* report_diff: the two-run page's graph colouring, graph-render --diff's
  * (analysis/graphdot_diff.h) as data the graph tab applies. */
-#include "emit/report_impl.h"
+#include "emit/report_internal.h"
 
 #include "analysis/graphdot.h"
 #include "analysis/graphdot_diff.h"

@@ -1,4 +1,4 @@
-#include "emit/report_impl.h"
+#include "emit/report_internal.h"
 
 #include "analysis/allocs.h"
 #include "analysis/critical_path.h"

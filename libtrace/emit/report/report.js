@@ -1,5 +1,5 @@
-/* trace-report page script: reads the JSON in #tftrace-data (see report-schema) and draws the
- * timeline, memory curves, tables, graph and run diff of a profiled run.  Plain ES2017, no
+/* trace-report page script: reads the JSON in #tftrace-data (its format, tftrace-report/1, is in
+ * docs/trace-report.md) and draws the timeline, memory curves, tables, graph and run diff of a profiled run.  Plain ES2017, no
  * framework, no network; works from file://.  It is inlined in a script element, so its text
  * never holds a closing script tag nor an HTML comment opener. */
 (function () {

@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "emit/json.h"
-#include "emit/report_impl.h"
+#include "emit/report_internal.h"
 
 #include <glib.h>
 #include <glib/gstdio.h>

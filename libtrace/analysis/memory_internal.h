@@ -1,5 +1,5 @@
 /*
- * memory_impl: what the files of the memory analysis share, and no one
+ * memory_internal: what the files of the memory analysis share, and no one
  * else (tftrace.h does not include it; it is not installed):
  *   memory.c        the buffers and their references, the public entry points;
  *   memory_recv.c   the buffers of _Recv nodes the dump has no stats for;
@@ -12,8 +12,8 @@
  * The builder's arrays belong to the builder until memory.c moves them into
  * the tl_memory; the names it makes live in the run's arena.
  */
-#ifndef TL_ANALYSIS_MEMORY_IMPL_H
-#define TL_ANALYSIS_MEMORY_IMPL_H
+#ifndef TL_ANALYSIS_MEMORY_INTERNAL_H
+#define TL_ANALYSIS_MEMORY_INTERNAL_H
 
 #include "analysis/memory.h"
 
