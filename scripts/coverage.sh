@@ -19,15 +19,17 @@ for t in $units; do
 done
 [ $fail = 0 ] || exit 1
 tab=$(mktemp)
-trap 'rm -f "$tab"' EXIT
+trap 'rm -f "$tab" "$tab.now"' EXIT
 for d in "$B"/obj/*/; do
 	(cd "$d" && gcov -n ./*.o 2>/dev/null) |
 		awk '/^File / {f=$2; gsub("\047", "", f)} /^Lines executed:/ {split($2, a, ":"); sub("%", "", a[2]); print f, a[2]}'
 done | grep '^libtrace/[a-z]*/[a-z0-9_]*\.c ' |
 	awk '{ if (!($1 in best) || $2 + 0 > best[$1] + 0) best[$1] = $2 } END { for (f in best) print f, best[f] }' > "$tab"
+# the sources as they are now (an object of a file since removed is left out)
 for f in libtrace/*/*.c; do
-	grep -q "^$f " "$tab" || echo "$f 0.00" >> "$tab"
-done
+	grep "^$f " "$tab" || echo "$f 0.00"
+done > "$tab.now"
+mv "$tab.now" "$tab"
 sort "$tab" | awk -v min="$MIN_LINES" -v want="$MIN_FILES" '
 	{ split($1, p, "/"); l = p[2]; n[l]++; all++; ok = ($2 + 0 >= min); c[l] += ok; call += ok
 	  printf "%-40s %6.2f%%%s\n", $1, $2, ok ? "" : "   (under " min "%)" }
