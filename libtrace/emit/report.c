@@ -670,7 +670,7 @@ int tl_report_finish(tl_report *r, tl_output *out, tl_error *err)
 {
 	if (r->steps->len == 0)
 		return tl_error_set(err, "no run in the input");
-	page p = {NULL};
+	page p = {0};
 	if (page_pick(&p, r, err) < 0) {
 		g_free(p.timeline);
 		return -1;
