@@ -228,8 +228,7 @@ static int end_memory(void *ctx, const tl_cli_inputs *in, tl_output *out, tl_err
 int main(int argc, char **argv)
 {
 	struct job job = {.cli = {.prog = "trace-memory", .usage = usage, .needs = TL_NEEDS_MEMORY},
-			  .ops = true,
-			  .flows = true,
+			  .ops = true, .flows = true,
 			  .plot = PLOT_NONE,
 			  .format = -1,
 			  .top = 10,
@@ -245,6 +244,7 @@ int main(int argc, char **argv)
 	int status = tl_cli_run(&job.cli, argc, argv, &tool, &job);
 	if (job.body != NULL)
 		g_string_free(tl_output_take(job.body), TRUE);
+	tl_memreport_abort(&job.rep);
 	g_ptr_array_free(job.allocs, TRUE);
 	return status;
 }

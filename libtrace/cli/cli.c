@@ -378,7 +378,7 @@ static int give(tl_run **run, tl_cli_run_fn each, void *ctx, tl_error *err)
 int tl_cli_source_runs(const tl_cli *cli, tl_source *src, tl_run *first, tl_progress *prog,
 		       tl_cli_run_fn each, void *ctx, tl_error *err)
 {
-	GPtrArray *held = g_ptr_array_new_with_free_func((GDestroyNotify)tl_run_free);
+	GPtrArray *held = NULL; /* made for the first run held back: most inputs hold none */
 	bool shown = cli == NULL, steps = false, graphs = false;
 	tl_run *run = first;
 	int rc = 1;
@@ -390,25 +390,29 @@ int tl_cli_source_runs(const tl_cli *cli, tl_source *src, tl_run *first, tl_prog
 		steps = steps || run->has_steps;
 		graphs = graphs || run->has_graphs;
 		if (!shown && !shows(cli, run)) {
+			if (held == NULL)
+				held = g_ptr_array_new_with_free_func((GDestroyNotify)tl_run_free);
 			g_ptr_array_add(held, run);
 			continue;
 		}
 		shown = true;
-		for (guint i = 0; rc > 0 && i < held->len; i++)
+		for (guint i = 0; held != NULL && rc > 0 && i < held->len; i++)
 			if (give((tl_run **)&g_ptr_array_index(held, i), each, ctx, err) < 0)
 				rc = -1;
-		g_ptr_array_set_size(held, 0);
+		if (held != NULL)
+			g_ptr_array_set_size(held, 0);
 		if (rc > 0 && give(&run, each, ctx, err) < 0)
 			rc = -1;
 		tl_run_free(run);
 		if (rc < 0)
 			break;
 	}
-	if (rc == 0 && held->len > 0)
+	if (rc == 0 && held != NULL && held->len > 0)
 		rc = tl_cli_holds(cli, src, steps, graphs, err);
-	for (guint i = 0; rc == 0 && i < held->len; i++)
+	for (guint i = 0; rc == 0 && held != NULL && i < held->len; i++)
 		rc = give((tl_run **)&g_ptr_array_index(held, i), each, ctx, err);
-	g_ptr_array_free(held, TRUE);
+	if (held != NULL)
+		g_ptr_array_free(held, TRUE);
 	return rc < 0 ? -1 : 0;
 }
 

@@ -602,9 +602,18 @@ void tl_memreport_run(tl_memreport *r, const tl_memview *v)
 	r->runs++;
 }
 
+void tl_memreport_abort(tl_memreport *r)
+{
+	if (r->max == NULL)
+		return;
+	g_hash_table_destroy(r->max_by_name);
+	g_ptr_array_free(r->max, TRUE);
+	r->max_by_name = NULL;
+	r->max = NULL;
+}
+
 void tl_memreport_end(tl_memreport *r)
 {
 	r->backend->end(r);
-	g_hash_table_destroy(r->max_by_name);
-	g_ptr_array_free(r->max, TRUE);
+	tl_memreport_abort(r);
 }

@@ -83,5 +83,8 @@ extern const char *const tl_memreport_formats[];
 void tl_memreport_begin(tl_memreport *r, tl_output *out, const tl_memreport_opts *opts);
 void tl_memreport_run(tl_memreport *r, const tl_memview *v);
 void tl_memreport_end(tl_memreport *r);
+/* Frees a report begun and not ended (bad input met on the way), writing
+ * nothing more; a report never begun, or ended, is left as it is. */
+void tl_memreport_abort(tl_memreport *r);
 
 #endif
