@@ -242,11 +242,10 @@ struct tl_report {
 	bool nested;	      /* some run's slices nest: op times are self_micros */
 	/* A two-run page's graph colouring (report_diff.c): run 0's side of
 	 * the diff, kept until run 1 comes; then run 1's picture coloured,
-	 * written aside (graph_diff, offset and length; has_graph_diff). */
+	 * written aside (graph_diff: offset and length, 0 until written). */
 	tl_graphdot_diff *gdiff;
 	bool steps0; /* run 0 has a timeline */
 	uint64_t graph_diff[2];
-	bool has_graph_diff;
 };
 
 int tl_report_new(tl_report **out, const tl_report_opts *o, tl_error *err)
@@ -335,7 +334,6 @@ int tl_report_add(tl_report *r, const tl_run *run, tl_error *err)
 		r->graph_diff[0] = tl_output_tell(r->scratch);
 		tl_report_graph_diff(r->scratch, r->gdiff, r->steps0, run, r->o);
 		r->graph_diff[1] = tl_output_tell(r->scratch) - r->graph_diff[0];
-		r->has_graph_diff = true;
 		tl_graphdot_diff_free(r->gdiff);
 		r->gdiff = NULL;
 	}
@@ -512,7 +510,7 @@ static int write_data(tl_output *out, const page *p, const char *title, tl_error
 		tl_output_str(out, "null");
 	if (p->n == 2) {
 		tl_output_str(out, ",\n\"graph_diff\":");
-		if (!p->r->has_graph_diff)
+		if (p->r->graph_diff[1] == 0)
 			tl_output_str(out, "null");
 		else if (copy_piece(out, p->r, p->r->graph_diff, err) < 0)
 			return -1;
