@@ -20,9 +20,22 @@ The two histories differ by d(t) (the swapped bytes, while swapped). A band
 that holds both truths is at least |d(t)| wide at every instant, and a curve
 is at least |d(t)|/2 from one of them: per allocator the time-weighted |d| as
 a percentage of the truth's peak is printed, and a line with both bounds.
+
+band_limit.py --permute DUMP.pbtxt TRUTH.json: the same from whole
+permutations instead of pairs. The unrecorded births (of every allocator)
+take each other's instants in any order in which each buffer stays inside
+its window and between the same two samples of its own allocator (so, as
+above, the ids keep their times and every sample reads what it read). At
+each instant the band must hold both the most and the least the allocator's
+buffers can weigh among the instants passed (found by size, largest or
+least first, each kept only while every buffer can still take an instant of
+its range: the earliest deadline first); and two whole histories (the
+largest or the least buffer at each instant in turn, or the truth) are
+apart by the time-weighted difference printed.
 """
 import bisect
 import collections
+import itertools
 import json
 import re
 import sys
@@ -77,9 +90,115 @@ def parse_dump(path):
     return samples, first_start, ids, inputs
 
 
+def matchable(slots, wins):
+    """Whether buffers with windows wins (per buffer, the slot indices
+    [l, r] it may take) can each take a slot of their own: the earliest
+    deadline first, exact for intervals."""
+    taken = set()
+    for l, r in sorted(wins, key=lambda w: (w[1], w[0])):
+        j = l
+        while j <= r and j in taken:
+            j += 1
+        if j > r:
+            return False
+        taken.add(j)
+    return True
+
+
+def window(slots, lo, hi, first, last):
+    """The slot indices in first .. last whose instants lie in [lo, hi]."""
+    l = max(first, bisect.bisect_left(slots, lo))
+    r = min(last, bisect.bisect_right(slots, hi) - 1)
+    return l, r
+
+
+def extreme(slots, bufs, k, largest):
+    """The most (largest) or least bytes the first k slots can hold, each
+    buffer (size, lo, hi) taking one slot inside its window: the buffers by
+    size, each put among the first k while every buffer can still take a
+    slot (the ones put there among the first k, the others anywhere)."""
+    order = sorted(range(len(bufs)), key=lambda i: bufs[i][0], reverse=largest)
+    early, total = set(), 0
+    for i in order:
+        if len(early) == k:
+            break
+        trial = early | {i}
+        wins = [window(slots, b[1], b[2], 0, k - 1 if j in trial else len(slots) - 1)
+                for j, b in enumerate(bufs)]
+        if matchable(slots, wins):
+            early, total = trial, total + bufs[i][0]
+    return total
+
+
+def history(slots, bufs, largest):
+    """A whole history: slot by slot, the largest (or least) buffer that
+    leaves the rest placeable; the bytes born after each slot."""
+    left, d, out = set(range(len(bufs))), 0, []
+    for k in range(len(slots)):
+        for i in sorted(left, key=lambda i: bufs[i][0], reverse=largest):
+            rest = left - {i}
+            lo, hi = bufs[i][1], bufs[i][2]
+            if not lo <= slots[k] <= hi:
+                continue
+            wins = [window(slots, bufs[j][1], bufs[j][2], k + 1, len(slots) - 1) for j in rest]
+            if matchable(slots, wins):
+                left, d = rest, d + bufs[i][0]
+                break
+        out.append(d)
+    return out
+
+
+def permuted(us, target, sampled):
+    """Byte-microseconds: the least width any band holding every history
+    needs, and how far apart two whole histories are. The unrecorded
+    births (of every allocator: the instants keep their allocation ids)
+    take each other's instants in any order that keeps each buffer inside
+    its window and between the same two samples of its own allocator (no
+    sample in [earlier, later)), so every sample reads what it read; a
+    buffer of another allocator weighs nothing for the target. The
+    buffers whose ranges chain form blocks; at t, with k instants of a
+    block passed, the band holds both the most and the least the target's
+    buffers among the first k of them can weigh."""
+    items = []  # (earliest, latest instant it may take, its own birth, weight)
+    for b, size, lo, hi, a in us:
+        ss = sampled.get(a, [])
+        i = bisect.bisect_left(ss, b)
+        first = max(lo, ss[i - 1] + 1 if i > 0 else lo)
+        last = min(hi, ss[i] if i < len(ss) else hi)
+        items.append((first, last, b, size if a == target else 0))
+    items.sort()
+    blocks, reach = [], None
+    for it in items:
+        if reach is None or it[0] > reach:
+            blocks.append([])
+            reach = it[1]
+        blocks[-1].append(it)
+        reach = max(reach, it[1])
+    width = far = 0
+    for members in blocks:
+        if not any(m[3] for m in members):
+            continue
+        slots = sorted(m[2] for m in members)
+        bufs = [(m[3], m[0], m[1]) for m in members]
+        truth = list(itertools.accumulate(sorted(members, key=lambda m: m[2]),
+                                          lambda d, m: d + m[3], initial=0))[1:]
+        big, small = history(slots, bufs, True), history(slots, bufs, False)
+        for k in range(1, len(slots)):
+            dt = slots[k] - slots[k - 1]
+            if dt > 0:
+                width += (extreme(slots, bufs, k, True) - extreme(slots, bufs, k, False)) * dt
+        far += max(sum(abs(x[k - 1] - y[k - 1]) * (slots[k] - slots[k - 1])
+                       for k in range(1, len(slots)))
+                   for x, y in ((big, small), (big, truth), (truth, small)))
+    return width, far
+
+
 def main():
-    samples, first_start, ids, readers = parse_dump(sys.argv[1])
-    truth = json.load(open(sys.argv[2]))
+    args = sys.argv[1:]
+    permute = args[:1] == ['--permute']
+    args = args[1:] if permute else args
+    samples, first_start, ids, readers = parse_dump(args[0])
+    truth = json.load(open(args[1]))
     s0, s1 = truth['step_start_micros'], truth['step_end_micros']
     peaks = {a['name']: a['peak_bytes'] for a in truth['allocators']} \
         if isinstance(truth['allocators'], list) else \
@@ -134,6 +253,14 @@ def main():
         total += abs(cur) * (s1 - last)
         return total / (s1 - s0) / peaks[target] * 100, n
 
+    if permute:
+        for target in sorted(set(u[4] for u in us)):
+            width, far = permuted(us, target, sampled)
+            scale = (s1 - s0) * peaks[target] / 100
+            print(f"{target}: {sum(u[4] == target for u in us)} unrecorded births permuted: "
+                  f"band >= {width / scale:.2f}%, histories {far / scale:.2f}% apart: some "
+                  f"truth >= {far / scale / 2:.2f}% from any curve")
+        return
     for target in sorted(set(u[4] for u in us)):
         pct, n = max(apart(target, True), apart(target, False))
         print(f"{target}: {sum(u[4] == target for u in us)} unrecorded births, {n} swapped "
