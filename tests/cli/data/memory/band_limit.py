@@ -31,7 +31,11 @@ buffers can weigh among the instants passed (found by size, largest or
 least first, each kept only while every buffer can still take an instant of
 its range: the earliest deadline first); and two whole histories (the
 largest or the least buffer at each instant in turn, or the truth) are
-apart by the time-weighted difference printed.
+apart by the time-weighted difference printed. With --histories PREFIX
+(after --permute) the two whole histories are written as truth files,
+PREFIX.big.json and PREFIX.small.json: the truth with each allocator's
+curve that of its history (the other allocators' births placed as they
+must be for it), for mem-truth-check to score a band against.
 """
 import bisect
 import collections
@@ -148,7 +152,7 @@ def history(slots, bufs, largest):
     return out
 
 
-def permuted(us, target, sampled):
+def permuted(us, target, sampled, deltas=None):
     """Byte-microseconds: the least width any band holding every history
     needs, and how far apart two whole histories are. The unrecorded
     births (of every allocator: the instants keep their allocation ids)
@@ -165,7 +169,9 @@ def permuted(us, target, sampled):
         i = bisect.bisect_left(ss, b)
         first = max(lo, ss[i - 1] + 1 if i > 0 else lo)
         last = min(hi, ss[i] if i < len(ss) else hi)
-        items.append((first, last, b, size if a == target else 0))
+        # a loop's later iteration is born after the first reading
+        # execution's start (hi): up to its own birth, not beyond
+        items.append((min(first, b), max(last, b), b, size if a == target else 0))
     items.sort()
     blocks, reach = [], None
     for it in items:
@@ -190,13 +196,45 @@ def permuted(us, target, sampled):
         far += max(sum(abs(x[k - 1] - y[k - 1]) * (slots[k] - slots[k - 1])
                        for k in range(1, len(slots)))
                    for x, y in ((big, small), (big, truth), (truth, small)))
+        for name, hist in (deltas or {}).items():
+            h = big if name == 'big' else small
+            last = 0
+            for k in range(len(slots)):
+                d = h[k] - truth[k]
+                hist[slots[k]] += d - last
+                last = d
     return width, far
+
+
+def write_history(truth, target, delta, path):
+    """The truth with the target's curve moved by delta (instant -> change
+    of the difference from there on): another history as a truth file."""
+    allocs = truth['allocators']
+    a = allocs[target] if isinstance(allocs, dict) else \
+        next(x for x in allocs if x['name'] == target)
+    points = collections.Counter()
+    for t, v in a['curve']:
+        points[t] = v
+    for t in delta:
+        points.setdefault(t, None)
+    curve, value, off = [], 0, 0
+    for t in sorted(points):
+        if points[t] is not None:
+            value = points[t]
+        off += delta.get(t, 0)
+        curve.append([t, value + off])
+    a['curve'] = curve
+    a['peak_bytes'] = max(v for _, v in curve)
+    json.dump(truth, open(path, 'w'))
 
 
 def main():
     args = sys.argv[1:]
     permute = args[:1] == ['--permute']
     args = args[1:] if permute else args
+    out = None
+    if args[:1] == ['--histories']:
+        out, args = args[1], args[2:]
     samples, first_start, ids, readers = parse_dump(args[0])
     truth = json.load(open(args[1]))
     s0, s1 = truth['step_start_micros'], truth['step_end_micros']
@@ -254,12 +292,22 @@ def main():
         return total / (s1 - s0) / peaks[target] * 100, n
 
     if permute:
+        hists = {'big': collections.defaultdict(dict), 'small': collections.defaultdict(dict)}
         for target in sorted(set(u[4] for u in us)):
-            width, far = permuted(us, target, sampled)
+            deltas = {'big': collections.Counter(), 'small': collections.Counter()}
+            width, far = permuted(us, target, sampled, deltas)
+            for name in deltas:
+                hists[name][target] = deltas[name]
             scale = (s1 - s0) * peaks[target] / 100
             print(f"{target}: {sum(u[4] == target for u in us)} unrecorded births permuted: "
                   f"band >= {width / scale:.2f}%, histories {far / scale:.2f}% apart: some "
                   f"truth >= {far / scale / 2:.2f}% from any curve")
+        if out:
+            for name, per in hists.items():
+                other = json.load(open(args[1]))
+                for target, delta in per.items():
+                    write_history(other, target, delta, f"{out}.{name}.json")
+                    other = json.load(open(f"{out}.{name}.json"))
         return
     for target in sorted(set(u[4] for u in us)):
         pct, n = max(apart(target, True), apart(target, False))
