@@ -8,7 +8,11 @@
    exists.
 2. The first module opens the page's closure, the last one closes it, and each
    one between is one closure, "var Name = (function () {" ... "})();".
-3. No function in the page's script (the modules and runs.js) is over 80 lines,
+3. The variables the page's closure itself declares (in the first and last
+   modules) are constants (NAMES_IN_CAPITALS, or html, the document element)
+   or the documented page state (PAGE_STATE below, as 00-base.js says); the
+   modules keep every other state inside their own closure.
+4. No function in the page's script (the modules and runs.js) is over 80 lines,
    from the line of its "function" to the line of its closing brace, the
    closures of rule 2 aside.  Functions are found with a small scanner that
    knows JS's strings, template literals, comments and regex literals, so a
@@ -25,6 +29,7 @@ JS_DIR = "libtrace/emit/report/js"
 ALSO = ["libtrace/emit/report/runs.js"]
 WRAPPER = re.compile(r"^(var [A-Za-z_$][\w$]* = )?\(function \(\) \{$")
 # after these words a '/' starts a regex literal, not a division
+PAGE_STATE = {"data", "runs", "run", "activeTab", "errorCount"}
 REGEX_AFTER_WORDS = {"return", "typeof", "case", "in", "of", "new", "delete", "void",
                      "throw", "else", "do", "instanceof"}
 
@@ -170,6 +175,13 @@ def main():
         elif not code or not re.match(r"^var [A-Z]\w* = \(function \(\) \{$", code[0]) \
                 or code[-1] != "})();":
             faults.append('%s: not one closure, "var Name = (function () {" ... "})();"' % f)
+    for f in modules[:1] + modules[-1:] if len(modules) > 1 else modules:
+        for k, x in enumerate(open(os.path.join(root, f), encoding="utf-8").read().split("\n")):
+            m = re.match(r"^  (?:var|let|const) ([A-Za-z_$][\w$]*)", x)
+            if m and m.group(1) not in PAGE_STATE and m.group(1) != "html" \
+                    and not re.match(r"^[A-Z][A-Z0-9_]*$", m.group(1)):
+                faults.append("%s:%d: the page's closure declares %s, neither a constant nor "
+                              "the page state" % (f, k + 1, m.group(1)))
     count, longest = 0, ("", "", 0)
     for f in modules + [a for a in ALSO if os.path.isfile(os.path.join(root, a))]:
         for name, first, last, wrapper in scan_functions(
