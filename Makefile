@@ -32,8 +32,14 @@ LIB_SRC := $(sort $(foreach l,$(LIB_LAYERS),$(wildcard libtrace/$(l)/*.c)))
 LIB_HDR := $(sort $(foreach l,$(LIB_LAYERS),$(wildcard libtrace/$(l)/*.h)))
 # trace-report's page (emit/report.c): its template, style and script,
 # inlined into the library as byte arrays (scripts/embed.sh).
-REPORT_ASSETS := $(addprefix libtrace/emit/report/,report.html report.css report.js runs.js \
-	runs.css)
+# The script is its modules (libtrace/emit/report/js/, one job each), joined in
+# this order into one file (docs/DESIGN.md, "The report page");
+# scripts/check-page-js.py checks the list and the functions' lengths.
+REPORT_JS := $(addprefix libtrace/emit/report/js/,00-base.js 10-data.js 20-timeline.js \
+	30-details.js 40-search.js 50-tables.js 60-memory.js 70-graph.js 80-diff.js 90-tabs.js \
+	99-main.js)
+REPORT_ASSETS := $(addprefix libtrace/emit/report/,report.html report.css runs.js runs.css) \
+	$(BUILD)/gen/report.js
 LIB_OBJ := $(patsubst libtrace/%.c,$(BUILD)/obj/%.o,$(LIB_SRC)) $(BUILD)/obj/tensorflow.pb-c.o \
 	$(BUILD)/obj/report_assets.o
 LIB     := $(BUILD)/libtrace.a
@@ -83,6 +89,10 @@ $(GEN_C) $(GEN_H): $(PROTO)
 $(BUILD)/obj/tensorflow.pb-c.o: $(GEN_C)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Wno-missing-prototypes -Wno-missing-braces -c -o $@ $<
+
+$(BUILD)/gen/report.js: $(REPORT_JS) Makefile
+	@mkdir -p $(BUILD)/gen
+	cat $(REPORT_JS) > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/gen/report_assets.c: $(REPORT_ASSETS) scripts/embed.sh
 	@mkdir -p $(BUILD)/gen

@@ -1,0 +1,195 @@
+var Graph = (function () {
+
+  /* ---------- graph ---------- */
+
+  var graph = { svg: null, vb: null, nodes: null, sel: null, view: null, drag: null };
+
+  function buildGraph() {
+    var panel = $('panel-graph');
+    panel.innerHTML = '';
+    graph = { svg: null, vb: null, nodes: null, sel: null, view: null, drag: null };
+    $('count-graph').textContent = '';
+    function empty(msg) {
+      panel.innerHTML = '<div class="card empty" style="margin:16px 18px">' + esc(msg) + '</div>';
+      return 0;
+    }
+    var s = run.graph;
+    if (!s) return empty(run.graphSkipped || 'This run has no graph.');
+    var svg = graphSvg(s);
+    if (!svg) return empty('The graph is not a usable SVG document, so it is not shown.');
+    var vbs = (svg.getAttribute('viewBox') || '').trim().split(/[\s,]+/).map(Number);
+    if (vbs.length !== 4 || vbs.some(function (v) { return !isFinite(v); }) || vbs[2] <= 0 || vbs[3] <= 0) {
+      var w = parseFloat(svg.getAttribute('width')) || 1000, h = parseFloat(svg.getAttribute('height')) || 800;
+      vbs = [0, 0, w, h];
+    }
+    svg.removeAttribute('width');
+    svg.removeAttribute('height');
+    svg.setAttribute('preserveAspectRatio', 'xMidYMid meet');
+    graph.svg = svg;
+    graph.home = vbs.slice();
+    graph.vb = vbs.slice();
+    var nodes = svg.querySelectorAll('g.node');
+    graph.nodes = Object.create(null);
+    Array.prototype.forEach.call(nodes, function (g) {
+      var t = g.querySelector('title');
+      if (t) graph.nodes[t.textContent] = g;
+    });
+    $('count-graph').textContent = nodes.length ? '(' + nodes.length + ')' : '';
+    var bar = document.createElement('div');
+    bar.className = 'g-bar';
+    bar.innerHTML = '<span class="note">' + nodes.length + ' nodes \u00b7 click a node to show its slices on the ' +
+      'timeline \u00b7 drag to pan \u00b7 wheel to zoom</span><span class="grow"></span><span class="note" id="g-msg"></span>';
+    var fit = document.createElement('button');
+    fit.type = 'button'; fit.className = 'btn'; fit.textContent = 'Fit';
+    fit.addEventListener('click', function () { graph.vb = graph.home.slice(); applyVb(); });
+    bar.appendChild(fit);
+    var one = document.createElement('button');
+    one.type = 'button'; one.className = 'btn'; one.textContent = '100%';
+    one.title = 'Actual size, around the middle of the view';
+    one.addEventListener('click', function () {
+      var vb = graph.vb, w = view.clientWidth || 800, h = view.clientHeight || 600;
+      var cx = vb[0] + vb[2] / 2, cy = vb[1] + vb[3] / 2;
+      graph.vb = [cx - w / 2, cy - h / 2, w, h];
+      applyVb();
+    });
+    bar.appendChild(one);
+    var view = document.createElement('div');
+    view.className = 'g-view';
+    view.appendChild(svg);
+    panel.appendChild(bar);
+    panel.appendChild(view);
+    applyVb();
+    bindGraph(view);
+    var sel = Timeline.selected();
+    markGraphNode(sel >= 0 ? str(run, run.node[sel]) : '');
+    return nodes.length;
+  }
+  /* The SVG element of document s, made inert; null when s is not one SVG document. */
+  function graphSvg(s) {
+    var at = s.search(/<svg[\s>]/i), endAt = s.lastIndexOf('</svg>');
+    var head = at >= 0 ? s.slice(0, at).replace(/<\?xml[\s\S]*?\?>/g, '').replace(/<!DOCTYPE[^>[]*(\[[\s\S]*?\])?\s*>/gi, '').replace(/<!-{2}[\s\S]*?-{2}>/g, '') : '';
+    if (at < 0 || endAt < at || head.trim() || s.slice(endAt + 6).trim()) return null;
+    var holder = document.createElement('div');
+    holder.innerHTML = s.slice(at, endAt + 6);
+    var svg = holder.firstElementChild;
+    if (!svg || svg.tagName.toLowerCase() !== 'svg' || holder.children.length !== 1) return null;
+    /* It is ours (graph-render), but keep it inert anyway. */
+    Array.prototype.forEach.call(svg.querySelectorAll('script,foreignObject,iframe,object,embed,image,use'), function (e) { e.parentNode.removeChild(e); });
+    Array.prototype.forEach.call(svg.querySelectorAll('*'), function (e) {
+      for (var q = e.attributes.length - 1; q >= 0; q--) {
+        var nm = e.attributes[q].name.toLowerCase(), val = e.attributes[q].value;
+        if (nm.indexOf('on') === 0 || ((nm === 'href' || nm === 'xlink:href') && val.charAt(0) !== '#')) e.removeAttribute(e.attributes[q].name);
+      }
+    });
+    return svg;
+  }
+  /* Centres the view on node g, at actual size when the view is smaller than that. */
+  function seekGraphNode(g) {
+    var view = graph.view;
+    if (!view || !view.clientWidth) return;
+    var b = view.getBoundingClientRect(), r = g.getBoundingClientRect(), m = graphScale(view), vb = graph.vb;
+    var cx = vb[0] + ((r.left + r.right) / 2 - b.left - m.ox) / m.s;
+    var cy = vb[1] + ((r.top + r.bottom) / 2 - b.top - m.oy) / m.s;
+    var w = vb[2], h = vb[3];
+    if (m.s < 1) { w = view.clientWidth; h = view.clientHeight; }
+    graph.vb = [cx - w / 2, cy - h / 2, w, h];
+    applyVb();
+  }
+  function applyVb() {
+    if (graph.svg) graph.svg.setAttribute('viewBox', graph.vb.map(function (v) { return +v.toFixed(3); }).join(' '));
+  }
+  function graphScale(view) {
+    var w = view.clientWidth || 1, h = view.clientHeight || 1, vb = graph.vb;
+    var s = Math.min(w / vb[2], h / vb[3]);
+    return { s: s, ox: (w - vb[2] * s) / 2, oy: (h - vb[3] * s) / 2 };
+  }
+  function bindGraph(view) {
+    graph.view = view;
+    view.addEventListener('wheel', function (ev) {
+      ev.preventDefault();
+      var b = view.getBoundingClientRect(), g = graphScale(view), vb = graph.vb;
+      var unit = ev.deltaMode === 1 ? 16 : 1;
+      var f = Math.exp(clamp(ev.deltaY * unit, -300, 300) * 0.0022);
+      var px = vb[0] + (ev.clientX - b.left - g.ox) / g.s, py = vb[1] + (ev.clientY - b.top - g.oy) / g.s;
+      var nw = vb[2] * f, nh = vb[3] * f;
+      if (nw > graph.home[2] * 20 || nw < graph.home[2] / 400) return;
+      graph.vb = [px - (px - vb[0]) * f, py - (py - vb[1]) * f, nw, nh];
+      applyVb();
+    }, { passive: false });
+    view.addEventListener('mousedown', function (ev) {
+      if (ev.button !== 0) return;
+      var node = ev.target && ev.target.closest ? ev.target.closest('g.node') : null;
+      graph.drag = { x: ev.clientX, y: ev.clientY, vb: graph.vb.slice(), moved: false, node: node };
+      ev.preventDefault();
+    });
+  }
+  /* once: drags of the graph follow the mouse out of its view */
+  function bindGraphWindow() {
+    window.addEventListener('mousemove', function (ev) {
+      var d = graph.drag;
+      if (!d || !graph.view) return;
+      var dx = ev.clientX - d.x, dy = ev.clientY - d.y;
+      if (!d.moved && Math.abs(dx) + Math.abs(dy) > 3) { d.moved = true; graph.view.classList.add('drag'); }
+      if (!d.moved) return;
+      var g = graphScale(graph.view);
+      graph.vb = [d.vb[0] - dx / g.s, d.vb[1] - dy / g.s, d.vb[2], d.vb[3]];
+      applyVb();
+    });
+    window.addEventListener('mouseup', function () {
+      var d = graph.drag;
+      if (!d) return;
+      graph.drag = null;
+      if (graph.view) graph.view.classList.remove('drag');
+      if (d.moved || !d.node) return;
+      var t = d.node.querySelector('title');
+      if (t) graphNodeToTimeline(t.textContent);
+    });
+  }
+  function graphNodeToTimeline(name) {
+    var S = run.strings, hit = new Uint8Array(S.length), pre = name + '/', out = [];
+    for (var q = 1; q < S.length; q++) if (S[q] === name || S[q].indexOf(pre) === 0) hit[q] = 1;
+    for (var i = 0; i < run.n; i++) if (hit[run.node[i]]) out.push(i);
+    var msg = $('g-msg');
+    if (!out.length) {
+      if (msg) msg.textContent = '\u201c' + name + '\u201d has no slice in this run';
+      markGraphNode(name);
+      return;
+    }
+    if (msg) msg.textContent = '';
+    out.sort(function (a, b) { return run.start[a] - run.start[b] || a - b; });
+    Timeline.showOnTimeline(out, 'node ' + name, { source: 'graph' });
+    markGraphNode(name);
+  }
+  function markGraphNode(name) {
+    if (!graph.nodes) return;
+    var was = graph.sel;
+    if (graph.sel) { graph.sel.classList.remove('sel'); graph.sel = null; }
+    var n = name;
+    while (n) {
+      var g = graph.nodes[n];
+      if (g) { g.classList.add('sel'); graph.sel = g; graph.seek = g !== was; return; }
+      var cut = n.lastIndexOf('/');
+      n = cut > 0 ? n.slice(0, cut) : '';
+    }
+  }
+
+
+  /* the 0 key on the graph tab: the whole graph; false when no graph is shown */
+  function resetZoom() {
+    if (!graph.svg) return false;
+    graph.vb = graph.home.slice();
+    applyVb();
+    return true;
+  }
+  /* the graph tab is shown: its view, centred on the selected node when that changed */
+  function onShow() {
+    if (!graph.svg) return;
+    applyVb();
+    if (graph.sel && graph.seek) { graph.seek = false; seekGraphNode(graph.sel); }
+  }
+
+  return {
+    buildGraph: buildGraph, bindGraphWindow: bindGraphWindow, markGraphNode: markGraphNode,
+    resetZoom: resetZoom, onShow: onShow
+  };
+})();
