@@ -294,15 +294,21 @@ static void view_free(struct rview *rv)
 	g_free(rv->time);
 	g_free(rv->bytes);
 	g_free(rv->n_exec);
-	g_free(rv->hidden);
-	g_free(rv->kept);
-	g_free(rv->leaf);
+	if (rv->own_kept) {
+		g_free(rv->hidden);
+		g_free(rv->kept);
+	}
+	if (rv->own_leaf)
+		g_free(rv->leaf);
 	g_free(rv->anc);
 	g_free(rv->sid);
 	g_free(rv->vtx);
-	g_free(rv->edges);
-	g_free(rv->ebytes);
-	g_free(rv->etensor);
+	if (rv->own_edges)
+		g_free(rv->edges);
+	if (rv->own_tensors) {
+		g_free(rv->ebytes);
+		g_free(rv->etensor);
+	}
 	if (rv->scopes != NULL)
 		g_array_free(rv->scopes, TRUE);
 	if (rv->groups != NULL)
@@ -314,7 +320,8 @@ static void view_free(struct rview *rv)
 	if (rv->warnings != NULL)
 		tl_warn_log_drop(rv->warnings);
 	if (rv->run != NULL) {
-		g_free(rv->run->nodes);
+		if (rv->own_nodes)
+			g_free(rv->run->nodes);
 		g_free(rv->run);
 	}
 }
@@ -394,7 +401,62 @@ static tl_run *keep_of(tl_graphdot *gd, const tl_run *run)
 					 .device = intern(gd, nd->device),
 					 .partition = nd->partition};
 	}
+	const struct rview *prev = gd->n_runs > 1 ? &gd->views[gd->n_runs - 2] : NULL;
+	bool same = prev != NULL && prev->run->n_nodes == k->n_nodes;
+	for (size_t i = 0; same && i < k->n_nodes; i++) {
+		const tl_gnode *a = &k->nodes[i], *b = &prev->run->nodes[i];
+		same = a->name == b->name && a->op == b->op && a->device == b->device &&
+		       a->partition == b->partition;
+	}
+	if (same) {
+		g_free(k->nodes);
+		k->nodes = prev->run->nodes;
+	}
+	gd->views[gd->n_runs - 1].own_nodes = !same;
 	return k;
+}
+
+/* Where this run's arrays are the same as the run before's, its view
+ * points to that run's and frees its own. */
+static void share_with_prev(tl_graphdot *gd, struct rview *rv)
+{
+	struct rview *prev = gd->n_runs > 1 ? &gd->views[gd->n_runs - 2] : NULL;
+	size_t n = rv->run->n_nodes;
+	rv->own_edges = rv->own_tensors = rv->own_kept = rv->own_leaf = true;
+	if (prev == NULL || prev->run->n_nodes != n || prev->n_edges != rv->n_edges)
+		return;
+	bool same = true;
+	for (size_t e = 0; same && e < rv->n_edges; e++) {
+		const struct cedge *a = &rv->edges[e], *b = &prev->edges[e];
+		same = a->src == b->src && a->dst == b->dst && a->port == b->port &&
+		       a->kind == b->kind;
+	}
+	if (same) {
+		g_free(rv->edges);
+		rv->edges = prev->edges;
+		rv->own_edges = false;
+	}
+	if (memcmp(rv->ebytes, prev->ebytes, rv->n_edges * sizeof *rv->ebytes) == 0 &&
+	    memcmp(rv->etensor, prev->etensor, rv->n_edges * sizeof *rv->etensor) == 0) {
+		g_free(rv->ebytes);
+		g_free(rv->etensor);
+		rv->ebytes = prev->ebytes;
+		rv->etensor = prev->etensor;
+		rv->own_tensors = false;
+	}
+	if (memcmp(rv->hidden, prev->hidden, n * sizeof *rv->hidden) == 0 &&
+	    memcmp(rv->kept, prev->kept, n * sizeof *rv->kept) == 0) {
+		g_free(rv->hidden);
+		g_free(rv->kept);
+		rv->hidden = prev->hidden;
+		rv->kept = prev->kept;
+		rv->own_kept = false;
+	}
+	if (memcmp(rv->leaf, prev->leaf, n * sizeof *rv->leaf) == 0) {
+		g_free(rv->leaf);
+		rv->leaf = prev->leaf;
+		rv->own_leaf = false;
+	}
 }
 
 /* The bytes and the dtype and shape of each data edge's tensor, where
@@ -463,10 +525,6 @@ void tl_graphdot_add(tl_graphdot *gd, const tl_run *run, const tl_memory *memory
 	rv->hidden = g_new0(bool, n + 1);
 	rv->kept = g_new0(bool, n + 1);
 	rv->leaf = g_new0(uint32_t, n + 1);
-	rv->anc = g_new(uint32_t, n + 1);
-	for (size_t i = 0; i < n; i++)
-		rv->anc[i] = NONE;
-	rv->vtx = g_new0(uint32_t, n + 1);
 	tl_graphdot_scope_init(rv);
 	gd->any_steps = gd->any_steps || run->has_steps;
 	node_costs(rv, run, memory);
@@ -480,6 +538,10 @@ void tl_graphdot_add(tl_graphdot *gd, const tl_run *run, const tl_memory *memory
 	}
 	gd->stats.kept += rv->n_kept;
 	tl_graphdot_scope_build(gd, rv);
+	g_hash_table_destroy(rv->scope_of);
+	g_hash_table_destroy(rv->group_by);
+	rv->scope_of = rv->group_by = NULL;
+	share_with_prev(gd, rv);
 	if (gd->opts.fold)
 		tl_graphdot_scope_fold(rv);
 	tl_warn_log_end();
@@ -495,12 +557,20 @@ void tl_graphdot_finish(tl_graphdot *gd)
 		struct rview *rv = &gd->views[r];
 		tl_warn_log_tell(rv->warnings);
 		rv->warnings = NULL;
+		size_t n = rv->run->n_nodes;
+		rv->anc = g_new(uint32_t, n + 1);
+		for (size_t i = 0; i < n; i++)
+			rv->anc[i] = NONE;
+		rv->vtx = g_new0(uint32_t, n + 1);
 		uint64_t cost = 0;
 		int depth = tl_graphdot_layout_depth(gd, rv, &cost);
 		gd->stats.layout_cost += cost;
 		if (depth > gd->stats.depth)
 			gd->stats.depth = depth;
 		make_vertices(gd, rv, (uint32_t)r, depth);
+		g_free(rv->anc);
+		g_free(rv->sid);
+		rv->anc = rv->sid = NULL;
 		gd->any_folded = gd->any_folded || rv->folded;
 	}
 	if (opts->focus != NULL && gd->stats.kept == 0)

@@ -119,11 +119,12 @@ struct rview { /* one run */
 	bool *hidden; /* a matched _Send or _Recv, drawn as an edge */
 	bool *kept;
 	uint32_t *leaf; /* node -> scope */
-	uint32_t *anc;	/* node -> the scope ancestor_at last found, or NONE */
+	uint32_t *anc;	/* node -> the scope ancestor_at last found, or NONE;
+			 * from the depth's choice to the vertices (finish) */
 	uint32_t *sid;	/* per scope, twice (folded or not): a vertex while
 			 * the layout numbers them, else NONE; made at its
-			 * first call (graphdot_layout.c) */
-	uint32_t *vtx;	/* node -> vertex */
+			 * first call (graphdot_layout.c), freed with anc */
+	uint32_t *vtx;	/* node -> vertex (made by finish) */
 	struct cedge *edges;
 	size_t n_edges;
 	int64_t *ebytes;      /* per edge, the tensor's bytes (data and transfer) */
@@ -132,8 +133,11 @@ struct rview { /* one run */
 	GArray *scopes;	      /* struct scope */
 	GArray *groups;	      /* struct group */
 	GHashTable *scope_of; /* (parent, last component) -> scope + 1 (every scope
-			       * but the roots; graphdot_scope.c) */
-	GHashTable *group_by; /* (partition, device) -> group + 1 */
+			       * but the roots; graphdot_scope.c); freed once built */
+	GHashTable *group_by; /* (partition, device) -> group + 1; freed once built */
+	/* Arrays the same as the run before's are that run's (a stream of one
+	 * graph holds them once); these say which are its own. */
+	bool own_nodes, own_edges, own_tensors, own_kept, own_leaf;
 	int max_scope_depth;
 	bool draw_groups;
 	bool folded; /* numbered siblings fold */
