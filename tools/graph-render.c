@@ -140,11 +140,31 @@ static const tl_cli_opt options[] = {
     TL_OPT_END,
 };
 
-static int build(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_error *err)
+/* Run by run: what the picture needs of each run is copied out of it as
+ * it comes (tl_graphdot_add), and the run freed; the picture is made and
+ * written at the end, when the runs' share of --max-nodes is known. */
+static int begin_picture(void *ctx, const tl_cli_inputs *in, tl_output *out, tl_error *err)
 {
 	struct job *job = ctx;
-	return tl_graphdot_build(&job->gd, (tl_run *const *)runs->pdata, runs->len, &job->opts,
-				 err);
+	return tl_graphdot_begin(&job->gd, &job->opts, err);
+}
+
+static int add_run(void *ctx, tl_run **run, const tl_cli_step *step, tl_output *out,
+		   tl_error *err)
+{
+	struct job *job = ctx;
+	tl_graphdot_add(job->gd, *run, NULL);
+	return 0;
+}
+
+static int draw(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_output *out,
+		tl_error *err);
+
+static int end_picture(void *ctx, const tl_cli_inputs *in, tl_output *out, tl_error *err)
+{
+	struct job *job = ctx;
+	tl_graphdot_finish(job->gd);
+	return draw(ctx, in, NULL, out, err);
 }
 
 /* --diff: A and B read apart, B's first run with a graph drawn. */
@@ -192,8 +212,9 @@ int main(int argc, char **argv)
 		tl_cli_usage_error(&job.cli, "--diff colours by time or memory, not by %s",
 				   tl_color_by_names[job.opts.color_by]);
 	job.opts.laid_out = job.render != NULL;
-	tl_cli_tool tool = {.prepare = job.diff ? build_diff : build, .write = draw};
-	tool.stream = job.diff;
+	tl_cli_tool tool = {.begin = begin_picture, .run = add_run, .end = end_picture};
+	if (job.diff)
+		tool = (tl_cli_tool){.prepare = build_diff, .write = draw, .stream = true};
 	if (job.render != NULL && tl_dot_format_binary(job.render))
 		tool.binary = job.render;
 	int status = tl_cli_run(&job.cli, argc, argv, &tool, &job);

@@ -103,11 +103,12 @@ static int begin_report(void *ctx, const tl_cli_inputs *in, tl_output *out, tl_e
 	return tl_report_new(&job->report, &job->opts, err);
 }
 
-/* Each run into the page as it is read; the driver frees it after. */
+/* Each run into the page as it is read; the driver frees it after, unless
+ * the page keeps it (the second run, until a third comes). */
 static int add_run(void *ctx, tl_run **run, const tl_cli_step *step, tl_output *out, tl_error *err)
 {
 	struct job *job = ctx;
-	return tl_report_add(job->report, *run, err);
+	return tl_report_add_own(job->report, run, err);
 }
 
 static int end_report(void *ctx, const tl_cli_inputs *in, tl_output *out, tl_error *err)

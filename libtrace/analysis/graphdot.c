@@ -48,9 +48,8 @@ static int64_t add_sat(int64_t a, int64_t b)
 /* ------------------------------------------------------------------ */
 /* Costs per graph node                                                */
 
-static void node_costs(struct rview *rv, const tl_memory *have)
+static void node_costs(struct rview *rv, const tl_run *run, const tl_memory *have)
 {
-	tl_run *run = rv->run;
 	size_t n = run->n_nodes;
 	int64_t *gpu = g_new0(int64_t, n + 1);
 	for (size_t i = 0; i < run->n_execs; i++) {
@@ -255,11 +254,7 @@ static void make_edges(tl_graphdot *gd, struct rview *rv, uint32_t run_index)
 		uint32_t vs = rv->vtx[c->src], vd = rv->vtx[c->dst];
 		if (vs == vd)
 			continue;
-		int64_t bytes = 0;
-		if (c->kind == EK_DATA || c->kind == EK_TRANSFER) {
-			tl_graphdot_tensor t = tl_graphdot_tensor_of(rv->run, c->src, c->port);
-			bytes = t.bytes;
-		}
+		int64_t bytes = rv->ebytes[e];
 		bool plain = vtx_at(gd, vs)->node >= 0 && vtx_at(gd, vd)->node >= 0;
 		if (!plain) {
 			struct ekey key = {.src = vs, .dst = vd, .kind = c->kind};
@@ -282,7 +277,8 @@ static void make_edges(tl_graphdot *gd, struct rview *rv, uint32_t run_index)
 				  .port = c->port,
 				  .kind = c->kind,
 				  .count = 1,
-				  .bytes = bytes};
+				  .bytes = bytes,
+				  .tensor = rv->etensor[e]};
 		g_array_append_val(gd->edges, d);
 		if (c->kind == EK_TRANSFER || c->kind == EK_TRANSFER_CONTROL)
 			gd->stats.transfers++;
@@ -298,13 +294,21 @@ static void view_free(struct rview *rv)
 	g_free(rv->time);
 	g_free(rv->bytes);
 	g_free(rv->n_exec);
-	g_free(rv->hidden);
-	g_free(rv->kept);
-	g_free(rv->leaf);
+	if (rv->own_kept) {
+		g_free(rv->hidden);
+		g_free(rv->kept);
+	}
+	if (rv->own_leaf)
+		g_free(rv->leaf);
 	g_free(rv->anc);
 	g_free(rv->sid);
 	g_free(rv->vtx);
-	g_free(rv->edges);
+	if (rv->own_edges)
+		g_free(rv->edges);
+	if (rv->own_tensors) {
+		g_free(rv->ebytes);
+		g_free(rv->etensor);
+	}
 	if (rv->scopes != NULL)
 		g_array_free(rv->scopes, TRUE);
 	if (rv->groups != NULL)
@@ -313,6 +317,13 @@ static void view_free(struct rview *rv)
 		g_hash_table_destroy(rv->scope_of);
 	if (rv->group_by != NULL)
 		g_hash_table_destroy(rv->group_by);
+	if (rv->warnings != NULL)
+		tl_warn_log_drop(rv->warnings);
+	if (rv->run != NULL) {
+		if (rv->own_nodes)
+			g_free(rv->run->nodes);
+		g_free(rv->run);
+	}
 }
 
 void tl_graphdot_free(tl_graphdot *gd)
@@ -334,6 +345,7 @@ void tl_graphdot_free(tl_graphdot *gd)
 		g_free(g_array_index(gd->legend, struct legend_entry, i).text);
 	g_array_free(gd->legend, TRUE);
 	g_free(gd->title);
+	g_string_chunk_free(gd->strings);
 	tl_arena_free(gd->arena);
 	g_free(gd);
 }
@@ -367,81 +379,203 @@ static void build_title(tl_graphdot *gd, bool folded)
 	gd->title = g_string_free(s, FALSE);
 }
 
-static void view_init(struct rview *rv, tl_run *run)
+static const char *intern(tl_graphdot *gd, const char *s)
 {
+	return s != NULL ? g_string_chunk_insert_const(gd->strings, s) : NULL;
+}
+
+/* What the picture keeps of a run: its label and has_*, and its nodes'
+ * names, ops, devices and partitions (interned); the rest is the run's. */
+static tl_run *keep_of(tl_graphdot *gd, const tl_run *run)
+{
+	tl_run *k = g_new0(tl_run, 1);
+	k->label = intern(gd, run->label);
+	k->has_steps = run->has_steps;
+	k->has_graphs = run->has_graphs;
+	k->n_nodes = run->n_nodes;
+	k->nodes = g_new0(tl_gnode, run->n_nodes + 1);
+	for (size_t i = 0; i < run->n_nodes; i++) {
+		const tl_gnode *nd = &run->nodes[i];
+		k->nodes[i] = (tl_gnode){.name = intern(gd, nd->name),
+					 .op = intern(gd, nd->op),
+					 .device = intern(gd, nd->device),
+					 .partition = nd->partition};
+	}
+	const struct rview *prev = gd->n_runs > 1 ? &gd->views[gd->n_runs - 2] : NULL;
+	bool same = prev != NULL && prev->run->n_nodes == k->n_nodes;
+	for (size_t i = 0; same && i < k->n_nodes; i++) {
+		const tl_gnode *a = &k->nodes[i], *b = &prev->run->nodes[i];
+		same = a->name == b->name && a->op == b->op && a->device == b->device &&
+		       a->partition == b->partition;
+	}
+	if (same) {
+		g_free(k->nodes);
+		k->nodes = prev->run->nodes;
+	}
+	gd->views[gd->n_runs - 1].own_nodes = !same;
+	return k;
+}
+
+/* Where this run's arrays are the same as the run before's, its view
+ * points to that run's and frees its own. */
+static void share_with_prev(tl_graphdot *gd, struct rview *rv)
+{
+	struct rview *prev = gd->n_runs > 1 ? &gd->views[gd->n_runs - 2] : NULL;
+	size_t n = rv->run->n_nodes;
+	rv->own_edges = rv->own_tensors = rv->own_kept = rv->own_leaf = true;
+	if (prev == NULL || prev->run->n_nodes != n || prev->n_edges != rv->n_edges)
+		return;
+	bool same = true;
+	for (size_t e = 0; same && e < rv->n_edges; e++) {
+		const struct cedge *a = &rv->edges[e], *b = &prev->edges[e];
+		same = a->src == b->src && a->dst == b->dst && a->port == b->port &&
+		       a->kind == b->kind;
+	}
+	if (same) {
+		g_free(rv->edges);
+		rv->edges = prev->edges;
+		rv->own_edges = false;
+	}
+	if (memcmp(rv->ebytes, prev->ebytes, rv->n_edges * sizeof *rv->ebytes) == 0 &&
+	    memcmp(rv->etensor, prev->etensor, rv->n_edges * sizeof *rv->etensor) == 0) {
+		g_free(rv->ebytes);
+		g_free(rv->etensor);
+		rv->ebytes = prev->ebytes;
+		rv->etensor = prev->etensor;
+		rv->own_tensors = false;
+	}
+	if (memcmp(rv->hidden, prev->hidden, n * sizeof *rv->hidden) == 0 &&
+	    memcmp(rv->kept, prev->kept, n * sizeof *rv->kept) == 0) {
+		g_free(rv->hidden);
+		g_free(rv->kept);
+		rv->hidden = prev->hidden;
+		rv->kept = prev->kept;
+		rv->own_kept = false;
+	}
+	if (memcmp(rv->leaf, prev->leaf, n * sizeof *rv->leaf) == 0) {
+		g_free(rv->leaf);
+		rv->leaf = prev->leaf;
+		rv->own_leaf = false;
+	}
+}
+
+/* The bytes and the dtype and shape of each data edge's tensor, where
+ * both its ends are kept, from the run's step stats or graph. */
+static void edge_tensors(tl_graphdot *gd, struct rview *rv, const tl_run *run)
+{
+	rv->ebytes = g_new0(int64_t, rv->n_edges + 1);
+	rv->etensor = g_new0(const char *, rv->n_edges + 1);
+	GString *text = g_string_new(NULL);
+	for (size_t e = 0; e < rv->n_edges; e++) {
+		const struct cedge *c = &rv->edges[e];
+		if (!rv->kept[c->src] || !rv->kept[c->dst] ||
+		    (c->kind != EK_DATA && c->kind != EK_TRANSFER))
+			continue;
+		tl_graphdot_tensor t = tl_graphdot_tensor_of(run, c->src, c->port);
+		rv->ebytes[e] = t.bytes;
+		g_string_truncate(text, 0);
+		tl_graphdot_tensor_text(text, &t);
+		if (text->len > 0)
+			rv->etensor[e] = g_string_chunk_insert_const(gd->strings, text->str);
+	}
+	g_string_free(text, TRUE);
+}
+
+int tl_graphdot_begin(tl_graphdot **out, const tl_graphdot_opts *opts, tl_error *err)
+{
+	if (opts->max_depth < 0 || opts->hops < 0)
+		return tl_error_set(err, "negative depth or hops");
+	tl_graphdot *gd = g_new0(tl_graphdot, 1);
+	gd->opts = *opts;
+	gd->opts.memory = NULL;
+	if (opts->diff != NULL)
+		gd->opts.color_by =
+		    tl_graphdot_diff_memory(opts->diff) ? TL_COLOR_MEMORY : TL_COLOR_TIME;
+	gd->arena = tl_arena_new();
+	gd->strings = g_string_chunk_new(64 * 1024);
+	gd->vtx = g_array_new(FALSE, FALSE, sizeof(struct vtx));
+	gd->edges = g_array_new(FALSE, FALSE, sizeof(struct dedge));
+	gd->legend = g_array_new(FALSE, FALSE, sizeof(struct legend_entry));
+	*out = gd;
+	return 0;
+}
+
+/* One run's costs, what is kept, the tensors of its edges and its scopes;
+ * then it is let go. The depth it is drawn at waits for the end, when the
+ * runs' share of max_nodes is known. */
+void tl_graphdot_add(tl_graphdot *gd, const tl_run *run, const tl_memory *memory)
+{
+	if (gd->n_runs == gd->cap_runs) {
+		gd->cap_runs = gd->cap_runs == 0 ? 4 : 2 * gd->cap_runs;
+		gd->views = g_renew(struct rview, gd->views, gd->cap_runs + 1);
+	}
+	struct rview *rv = &gd->views[gd->n_runs++];
+	*rv = (struct rview){0};
+	rv->warnings = tl_warn_log_begin();
+	if (!run->has_graphs)
+		tl_warn("graph-none",
+			"no graph in '%s' (a GraphDef or RunMetadata with "
+			"partition_graphs draws one)",
+			run->label);
 	size_t n = run->n_nodes;
-	rv->run = run;
+	rv->run = (tl_run *)run; /* while it is added: contract and select read it */
 	rv->time = g_new0(int64_t, n + 1);
 	rv->bytes = g_new0(int64_t, n + 1);
 	rv->n_exec = g_new0(uint32_t, n + 1);
 	rv->hidden = g_new0(bool, n + 1);
 	rv->kept = g_new0(bool, n + 1);
 	rv->leaf = g_new0(uint32_t, n + 1);
-	rv->anc = g_new(uint32_t, n + 1);
-	for (size_t i = 0; i < n; i++)
-		rv->anc[i] = NONE;
-	rv->vtx = g_new0(uint32_t, n + 1);
 	tl_graphdot_scope_init(rv);
-}
-
-/* One run's vertices: its costs, what is kept, its scopes and the depth
- * it is drawn at. */
-static void build_view(tl_graphdot *gd, struct rview *rv, uint32_t run_index)
-{
-	tl_run *run = rv->run;
-	if (!run->has_graphs)
-		tl_warn("graph-none",
-			"no graph in '%s' (a GraphDef or RunMetadata with "
-			"partition_graphs draws one)",
-			run->label);
-	node_costs(rv, gd->opts.memory != NULL ? gd->opts.memory[run_index] : NULL);
+	gd->any_steps = gd->any_steps || run->has_steps;
+	node_costs(rv, run, memory);
 	tl_graphdot_select_contract(rv);
 	tl_graphdot_select_nodes(gd, rv);
-	for (size_t i = 0; i < run->n_nodes; i++) {
+	edge_tensors(gd, rv, run);
+	rv->run = keep_of(gd, run);
+	for (size_t i = 0; i < n; i++) {
 		rv->n_kept += rv->kept[i];
 		gd->stats.nodes += !rv->hidden[i];
 	}
 	gd->stats.kept += rv->n_kept;
 	tl_graphdot_scope_build(gd, rv);
+	g_hash_table_destroy(rv->scope_of);
+	g_hash_table_destroy(rv->group_by);
+	rv->scope_of = rv->group_by = NULL;
+	share_with_prev(gd, rv);
 	if (gd->opts.fold)
 		tl_graphdot_scope_fold(rv);
-	uint64_t cost = 0;
-	int depth = tl_graphdot_layout_depth(gd, rv, &cost);
-	gd->stats.layout_cost += cost;
-	if (depth > gd->stats.depth)
-		gd->stats.depth = depth;
-	make_vertices(gd, rv, run_index, depth);
+	tl_warn_log_end();
 }
 
-int tl_graphdot_build(tl_graphdot **out, tl_run *const *runs, size_t n_runs,
-		      const tl_graphdot_opts *opts, tl_error *err)
+void tl_graphdot_finish(tl_graphdot *gd)
 {
-	if (opts->max_depth < 0 || opts->hops < 0)
-		return tl_error_set(err, "negative depth or hops");
-	tl_graphdot *gd = g_new0(tl_graphdot, 1);
-	gd->opts = *opts;
-	if (opts->diff != NULL)
-		gd->opts.color_by =
-		    tl_graphdot_diff_memory(opts->diff) ? TL_COLOR_MEMORY : TL_COLOR_TIME;
-	gd->arena = tl_arena_new();
-	gd->n_runs = n_runs;
-	gd->views = g_new0(struct rview, n_runs + 1);
-	gd->vtx = g_array_new(FALSE, FALSE, sizeof(struct vtx));
-	gd->edges = g_array_new(FALSE, FALSE, sizeof(struct dedge));
-	gd->legend = g_array_new(FALSE, FALSE, sizeof(struct legend_entry));
-	bool any_steps = false, any_folded = false;
+	size_t n_runs = gd->n_runs;
+	const tl_graphdot_opts *opts = &gd->opts;
 	if (opts->max_nodes > 0)
 		gd->run_budget = n_runs > 1 ? MAX(opts->max_nodes / n_runs, 1) : opts->max_nodes;
 	for (size_t r = 0; r < n_runs; r++) {
 		struct rview *rv = &gd->views[r];
-		view_init(rv, runs[r]);
-		any_steps = any_steps || runs[r]->has_steps;
-		build_view(gd, rv, (uint32_t)r);
-		any_folded = any_folded || rv->folded;
+		tl_warn_log_tell(rv->warnings);
+		rv->warnings = NULL;
+		size_t n = rv->run->n_nodes;
+		rv->anc = g_new(uint32_t, n + 1);
+		for (size_t i = 0; i < n; i++)
+			rv->anc[i] = NONE;
+		rv->vtx = g_new0(uint32_t, n + 1);
+		uint64_t cost = 0;
+		int depth = tl_graphdot_layout_depth(gd, rv, &cost);
+		gd->stats.layout_cost += cost;
+		if (depth > gd->stats.depth)
+			gd->stats.depth = depth;
+		make_vertices(gd, rv, (uint32_t)r, depth);
+		g_free(rv->anc);
+		g_free(rv->sid);
+		rv->anc = rv->sid = NULL;
+		gd->any_folded = gd->any_folded || rv->folded;
 	}
 	if (opts->focus != NULL && gd->stats.kept == 0)
 		tl_warn("graph-focus-empty", "--focus matches no node: nothing to draw");
-	if (opts->top > 0 && !any_steps)
+	if (opts->top > 0 && !gd->any_steps)
 		tl_warn("graph-top-no-stats", "--top has no costs to rank by (no step stats): "
 					      "nothing to draw");
 	for (guint i = 0; i < gd->vtx->len; i++) {
@@ -459,7 +593,18 @@ int tl_graphdot_build(tl_graphdot **out, tl_run *const *runs, size_t n_runs,
 	gd->stats.edges = gd->edges->len;
 	tl_graphdot_layout_hints(gd);
 	tl_graphdot_color(gd);
-	build_title(gd, any_folded);
+	build_title(gd, gd->any_folded);
+}
+
+int tl_graphdot_build(tl_graphdot **out, tl_run *const *runs, size_t n_runs,
+		      const tl_graphdot_opts *opts, tl_error *err)
+{
+	tl_graphdot *gd;
+	if (tl_graphdot_begin(&gd, opts, err) != 0)
+		return -1;
+	for (size_t r = 0; r < n_runs; r++)
+		tl_graphdot_add(gd, runs[r], opts->memory != NULL ? opts->memory[r] : NULL);
+	tl_graphdot_finish(gd);
 	*out = gd;
 	return 0;
 }

@@ -24,8 +24,11 @@
  *     with a diff, by each node's change from another run.
  * The same runs and options give the same picture.
  *
- * A tl_graphdot points into the runs it was built from, which must outlive
- * it; it owns everything else.
+ * A tl_graphdot keeps nothing of the runs it was built from: what it
+ * needs of each (its nodes' names, ops and devices, costs, edges and
+ * their tensors) is copied out, so runs can be added one by one and freed
+ * as they come (tl_graphdot_begin, _add, _finish), its memory that of the
+ * picture and not of the runs' step stats.
  */
 #ifndef TL_ANALYSIS_GRAPHDOT_H
 #define TL_ANALYSIS_GRAPHDOT_H
@@ -90,9 +93,21 @@ typedef struct tl_graphdot_stats {
 } tl_graphdot_stats;
 
 /* Builds the picture of `runs` (one cluster per run when there are
- * several). Fails only when asked for something impossible. */
+ * several). Fails only when asked for something impossible. The same as
+ * begin, add each run, finish. */
 int tl_graphdot_build(tl_graphdot **out, tl_run *const *runs, size_t n_runs,
 		      const tl_graphdot_opts *opts, tl_error *err);
+
+/* Run by run: begin (fails as build does; opts.memory is not used, each
+ * run's is given to add), add each run in order (the run may be freed
+ * as soon as add returns; `memory` is its memory analysis or NULL: built
+ * here), then finish, which decides what the collapse budget shared by the
+ * runs leaves of each and makes the picture; the warnings said about each
+ * run while it was added are told then, in the order build tells them.
+ * Then the picture is what build makes of the same runs. */
+int tl_graphdot_begin(tl_graphdot **out, const tl_graphdot_opts *opts, tl_error *err);
+void tl_graphdot_add(tl_graphdot *gd, const tl_run *run, const struct tl_memory *memory);
+void tl_graphdot_finish(tl_graphdot *gd);
 void tl_graphdot_free(tl_graphdot *gd);
 const tl_graphdot_stats *tl_graphdot_get_stats(const tl_graphdot *gd);
 

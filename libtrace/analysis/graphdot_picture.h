@@ -17,7 +17,10 @@
  *   graphdot_tensor.c  the dtype, shape and bytes of a node's output.
  *
  * Everything hangs off the tl_graphdot, which owns it (its arena, arrays
- * and tables) and points into the runs.
+ * and tables). It keeps no run: each run added (tl_graphdot_add) leaves
+ * behind its costs, edges and a copy of its graph's nodes (name, op,
+ * device, partition; the strings interned, so a stream of one graph holds
+ * them once), and the run can be freed then.
  */
 #ifndef TL_ANALYSIS_GRAPHDOT_PICTURE_H
 #define TL_ANALYSIS_GRAPHDOT_PICTURE_H
@@ -103,28 +106,38 @@ struct dedge {		   /* a drawn edge */
 	uint8_t kind;
 	uint32_t count;
 	int64_t bytes;
+	const char *tensor; /* the first graph edge's dtype and shape ("float
+			     * [32x128]"), NULL when unknown or a control edge */
 };
 
 struct rview { /* one run */
-	tl_run *run;
+	tl_run *run; /* the copy of the run's nodes (what it needs of them),
+		      * label and has_*; no executions, edges or protos */
 	int64_t *time;	/* per graph node, ns */
 	int64_t *bytes; /* per graph node, output buffers */
 	uint32_t *n_exec;
 	bool *hidden; /* a matched _Send or _Recv, drawn as an edge */
 	bool *kept;
 	uint32_t *leaf; /* node -> scope */
-	uint32_t *anc;	/* node -> the scope ancestor_at last found, or NONE */
+	uint32_t *anc;	/* node -> the scope ancestor_at last found, or NONE;
+			 * from the depth's choice to the vertices (finish) */
 	uint32_t *sid;	/* per scope, twice (folded or not): a vertex while
 			 * the layout numbers them, else NONE; made at its
-			 * first call (graphdot_layout.c) */
-	uint32_t *vtx;	/* node -> vertex */
+			 * first call (graphdot_layout.c), freed with anc */
+	uint32_t *vtx;	/* node -> vertex (made by finish) */
 	struct cedge *edges;
 	size_t n_edges;
+	int64_t *ebytes;      /* per edge, the tensor's bytes (data and transfer) */
+	const char **etensor; /* per edge, its dtype and shape (interned), or NULL */
+	tl_warn_log *warnings;    /* said while it was added, told at the end */
 	GArray *scopes;	      /* struct scope */
 	GArray *groups;	      /* struct group */
 	GHashTable *scope_of; /* (parent, last component) -> scope + 1 (every scope
-			       * but the roots; graphdot_scope.c) */
-	GHashTable *group_by; /* (partition, device) -> group + 1 */
+			       * but the roots; graphdot_scope.c); freed once built */
+	GHashTable *group_by; /* (partition, device) -> group + 1; freed once built */
+	/* Arrays the same as the run before's are that run's (a stream of one
+	 * graph holds them once); these say which are its own. */
+	bool own_nodes, own_edges, own_tensors, own_kept, own_leaf;
 	int max_scope_depth;
 	bool draw_groups;
 	bool folded; /* numbered siblings fold */
@@ -145,7 +158,9 @@ struct tl_graphdot {
 	tl_graphdot_opts opts;
 	tl_arena *arena;
 	struct rview *views;
-	size_t n_runs;
+	size_t n_runs, cap_runs;
+	GStringChunk *strings; /* the runs' names, ops, devices, labels, tensors */
+	bool any_steps, any_folded;
 	GArray *vtx;	/* struct vtx */
 	GArray *edges;	/* struct dedge */
 	GArray *legend; /* struct legend_entry */
@@ -235,5 +250,8 @@ typedef struct tl_graphdot_tensor {
 tl_graphdot_tensor tl_graphdot_tensor_of(const tl_run *run, uint32_t node, int32_t slot);
 /* The dtype's name without "DT_" ("FLOAT"), NULL when unknown. */
 const char *tl_graphdot_tensor_dtype(int dtype);
+/* "float [32x56x56x256]", "int32 scalar" appended to s; nothing when
+ * neither is known. */
+void tl_graphdot_tensor_text(GString *s, const tl_graphdot_tensor *t);
 
 #endif

@@ -52,8 +52,8 @@ void tl_graphdot_scope_init(struct rview *rv)
 {
 	rv->scopes = g_array_new(FALSE, FALSE, sizeof(struct scope));
 	rv->groups = g_array_new(FALSE, FALSE, sizeof(struct group));
-	rv->scope_of = g_hash_table_new(skey_hash, skey_equal);
-	rv->group_by = g_hash_table_new(gkey_hash, gkey_equal);
+	rv->scope_of = g_hash_table_new_full(skey_hash, skey_equal, g_free, NULL);
+	rv->group_by = g_hash_table_new_full(gkey_hash, gkey_equal, g_free, NULL);
 }
 
 /* ------------------------------------------------------------------ */
@@ -86,7 +86,7 @@ static uint32_t new_scope(tl_graphdot *gd, struct rview *rv, uint32_t group, uin
 		p->last_child = idx;
 		/* keyed by the component after the parent's path and its '/' */
 		uint32_t start = p->depth == 0 ? 0 : p->len + 1;
-		struct skey *key = tl_arena_alloc(gd->arena, sizeof *key);
+		struct skey *key = g_new(struct skey, 1);
 		*key = (struct skey){.parent = parent, .len = len - start, .comp = spath + start};
 		g_hash_table_insert(rv->scope_of, key, GUINT_TO_POINTER(idx + 1));
 	}
@@ -120,7 +120,7 @@ static uint32_t group_of(tl_graphdot *gd, struct rview *rv, const tl_gnode *nd, 
 		g_array_append_val(rv->groups, gr);
 		uint32_t root = new_scope(gd, rv, g, NONE, "", 0, 0);
 		g_array_index(rv->groups, struct group, g).root = root;
-		struct gkey *k = tl_arena_alloc(gd->arena, sizeof *k);
+		struct gkey *k = g_new(struct gkey, 1);
 		*k = key;
 		g_hash_table_insert(rv->group_by, k, GUINT_TO_POINTER(g + 1));
 	}

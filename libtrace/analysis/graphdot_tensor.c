@@ -3,6 +3,8 @@
  * edges' bytes (width) and labels (dtype and shape) come from here. */
 #include "analysis/graphdot_picture.h"
 
+#include "model/shape.h"
+
 #include <string.h>
 
 const char *tl_graphdot_tensor_dtype(int dt)
@@ -145,4 +147,24 @@ tl_graphdot_tensor tl_graphdot_tensor_of(const tl_run *run, uint32_t node, int32
 	}
 	tensor_from_def(n, slot, &t);
 	return t;
+}
+
+/* "float [32x56x56x256]", "int32 scalar" */
+void tl_graphdot_tensor_text(GString *s, const tl_graphdot_tensor *t)
+{
+	const char *dt = tl_graphdot_tensor_dtype(t->dtype);
+	if (dt != NULL) {
+		for (const char *p = dt; *p != '\0'; p++)
+			g_string_append_c(s, g_ascii_tolower(*p));
+	}
+	if (t->shape == NULL)
+		return;
+	if (dt != NULL)
+		g_string_append_c(s, ' ');
+	bool dims = !t->shape->unknown_rank && t->shape->n_dim > 0;
+	if (dims)
+		g_string_append_c(s, '[');
+	tl_shape_append(s, t->shape, TL_SHAPE_SCALAR | TL_SHAPE_QUERY);
+	if (dims)
+		g_string_append_c(s, ']');
 }

@@ -12,7 +12,6 @@
 #include "analysis/graphdot_diff.h"
 #include "base/utf8.h"
 #include "base/bytes.h"
-#include "model/shape.h"
 
 #include <cgraph.h>
 #include <gvc.h>
@@ -183,26 +182,6 @@ static void fmt_bytes(GString *s, int64_t b)
 {
 	char buf[TL_BYTES_FORMAT_MAX];
 	g_string_append_len(s, buf, (gssize)tl_bytes_format(buf, sizeof buf, (double)b));
-}
-
-/* "float [32x56x56x256]", "int32 scalar" */
-static void fmt_tensor(GString *s, const tl_graphdot_tensor *t)
-{
-	const char *dt = tl_graphdot_tensor_dtype(t->dtype);
-	if (dt != NULL) {
-		for (const char *p = dt; *p != '\0'; p++)
-			g_string_append_c(s, g_ascii_tolower(*p));
-	}
-	if (t->shape == NULL)
-		return;
-	if (dt != NULL)
-		g_string_append_c(s, ' ');
-	bool dims = !t->shape->unknown_rank && t->shape->n_dim > 0;
-	if (dims)
-		g_string_append_c(s, '[');
-	tl_shape_append(s, t->shape, TL_SHAPE_SCALAR | TL_SHAPE_QUERY);
-	if (dims)
-		g_string_append_c(s, ']');
 }
 
 /* ------------------------------------------------------------------ */
@@ -596,10 +575,8 @@ static void write_edge(const tl_graphdot *gd, struct dotw *w, const struct dedge
 				g_string_append(label, ", ");
 				fmt_bytes(label, d->bytes);
 			}
-		} else if (!control) {
-			tl_graphdot_tensor t =
-			    tl_graphdot_tensor_of(gd->views[d->run].run, d->gsrc, d->port);
-			fmt_tensor(label, &t);
+		} else if (!control && d->tensor != NULL) {
+			g_string_append(label, d->tensor);
 		}
 		if (label->len > 0) {
 			g_string_append(w->s, gd->edge_xlabels ? "xlabel=" : "label=");

@@ -246,6 +246,7 @@ struct tl_report {
 	tl_graphdot_diff *gdiff;
 	bool steps0; /* run 0 has a timeline */
 	uint64_t graph_diff[2];
+	tl_run *run1; /* the second run, kept until a third comes (add_own) */
 };
 
 int tl_report_new(tl_report **out, const tl_report_opts *o, tl_error *err)
@@ -282,6 +283,7 @@ void tl_report_free(tl_report *r)
 	g_hash_table_destroy(r->op_index);
 	g_ptr_array_free(r->op_names, TRUE);
 	tl_graphdot_diff_free(r->gdiff);
+	tl_run_free(r->run1);
 	tl_output_abort(r->scratch);
 	g_free(r);
 }
@@ -314,9 +316,43 @@ static void keep_ops(tl_report *r, step *st, const tl_summary *sum)
 	}
 }
 
-int tl_report_add(tl_report *r, const tl_run *run, tl_error *err)
+/* Whether run k's timeline may be on the page: always, unless --runs
+ * names runs by number only (no median or slowest, which only the end
+ * knows) and none of them is k. */
+static bool timeline_known(const tl_report_opts *o, size_t k)
+{
+	if (o->picks == NULL)
+		return true;
+	bool named = false;
+	for (size_t i = 0; i < o->n_picks; i++) {
+		const tl_report_pick *q = &o->picks[i];
+		if (q->from == TL_REPORT_MEDIAN || q->from == TL_REPORT_SLOWEST)
+			return true;
+		named = named || (q->from <= (int64_t)k && (int64_t)k <= q->to);
+	}
+	return named;
+}
+
+/* The two-run page's graph colouring, of run 1 against run 0 (gdiff). */
+static void graph_diff_of(tl_report *r, const tl_run *run1)
+{
+	r->graph_diff[0] = tl_output_tell(r->scratch);
+	tl_report_graph_diff(r->scratch, r->gdiff, r->steps0, run1, r->o);
+	r->graph_diff[1] = tl_output_tell(r->scratch) - r->graph_diff[0];
+	tl_graphdot_diff_free(r->gdiff);
+	r->gdiff = NULL;
+}
+
+static int add_run(tl_report *r, const tl_run *run, tl_run **keep, tl_error *err)
 {
 	size_t k = r->steps->len;
+	if (k == 2 && r->run1 != NULL) {
+		/* a third run: no two-run page, no colouring */
+		tl_run_free(r->run1);
+		r->run1 = NULL;
+		tl_graphdot_diff_free(r->gdiff);
+		r->gdiff = NULL;
+	}
 	g_array_set_size(r->steps, k + 1);
 	step *st = &g_array_index(r->steps, step, k);
 	st->label = g_strdup(run->label);
@@ -325,17 +361,17 @@ int tl_report_add(tl_report *r, const tl_run *run, tl_error *err)
 	if (draw)
 		g_hash_table_insert(r->first, g_memdup2(&st->print, sizeof st->print),
 				    GSIZE_TO_POINTER(k));
-	int rc = tl_report_run(r->scratch, run, r->o, draw, &st->at, &st->dg, err);
+	int rc = tl_report_run(r->scratch, run, r->o, draw, timeline_known(r->o, k), &st->at,
+			       &st->dg, err);
 	if (rc == 0 && k == 0 && r->o->graph) {
 		r->gdiff = tl_graphdot_diff_new(false);
 		tl_graphdot_diff_add_run(r->gdiff, 0, run);
 		r->steps0 = run->has_steps;
+	} else if (rc == 0 && k == 1 && r->gdiff != NULL && keep != NULL) {
+		r->run1 = *keep;
+		*keep = NULL;
 	} else if (rc == 0 && k == 1 && r->gdiff != NULL) {
-		r->graph_diff[0] = tl_output_tell(r->scratch);
-		tl_report_graph_diff(r->scratch, r->gdiff, r->steps0, run, r->o);
-		r->graph_diff[1] = tl_output_tell(r->scratch) - r->graph_diff[0];
-		tl_graphdot_diff_free(r->gdiff);
-		r->gdiff = NULL;
+		graph_diff_of(r, run);
 	}
 	tl_summary *ops = st->dg.ops;
 	st->dg.ops = NULL;
@@ -350,6 +386,16 @@ int tl_report_add(tl_report *r, const tl_run *run, tl_error *err)
 		return tl_error_set(err, "cannot write a temporary file in '%s': %s",
 				    g_get_tmp_dir(), g_strerror(r->scratch->error));
 	return rc;
+}
+
+int tl_report_add(tl_report *r, const tl_run *run, tl_error *err)
+{
+	return add_run(r, run, NULL, err);
+}
+
+int tl_report_add_own(tl_report *r, tl_run **run, tl_error *err)
+{
+	return add_run(r, *run, run, err);
 }
 
 /* ---- the page --------------------------------------------------------- */
@@ -668,6 +714,14 @@ int tl_report_finish(tl_report *r, tl_output *out, tl_error *err)
 {
 	if (r->steps->len == 0)
 		return tl_error_set(err, "no run in the input");
+	if (r->run1 != NULL) {
+		graph_diff_of(r, r->run1);
+		tl_run_free(r->run1);
+		r->run1 = NULL;
+		if (r->scratch->error != 0)
+			return tl_error_set(err, "cannot write a temporary file in '%s': %s",
+					    g_get_tmp_dir(), g_strerror(r->scratch->error));
+	}
 	page p = {0};
 	if (page_pick(&p, r, err) < 0) {
 		g_free(p.timeline);

@@ -60,9 +60,12 @@ typedef struct tl_report_pieces {
 
 /* Writes one run's pieces into `out` and fills its digest. The picture of
  * its partition graphs is drawn only with `draw_graph` (an earlier run with
- * the same graphs has it). Fails (-1, err filled) when Graphviz does. */
+ * the same graphs has it). Without `timeline` (the page is known not to
+ * hold it: --runs named others) only its graph and compact pieces are
+ * made, full and tail left empty; the digest is the same. Fails (-1, err
+ * filled) when Graphviz does. */
 int tl_report_run(tl_output *out, const tl_run *run, const tl_report_opts *o, bool draw_graph,
-		  tl_report_pieces *at, tl_report_digest *dg, tl_error *err);
+		  bool timeline, tl_report_pieces *at, tl_report_digest *dg, tl_error *err);
 
 /* Two runs: the graph of the second (`run1`) coloured by each node's
  * change in time from the first, as graph-render --diff colours it, for

@@ -1061,9 +1061,82 @@ static void piece_end(const tl_output *out, uint64_t *piece)
 	piece[1] = tl_output_tell(out) - piece[0];
 }
 
-int tl_report_run(tl_output *out, const tl_run *run, const tl_report_opts *o, bool draw_graph,
-		  tl_report_pieces *at, tl_report_digest *dg, tl_error *err)
+/* The largest allocator peak of a memory view into the digest, as
+ * write_view finds it. */
+static void view_peak(const tl_memview *v, tl_report_digest *dg)
 {
+	for (size_t k = 0; k < v->n_allocators; k++) {
+		if (v->allocators[k].n_curve == 0 || v->allocators[k].peak_bytes <= dg->peak_bytes)
+			continue;
+		dg->peak_bytes = v->allocators[k].peak_bytes;
+		g_free(dg->peak_allocator);
+		dg->peak_allocator = g_strdup(v->allocators[k].name);
+	}
+}
+
+/* A run whose timeline the page will not hold (--runs named others): its
+ * digest (the same counts, path length and peak the timeline's writing
+ * finds), its graph where it is drawn, and its compact object; no full
+ * or tail piece (both left empty), no scope or kernel table. */
+static int report_compact(tl_output *out, const tl_run *run, const tl_report_opts *o,
+			  bool draw_graph, tl_report_pieces *at, tl_report_digest *dg,
+			  tl_error *err)
+{
+	tables_job op;
+	static const tl_summary_view op_view[] = {TL_VIEW_OP};
+	tables_start(&op, run, o->table_rows, 1, op_view);
+	memory_job memory = {.run = run};
+	aside_start(&memory.bg, "tl-rep-memory", memory_build, &memory);
+	*dg = (tl_report_digest){
+	    .duration_ns = run->t_end - run->t_begin, .slices = run->n_execs, .peak_bytes = -1};
+	memset(at, 0, sizeof *at);
+	tl_dataflow_opts fo = {.control = false, .launches = true};
+	GArray *links = g_array_new(FALSE, FALSE, sizeof(tl_link));
+	tl_dataflow_links(run, &fo, links);
+	dg->arrows = links->len;
+	g_array_free(links, TRUE);
+	tl_path_step *steps = NULL;
+	size_t n = tl_critical_path(run, &steps);
+	dg->critical_ns = n == 0 ? -1 : 0;
+	for (size_t i = 0; i < n; i++)
+		dg->critical_ns += steps[i].wait_ns + steps[i].gated_ns;
+	g_free(steps);
+	tl_memory *mem = memory_join(&memory);
+	graph_job graph;
+	graph_start(&graph, run, mem, o, draw_graph);
+	tl_memview *v = tl_memview_from_memory(mem);
+	view_peak(v, dg);
+	tl_memview_free(v);
+	const tl_alloc_events *ev = run->allocs;
+	if (ev != NULL && ev->n > 0) {
+		tl_allocs *al = tl_allocs_build(ev, run->label);
+		v = tl_memview_from_allocs(al);
+		view_peak(v, dg);
+		tl_memview_free(v);
+		tl_allocs_free(al);
+	}
+	tl_output *idle_out = tl_output_new_memory();
+	write_idle(idle_out, run);
+	GString *idle = tl_output_take(idle_out);
+	aside_join(&op.bg);
+	dg->ops = op.op;
+	at->graph[0] = tl_output_tell(out);
+	int rc = write_graph(out, &graph, err);
+	piece_end(out, at->graph);
+	tl_memory_free(mem);
+	at->compact[0] = tl_output_tell(out);
+	write_compact(out, run, op.text[0], idle);
+	piece_end(out, at->compact);
+	drop_table(op.text[0]);
+	g_string_free(idle, TRUE);
+	return rc;
+}
+
+int tl_report_run(tl_output *out, const tl_run *run, const tl_report_opts *o, bool draw_graph,
+		  bool timeline, tl_report_pieces *at, tl_report_digest *dg, tl_error *err)
+{
+	if (!timeline)
+		return report_compact(out, run, o, draw_graph, at, dg, err);
 	tables_job scope, op_kernel;
 	static const tl_summary_view scope_view[] = {TL_VIEW_SCOPE},
 				     op_kernel_views[] = {TL_VIEW_OP, TL_VIEW_KERNEL};
