@@ -23,20 +23,27 @@ static int text_read(void *chan, char *buf, int bufsize)
 }
 
 /* IDs: the k-th name read gets 2k (even, as cgraph wants a named object's
- * ID), an anonymous object the next odd number. */
+ * ID), an anonymous object the next odd number. The names are the graph's
+ * own strings (agstrdup), as cgraph's default IDs are: its writer asks
+ * aghtmlstr of a name, which reads the reference count in front of the
+ * string, and a name of our own allocation there made it read the heap's
+ * bytes (valgrind: an invalid read; the DOT written then quoted some names
+ * <so> and others "so" from run to run). The graph frees its strings when
+ * it is closed. */
 typedef struct seq_ids {
-	GHashTable *by_name; /* name (owned by names) -> ID */
+	Agraph_t *g;
+	GHashTable *by_name; /* name (the graph's string) -> ID */
 	GPtrArray *names;    /* name of ID 2(k + 1) at k */
 	IDTYPE next_anonymous;
 } seq_ids;
 
 static void *ids_open(Agraph_t *g, Agdisc_t *disc)
 {
-	(void)g;
 	(void)disc;
 	seq_ids *s = g_new0(seq_ids, 1);
+	s->g = g;
 	s->by_name = g_hash_table_new(g_str_hash, g_str_equal);
-	s->names = g_ptr_array_new_with_free_func(g_free);
+	s->names = g_ptr_array_new();
 	s->next_anonymous = 1;
 	return s;
 }
@@ -57,7 +64,7 @@ static long ids_map(void *state, int objtype, char *str, IDTYPE *id, int createf
 	}
 	if (!createflag)
 		return 0;
-	char *copy = g_strdup(str);
+	char *copy = agstrdup(s->g, str);
 	g_ptr_array_add(s->names, copy);
 	*id = (IDTYPE)s->names->len * 2;
 	g_hash_table_insert(s->by_name, copy, GSIZE_TO_POINTER((gsize)*id));
