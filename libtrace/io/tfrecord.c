@@ -58,13 +58,11 @@ static void store_le64(uint8_t *p, uint64_t v)
 	store_le32(p + 4, (uint32_t)(v >> 32));
 }
 
-/* Like zlib's crc32(): `crc` is the crc of the bytes before (0 to start), so
- * a crc can be computed piecewise. */
-uint32_t tl_tfrecord_crc32c(uint32_t crc, const void *data, size_t len)
+/* The crc by the tables, eight bytes a step; `crc` as kept between steps
+ * (inverted). */
+static uint32_t crc_soft(uint32_t crc, const uint8_t *p, size_t len)
 {
-	const uint8_t *p = data;
 	crc_table_init();
-	crc = ~crc;
 	while (len >= 8) {
 		uint32_t lo = load_le32(p) ^ crc;
 		uint32_t hi = load_le32(p + 4);
@@ -80,7 +78,50 @@ uint32_t tl_tfrecord_crc32c(uint32_t crc, const void *data, size_t len)
 		p++;
 		len--;
 	}
-	return ~crc;
+	return crc;
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/* SSE 4.2's crc32 instruction computes CRC-32C (the same reflected
+ * polynomial, the same inverted state): a step of eight bytes in one
+ * instruction, where the tables take eight lookups (on a TFRecord stream
+ * the crc was an eighth of reading it). */
+#define CRC_HW 1
+__attribute__((target("sse4.2"))) static uint32_t crc_hw(uint32_t crc, const uint8_t *p,
+							  size_t len)
+{
+	uint64_t c = crc;
+	while (len >= 8) {
+		uint64_t v;
+		memcpy(&v, p, 8); /* x86 is little-endian, as the crc reads */
+		c = __builtin_ia32_crc32di(c, v);
+		p += 8;
+		len -= 8;
+	}
+	uint32_t c32 = (uint32_t)c;
+	while (len > 0) {
+		c32 = __builtin_ia32_crc32qi(c32, *p);
+		p++;
+		len--;
+	}
+	return c32;
+}
+#endif
+
+/* Like zlib's crc32(): `crc` is the crc of the bytes before (0 to start), so
+ * a crc can be computed piecewise. */
+uint32_t tl_tfrecord_crc32c(uint32_t crc, const void *data, size_t len)
+{
+#ifdef CRC_HW
+	if (__builtin_cpu_supports("sse4.2")) /* a flag libgcc set at start */
+		return ~crc_hw(~crc, data, len);
+#endif
+	return ~crc_soft(~crc, data, len);
+}
+
+uint32_t tl_tfrecord_crc32c_soft(uint32_t crc, const void *data, size_t len)
+{
+	return ~crc_soft(~crc, data, len);
 }
 
 /* TensorFlow rotates and offsets the crc it stores, so that a crc of data

@@ -22,6 +22,9 @@
 /* CRC-32C (Castagnoli), and TensorFlow's masked form of it. */
 uint32_t tl_tfrecord_crc32c(uint32_t crc, const void *data, size_t len);
 uint32_t tl_tfrecord_crc32c_masked(const void *data, size_t len);
+/* tl_tfrecord_crc32c by tables alone, where the processor's crc
+ * instruction is used when it has one (the tests compare the two). */
+uint32_t tl_tfrecord_crc32c_soft(uint32_t crc, const void *data, size_t len);
 
 /* True when the first 12 bytes are a plausible record header (the length's
  * masked crc matches). */
