@@ -375,6 +375,12 @@ static bool item_span(struct match *m, size_t i, size_t *first, size_t *last)
 {
 	const struct item *x = &m->it[i];
 	size_t k = x->block, lo = x->l, hi = x->r;
+	/* the ends of its own range first: where they fit (the common case,
+	 * slack around it), the search by halves has its answer in one run */
+	if (!afford(m, k))
+		return false;
+	if (feasible(m, k, i, x->l, x->l))
+		hi = lo;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (!afford(m, k))
@@ -387,6 +393,12 @@ static bool item_span(struct match *m, size_t i, size_t *first, size_t *last)
 	*first = lo;
 	lo = *first;
 	hi = x->r;
+	if (lo < hi) {
+		if (!afford(m, k))
+			return false;
+		if (feasible(m, k, i, x->r, x->r))
+			lo = hi;
+	}
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo + 1) / 2;
 		if (!afford(m, k))
