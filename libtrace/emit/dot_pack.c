@@ -292,39 +292,42 @@ static int counted(const struct pack *p, const char *aside)
 	return k;
 }
 
-int tl_dot_pack_layout(GVC_t *gvc, Agraph_t *g, const char *aside, Agraph_t **out)
+/* ccomps, each component a graph of its own laid out by dot, packGraphs:
+ * the parts at their places, their layouts moved there (nodes, edges,
+ * clusters, boxes). Returns 1 so, 0 where `g` has fewer than two
+ * components (nothing kept), -1 where a layout failed; but for 0, the
+ * caller frees `p` (pack_free). */
+static int pack_parts(GVC_t *gvc, struct pack *p, const char *aside)
 {
-	struct pack p = {.g = g};
-	*out = NULL;
+	Agraph_t *g = p->g;
 	/* ccomps marks the nodes it has seen in their layout record, which
 	 * goes once it is done: a layout of `g` starts from a clean one */
 	aginit(g, AGNODE, "Agnodeinfo_t", sizeof(Agnodeinfo_t), TRUE);
-	p.cc = ccomps(g, &p.n, CC_PREFIX);
-	if (p.cc == NULL) {
+	p->cc = ccomps(g, &p->n, CC_PREFIX);
+	if (p->cc == NULL) {
 		agclean(g, AGNODE, "Agnodeinfo_t");
 		return 0;
 	}
-	if (counted(&p, aside) < 2) {
-		pack_free(&p, gvc);
+	if (counted(p, aside) < 2) {
+		pack_free(p, gvc);
 		return 0;
 	}
-	p.skip = g_hash_table_new(g_direct_hash, g_direct_equal);
-	for (int c = 0; c < p.n; c++)
-		g_hash_table_add(p.skip, p.cc[c]);
+	p->skip = g_hash_table_new(g_direct_hash, g_direct_equal);
+	for (int c = 0; c < p->n; c++)
+		g_hash_table_add(p->skip, p->cc[c]);
 	gint64 t0 = g_get_monotonic_time();
 	bool debug = getenv("TL_GRAPHDOT_DEBUG") != NULL;
-	split(&p);
+	split(p);
 	if (debug)
-		fprintf(stderr, "pack: %d components split %.3f s\n", p.n,
+		fprintf(stderr, "pack: %d components split %.3f s\n", p->n,
 			(g_get_monotonic_time() - t0) / 1e6);
-	int rc = 0;
-	for (int c = 0; c < p.n && rc == 0; c++)
-		if (gvLayout(gvc, p.part[c], "dot") != 0)
-			rc = -1;
+	for (int c = 0; c < p->n; c++)
+		if (gvLayout(gvc, p->part[c], "dot") != 0)
+			return -1;
 	if (debug)
 		fprintf(stderr, "pack: laid out %.3f s\n", (g_get_monotonic_time() - t0) / 1e6);
-	packval_t *order = g_new(packval_t, (size_t)(unsigned)p.n);
-	for (int c = 0; c < p.n; c++)
+	packval_t *order = g_new(packval_t, (size_t)(unsigned)p->n);
+	for (int c = 0; c < p->n; c++)
 		order[c] = (packval_t)c;
 	pack_info info = {
 	    .margin = PACK_MARGIN,
@@ -333,26 +336,36 @@ int tl_dot_pack_layout(GVC_t *gvc, Agraph_t *g, const char *aside, Agraph_t **ou
 	    .vals = order,
 	    .flags = PK_USER_VALS,
 	};
-	if (rc == 0) {
-		/* packGraphs reads and moves the positions in inches, as
-		 * neato keeps them; dot keeps points (dot's own packing
-		 * does the same in doDot: attachPos, resetCoord) */
-		double **pos = g_new0(double *, (size_t)(unsigned)p.n);
-		for (int c = 0; c < p.n; c++)
-			pos[c] = attach_pos(p.part[c]);
-		if (packGraphs(p.n, p.part, NULL, &info) != 0)
-			rc = -1;
-		for (int c = 0; c < p.n; c++)
-			reset_coord(p.part[c], pos[c]);
-		g_free(pos);
-	}
+	/* packGraphs reads and moves the positions in inches, as neato keeps
+	 * them; dot keeps points (dot's own packing does the same in doDot:
+	 * attachPos, resetCoord) */
+	double **pos = g_new0(double *, (size_t)(unsigned)p->n);
+	for (int c = 0; c < p->n; c++)
+		pos[c] = attach_pos(p->part[c]);
+	int rc = packGraphs(p->n, p->part, NULL, &info) != 0 ? -1 : 1;
+	for (int c = 0; c < p->n; c++)
+		reset_coord(p->part[c], pos[c]);
+	g_free(pos);
 	g_free(order);
-	/* each part's layout as attributes (pos, bb, lp...), as -Tdot has it */
-	for (int c = 0; c < p.n && rc == 0; c++)
-		attach_attrs(p.part[c]);
 	if (debug)
 		fprintf(stderr, "pack: packed %.3f s\n", (g_get_monotonic_time() - t0) / 1e6);
-	if (rc == 0) {
+	return rc;
+}
+
+int tl_dot_pack_layout(GVC_t *gvc, Agraph_t *g, const char *aside, Agraph_t **out)
+{
+	struct pack p = {.g = g};
+	*out = NULL;
+	int rc = pack_parts(gvc, &p, aside);
+	if (rc == 0)
+		return 0;
+	bool debug = getenv("TL_GRAPHDOT_DEBUG") != NULL;
+	gint64 t0 = g_get_monotonic_time();
+	if (rc > 0) {
+		/* each part's layout as attributes (pos, bb, lp...), as -Tdot
+		 * has it */
+		for (int c = 0; c < p.n; c++)
+			attach_attrs(p.part[c]);
 		Agraph_t *all = join(&p);
 		if (debug)
 			fprintf(stderr, "pack: joined %.3f s\n",
@@ -363,9 +376,200 @@ int tl_dot_pack_layout(GVC_t *gvc, Agraph_t *g, const char *aside, Agraph_t **ou
 		} else {
 			*out = all;
 		}
+		if (debug)
+			fprintf(stderr, "pack: nop2 %.3f s\n",
+				(g_get_monotonic_time() - t0) / 1e6);
 	}
-	if (debug)
-		fprintf(stderr, "pack: nop2 %.3f s\n", (g_get_monotonic_time() - t0) / 1e6);
+	pack_free(&p, gvc);
+	return rc > 0 ? 0 : -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* SVG: each part drawn apart, into one picture                         */
+
+/* Ids for the SVG's groups, unique over the whole picture: "node", "edge"
+ * and "clust" numbered on from the parts before, as Graphviz numbers them
+ * in one graph. */
+struct ids {
+	long node, edge, clust;
+	GString *buf;
+};
+
+static void id_subgraphs(Agraph_t *g, Agsym_t *sym, struct ids *ids)
+{
+	for (Agraph_t *s = agfstsubg(g); s != NULL; s = agnxtsubg(s)) {
+		g_string_printf(ids->buf, "clust%ld", ++ids->clust);
+		agxset(s, sym, ids->buf->str);
+		id_subgraphs(s, sym, ids);
+	}
+}
+
+static void set_ids(Agraph_t *part, struct ids *ids)
+{
+	Agsym_t *gs = agattr(part, AGRAPH, "id", NULL);
+	Agsym_t *ns = agattr(part, AGNODE, "id", NULL);
+	Agsym_t *es = agattr(part, AGEDGE, "id", NULL);
+	/* an id the graph gives its objects is kept */
+	if (gs == NULL)
+		id_subgraphs(part, agattr(part, AGRAPH, "id", ""), ids);
+	if (ns == NULL) {
+		ns = agattr(part, AGNODE, "id", "");
+		for (Agnode_t *n = agfstnode(part); n != NULL; n = agnxtnode(part, n)) {
+			g_string_printf(ids->buf, "node%ld", ++ids->node);
+			agxset(n, ns, ids->buf->str);
+		}
+	}
+	if (es == NULL) {
+		es = agattr(part, AGEDGE, "id", "");
+		for (Agnode_t *n = agfstnode(part); n != NULL; n = agnxtnode(part, n))
+			for (Agedge_t *e = agfstout(part, n); e != NULL; e = agnxtout(part, e)) {
+				g_string_printf(ids->buf, "edge%ld", ++ids->edge);
+				agxset(e, es, ids->buf->str);
+			}
+	}
+}
+
+/* Renders `g` as SVG into a new buffer (*len bytes). */
+static char *render_svg(GVC_t *gvc, Agraph_t *g, size_t *len)
+{
+	char *data = NULL;
+	*len = 0;
+	FILE *f = open_memstream(&data, len);
+	if (f == NULL)
+		return NULL;
+	int bad = gvRender(gvc, g, "svg", f) != 0;
+	if (fclose(f) != 0 || bad) {
+		free(data);
+		return NULL;
+	}
+	return data;
+}
+
+#define SVG_END "</g>\n</svg>\n" /* the graph's group closed, the picture */
+
+/* What a Graphviz SVG draws inside its graph's group: from past the
+ * group's <title> to the group's end. */
+static bool svg_body(const char *svg, size_t len, size_t *from, size_t *to)
+{
+	size_t end = strlen(SVG_END);
+	const char *g = strstr(svg, "class=\"graph\"");
+	const char *t = g != NULL ? strstr(g, "</title>\n") : NULL;
+	if (t == NULL || len < end || strcmp(svg + len - end, SVG_END) != 0)
+		return false;
+	*from = (size_t)(t - svg) + strlen("</title>\n");
+	*to = len - end;
+	return *from <= *to;
+}
+
+/* Two invisible points at the corners of the parts' box, which neato -n2
+ * takes for the frame's box (it reads no "bb"); Graphviz draws an
+ * invisible node as only a comment, cut from the picture. */
+#define FRAME_CORNER "_tl_frame_corner"
+
+static void frame_corner(Agraph_t *frame, int k, double x, double y)
+{
+	char name[64], pos[96];
+	snprintf(name, sizeof name, FRAME_CORNER "%d", k);
+	snprintf(pos, sizeof pos, "%.3f,%.3f", x, y);
+	Agnode_t *n = agnode(frame, name, 1);
+	agsafeset(n, "shape", "point", "");
+	agsafeset(n, "style", "invis", "");
+	agsafeset(n, "label", "", "");
+	agsafeset(n, "fixedsize", "true", "");
+	agsafeset(n, "width", "0", "");
+	agsafeset(n, "height", "0", "");
+	agsafeset(n, "pos", pos, "");
+}
+
+/* The picture: a frame, a graph of the whole graph's attributes (its
+ * title, its background) over the parts' box, drawn by Graphviz (nop2);
+ * each part drawn apart inside it at its packed place. The parts'
+ * coordinates are the picture's, so the frame's transform places them
+ * all. */
+static int render_apart(GVC_t *gvc, struct pack *p, FILE *f)
+{
+	boxf bb = GD_bb(p->part[0]);
+	for (int c = 1; c < p->n; c++) {
+		boxf b = GD_bb(p->part[c]);
+		bb.LL.x = MIN(bb.LL.x, b.LL.x);
+		bb.LL.y = MIN(bb.LL.y, b.LL.y);
+		bb.UR.x = MAX(bb.UR.x, b.UR.x);
+		bb.UR.y = MAX(bb.UR.y, b.UR.y);
+	}
+	Agraph_t *frame = tl_dot_open(agnameof(p->g));
+	struct attr_map m;
+	map_attrs(&m, p->g, frame, true);
+	map_free(&m);
+	agsafeset(frame, "notranslate", "true", "");
+	frame_corner(frame, 0, bb.LL.x, bb.LL.y);
+	frame_corner(frame, 1, bb.UR.x, bb.UR.y);
+	int rc = -1;
+	size_t len = 0, from, to;
+	char *svg = NULL;
+	if (gvLayout(gvc, frame, "nop2") != 0)
+		goto out;
+	rc = -2;
+	svg = render_svg(gvc, frame, &len);
+	gvFreeLayout(gvc, frame);
+	const char *corner = svg != NULL ? strstr(svg, "<!-- " FRAME_CORNER) : NULL;
+	if (corner == NULL || !svg_body(svg, len, &from, &to) || (size_t)(corner - svg) > to)
+		goto out;
+	fwrite(svg, 1, (size_t)(corner - svg), f);
+	struct ids ids = {.buf = g_string_new(NULL)};
+	for (int c = 0; c < p->n; c++) {
+		Agraph_t *part = p->part[c];
+		set_ids(part, &ids);
+		/* the frame paints the background once */
+		agsafeset(part, "bgcolor", "transparent", "");
+		size_t n;
+		char *one = render_svg(gvc, part, &n);
+		size_t a, b;
+		bool ok = one != NULL && svg_body(one, n, &a, &b);
+		if (ok)
+			fwrite(one + a, 1, b - a, f);
+		free(one);
+		if (!ok) {
+			g_string_free(ids.buf, TRUE);
+			goto out;
+		}
+	}
+	g_string_free(ids.buf, TRUE);
+	fwrite(svg + to, 1, len - to, f);
+	rc = 0;
+out:
+	free(svg);
+	agclose(frame);
+	return rc;
+}
+
+int tl_dot_pack_render(GVC_t *gvc, Agraph_t *g, const char *aside, const char *format, FILE *f,
+		       bool *done)
+{
+	*done = false;
+	if (strcmp(format, "svg") != 0) {
+		Agraph_t *all = NULL;
+		if (tl_dot_pack_layout(gvc, g, aside, &all) != 0)
+			return -1;
+		if (all == NULL)
+			return 0;
+		*done = true;
+		int rc = gvRender(gvc, all, format, f) != 0 ? -2 : 0;
+		gvFreeLayout(gvc, all);
+		agclose(all);
+		return rc;
+	}
+	struct pack p = {.g = g};
+	int rc = pack_parts(gvc, &p, aside);
+	if (rc == 0)
+		return 0;
+	*done = true;
+	if (rc > 0) {
+		gint64 t0 = g_get_monotonic_time();
+		rc = render_apart(gvc, &p, f);
+		if (getenv("TL_GRAPHDOT_DEBUG") != NULL)
+			fprintf(stderr, "pack: drawn apart %.3f s\n",
+				(g_get_monotonic_time() - t0) / 1e6);
+	}
 	pack_free(&p, gvc);
 	return rc;
 }
