@@ -78,6 +78,45 @@ static void map_free(struct attr_map *m)
 		g_free(m->to[k]);
 }
 
+/* Graphviz draws with attribute symbols it keeps in globals (N_style...),
+ * set by the last layout made: the frame's, when the parts are drawn (see
+ * render_apart). A symbol is found in an object by its number, so the
+ * frame and every part declare the same attributes in the same order: the
+ * whole graph's (map_attrs), then these, which the frame, the ids and the
+ * layouts set, each with the value Graphviz takes for none. */
+static void declare_extras(Agraph_t *x)
+{
+	static const struct {
+		int kind;
+		const char *name, *def;
+	} extras[] = {
+	    {AGRAPH, "bb", ""},		{AGRAPH, "notranslate", ""}, {AGRAPH, "id", ""},
+	    {AGRAPH, "bgcolor", ""},	{AGNODE, "pos", ""},	     {AGNODE, "fixedsize", "false"},
+	    {AGNODE, "width", ""},	{AGNODE, "height", ""},	     {AGNODE, "shape", ""},
+	    {AGNODE, "style", ""},	{AGNODE, "label", "\\N"},
+	    {AGNODE, "id", ""},		{AGEDGE, "id", ""},
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(extras); i++)
+		if (agattr(x, extras[i].kind, (char *)extras[i].name, NULL) == NULL)
+			agattr(x, extras[i].kind, (char *)extras[i].name, (char *)extras[i].def);
+}
+
+/* Whether `a` and `b` declare the same attributes under the same numbers. */
+static bool same_attrs(Agraph_t *a, Agraph_t *b)
+{
+	static const int kinds[3] = {AGRAPH, AGNODE, AGEDGE};
+	for (int k = 0; k < 3; k++) {
+		Agsym_t *s = agnxtattr(a, kinds[k], NULL), *t = agnxtattr(b, kinds[k], NULL);
+		for (; s != NULL && t != NULL;
+		     s = agnxtattr(a, kinds[k], s), t = agnxtattr(b, kinds[k], t))
+			if (s->id != t->id || strcmp(s->name, t->name) != 0)
+				return false;
+		if (s != NULL || t != NULL)
+			return false;
+	}
+	return true;
+}
+
 /* Sets an attribute, an HTML-like label staying one. */
 static void set_attr(void *obj, Agsym_t *sym, char *value)
 {
@@ -165,6 +204,7 @@ static void split(struct pack *p)
 	for (int c = 0; c < p->n; c++) {
 		p->part[c] = tl_dot_open(agnameof(g));
 		map_attrs(&p->map[c], g, p->part[c], true);
+		declare_extras(p->part[c]);
 		if (label != NULL)
 			agxset(p->part[c], p->map[c].to[AGRAPH][label->id], "");
 	}
@@ -365,6 +405,28 @@ static int pack_parts(GVC_t *gvc, struct pack *p, const char *aside)
 	return rc;
 }
 
+/* The packed parts joined into one graph laid out by nop2 (*out). */
+static int join_layout(GVC_t *gvc, struct pack *p, Agraph_t **out)
+{
+	bool debug = getenv("TL_GRAPHDOT_DEBUG") != NULL;
+	/* each part's layout as attributes (pos, bb, lp...), as -Tdot has it */
+	for (int c = 0; c < p->n; c++)
+		attach_attrs(p->part[c]);
+	Agraph_t *all = join(p);
+	if (debug)
+		fprintf(stderr, "pack: joined at %.3f s CPU\n", cpu_now());
+	int rc = 0;
+	if (gvLayout(gvc, all, "nop2") != 0) {
+		agclose(all);
+		rc = -1;
+	} else {
+		*out = all;
+	}
+	if (debug)
+		fprintf(stderr, "pack: nop2 at %.3f s CPU\n", cpu_now());
+	return rc;
+}
+
 int tl_dot_pack_layout(GVC_t *gvc, Agraph_t *g, const char *aside, Agraph_t **out)
 {
 	struct pack p = {.g = g};
@@ -372,28 +434,10 @@ int tl_dot_pack_layout(GVC_t *gvc, Agraph_t *g, const char *aside, Agraph_t **ou
 	int rc = pack_parts(gvc, &p, aside);
 	if (rc == 0)
 		return 0;
-	bool debug = getenv("TL_GRAPHDOT_DEBUG") != NULL;
-	if (rc > 0) {
-		/* each part's layout as attributes (pos, bb, lp...), as -Tdot
-		 * has it */
-		for (int c = 0; c < p.n; c++)
-			attach_attrs(p.part[c]);
-		Agraph_t *all = join(&p);
-		if (debug)
-			fprintf(stderr, "pack: joined at %.3f s CPU\n",
-				cpu_now());
-		if (gvLayout(gvc, all, "nop2") != 0) {
-			agclose(all);
-			rc = -1;
-		} else {
-			*out = all;
-		}
-		if (debug)
-			fprintf(stderr, "pack: nop2 at %.3f s CPU\n",
-				cpu_now());
-	}
+	if (rc > 0)
+		rc = join_layout(gvc, &p, out);
 	pack_free(&p, gvc);
-	return rc > 0 ? 0 : -1;
+	return rc;
 }
 
 /* ------------------------------------------------------------------ */
@@ -416,23 +460,21 @@ static void id_subgraphs(Agraph_t *g, Agsym_t *sym, struct ids *ids)
 	}
 }
 
-static void set_ids(Agraph_t *part, struct ids *ids)
+/* Numbers the part's groups, but those of a kind the whole graph `g`
+ * gives ids to itself. */
+static void set_ids(Agraph_t *g, Agraph_t *part, struct ids *ids)
 {
-	Agsym_t *gs = agattr(part, AGRAPH, "id", NULL);
-	Agsym_t *ns = agattr(part, AGNODE, "id", NULL);
-	Agsym_t *es = agattr(part, AGEDGE, "id", NULL);
-	/* an id the graph gives its objects is kept */
-	if (gs == NULL)
-		id_subgraphs(part, agattr(part, AGRAPH, "id", ""), ids);
-	if (ns == NULL) {
-		ns = agattr(part, AGNODE, "id", "");
+	if (agattr(g, AGRAPH, "id", NULL) == NULL)
+		id_subgraphs(part, agattr(part, AGRAPH, "id", NULL), ids);
+	if (agattr(g, AGNODE, "id", NULL) == NULL) {
+		Agsym_t *ns = agattr(part, AGNODE, "id", NULL);
 		for (Agnode_t *n = agfstnode(part); n != NULL; n = agnxtnode(part, n)) {
 			g_string_printf(ids->buf, "node%ld", ++ids->node);
 			agxset(n, ns, ids->buf->str);
 		}
 	}
-	if (es == NULL) {
-		es = agattr(part, AGEDGE, "id", "");
+	if (agattr(g, AGEDGE, "id", NULL) == NULL) {
+		Agsym_t *es = agattr(part, AGEDGE, "id", NULL);
 		for (Agnode_t *n = agfstnode(part); n != NULL; n = agnxtnode(part, n))
 			for (Agedge_t *e = agfstout(part, n); e != NULL; e = agnxtout(part, e)) {
 				g_string_printf(ids->buf, "edge%ld", ++ids->edge);
@@ -497,7 +539,8 @@ static void frame_corner(Agraph_t *frame, int k, double x, double y)
  * title, its background) over the parts' box, drawn by Graphviz (nop2);
  * each part drawn apart inside it at its packed place. The parts'
  * coordinates are the picture's, so the frame's transform places them
- * all. */
+ * all. Returns 0, -1 where the frame's layout failed, -2 where drawing
+ * failed, 1 where the parts cannot be drawn apart (nothing written). */
 static int render_apart(GVC_t *gvc, struct pack *p, FILE *f)
 {
 	boxf bb = GD_bb(p->part[0]);
@@ -512,6 +555,7 @@ static int render_apart(GVC_t *gvc, struct pack *p, FILE *f)
 	struct attr_map m;
 	map_attrs(&m, p->g, frame, true);
 	map_free(&m);
+	declare_extras(frame);
 	agsafeset(frame, "notranslate", "true", "");
 	frame_corner(frame, 0, bb.LL.x, bb.LL.y);
 	frame_corner(frame, 1, bb.UR.x, bb.UR.y);
@@ -520,6 +564,12 @@ static int render_apart(GVC_t *gvc, struct pack *p, FILE *f)
 	char *svg = NULL;
 	if (gvLayout(gvc, frame, "nop2") != 0)
 		goto out;
+	rc = 1;
+	for (int c = 0; c < p->n; c++)
+		if (!same_attrs(frame, p->part[c])) {
+			gvFreeLayout(gvc, frame);
+			goto out;
+		}
 	rc = -2;
 	svg = render_svg(gvc, frame, &len);
 	gvFreeLayout(gvc, frame);
@@ -530,7 +580,7 @@ static int render_apart(GVC_t *gvc, struct pack *p, FILE *f)
 	struct ids ids = {.buf = g_string_new(NULL)};
 	for (int c = 0; c < p->n; c++) {
 		Agraph_t *part = p->part[c];
-		set_ids(part, &ids);
+		set_ids(p->g, part, &ids);
 		/* the frame paints the background once */
 		agsafeset(part, "bgcolor", "transparent", "");
 		size_t n;
@@ -557,29 +607,27 @@ out:
 int tl_dot_pack_render(GVC_t *gvc, Agraph_t *g, const char *aside, const char *format, FILE *f,
 		       bool *done)
 {
-	*done = false;
-	if (strcmp(format, "svg") != 0) {
-		Agraph_t *all = NULL;
-		if (tl_dot_pack_layout(gvc, g, aside, &all) != 0)
-			return -1;
-		if (all == NULL)
-			return 0;
-		*done = true;
-		int rc = gvRender(gvc, all, format, f) != 0 ? -2 : 0;
-		gvFreeLayout(gvc, all);
-		agclose(all);
-		return rc;
-	}
 	struct pack p = {.g = g};
+	*done = false;
 	int rc = pack_parts(gvc, &p, aside);
 	if (rc == 0)
 		return 0;
 	*done = true;
-	if (rc > 0) {
-			rc = render_apart(gvc, &p, f);
+	if (rc > 0 && strcmp(format, "svg") == 0) {
+		rc = render_apart(gvc, &p, f);
 		if (getenv("TL_GRAPHDOT_DEBUG") != NULL)
-			fprintf(stderr, "pack: drawn apart at %.3f s CPU\n",
-				cpu_now());
+			fprintf(stderr, "pack: drawn apart at %.3f s CPU (%d)\n", cpu_now(), rc);
+	}
+	if (rc > 0) {
+		/* other formats, or SVG that cannot be drawn apart: the
+		 * joined graph */
+		Agraph_t *all = NULL;
+		rc = join_layout(gvc, &p, &all);
+		if (rc == 0) {
+			rc = gvRender(gvc, all, format, f) != 0 ? -2 : 0;
+			gvFreeLayout(gvc, all);
+			agclose(all);
+		}
 	}
 	pack_free(&p, gvc);
 	return rc;
