@@ -1,8 +1,9 @@
 /* dot_pack: the components of a graph laid out apart by dot and packed
  * with Graphviz's pack library (pack.h: ccomps, packGraphs), then put back
  * into one graph at their places for neato -n2 ("nop2") to render, as
- * `ccomps -x | dot | gvpack -array_u | neato -n2` does. Nothing of the
- * layout is ours: Graphviz lays out, packs and draws. */
+ * `ccomps -x | dot | gvpack -array_u | neato -n2` does; or, for SVG, each
+ * drawn apart by Graphviz at its packed place into one picture. Nothing of
+ * the layout is ours: Graphviz lays out, packs and draws. */
 #include "emit/dot_pack.h"
 #include "emit/dot_read.h"
 
