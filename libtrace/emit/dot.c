@@ -815,32 +815,39 @@ int tl_dot_render_string(const tl_graphdot *gd, const char *format, GString **ou
 	int rc = 0;
 	GVC_t *gvc = shared_context();
 	Agraph_t *g = tl_dot_read(dot->str);
-	Agraph_t *packed = NULL;
 	g_string_free(dot, TRUE);
+	/* a memory stream, which grows its buffer by doubling: gvRenderData
+	 * grows its own a page at a time, and copied most of a 100 MB
+	 * picture over and over */
+	char *data = NULL;
+	size_t len = 0;
+	FILE *f = NULL;
+	bool packed = false;
+	int prc = 0;
 	if (g == NULL) {
 		rc = tl_error_set(err, "cannot render: Graphviz did not read the graph (%s)",
 				  gv_error->len ? gv_error->str : "no reason given");
+	} else if ((f = open_memstream(&data, &len)) == NULL) {
+		rc = tl_error_set(err, "cannot render %s: out of memory", format);
 	} else if (strcmp(engine, "dot") == 0 && gd->fast &&
-		   tl_dot_pack_layout(gvc, g, legend, &packed) != 0) {
+		   (prc = tl_dot_pack_render(gvc, g, legend, format, f, &packed)) == -1) {
 		/* a big layout's components laid out apart and packed
 		 * (emit/dot_pack.h); a small one stays whole, its partitions
 		 * and scopes one box each */
 		rc = tl_error_set(err, "cannot render: %s layout failed%s%s", engine,
 				  gv_error->len ? ": " : "", gv_error->str);
-	} else if (packed == NULL && gvLayout(gvc, g, engine) != 0) {
+	} else if (!packed && gvLayout(gvc, g, engine) != 0) {
 		rc = tl_error_set(err, "cannot render: %s layout failed%s%s", engine,
 				  gv_error->len ? ": " : "", gv_error->str);
 	} else {
-		Agraph_t *drawn = packed != NULL ? packed : g;
-		/* a memory stream, which grows its buffer by doubling:
-		 * gvRenderData grows its own a page at a time, and copied
-		 * most of a 100 MB picture over and over */
-		char *data = NULL;
-		size_t len = 0;
-		FILE *f = open_memstream(&data, &len);
-		int bad = f == NULL || gvRender(gvc, drawn, format, f) != 0;
-		if (f != NULL && fclose(f) != 0)
+		int bad = prc != 0;
+		if (!packed) {
+			bad = gvRender(gvc, g, format, f) != 0;
+			gvFreeLayout(gvc, g);
+		}
+		if (fclose(f) != 0)
 			bad = 1;
+		f = NULL;
 		if (bad) {
 			rc = tl_error_set(err, "cannot render %s: %s", format,
 					  gv_error->len ? gv_error->str
@@ -848,11 +855,10 @@ int tl_dot_render_string(const tl_graphdot *gd, const char *format, GString **ou
 		} else {
 			*out = g_string_new_len(data, (gssize)len);
 		}
-		free(data);
-		gvFreeLayout(gvc, drawn);
 	}
-	if (packed != NULL)
-		agclose(packed);
+	if (f != NULL)
+		fclose(f);
+	free(data);
 	if (g != NULL)
 		agclose(g);
 	g_free(legend);

@@ -1,8 +1,9 @@
 /* dot_pack: the components of a graph laid out apart by dot and packed
  * with Graphviz's pack library (pack.h: ccomps, packGraphs), then put back
  * into one graph at their places for neato -n2 ("nop2") to render, as
- * `ccomps -x | dot | gvpack -array_u | neato -n2` does. Nothing of the
- * layout is ours: Graphviz lays out, packs and draws. */
+ * `ccomps -x | dot | gvpack -array_u | neato -n2` does; or, for SVG, each
+ * drawn apart by Graphviz at its packed place into one picture. Nothing of
+ * the layout is ours: Graphviz lays out, packs and draws. */
 #include "emit/dot_pack.h"
 #include "emit/dot_read.h"
 
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Graphviz's writer of a layout into attributes, what -Tdot writes and
  * neato -n2 reads back: exported by libgvc (its plugins call it), declared
@@ -27,6 +29,15 @@ struct attr_map {
 	Agsym_t **to[3]; /* by kind (AGRAPH, AGNODE, AGEDGE), by the from-symbol's id */
 	int n[3];
 };
+
+/* The process's CPU time in seconds, for TL_GRAPHDOT_DEBUG's lines (the
+ * machine may be loaded: wall time says little). */
+static double cpu_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
 
 static int kind_of(void *obj)
 {
@@ -66,6 +77,45 @@ static void map_free(struct attr_map *m)
 {
 	for (int k = 0; k < 3; k++)
 		g_free(m->to[k]);
+}
+
+/* Graphviz draws with attribute symbols it keeps in globals (N_style...),
+ * set by the last layout made: the frame's, when the parts are drawn (see
+ * render_apart). A symbol is found in an object by its number, so the
+ * frame and every part declare the same attributes in the same order: the
+ * whole graph's (map_attrs), then these, which the frame, the ids and the
+ * layouts set, each with the value Graphviz takes for none. */
+static void declare_extras(Agraph_t *x)
+{
+	static const struct {
+		int kind;
+		const char *name, *def;
+	} extras[] = {
+	    {AGRAPH, "bb", ""},		{AGRAPH, "notranslate", ""}, {AGRAPH, "id", ""},
+	    {AGRAPH, "bgcolor", ""},	{AGNODE, "pos", ""},	     {AGNODE, "fixedsize", "false"},
+	    {AGNODE, "width", ""},	{AGNODE, "height", ""},	     {AGNODE, "shape", ""},
+	    {AGNODE, "style", ""},	{AGNODE, "label", "\\N"},
+	    {AGNODE, "id", ""},		{AGEDGE, "id", ""},
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(extras); i++)
+		if (agattr(x, extras[i].kind, (char *)extras[i].name, NULL) == NULL)
+			agattr(x, extras[i].kind, (char *)extras[i].name, (char *)extras[i].def);
+}
+
+/* Whether `a` and `b` declare the same attributes under the same numbers. */
+static bool same_attrs(Agraph_t *a, Agraph_t *b)
+{
+	static const int kinds[3] = {AGRAPH, AGNODE, AGEDGE};
+	for (int k = 0; k < 3; k++) {
+		Agsym_t *s = agnxtattr(a, kinds[k], NULL), *t = agnxtattr(b, kinds[k], NULL);
+		for (; s != NULL && t != NULL;
+		     s = agnxtattr(a, kinds[k], s), t = agnxtattr(b, kinds[k], t))
+			if (s->id != t->id || strcmp(s->name, t->name) != 0)
+				return false;
+		if (s != NULL || t != NULL)
+			return false;
+	}
+	return true;
 }
 
 /* Sets an attribute, an HTML-like label staying one. */
@@ -155,6 +205,7 @@ static void split(struct pack *p)
 	for (int c = 0; c < p->n; c++) {
 		p->part[c] = tl_dot_open(agnameof(g));
 		map_attrs(&p->map[c], g, p->part[c], true);
+		declare_extras(p->part[c]);
 		if (label != NULL)
 			agxset(p->part[c], p->map[c].to[AGRAPH][label->id], "");
 	}
@@ -292,39 +343,45 @@ static int counted(const struct pack *p, const char *aside)
 	return k;
 }
 
-int tl_dot_pack_layout(GVC_t *gvc, Agraph_t *g, const char *aside, Agraph_t **out)
+/* ccomps, each component a graph of its own laid out by dot, packGraphs:
+ * the parts at their places, their layouts moved there (nodes, edges,
+ * clusters, boxes). Returns 1 so, 0 where `g` has fewer than two
+ * components (nothing kept), -1 where a layout failed; but for 0, the
+ * caller frees `p` (pack_free). */
+static int pack_parts(GVC_t *gvc, struct pack *p, const char *aside)
 {
-	struct pack p = {.g = g};
-	*out = NULL;
+	Agraph_t *g = p->g;
+	bool debug = getenv("TL_GRAPHDOT_DEBUG") != NULL;
+	if (debug)
+		fprintf(stderr, "pack: start at %.3f s CPU\n", cpu_now());
 	/* ccomps marks the nodes it has seen in their layout record, which
 	 * goes once it is done: a layout of `g` starts from a clean one */
 	aginit(g, AGNODE, "Agnodeinfo_t", sizeof(Agnodeinfo_t), TRUE);
-	p.cc = ccomps(g, &p.n, CC_PREFIX);
-	if (p.cc == NULL) {
+	p->cc = ccomps(g, &p->n, CC_PREFIX);
+	if (p->cc == NULL) {
 		agclean(g, AGNODE, "Agnodeinfo_t");
 		return 0;
 	}
-	if (counted(&p, aside) < 2) {
-		pack_free(&p, gvc);
+	if (counted(p, aside) < 2) {
+		pack_free(p, gvc);
 		return 0;
 	}
-	p.skip = g_hash_table_new(g_direct_hash, g_direct_equal);
-	for (int c = 0; c < p.n; c++)
-		g_hash_table_add(p.skip, p.cc[c]);
-	gint64 t0 = g_get_monotonic_time();
-	bool debug = getenv("TL_GRAPHDOT_DEBUG") != NULL;
-	split(&p);
+	p->skip = g_hash_table_new(g_direct_hash, g_direct_equal);
+	for (int c = 0; c < p->n; c++)
+		g_hash_table_add(p->skip, p->cc[c]);
 	if (debug)
-		fprintf(stderr, "pack: %d components split %.3f s\n", p.n,
-			(g_get_monotonic_time() - t0) / 1e6);
-	int rc = 0;
-	for (int c = 0; c < p.n && rc == 0; c++)
-		if (gvLayout(gvc, p.part[c], "dot") != 0)
-			rc = -1;
+		fprintf(stderr, "pack: ccomps at %.3f s CPU\n", cpu_now());
+	split(p);
 	if (debug)
-		fprintf(stderr, "pack: laid out %.3f s\n", (g_get_monotonic_time() - t0) / 1e6);
-	packval_t *order = g_new(packval_t, (size_t)(unsigned)p.n);
-	for (int c = 0; c < p.n; c++)
+		fprintf(stderr, "pack: %d components split at %.3f s CPU\n", p->n,
+			cpu_now());
+	for (int c = 0; c < p->n; c++)
+		if (gvLayout(gvc, p->part[c], "dot") != 0)
+			return -1;
+	if (debug)
+		fprintf(stderr, "pack: laid out at %.3f s CPU\n", cpu_now());
+	packval_t *order = g_new(packval_t, (size_t)(unsigned)p->n);
+	for (int c = 0; c < p->n; c++)
 		order[c] = (packval_t)c;
 	pack_info info = {
 	    .margin = PACK_MARGIN,
@@ -333,39 +390,246 @@ int tl_dot_pack_layout(GVC_t *gvc, Agraph_t *g, const char *aside, Agraph_t **ou
 	    .vals = order,
 	    .flags = PK_USER_VALS,
 	};
-	if (rc == 0) {
-		/* packGraphs reads and moves the positions in inches, as
-		 * neato keeps them; dot keeps points (dot's own packing
-		 * does the same in doDot: attachPos, resetCoord) */
-		double **pos = g_new0(double *, (size_t)(unsigned)p.n);
-		for (int c = 0; c < p.n; c++)
-			pos[c] = attach_pos(p.part[c]);
-		if (packGraphs(p.n, p.part, NULL, &info) != 0)
-			rc = -1;
-		for (int c = 0; c < p.n; c++)
-			reset_coord(p.part[c], pos[c]);
-		g_free(pos);
-	}
+	/* packGraphs reads and moves the positions in inches, as neato keeps
+	 * them; dot keeps points (dot's own packing does the same in doDot:
+	 * attachPos, resetCoord) */
+	double **pos = g_new0(double *, (size_t)(unsigned)p->n);
+	for (int c = 0; c < p->n; c++)
+		pos[c] = attach_pos(p->part[c]);
+	int rc = packGraphs(p->n, p->part, NULL, &info) != 0 ? -1 : 1;
+	for (int c = 0; c < p->n; c++)
+		reset_coord(p->part[c], pos[c]);
+	g_free(pos);
 	g_free(order);
-	/* each part's layout as attributes (pos, bb, lp...), as -Tdot has it */
-	for (int c = 0; c < p.n && rc == 0; c++)
-		attach_attrs(p.part[c]);
 	if (debug)
-		fprintf(stderr, "pack: packed %.3f s\n", (g_get_monotonic_time() - t0) / 1e6);
-	if (rc == 0) {
-		Agraph_t *all = join(&p);
-		if (debug)
-			fprintf(stderr, "pack: joined %.3f s\n",
-				(g_get_monotonic_time() - t0) / 1e6);
-		if (gvLayout(gvc, all, "nop2") != 0) {
-			agclose(all);
-			rc = -1;
-		} else {
-			*out = all;
+		fprintf(stderr, "pack: packed at %.3f s CPU\n", cpu_now());
+	return rc;
+}
+
+/* The packed parts joined into one graph laid out by nop2 (*out). */
+static int join_layout(GVC_t *gvc, struct pack *p, Agraph_t **out)
+{
+	bool debug = getenv("TL_GRAPHDOT_DEBUG") != NULL;
+	/* each part's layout as attributes (pos, bb, lp...), as -Tdot has it */
+	for (int c = 0; c < p->n; c++)
+		attach_attrs(p->part[c]);
+	Agraph_t *all = join(p);
+	if (debug)
+		fprintf(stderr, "pack: joined at %.3f s CPU\n", cpu_now());
+	int rc = 0;
+	if (gvLayout(gvc, all, "nop2") != 0) {
+		agclose(all);
+		rc = -1;
+	} else {
+		*out = all;
+	}
+	if (debug)
+		fprintf(stderr, "pack: nop2 at %.3f s CPU\n", cpu_now());
+	return rc;
+}
+
+int tl_dot_pack_layout(GVC_t *gvc, Agraph_t *g, const char *aside, Agraph_t **out)
+{
+	struct pack p = {.g = g};
+	*out = NULL;
+	int rc = pack_parts(gvc, &p, aside);
+	if (rc == 0)
+		return 0;
+	if (rc > 0)
+		rc = join_layout(gvc, &p, out);
+	pack_free(&p, gvc);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* SVG: each part drawn apart, into one picture                         */
+
+/* Ids for the SVG's groups, unique over the whole picture: "node", "edge"
+ * and "clust" numbered on from the parts before, as Graphviz numbers them
+ * in one graph. */
+struct ids {
+	long node, edge, clust;
+	GString *buf;
+};
+
+static void id_subgraphs(Agraph_t *g, Agsym_t *sym, struct ids *ids)
+{
+	for (Agraph_t *s = agfstsubg(g); s != NULL; s = agnxtsubg(s)) {
+		g_string_printf(ids->buf, "clust%ld", ++ids->clust);
+		agxset(s, sym, ids->buf->str);
+		id_subgraphs(s, sym, ids);
+	}
+}
+
+/* Numbers the part's groups, but those of a kind the whole graph `g`
+ * gives ids to itself. */
+static void set_ids(Agraph_t *g, Agraph_t *part, struct ids *ids)
+{
+	if (agattr(g, AGRAPH, "id", NULL) == NULL)
+		id_subgraphs(part, agattr(part, AGRAPH, "id", NULL), ids);
+	if (agattr(g, AGNODE, "id", NULL) == NULL) {
+		Agsym_t *ns = agattr(part, AGNODE, "id", NULL);
+		for (Agnode_t *n = agfstnode(part); n != NULL; n = agnxtnode(part, n)) {
+			g_string_printf(ids->buf, "node%ld", ++ids->node);
+			agxset(n, ns, ids->buf->str);
 		}
 	}
-	if (debug)
-		fprintf(stderr, "pack: nop2 %.3f s\n", (g_get_monotonic_time() - t0) / 1e6);
+	if (agattr(g, AGEDGE, "id", NULL) == NULL) {
+		Agsym_t *es = agattr(part, AGEDGE, "id", NULL);
+		for (Agnode_t *n = agfstnode(part); n != NULL; n = agnxtnode(part, n))
+			for (Agedge_t *e = agfstout(part, n); e != NULL; e = agnxtout(part, e)) {
+				g_string_printf(ids->buf, "edge%ld", ++ids->edge);
+				agxset(e, es, ids->buf->str);
+			}
+	}
+}
+
+/* Renders `g` as SVG into a new buffer (*len bytes). */
+static char *render_svg(GVC_t *gvc, Agraph_t *g, size_t *len)
+{
+	char *data = NULL;
+	*len = 0;
+	FILE *f = open_memstream(&data, len);
+	if (f == NULL)
+		return NULL;
+	int bad = gvRender(gvc, g, "svg", f) != 0;
+	if (fclose(f) != 0 || bad) {
+		free(data);
+		return NULL;
+	}
+	return data;
+}
+
+#define SVG_END "</g>\n</svg>\n" /* the graph's group closed, the picture */
+
+/* What a Graphviz SVG draws inside its graph's group: from past the
+ * group's <title> to the group's end. */
+static bool svg_body(const char *svg, size_t len, size_t *from, size_t *to)
+{
+	size_t end = strlen(SVG_END);
+	const char *g = strstr(svg, "class=\"graph\"");
+	const char *t = g != NULL ? strstr(g, "</title>\n") : NULL;
+	if (t == NULL || len < end || strcmp(svg + len - end, SVG_END) != 0)
+		return false;
+	*from = (size_t)(t - svg) + strlen("</title>\n");
+	*to = len - end;
+	return *from <= *to;
+}
+
+/* Two invisible points at the corners of the parts' box, which neato -n2
+ * takes for the frame's box (it reads no "bb"); Graphviz draws an
+ * invisible node as only a comment, cut from the picture. */
+#define FRAME_CORNER "_tl_frame_corner"
+
+static void frame_corner(Agraph_t *frame, int k, double x, double y)
+{
+	char name[64], pos[96];
+	snprintf(name, sizeof name, FRAME_CORNER "%d", k);
+	snprintf(pos, sizeof pos, "%.3f,%.3f", x, y);
+	Agnode_t *n = agnode(frame, name, 1);
+	agsafeset(n, "shape", "point", "");
+	agsafeset(n, "style", "invis", "");
+	agsafeset(n, "label", "", "");
+	agsafeset(n, "fixedsize", "true", "");
+	agsafeset(n, "width", "0", "");
+	agsafeset(n, "height", "0", "");
+	agsafeset(n, "pos", pos, "");
+}
+
+/* The picture: a frame, a graph of the whole graph's attributes (its
+ * title, its background) over the parts' box, drawn by Graphviz (nop2);
+ * each part drawn apart inside it at its packed place. The parts'
+ * coordinates are the picture's, so the frame's transform places them
+ * all. Returns 0, -1 where the frame's layout failed, -2 where drawing
+ * failed, 1 where the parts cannot be drawn apart (nothing written). */
+static int render_apart(GVC_t *gvc, struct pack *p, FILE *f)
+{
+	boxf bb = GD_bb(p->part[0]);
+	for (int c = 1; c < p->n; c++) {
+		boxf b = GD_bb(p->part[c]);
+		bb.LL.x = MIN(bb.LL.x, b.LL.x);
+		bb.LL.y = MIN(bb.LL.y, b.LL.y);
+		bb.UR.x = MAX(bb.UR.x, b.UR.x);
+		bb.UR.y = MAX(bb.UR.y, b.UR.y);
+	}
+	Agraph_t *frame = tl_dot_open(agnameof(p->g));
+	struct attr_map m;
+	map_attrs(&m, p->g, frame, true);
+	map_free(&m);
+	declare_extras(frame);
+	agsafeset(frame, "notranslate", "true", "");
+	frame_corner(frame, 0, bb.LL.x, bb.LL.y);
+	frame_corner(frame, 1, bb.UR.x, bb.UR.y);
+	int rc = -1;
+	size_t len = 0, from, to;
+	char *svg = NULL;
+	if (gvLayout(gvc, frame, "nop2") != 0)
+		goto out;
+	rc = 1;
+	for (int c = 0; c < p->n; c++)
+		if (!same_attrs(frame, p->part[c])) {
+			gvFreeLayout(gvc, frame);
+			goto out;
+		}
+	rc = -2;
+	svg = render_svg(gvc, frame, &len);
+	gvFreeLayout(gvc, frame);
+	const char *corner = svg != NULL ? strstr(svg, "<!-- " FRAME_CORNER) : NULL;
+	if (corner == NULL || !svg_body(svg, len, &from, &to) || (size_t)(corner - svg) > to)
+		goto out;
+	fwrite(svg, 1, (size_t)(corner - svg), f);
+	struct ids ids = {.buf = g_string_new(NULL)};
+	for (int c = 0; c < p->n; c++) {
+		Agraph_t *part = p->part[c];
+		set_ids(p->g, part, &ids);
+		/* the frame paints the background once */
+		agsafeset(part, "bgcolor", "transparent", "");
+		size_t n;
+		char *one = render_svg(gvc, part, &n);
+		size_t a, b;
+		bool ok = one != NULL && svg_body(one, n, &a, &b);
+		if (ok)
+			fwrite(one + a, 1, b - a, f);
+		free(one);
+		if (!ok) {
+			g_string_free(ids.buf, TRUE);
+			goto out;
+		}
+	}
+	g_string_free(ids.buf, TRUE);
+	fwrite(svg + to, 1, len - to, f);
+	rc = 0;
+out:
+	free(svg);
+	agclose(frame);
+	return rc;
+}
+
+int tl_dot_pack_render(GVC_t *gvc, Agraph_t *g, const char *aside, const char *format, FILE *f,
+		       bool *done)
+{
+	struct pack p = {.g = g};
+	*done = false;
+	int rc = pack_parts(gvc, &p, aside);
+	if (rc == 0)
+		return 0;
+	*done = true;
+	if (rc > 0 && strcmp(format, "svg") == 0) {
+		rc = render_apart(gvc, &p, f);
+		if (getenv("TL_GRAPHDOT_DEBUG") != NULL)
+			fprintf(stderr, "pack: drawn apart at %.3f s CPU (%d)\n", cpu_now(), rc);
+	}
+	if (rc > 0) {
+		/* other formats, or SVG that cannot be drawn apart: the
+		 * joined graph */
+		Agraph_t *all = NULL;
+		rc = join_layout(gvc, &p, &all);
+		if (rc == 0) {
+			rc = gvRender(gvc, all, format, f) != 0 ? -2 : 0;
+			gvFreeLayout(gvc, all);
+			agclose(all);
+		}
+	}
 	pack_free(&p, gvc);
 	return rc;
 }

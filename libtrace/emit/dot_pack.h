@@ -23,11 +23,26 @@
 #include <cgraph.h>
 #include <gvc.h>
 
+#include <stdbool.h>
+#include <stdio.h>
+
 /* Where `g` has two components or more (a node named `aside`, the legend,
  * alone not counted; NULL: none), lays them out apart with dot and packs
  * them: *out is a new graph, laid out (free with gvFreeLayout and agclose).
  * Otherwise *out is NULL and `g` is as it was. Returns 0, or -1 where a
  * layout failed (Graphviz's error handler is told why). */
 int tl_dot_pack_layout(GVC_t *gvc, Agraph_t *g, const char *aside, Agraph_t **out);
+
+/* The same, drawn in `format` (a Graphviz -T name) into `f`, *done set;
+ * where `g` has fewer than two components, nothing is written and *done
+ * is false. SVG is drawn one component at a time, each at its packed
+ * place inside one picture (a frame of the whole graph's title and
+ * background), so that no step works on the joined graph: neato -n2 on
+ * a joined graph of thousands of components took minutes. Group ids
+ * ("node", "edge", "clust") are numbered over the whole picture. Other
+ * formats draw the joined graph. Returns 0, -1 where a layout failed,
+ * -2 where drawing failed (Graphviz's error handler is told why). */
+int tl_dot_pack_render(GVC_t *gvc, Agraph_t *g, const char *aside, const char *format, FILE *f,
+		       bool *done);
 
 #endif
