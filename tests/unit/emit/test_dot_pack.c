@@ -115,10 +115,8 @@ static char *render(GVC_t *gvc, const char *dot, const char *format, bool *done)
 
 /* SVG drawn one component at a time: one document, the title once, every
  * node and edge once with an id of its own, each cluster copy drawn, the
- * frame's helper points not in it; one component is left to the caller,
- * nothing written. (Another format draws the joined graph: the CLI case
- * with -T plain; rendered here, on this small graph, write_plain reads a
- * freed string under ASan, on the joined graph as main had it too.) */
+ * frame's helper points not in it; another format draws the joined graph;
+ * one component is left to the caller, nothing written. */
 static void test_render(void **state)
 {
 	(void)state;
@@ -156,6 +154,12 @@ static void test_render(void **state)
 	}
 	assert_int_equal(count(svg, "id=\"node9\""), 0);
 	free(svg);
+
+	char *plain = render(gvc, dot, "plain", &done);
+	assert_true(done);
+	assert_int_equal(count(plain, "\nnode "), 8);
+	assert_int_equal(count(plain, "\nedge "), 4);
+	free(plain);
 
 	char *none = render(gvc, "digraph g { a -> b; legend; }\n", "svg", &done);
 	assert_false(done);
