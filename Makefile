@@ -33,7 +33,7 @@ LIB_HDR := $(sort $(foreach l,$(LIB_LAYERS),$(wildcard libtrace/$(l)/*.h)))
 # trace-report's page (emit/report.c): its template, style and script,
 # inlined into the library as byte arrays (scripts/embed.sh).
 REPORT_ASSETS := $(addprefix libtrace/emit/report/,report.html report.css report.js runs.js \
-	runs.css)
+	runs.css graphview.js)
 LIB_OBJ := $(patsubst libtrace/%.c,$(BUILD)/obj/%.o,$(LIB_SRC)) $(BUILD)/obj/tensorflow.pb-c.o \
 	$(BUILD)/obj/report_assets.o
 LIB     := $(BUILD)/libtrace.a

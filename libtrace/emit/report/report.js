@@ -250,6 +250,8 @@
     run.idle = Array.isArray(raw.idle) ? raw.idle : [];
     run.graph = graphOf(raw, k);
     run.graphSkipped = raw.graph && typeof raw.graph.skipped === 'string' ? raw.graph.skipped : null;
+    var gref = raw.graph && typeof raw.graph.run === 'number' && data.runs[raw.graph.run] ? data.runs[raw.graph.run].graph : raw.graph;
+    run.graphView = !run.graph && gref && gref.data && window.TftraceGraph ? TftraceGraph.view(gref.data) : null; /* graphview.js */
     run.collapsed = Object.create(null);
     return run;
   }
@@ -1686,7 +1688,7 @@
       panel.innerHTML = '<div class="card empty" style="margin:16px 18px">' + esc(msg) + '</div>';
       return 0;
     }
-    var s = run.graph;
+    var s = run.graph || (run.graphView && run.graphView.markup());
     if (!s) return empty(run.graphSkipped || 'This run has no graph.');
     var at = s.search(/<svg[\s>]/i), endAt = s.lastIndexOf('</svg>');
     var head = at >= 0 ? s.slice(0, at).replace(/<\?xml[\s\S]*?\?>/g, '').replace(/<!DOCTYPE[^>[]*(\[[\s\S]*?\])?\s*>/gi, '').replace(/<!-{2}[\s\S]*?-{2}>/g, '') : '';
@@ -1741,6 +1743,7 @@
       applyVb();
     });
     bar.appendChild(one);
+    if (run.graphView) bar.insertBefore(run.graphView.crumbs(buildGraph), bar.firstChild);
     var view = document.createElement('div');
     view.className = 'g-view';
     view.appendChild(svg);
@@ -1809,6 +1812,7 @@
       graph.drag = null;
       if (graph.view) graph.view.classList.remove('drag');
       if (d.moved || !d.node) return;
+      if (run.graphView && run.graphView.open(d.node)) { buildGraph(); return; }
       var t = d.node.querySelector('title');
       if (t) graphNodeToTimeline(t.textContent);
     });
@@ -1955,6 +1959,7 @@
       $('tl-search').value = h.search;
       runSearch(h.search);
     }
+    if (h.graph !== undefined && run.graphView && run.graphView.go(h.graph)) buildGraph();
     if (h.tab) showTab(h.tab);
   }
 
