@@ -34,7 +34,8 @@
  * Each layout sets on <html>: data-graph-view (the view's scope path, or
  * its devices or range; "(top)"), data-graph-view-depth (its crumbs),
  * data-graph-view-ops and data-graph-view-collapsed (its nodes of each
- * kind), data-graph-view-edges, data-graph-layout-ms. */
+ * kind), data-graph-view-edges, data-graph-view-device (the device of a
+ * view of one), data-graph-layout-ms. */
 (function () {
   'use strict';
 
@@ -494,13 +495,22 @@
     var html = document.documentElement;
     html.setAttribute('data-graph-view', this.stack.length > 1 ? v.label : '(top)');
     html.setAttribute('data-graph-view-depth', String(this.stack.length - 1));
+    html.setAttribute('data-graph-view-device', v.devs && v.devs.length === 1 ? m.devices[v.devs[0]] : '');
     html.setAttribute('data-graph-view-ops', String(nOps));
     html.setAttribute('data-graph-view-collapsed', String(nColl));
     html.setAttribute('data-graph-view-edges', String(edges.length));
     html.setAttribute('data-graph-layout-ms', String(Math.round((typeof performance !== 'undefined' ? performance.now() : Date.now()) - began)));
   };
+  /* A failed layout leaves the tab empty and counts as a script error
+   * (thrown aside), not as the page's failure. */
   Viewer.prototype.markup = function () {
-    if (!this.cur) this.layout();
+    if (!this.cur) {
+      try { this.layout(); } catch (e) {
+        this.cur = { items: [], markup: null };
+        document.documentElement.setAttribute('data-graph-view', 'error');
+        setTimeout(function () { throw e; }, 0);
+      }
+    }
     return this.cur.markup;
   };
   Viewer.prototype.open = function (el) {
@@ -538,7 +548,7 @@
       }
       box.appendChild(b);
     });
-    if (!this.cur) this.layout();
+    this.markup();
     var lg = this.legend;
     if (lg) {
       var leg = document.createElement('span');
@@ -556,6 +566,25 @@
     }
     return box;
   };
+
+  /* #graph-click=NAME (for the tests): once the page is drawn, a click on
+   * the graph's node of that name, through the page's own mouse handlers;
+   * data-graph-clicked says NAME, or "none" when no node has it */
+  window.addEventListener('load', function () {
+    var h = /(?:^#|&)graph-click=([^&]*)/.exec(location.hash || ''), html = document.documentElement;
+    if (!h) return;
+    var want = decodeURIComponent(h[1]), nodes = document.querySelectorAll('#panel-graph g.node');
+    for (var i = 0; i < nodes.length; i++) {
+      var t = nodes[i].querySelector('title');
+      if (t && t.textContent === want) {
+        nodes[i].dispatchEvent(new MouseEvent('mousedown', { bubbles: true, cancelable: true, button: 0, clientX: 5, clientY: 5 }));
+        window.dispatchEvent(new MouseEvent('mouseup', { bubbles: true, button: 0, clientX: 5, clientY: 5 }));
+        html.setAttribute('data-graph-clicked', want);
+        return;
+      }
+    }
+    html.setAttribute('data-graph-clicked', 'none');
+  });
 
   window.TftraceGraph = {
     view: function (data) {
