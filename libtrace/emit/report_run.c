@@ -956,23 +956,41 @@ typedef struct graph_job {
 	aside bg; /* bg.thread NULL: no graph drawn */
 } graph_job;
 
-static void graph_render(void *p)
+/* The picture of the run, every node drawn (max_depth 0), or only its
+ * top-level scopes (1): the data reads only what is per graph node, so
+ * a graph the page lays out is built at depth 1, where its vertices and
+ * edges (each with its tensor's label) are few. */
+static int graph_build(graph_job *j, int max_depth, tl_graphdot **gd)
 {
-	graph_job *j = p;
 	tl_graphdot_opts go;
 	tl_graphdot_opts_init(&go);
 	go.max_nodes = 0;
+	go.max_depth = max_depth;
 	go.memory = &j->mem;
 	tl_run *const runs[] = {(tl_run *)j->run};
+	return tl_graphdot_build(gd, runs, 1, &go, &j->err);
+}
+
+static void graph_render(void *p)
+{
+	graph_job *j = p;
+	bool small = j->max_nodes == 0 || j->run->n_nodes <= j->max_nodes;
 	tl_graphdot *gd = NULL;
-	j->rc = tl_graphdot_build(&gd, runs, 1, &go, &j->err);
+	j->rc = graph_build(j, small ? 0 : 1, &gd);
 	if (j->rc < 0)
 		return;
-	const tl_graphdot_stats *st = tl_graphdot_get_stats(gd);
+	if (!small && tl_graphdot_get_stats(gd)->nodes <= j->max_nodes) {
+		/* few nodes once _Send/_Recv pairs are edges */
+		tl_graphdot_free(gd);
+		small = true;
+		j->rc = graph_build(j, 0, &gd);
+		if (j->rc < 0)
+			return;
+	}
 	tl_output *data = tl_output_new_memory();
 	tl_report_graph_data(data, gd, j->max_nodes);
 	j->data = tl_output_take(data);
-	if (j->max_nodes == 0 || st->vertices <= j->max_nodes)
+	if (small)
 		j->rc = tl_dot_render_string(gd, "svg", &j->svg, &j->err);
 	tl_graphdot_free(gd);
 }
