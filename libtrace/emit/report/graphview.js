@@ -8,9 +8,10 @@
  * sub-scopes collapsed into one node each) on some devices, one cluster per
  * device, with the edges among them and a stub for the edges to and from
  * outside. Over max_nodes children a view collapses further: a view of
- * several devices shows each device as one node (and ranges of devices
- * when those are still too many), one of a single device shows ranges of
- * its children. A click on a collapsed node opens it; the breadcrumb goes
+ * more than max_nodes / 4 devices shows each device as one node (and ranges
+ * of devices when those are still too many), one of fewer shows ranges of
+ * each device's children (by name, the devices sharing max_nodes by their
+ * children). A click on a collapsed node opens it; the breadcrumb goes
  * back up. Layout: layered (cycles broken by a depth-first search,
  * longest-path layers, dummy nodes along long edges, barycentre sweeps for
  * the order, then positions pulled towards their neighbours' mean),
@@ -61,17 +62,31 @@
     return b + ' B';
   }
   function ints(a) { return Array.isArray(a) ? a : []; }
-  /* names with their numbers compared as numbers (task:2 before task:10) */
-  function natCmp(a, b) {
-    var re = /(\d+)|(\D+)/g, x = String(a).match(re) || [], y = String(b).match(re) || [];
-    for (var i = 0; i < x.length && i < y.length; i++) {
-      if (x[i] === y[i]) continue;
-      var p = /^\d/.test(x[i]), q = /^\d/.test(y[i]);
-      if (p && q && +x[i] !== +y[i]) return +x[i] - +y[i];
-      return x[i] < y[i] ? -1 : 1;
-    }
-    return x.length - y.length || (a < b ? -1 : a > b ? 1 : 0);
+  /* names with their numbers compared as numbers (task:2 before task:10):
+   * natKey cuts a name into its runs of digits (as numbers) and others,
+   * once; natCmp compares names, keyCmp keys */
+  var natCache = Object.create(null);
+  function natKey(s) {
+    s = String(s);
+    var k = natCache[s];
+    if (k) return k;
+    k = s.match(/\d+|\D+/g) || [];
+    for (var i = 0; i < k.length; i++) if (k[i].charCodeAt(0) <= 57 && k[i].charCodeAt(0) >= 48) k[i] = +k[i];
+    k.text = s;
+    return (natCache[s] = k);
   }
+  function keyCmp(x, y) {
+    for (var i = 0; i < x.length && i < y.length; i++) {
+      var a = x[i], b = y[i];
+      if (a === b) continue;
+      var p = typeof a === 'number', q = typeof b === 'number';
+      if (p && q) return a - b;
+      if (p !== q) return p ? -1 : 1;
+      return a < b ? -1 : 1;
+    }
+    return x.length - y.length || (x.text < y.text ? -1 : x.text > y.text ? 1 : 0);
+  }
+  function natCmp(a, b) { return keyCmp(natKey(a), natKey(b)); }
 
   function Model(d) {
     var S = ints(d.strings).map(String), nS = S.length;
@@ -152,16 +167,18 @@
       }
       return child[s];
     }
-    var base = [], byKey = Object.create(null), baseOf = new Int32Array(m.N).fill(-1);
+    /* base items: an op's key -1 - node, a scope's device * scopes + scope */
+    var base = [], byKey = new Map(), baseOf = new Int32Array(m.N).fill(-1);
     for (i = 0; i < m.N; i++) {
       if (devOk && !devOk[m.dev[i]]) continue;
       var c = childOf(m.scope[i]);
       if (c < 0) continue;
-      var key = m.dev[i] + (c === 0 ? ':n' + i : ':s' + c);
-      if (v.only && !v.only[key]) continue;
-      var b = byKey[key];
+      var key = c === 0 ? -1 - i : m.dev[i] * m.nScopes + c;
+      if (v.only && !v.only.has(key)) continue;
+      var b = c === 0 ? undefined : byKey.get(key);
       if (b === undefined) {
-        b = byKey[key] = base.length;
+        b = base.length;
+        if (c) byKey.set(key, b);
         base.push(c === 0
           ? { key: key, kind: 'op', dev: m.dev[i], node: i, sort: '1' + m.leaf[i] }
           : { key: key, kind: 'scope', dev: m.dev[i], scope: c, sort: '0' + m.comp[c] });
@@ -174,8 +191,8 @@
     var items = [], itemOfBase = new Int32Array(base.length), L = m.limit;
     if (base.length <= L) {
       base.forEach(function (b, q) { itemOfBase[q] = q; items.push(b); });
-    } else if (devList.length > 1) {
-      /* each device one node; over the limit, ranges of devices */
+    } else if (devList.length > L / 4) {
+      /* many devices: each device one node; over the limit, ranges of devices */
       var per = Math.ceil(devList.length / L), groupOfDev = Object.create(null);
       for (var g = 0; g * per < devList.length; g++) {
         var ds = devList.slice(g * per, (g + 1) * per);
@@ -186,17 +203,24 @@
       }
       base.forEach(function (b, q) { itemOfBase[q] = groupOfDev[b.dev]; });
     } else {
-      /* one device, too many children: ranges of them, scopes first, by name */
-      var ord = base.map(function (b, q) { return q; });
-      ord.sort(function (a, b) { return natCmp(base[a].sort, base[b].sort) || a - b; });
-      var size = Math.ceil(base.length / L);
-      for (var r = 0; r * size < ord.length; r++) {
-        var part = ord.slice(r * size, (r + 1) * size), only = Object.create(null);
-        part.forEach(function (q) { only[base[q].key] = 1; itemOfBase[q] = items.length; });
-        var first = base[part[0]].sort.slice(1), last = base[part[part.length - 1]].sort.slice(1);
-        items.push({ key: 'r' + r, kind: 'range', dev: devList[0], title: first + ' \u2026 ' + last + ' (' + part.length + ')',
-          open: { scope: v.scope, devs: v.devs, only: only, label: first + ' \u2026 ' + last } });
-      }
+      /* few devices, too many children: each device's children in ranges
+       * (scopes first, by name), the devices sharing the limit by their
+       * children */
+      devList.forEach(function (dv) {
+        var ord = [];
+        base.forEach(function (b, q) { if (b.dev === dv) ord.push(q); });
+        ord.sort(function (a, b) { return natCmp(base[a].sort, base[b].sort) || a - b; });
+        var k = Math.max(1, Math.floor(L * ord.length / base.length)), size = Math.ceil(ord.length / k);
+        for (var r = 0; r * size < ord.length; r++) {
+          var part = ord.slice(r * size, (r + 1) * size);
+          if (part.length === 1) { itemOfBase[part[0]] = items.length; items.push(base[part[0]]); continue; }
+          var only = new Set();
+          part.forEach(function (q) { only.add(base[q].key); itemOfBase[q] = items.length; });
+          var first = base[part[0]].sort.slice(1), last = base[part[part.length - 1]].sort.slice(1);
+          items.push({ key: 'r' + dv + ':' + r, kind: 'range', dev: dv, title: first + ' \u2026 ' + last + ' (' + part.length + ')',
+            open: { scope: v.scope, devs: [dv], only: only, label: first + ' \u2026 ' + last } });
+        }
+      });
     }
     var itemOf = new Int32Array(m.N).fill(-1);
     for (i = 0; i < m.N; i++) if (baseOf[i] >= 0) itemOf[i] = itemOfBase[baseOf[i]];
@@ -397,15 +421,15 @@
     var items = r.items, itemOf = r.itemOf;
     items.forEach(function (it) { it.w = Math.max(it.l1.length, (it.l2 || '').length, 4) * CHAR_W + 16; });
     /* edges among the items, and stubs */
-    var pair = Object.create(null), edges = [];
+    var pair = new Map(), edges = [], nI = items.length;
     for (i = 0; i < m.edges.length; i += 3) {
       var a = itemOf[m.edges[i]], b = itemOf[m.edges[i + 1]], kind = m.edges[i + 2];
       if (a < 0 && b < 0) continue;
       if (a < 0) { items[b].extIn++; continue; }
       if (b < 0) { items[a].extOut++; continue; }
       if (a === b) continue;
-      var key = a + '>' + b, e = pair[key];
-      if (!e) { e = pair[key] = [a, b, 0, 0]; edges.push(e); }
+      var key = a * nI + b, e = pair.get(key);
+      if (!e) { e = [a, b, 0, 0]; pair.set(key, e); edges.push(e); }
       e[2]++;
       if (kind === 1 || kind === 3) e[3] |= 1; else e[3] |= 2;
       if (kind >= 2) e[3] |= 4;
