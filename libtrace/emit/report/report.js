@@ -1688,6 +1688,8 @@
       panel.innerHTML = '<div class="card empty" style="margin:16px 18px">' + esc(msg) + '</div>';
       return 0;
     }
+    /* graphview.js lays out when the tab is first shown, not in the first draw */
+    if (!run.graph && run.graphView && activeTab !== 'graph') { graph.later = true; return empty('The graph is laid out when this tab is shown.'); }
     var s = run.graph || (run.graphView && run.graphView.markup());
     if (!s) return empty(run.graphSkipped || 'This run has no graph.');
     var at = s.search(/<svg[\s>]/i), endAt = s.lastIndexOf('</svg>');
@@ -1882,6 +1884,7 @@
     $('tip').hidden = true;
     if (name === 'timeline' && run) { sizeTimeline(); redraw(); }
     if (name === 'memory') drawMemory();
+    if (name === 'graph' && graph.later) html.setAttribute('data-graph-nodes', String(buildGraph()));
     if (name === 'graph' && graph.svg) {
       applyVb();
       if (graph.sel && graph.seek) { graph.seek = false; seekGraphNode(graph.sel); }
