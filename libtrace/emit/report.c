@@ -752,6 +752,8 @@ int tl_report_finish(tl_report *r, tl_output *out, tl_error *err)
 				write_asset(out, "<style>\n", tl_report_runs_css,
 					    tl_report_runs_css_len, "</style>\n");
 		} else if (m != NULL && is(m, n, "js")) {
+			write_asset(out, "<script>\n", tl_report_graphview_js,
+				    tl_report_graphview_js_len, "</script>\n");
 			write_asset(out, "<script>\n", tl_report_report_js, tl_report_report_js_len,
 				    "</script>\n");
 		} else if (m != NULL && is(m, n, "runs")) {

@@ -21,6 +21,9 @@ extern const size_t tl_report_report_html_len, tl_report_report_css_len, tl_repo
 /* What a page of several runs adds: the step table and its marks. */
 extern const unsigned char tl_report_runs_js[], tl_report_runs_css[];
 extern const size_t tl_report_runs_js_len, tl_report_runs_css_len;
+/* The graph tab's own layout (graphview.js), joined before report.js. */
+extern const unsigned char tl_report_graphview_js[];
+extern const size_t tl_report_graphview_js_len;
 
 /* A JSON string literal whose "</" is written "<\/"; NULL writes "". */
 void tl_report_string(tl_output *out, const char *s);
@@ -47,8 +50,8 @@ typedef struct tl_report_digest {
 
 /* Where a run's pieces lie in the scratch output, each {offset, length}:
  *   full     its object, timeline and all, up to its "graph" (exclusive);
- *   graph    the graph's value, {"svg": ...} or {"skipped": ...}, where
- *            one was drawn; else empty;
+ *   graph    the graph's value, {"svg": ..., "data": ...} or {"data": ...},
+ *            where one was drawn; else empty;
  *   tail     after the graph: its strings and the closing brace;
  *   compact  its object without the timeline (its op table and idle
  *            time), up to its "graph".
@@ -66,6 +69,13 @@ typedef struct tl_report_pieces {
  * filled) when Graphviz does. */
 int tl_report_run(tl_output *out, const tl_run *run, const tl_report_opts *o, bool draw_graph,
 		  bool timeline, tl_report_pieces *at, tl_report_digest *dg, tl_error *err);
+
+/* The graph `gd` (one run, built with max_nodes 0) as the page's graph
+ * data: interned names cut into scopes, per node its op, device, time,
+ * output bytes and executions, and the edges (emit/report_graph.c).
+ * `max_nodes` is how many nodes the page draws at once. */
+struct tl_graphdot;
+void tl_report_graph_data(tl_output *out, const struct tl_graphdot *gd, size_t max_nodes);
 
 /* Two runs: the graph of the second (`run1`) coloured by each node's
  * change in time from the first, as graph-render --diff colours it, for

@@ -936,50 +936,62 @@ static const char *svg_element(GString *svg)
 	return at;
 }
 
-/* graph-render -T svg of the run (scopes collapsed above max_nodes), built
- * from the memory analysis the page already has, then laid out and
- * rendered by Graphviz, all aside while the rest is written (the picture
- * has its own arena and only reads the run). A graph still over
- * GRAPH_OVER times max_nodes with every scope collapsed (thousands of
- * devices, each a cluster) is not laid out: Graphviz's time grows faster
- * than its nodes (a dump of 2,200 devices took 19 s), and the page says
- * why instead. */
-#define GRAPH_OVER 4
-
+/* The run's graph: as data always (emit/report_graph.c), for the page to
+ * lay out and open scope by scope (graphview.js); and, when it has at most
+ * max_nodes nodes (or max_nodes is 0), also graph-render -T svg of every
+ * node, laid out by Graphviz. Above that the page draws it: Graphviz's time
+ * grows faster than the nodes (a collapsed picture of 200 scopes of a
+ * 6,000-node graph took it 0.8 s, a dump of 2,200 devices 19 s), and the
+ * page lays out a view of a few hundred nodes in milliseconds. Built from
+ * the memory analysis the page already has, aside while the rest is
+ * written (the picture has its own arena and only reads the run). */
 typedef struct graph_job {
 	const tl_run *run;
 	const tl_memory *mem;
 	size_t max_nodes;
-	char *skipped;	 /* why no picture, or NULL */
-	size_t vertices; /* with skipped: the nodes it would have drawn */
-	GString *svg;
+	GString *svg;  /* or NULL: the page lays it out */
+	GString *data; /* tl_report_graph_data */
 	int rc;
 	tl_error err;
 	aside bg; /* bg.thread NULL: no graph drawn */
 } graph_job;
 
+/* The picture of the run, every node drawn (max_depth 0), or only its
+ * top-level scopes (1): the data reads only what is per graph node, so
+ * a graph the page lays out is built at depth 1, where its vertices and
+ * edges (each with its tensor's label) are few. */
+static int graph_build(graph_job *j, int max_depth, tl_graphdot **gd)
+{
+	tl_graphdot_opts go;
+	tl_graphdot_opts_init(&go);
+	go.max_nodes = 0;
+	go.max_depth = max_depth;
+	go.memory = &j->mem;
+	tl_run *const runs[] = {(tl_run *)j->run};
+	return tl_graphdot_build(gd, runs, 1, &go, &j->err);
+}
+
 static void graph_render(void *p)
 {
 	graph_job *j = p;
-	tl_graphdot_opts go;
-	tl_graphdot_opts_init(&go);
-	go.max_nodes = j->max_nodes;
-	go.memory = &j->mem;
-	tl_run *const runs[] = {(tl_run *)j->run};
+	bool small = j->max_nodes == 0 || j->run->n_nodes <= j->max_nodes;
 	tl_graphdot *gd = NULL;
-	j->rc = tl_graphdot_build(&gd, runs, 1, &go, &j->err);
-	const tl_graphdot_stats *st = j->rc == 0 ? tl_graphdot_get_stats(gd) : NULL;
-	if (st != NULL && j->max_nodes > 0 && st->vertices > GRAPH_OVER * j->max_nodes) {
-		j->vertices = st->vertices;
-		j->skipped = g_strdup_printf(
-		    "The graph is not drawn here: %zu nodes even with every scope collapsed, more "
-		    "than "
-		    "%d times the page's %zu (--max-nodes), would take Graphviz long to lay out; "
-		    "graph-render draws it.",
-		    st->vertices, GRAPH_OVER, j->max_nodes);
-	} else if (j->rc == 0) {
-		j->rc = tl_dot_render_string(gd, "svg", &j->svg, &j->err);
+	j->rc = graph_build(j, small ? 0 : 1, &gd);
+	if (j->rc < 0)
+		return;
+	if (!small && tl_graphdot_get_stats(gd)->nodes <= j->max_nodes) {
+		/* few nodes once _Send/_Recv pairs are edges */
+		tl_graphdot_free(gd);
+		small = true;
+		j->rc = graph_build(j, 0, &gd);
+		if (j->rc < 0)
+			return;
 	}
+	tl_output *data = tl_output_new_memory();
+	tl_report_graph_data(data, gd, j->max_nodes);
+	j->data = tl_output_take(data);
+	if (small)
+		j->rc = tl_dot_render_string(gd, "svg", &j->svg, &j->err);
 	tl_graphdot_free(gd);
 }
 
@@ -992,8 +1004,8 @@ static void graph_start(graph_job *j, const tl_run *run, const tl_memory *mem,
 		aside_start(&j->bg, "tl-rep-graph", graph_render, j);
 }
 
-/* The picture's value, {"svg": ...} or {"skipped": ...}, when one was
- * drawn. */
+/* The picture's value, {"svg": ..., "data": ...} or {"data": ...}, when
+ * one was drawn. */
 static int write_graph(tl_output *out, graph_job *j, tl_error *err)
 {
 	if (j->bg.thread == NULL)
@@ -1003,24 +1015,21 @@ static int write_graph(tl_output *out, graph_job *j, tl_error *err)
 		*err = j->err;
 		if (j->svg != NULL)
 			g_string_free(j->svg, TRUE);
-		g_free(j->skipped);
+		if (j->data != NULL)
+			g_string_free(j->data, TRUE);
 		return -1;
 	}
-	if (j->skipped != NULL) {
-		tl_warn("report-graph-skipped",
-			"a graph not laid out: %zu nodes even with every scope collapsed, over %d "
-			"times --max-nodes; graph-render draws it",
-			j->vertices, GRAPH_OVER);
-		tl_output_str(out, "{\"skipped\":");
-		tl_report_string(out, j->skipped);
-		tl_output_char(out, '}');
-		g_free(j->skipped);
-		return 0;
+	tl_output_char(out, '{');
+	if (j->svg != NULL) {
+		tl_output_str(out, "\"svg\":");
+		tl_report_string(out, svg_element(j->svg));
+		tl_output_str(out, ",\n");
+		g_string_free(j->svg, TRUE);
 	}
-	tl_output_str(out, "{\"svg\":");
-	tl_report_string(out, svg_element(j->svg));
+	tl_output_str(out, "\"data\":");
+	tl_output_bytes(out, j->data->str, j->data->len);
 	tl_output_char(out, '}');
-	g_string_free(j->svg, TRUE);
+	g_string_free(j->data, TRUE);
 	return 0;
 }
 

@@ -65,6 +65,8 @@ var Data = (function () {
     run.idle = Array.isArray(raw.idle) ? raw.idle : [];
     run.graph = graphOf(raw, k);
     run.graphSkipped = raw.graph && typeof raw.graph.skipped === 'string' ? raw.graph.skipped : null;
+    var gref = raw.graph && typeof raw.graph.run === 'number' && data.runs[raw.graph.run] ? data.runs[raw.graph.run].graph : raw.graph;
+    run.graphView = !run.graph && gref && gref.data && window.TftraceGraph ? TftraceGraph.view(gref.data) : null; /* graphview.js */
     run.collapsed = Object.create(null);
     return run;
   }

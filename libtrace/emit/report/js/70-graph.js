@@ -13,7 +13,9 @@ var Graph = (function () {
       panel.innerHTML = '<div class="card empty" style="margin:16px 18px">' + esc(msg) + '</div>';
       return 0;
     }
-    var s = run.graph;
+    /* graphview.js lays out when the tab is first shown, not in the first draw */
+    if (!run.graph && run.graphView && activeTab !== 'graph') { graph.later = true; return empty('The graph is laid out when this tab is shown.'); }
+    var s = run.graph || (run.graphView && run.graphView.markup());
     if (!s) return empty(run.graphSkipped || 'This run has no graph.');
     var svg = graphSvg(s);
     if (!svg) return empty('The graph is not a usable SVG document, so it is not shown.');
@@ -53,6 +55,7 @@ var Graph = (function () {
       applyVb();
     });
     bar.appendChild(one);
+    if (run.graphView) bar.insertBefore(run.graphView.crumbs(buildGraph), bar.firstChild);
     var view = document.createElement('div');
     view.className = 'g-view';
     view.appendChild(svg);
@@ -141,6 +144,7 @@ var Graph = (function () {
       graph.drag = null;
       if (graph.view) graph.view.classList.remove('drag');
       if (d.moved || !d.node) return;
+      if (run.graphView && run.graphView.open(d.node)) { buildGraph(); return; }
       var t = d.node.querySelector('title');
       if (t) graphNodeToTimeline(t.textContent);
     });
@@ -183,6 +187,7 @@ var Graph = (function () {
   }
   /* the graph tab is shown: its view, centred on the selected node when that changed */
   function onShow() {
+    if (graph.later) html.setAttribute('data-graph-nodes', String(buildGraph()));
     if (!graph.svg) return;
     applyVb();
     if (graph.sel && graph.seek) { graph.seek = false; seekGraphNode(graph.sel); }

@@ -78,6 +78,7 @@ var Tabs = (function () {
       $('tl-search').value = h.search;
       Search.runSearch(h.search);
     }
+    if (h.graph !== undefined && run.graphView && run.graphView.go(h.graph)) Graph.buildGraph();
     if (h.tab) showTab(h.tab);
   }
 
