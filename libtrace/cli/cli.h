@@ -2,7 +2,9 @@
  * cli: what the five tools share on the command line, so each tool's file
  * is its options and one call into the library:
  *   - the error line "tool: cannot read 'FILE': what, where" and exit 1;
- *   - usage errors to stderr with exit 2, --help to stdout with exit 0;
+ *   - usage errors to stderr with exit 2; --help, written from the tool's
+ *     option table and the shared one (tl_cli_help_text), to stdout with
+ *     exit 0;
  *   - --version;
  *   - the input list (none means stdin) and --input-format;
  *   - the options every tool takes (-o, -z, -q, -h, -V, --input-format,
