@@ -20,7 +20,8 @@ WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototyp
            -Wpointer-arith -Wformat=2 -Wno-unused-parameter -Wvla
 OPT     ?= -O2 -g
 CFLAGS_ALL  = -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(SAN) \
-              -I$(BUILD)/gen -Ilibtrace $(shell pkg-config --cflags $(PKGS)) $(CFLAGS)
+              -I$(BUILD)/gen -Iinclude/tftrace -Ilibtrace $(shell pkg-config --cflags $(PKGS)) \
+              $(CFLAGS)
 LDLIBS_ALL  = $(shell pkg-config --libs $(PKGS)) -lm $(LDLIBS)
 TEST_LIBS   = $(shell pkg-config --libs cmocka)
 
@@ -29,7 +30,11 @@ GEN_C   := $(BUILD)/gen/tensorflow.pb-c.c
 GEN_H   := $(BUILD)/gen/tensorflow.pb-c.h
 LIB_LAYERS := base io model analysis emit cli
 LIB_SRC := $(sort $(foreach l,$(LIB_LAYERS),$(wildcard libtrace/$(l)/*.c)))
-LIB_HDR := $(sort $(foreach l,$(LIB_LAYERS),$(wildcard libtrace/$(l)/*.h)))
+# The installed API (include/tftrace/: tftrace.h and the headers it
+# includes, in their layers' folders), then the library's own headers;
+# -Iinclude/tftrace lets "model/run.h" name either tier.
+PUB_HDR := $(sort $(wildcard include/tftrace/*.h include/tftrace/*/*.h))
+LIB_HDR := $(PUB_HDR) $(sort $(foreach l,$(LIB_LAYERS),$(wildcard libtrace/$(l)/*.h)))
 # trace-report's page (emit/report.c): its template, style and script,
 # inlined into the library as byte arrays (scripts/embed.sh).
 # The script is its modules (libtrace/emit/report/js/, one job each), joined in
@@ -224,11 +229,6 @@ bench: all
 samples: all
 	BIN=$(BUILD)/bin scripts/run-samples.sh
 
-# The installed headers: tftrace.h and what it includes, found by the
-# compiler; the library's other headers are private.
-PUBLIC_HDR = $(sort $(patsubst libtrace/%,%,$(filter libtrace/%.h,\
-	$(shell $(CC) -MM $(CFLAGS_ALL) libtrace/tftrace.h | tr -d '\\'))))
-
 install: $(TOOL_BIN) $(MAN_OUT) $(LIB)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(COMPDIR) \
 	  $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)
@@ -239,7 +239,8 @@ install: $(TOOL_BIN) $(MAN_OUT) $(LIB)
 	install -m 644 scripts/tftrace.bash-completion $(DESTDIR)$(COMPDIR)/tftrace
 	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/libtftrace.a
 	install -m 644 $(BUILD)/gen/tensorflow.pb-c.h $(DESTDIR)$(INCDIR)/
-	for h in $(PUBLIC_HDR); do install -D -m 644 libtrace/$$h $(DESTDIR)$(INCDIR)/$$h; done
+	for h in $(patsubst include/tftrace/%,%,$(PUB_HDR)); do \
+	  install -D -m 644 include/tftrace/$$h $(DESTDIR)$(INCDIR)/$$h; done
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCDIR@|$(INCDIR)|' \
 	  -e 's|@VERSION@|$(shell sed -n 's/^#define TL_VERSION "\(.*\)"/\1/p' libtrace/cli/cli.h)|' \
 	  scripts/tftrace.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/tftrace.pc

@@ -7,8 +7,9 @@ src=$1
 bin=$2
 version=$("$bin" --version | sed 's/.* //')
 "$bin" --help | awk '
-	# option lines: two spaces, then -x or --long, then two or more spaces, then text
-	/^  +-/ {
+	# option lines: "  -x, --long ARG" or "      --long ARG" (cli.c writes them so;
+	# a wrapped line of help, or text, never starts so), two or more spaces, text
+	/^  -|^      --/ {
 		line = $0
 		sub(/^ +/, "", line)
 		n = match(line, /   */)

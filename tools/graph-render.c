@@ -15,74 +15,21 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char usage[] =
-    "Usage: graph-render [OPTIONS] [INPUT...]\n"
-    "Draw the partition graphs of a TensorFlow RunMetadata (one cluster per\n"
-    "partition) or a GraphDef (binary, text or gzip), name scopes as nested\n"
-    "clusters, annotated with the step stats when present: each node's op type,\n"
-    "time and output bytes; data edges with dtype and shape, wider with bytes;\n"
-    "control edges dashed; each _Send/_Recv pair as one bold edge across\n"
-    "partitions. Writes DOT to stdout (for dot, sfdp...) or, with -T, the picture.\n"
-    "No INPUT, or '-', reads stdin.\n"
-    "A folder stands for the TensorBoard events files below it, in path order.\n"
-    "\n"
-    "Picture:\n"
-    "  -T, --format FMT         lay out and render in-process: svg, png, pdf, ps,\n"
-    "                           eps, svgz, jpg, gif, webp, bmp, tiff, json, plain,\n"
-    "                           dot or xdot (laid out DOT); default: DOT, not laid out\n"
-    "  -K, --engine NAME        dot (default), neato, fdp, sfdp, twopi, circo, osage\n"
-    "                           or patchwork; with DOT output, written as its layout\n"
-    "      --color-by WHAT      none (default), device, time, memory or op: fill\n"
-    "                           colours with a legend\n"
-    "      --diff               exactly two inputs A B: B's graph (its first run with\n"
-    "                           one), each node coloured by its change from A in\n"
-    "                           time (trace-summarize's total_micros) or, with\n"
-    "                           --color-by memory, output_bytes: the delta of its row\n"
-    "                           in trace-summarize --view node --diff A B (each\n"
-    "                           input's runs averaged). Red slower/more, blue\n"
-    "                           faster/less, grey unchanged, four steps each way for\n"
-    "                           |change| up to 1/64, 1/16, 1/4 and all of the largest;\n"
-    "                           a collapsed scope sums its nodes. Nodes are matched\n"
-    "                           by name, then a name found on one side only by op\n"
-    "                           type and scope where that pairs one with one. Nodes\n"
-    "                           only in B: green dashed outline, \"new\"; only in A:\n"
-    "                           listed in the legend. Both must record a timeline\n"
-    "                           (step_stats), B a graph\n"
-    "      --no-edge-labels     no dtype and shape on the edges\n"
-    "      --edge-labels        always label edges (default: up to 2000 edges)\n"
-    "\n"
-    "What is drawn:\n"
-    "      --max-depth N        each scope at level N drawn as one node, with its\n"
-    "                           op count, op types and summed costs\n"
-    "      --fold               numbered sibling scopes (tower_0 ... tower_7) fold\n"
-    "                           into the first plus one node for the others\n"
-    "      --focus REGEX        only nodes whose name matches, and their neighbours\n"
-    "      --top N              only the N most expensive nodes (time; memory with\n"
-    "                           --color-by=memory), and their neighbours\n"
-    "      --hops K             neighbours of --focus and --top up to K edges away\n"
-    "                           (default 1)\n"
-    "      --max-nodes N        above N nodes collapse scopes by level until the\n"
-    "                           picture fits, and say so (default 1500; 6000 for\n"
-    "                           sfdp, osage, patchwork; 0: never, but laid out by\n"
-    "                           dot with -T, one connected component of a layout\n"
-    "                           cost (nodes plus bends of edges spanning ranks)\n"
-    "                           over 150000 is drawn as the default would, with a\n"
-    "                           warning)\n"
-    "\n"
-    "With dot (-T), a big layout (a cost over 8000) has its connected components\n"
-    "laid out apart and packed in an array, in-process with Graphviz's pack\n"
-    "library (SVG: each component drawn apart at its place in one picture);\n"
-    "from the DOT, Graphviz's tools do the same: graph-render run.pb |\n"
-    "ccomps -x | dot | gvpack -array_u | neato -n2 -Tsvg > graph.svg\n"
-    "\n"
-    "Output and input:\n"
-    "  -o, --output FILE        write FILE (atomically) instead of stdout; .gz compresses\n"
-    "  -z, --gzip               compress the output with gzip\n"
-    "  -q, --quiet              no warnings\n"
-    "      --input-format FMT   auto (default), runmeta, runmeta-text, graphdef,\n"
-    "                           graphdef-text, tfrecord, xspace, tf2-trace,\n"
-    "                           runmeta-json, graphdef-json (protobuf's JSON)\n" TL_CLI_HELP_STRICT TL_CLI_HELP_END "\n"
-    "Exit status: 0 ok, 1 bad input, render or write error, 2 usage.\n";
+static const tl_cli_help help = {
+    .synopsis = "[OPTIONS] [INPUT...]",
+    .about = "Draw the partition graphs of a TensorFlow RunMetadata (one cluster per "
+	     "partition) or a GraphDef (binary, text or gzip), name scopes as nested clusters, "
+	     "annotated with the step stats when present: each node's op type, time and output "
+	     "bytes; data edges with dtype and shape, wider with bytes; control edges dashed; "
+	     "each _Send/_Recv pair as one bold edge across partitions. Writes DOT to stdout "
+	     "(for dot, sfdp...) or, with -T, the picture.",
+    .notes = "With dot (-T), a big layout (a cost over 8000) has its connected components "
+	     "laid out apart and packed in an array, in-process with Graphviz's pack library "
+	     "(SVG: each component drawn apart at its place in one picture); from the DOT, Graphviz's tools do the same:\n"
+	     "  graph-render run.pb | ccomps -x | dot | gvpack -array_u |\n"
+	     "    neato -n2 -Tsvg > graph.svg",
+    .exit_1 = "bad input, render or write error",
+};
 
 struct job {
 	tl_cli cli;
@@ -116,28 +63,57 @@ static void parse_engine(tl_cli *cli, void *ctx, const char *value)
 
 static void no_edge_labels(tl_cli *cli, void *ctx, const char *value)
 {
-	((struct job *)ctx)->opts.edge_labels = 0;
+	((struct job *)ctx)->opts.edge_labels = TL_EDGE_LABELS_OFF;
 }
 
 static void edge_labels(tl_cli *cli, void *ctx, const char *value)
 {
-	((struct job *)ctx)->opts.edge_labels = 1;
+	((struct job *)ctx)->opts.edge_labels = TL_EDGE_LABELS_ON;
 }
 
 #define JOB(field) offsetof(struct job, field)
 static const tl_cli_opt options[] = {
-    TL_OPT_CALL("format", 'T', parse_format),
-    TL_OPT_CALL("engine", 'K', parse_engine),
-    TL_OPT_CHOICE("color-by", 0, JOB(opts.color_by), tl_color_by_names),
-    TL_OPT("diff", 0, TL_ARG_FLAG, JOB(diff)),
-    TL_OPT_CALL("no-edge-labels", 0, no_edge_labels),
-    TL_OPT_CALL("edge-labels", 0, edge_labels),
-    TL_OPT_MIN("max-depth", 0, TL_ARG_COUNT, JOB(opts.max_depth), 1),
-    TL_OPT("fold", 0, TL_ARG_FLAG, JOB(opts.fold)),
-    TL_OPT("focus", 0, TL_ARG_REGEX, JOB(opts.focus)),
-    TL_OPT_MIN("top", 0, TL_ARG_SIZE, JOB(opts.top), 1),
-    TL_OPT("hops", 0, TL_ARG_COUNT, JOB(opts.hops)),
-    TL_OPT("max-nodes", 0, TL_ARG_SIZE, JOB(opts.max_nodes)),
+    TL_OPT_HEAD("Picture:"),
+    TL_OPT_CALL("format", 'T', parse_format, "FMT",
+		"lay out and render in-process: svg, png, pdf, ps, eps, svgz, jpg, gif, webp, "
+		"bmp, tiff, json, plain, dot or xdot (laid out DOT); default: DOT, not laid out"),
+    TL_OPT_CALL("engine", 'K', parse_engine, "NAME",
+		"dot (default), neato, fdp, sfdp, twopi, circo, osage or patchwork; with DOT "
+		"output, written as its layout"),
+    TL_OPT_CHOICE("color-by", 0, JOB(opts.color_by), tl_color_by_names, "WHAT",
+		  "none (default), device, time, memory or op: fill colours with a legend"),
+    TL_OPT("diff", 0, TL_ARG_FLAG, JOB(diff), NULL,
+	   "exactly two inputs A B: B's graph (its first run with one), each node coloured "
+	   "by its change from A in time (trace-summarize's total_micros) or, with "
+	   "--color-by memory, output_bytes: the delta of its row in trace-summarize --view "
+	   "node --diff A B (each input's runs averaged). Red slower/more, blue faster/less, "
+	   "grey unchanged, four steps each way for |change| up to 1/64, 1/16, 1/4 and all "
+	   "of the largest; a collapsed scope sums its nodes. Nodes are matched by name, "
+	   "then a name found on one side only by op type and scope where that pairs one "
+	   "with one. Nodes only in B: green dashed outline, \"new\"; only in A: listed in "
+	   "the legend. Both must record a timeline (step_stats), B a graph"),
+    TL_OPT_CALL("no-edge-labels", 0, no_edge_labels, NULL, "no dtype and shape on the edges"),
+    TL_OPT_CALL("edge-labels", 0, edge_labels, NULL,
+		"always label edges (default: up to 2000 edges)"),
+    TL_OPT_HEAD("What is drawn:"),
+    TL_OPT_MIN("max-depth", 0, TL_ARG_COUNT, JOB(opts.max_depth), 1, "N",
+	       "each scope at level N drawn as one node, with its op count, op types and "
+	       "summed costs"),
+    TL_OPT("fold", 0, TL_ARG_FLAG, JOB(opts.fold), NULL,
+	   "numbered sibling scopes (tower_0 ... tower_7) fold into the first plus one node "
+	   "for the others"),
+    TL_OPT("focus", 0, TL_ARG_REGEX, JOB(opts.focus), "REGEX",
+	   "only nodes whose name matches, and their neighbours"),
+    TL_OPT_MIN("top", 0, TL_ARG_SIZE, JOB(opts.top), 1, "N",
+	       "only the N most expensive nodes (time; memory with --color-by=memory), and "
+	       "their neighbours"),
+    TL_OPT("hops", 0, TL_ARG_COUNT, JOB(opts.hops), "K",
+	   "neighbours of --focus and --top up to K edges away (default 1)"),
+    TL_OPT("max-nodes", 0, TL_ARG_SIZE, JOB(opts.max_nodes), "N",
+	   "above N nodes collapse scopes by level until the picture fits, and say so "
+	   "(default 1500; 6000 for sfdp, osage, patchwork; 0: never, but laid out by dot "
+	   "with -T, one connected component of a layout cost (nodes plus bends of edges "
+	   "spanning ranks) over 150000 is drawn as the default would, with a warning)"),
     TL_OPT_END,
 };
 
@@ -200,7 +176,7 @@ static int draw(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_output *
 
 int main(int argc, char **argv)
 {
-	struct job job = {.cli = {.prog = "graph-render", .usage = usage, .needs = TL_NEEDS_GRAPH}};
+	struct job job = {.cli = {.prog = "graph-render", .help = &help, .needs = TL_NEEDS_GRAPH}};
 	tl_graphdot_opts_init(&job.opts);
 	job.opts.max_nodes = SIZE_MAX; /* not given */
 	tl_cli_parse(&job.cli, argc, argv, options, &job);

@@ -20,64 +20,35 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] =
-    "Usage: trace-memory [OPTIONS] [INPUT...]\n"
-    "Rebuild what held memory in a TensorFlow step, buffer by buffer, from RunMetadata\n"
-    "(binary, text, gzip, TFRecord or TensorBoard events) and its partition graphs,\n"
-    "or the allocator's curves from a PyTorch profiler trace's [memory] events or a\n"
-    "timeline.py trace's memory (show_memory=True).\n"
-    "Writes a Chrome trace (ops, one memory counter per allocator, every buffer's\n"
-    "lifetime) or, with --report, the peak per allocator and what was live at it.\n"
-    "No INPUT, or '-', reads stdin.\n"
-    "A folder stands for the TensorBoard events files below it, in path order.\n"
-    "\n"
-    "Report:\n"
-    "  -r, --report             print the report instead of a trace\n"
-    "      --format FMT         report as text (default), csv or json\n"
-    "      --top N              buffers listed per allocator (default 10; 0: all)\n"
-    "      --buffers            json: list every buffer of the run too\n"
-    "      --curve              csv: the curve and its band instead, one row per point:\n"
-    "                           run,allocator,t_us,low,curve,high\n"
-    "\n"
-    "Picture:\n"
-    "      --plot svg           an SVG of the in-use curve per allocator, the peak marked\n"
-    "                           and the largest buffers live at it named\n"
-    "\n"
-    "Trace:\n"
-    "      --objects            tensors as catapult object events (N/O/D) instead of\n"
-    "                           async slices\n"
-    "      --no-ops             memory tracks only, no op slices\n"
-    "      --no-flows           no dataflow arrows between the ops\n"
-    "\n"
-    "Output and input:\n"
-    "  -o, --output FILE        write FILE (atomically) instead of stdout; .gz compresses\n"
-    "  -z, --gzip               compress the output with gzip\n"
-    "  -q, --quiet              no warnings\n"
-    "      --input-format FMT   auto (default), runmeta, runmeta-text, stepstats,\n"
-    "                           stepstats-text, tfrecord, chrome (Kineto), xspace,\n"
-    "                           tf2-trace, runmeta-json, stepstats-json (protobuf's\n"
-    "                           JSON)\n" TL_CLI_HELP_STRICT TL_CLI_HELP_END "\n"
-    "Each \"check\" compares the curve with the allocator's own numbers in the input\n"
-    "(allocator_bytes_in_use, Total Allocated, timeline.py's counters). A _Recv with no\n"
-    "stats still held a buffer, born where those samples and the gaps of the recorded\n"
-    "allocation_ids allow (\"~\"; JSON \"estimated\", \"birth\", \"birth_window_us\",\n"
-    "\"unplaced\"; CSV \"birth\"). What a sample shows and no record explains is the\n"
-    "curve's \"unattributed\" part (the text tells how much of the peak it is); a\n"
-    "sample below what the records alone hold is a \"contradiction\" (and a warning).\n"
-    "The band is the least and most each allocator can have held given every record\n"
-    "and sample (text: the \"band:\" line; JSON: \"band\", \"peak_range\"; CSV: --curve;\n"
-    "the plot: grey), zero-wide where the curve is exact. JSON: docs/trace-memory.md.\n"
-    "Besides RunMetadata: a PyTorch (Kineto) trace recorded with profile_memory=True,\n"
-    "a TF2/JAX XSpace's MemoryAllocation events and a TF1 timeline.py trace made with\n"
-    "show_memory=True (tensor objects as blocks, in requested bytes; its counters are\n"
-    "the totals checked) give the same report, plot and trace, by block and op.\n"
-    "Exit status: 0 ok, 1 bad input or write error, 2 usage.\n";
+static const tl_cli_help help = {
+    .synopsis = "[OPTIONS] [INPUT...]",
+    .about = "Rebuild what held memory in a TensorFlow step, buffer by buffer, from RunMetadata "
+	     "(binary, text, gzip, TFRecord or TensorBoard events) and its partition graphs, or "
+	     "the allocator's curves from a PyTorch profiler trace's [memory] events or a "
+	     "timeline.py trace's memory (show_memory=True).\n"
+	     "Writes a Chrome trace (ops, one memory counter per allocator, every buffer's "
+	     "lifetime) or, with --report, the peak per allocator and what was live at it.",
+    .notes = "Each \"check\" compares the curve with the allocator's own numbers in the input "
+	     "(allocator_bytes_in_use, Total Allocated, timeline.py's counters). A _Recv with no "
+	     "stats still held a buffer, born where those samples and the gaps of the recorded "
+	     "allocation_ids allow (\"~\"; JSON \"estimated\", \"birth\", \"birth_window_us\", "
+	     "\"unplaced\"; CSV \"birth\"). What a sample shows and no record explains is the "
+	     "curve's \"unattributed\" part (the text tells how much of the peak it is); a "
+	     "sample below what the records alone hold is a \"contradiction\" (and a warning). "
+	     "The band is the least and most each allocator can have held given every record "
+	     "and sample (text: the \"band:\" line; JSON: \"band\", \"peak_range\"; CSV: "
+	     "--curve; the plot: grey), zero-wide where the curve is exact. JSON: "
+	     "docs/trace-memory.md.\n"
+	     "Besides RunMetadata: a PyTorch (Kineto) trace recorded with profile_memory=True, "
+	     "a TF2/JAX XSpace's MemoryAllocation events and a TF1 timeline.py trace made with "
+	     "show_memory=True (tensor objects as blocks, in requested bytes; its counters are "
+	     "the totals checked) give the same report, plot and trace, by block and op.",
+};
 
 struct job {
 	tl_cli cli;
 	bool report;
 	enum { PLOT_NONE = -1, PLOT_SVG } plot; /* --plot */
-	int format; /* --format: an index in tl_memreport_formats, -1 for none */
 	int top;    /* --top: 0 for all */
 	tl_memreport_opts ropts;
 	tl_memtrace_opts topts;
@@ -95,26 +66,44 @@ struct job {
 	size_t runs; /* RunMetadata runs given */
 };
 
+/* --format: one of tl_memreport_formats, into ropts.format (NULL: not
+ * given). */
+static void parse_format(tl_cli *cli, void *ctx, const char *value)
+{
+	struct job *job = ctx;
+	job->ropts.format =
+	    tl_memreport_formats[tl_cli_choice(cli, "--format", value, tl_memreport_formats)];
+}
+
 #define JOB(field) offsetof(struct job, field)
 static const tl_cli_opt options[] = {
-    TL_OPT("report", 'r', TL_ARG_FLAG, JOB(report)),
-    TL_OPT_CHOICE("plot", 0, JOB(plot), ((const char *const[]){"svg", NULL})),
-    TL_OPT_CHOICE("format", 0, JOB(format), tl_memreport_formats),
-    TL_OPT("top", 0, TL_ARG_COUNT, JOB(top)),
-    TL_OPT("buffers", 0, TL_ARG_FLAG, JOB(ropts.buffers)),
-    TL_OPT("curve", 0, TL_ARG_FLAG, JOB(ropts.curve)),
-    TL_OPT("objects", 0, TL_ARG_FLAG, JOB(topts.objects)),
-    TL_OPT("no-ops", 0, TL_ARG_CLEAR, JOB(ops)),
-    TL_OPT("no-flows", 0, TL_ARG_CLEAR, JOB(flows)),
+    TL_OPT_HEAD("Report:"),
+    TL_OPT("report", 'r', TL_ARG_FLAG, JOB(report), NULL, "print the report instead of a trace"),
+    TL_OPT_CALL("format", 0, parse_format, "FMT", "report as text (default), csv or json"),
+    TL_OPT("top", 0, TL_ARG_COUNT, JOB(top), "N",
+	   "buffers listed per allocator (default 10; 0: all)"),
+    TL_OPT("buffers", 0, TL_ARG_FLAG, JOB(ropts.buffers), NULL,
+	   "json: list every buffer of the run too"),
+    TL_OPT("curve", 0, TL_ARG_FLAG, JOB(ropts.curve), NULL,
+	   "csv: the curve and its band instead, one row per point:\n"
+	   "run,allocator,t_us,low,curve,high"),
+    TL_OPT_HEAD("Picture:"),
+    TL_OPT_CHOICE("plot", 0, JOB(plot), ((const char *const[]){"svg", NULL}), "svg",
+		  "an SVG of the in-use curve per allocator, the peak marked and the largest "
+		  "buffers live at it named"),
+    TL_OPT_HEAD("Trace:"),
+    TL_OPT("objects", 0, TL_ARG_FLAG, JOB(topts.objects), NULL,
+	   "tensors as catapult object events (N/O/D) instead of async slices"),
+    TL_OPT("no-ops", 0, TL_ARG_CLEAR, JOB(ops), NULL, "memory tracks only, no op slices"),
+    TL_OPT("no-flows", 0, TL_ARG_CLEAR, JOB(flows), NULL, "no dataflow arrows between the ops"),
     TL_OPT_END,
 };
 
 static void parse_args(struct job *job, int argc, char **argv)
 {
 	tl_cli_parse(&job->cli, argc, argv, options, job);
-	if (!job->report && (job->format >= 0 || job->ropts.buffers))
+	if (!job->report && (job->ropts.format != NULL || job->ropts.buffers))
 		tl_cli_usage_error(&job->cli, "--format and --buffers go with --report");
-	job->ropts.format = job->format >= 0 ? tl_memreport_formats[job->format] : NULL;
 	if (job->ropts.curve &&
 	    (job->ropts.format == NULL || strcmp(job->ropts.format, "csv") != 0))
 		tl_cli_usage_error(&job->cli, "--curve goes with --report --format csv");
@@ -227,10 +216,9 @@ static int end_memory(void *ctx, const tl_cli_inputs *in, tl_output *out, tl_err
 
 int main(int argc, char **argv)
 {
-	struct job job = {.cli = {.prog = "trace-memory", .usage = usage, .needs = TL_NEEDS_MEMORY},
+	struct job job = {.cli = {.prog = "trace-memory", .help = &help, .needs = TL_NEEDS_MEMORY},
 			  .ops = true, .flows = true,
 			  .plot = PLOT_NONE,
-			  .format = -1,
 			  .top = 10,
 			  .next_pid = 1,
 			  .next_flow = 1,

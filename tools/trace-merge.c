@@ -14,46 +14,20 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char usage[] =
-    "Usage: trace-merge [OPTIONS] INPUT...\n"
-    "Merge many TensorFlow runs and traces into one Chrome trace: RunMetadata (binary,\n"
-    "text, gzip), TFRecord streams and TensorBoard event files of many runs, and Chrome\n"
-    "trace JSON from timeline.py, the TF2 profiler or PyTorch (Kineto). '-' reads stdin.\n"
-    "A folder stands for the TensorBoard events files below it, in path order.\n"
-    "\n"
-    "Alignment:\n"
-    "      --align MODE         wall (default): timestamps as they are; pack: each run\n"
-    "                           right after the previous one; overlay: every run from\n"
-    "                           zero, each in its own processes, to compare steps\n"
-    "      --gap MICROS         pack: gap between runs (default 0)\n"
-    "      --offset INPUT=MICROS  wall: shift one input (clock skew between\n"
-    "                           machines); repeatable\n"
-    "      --sort ORDER         given (default), name or time: the order of inputs\n"
-    "\n"
-    "Layers from RunMetadata inputs:\n"
-    "      --flows              dataflow arrows, as trace-dataflow draws them\n"
-    "      --memory             memory counters and buffer lifetimes, as trace-memory\n"
-    "\n"
-    "Output:\n"
-    "      --format FMT         chrome (default), or runmeta: a TFRecord stream of the\n"
-    "                           RunMetadata inputs that every tool reads (binary:\n"
-    "                           refused on a terminal, exit 1)\n"
-    "  -o, --output FILE        write FILE (atomically) instead of stdout; .gz compresses\n"
-    "  -z, --gzip               compress the output with gzip\n"
-    "  -q, --quiet              no warnings\n"
-    "      --input-format FMT   force the kind of every input (default: sniffed), as\n"
-    "                           trace-dataflow --help lists them (runmeta-json,\n"
-    "                           stepstats-json, graphdef-json: protobuf's "
-    "JSON)\n" TL_CLI_HELP_STRICT TL_CLI_HELP_END "\n"
-    "Every run gets a labelled span on the \"Runs\" track; where runs share a device,\n"
-    "the device keeps one row through time. Exit status: 0 ok, 1 bad input or write\n"
-    "error, 2 usage.\n";
+static const tl_cli_help help = {
+    .synopsis = "[OPTIONS] INPUT...",
+    .about = "Merge many TensorFlow runs and traces into one Chrome trace: RunMetadata (binary, "
+	     "text, gzip), TFRecord streams and TensorBoard event files of many runs, and Chrome "
+	     "trace JSON from timeline.py, the TF2 profiler or PyTorch (Kineto).",
+    .notes = "Every run gets a labelled span on the \"Runs\" track; where runs share a device, "
+	     "the device keeps one row through time.",
+};
 
 struct job {
 	tl_cli cli;
 	tl_merge_opts mopts;
 	tl_merge_order sort;
-	int format;	     /* 0 chrome, 1 runmeta */
+	enum { OUT_CHROME, OUT_RUNMETA } format; /* --format, as `formats` names them */
 	GHashTable *offsets; /* input path -> offset ns (boxed) */
 	tl_merge_inputs_opts o;
 	const char **paths; /* in the order asked for */
@@ -70,15 +44,30 @@ static void parse_offset(tl_cli *cli, void *ctx, const char *value)
 	g_hash_table_replace(job->offsets, g_strndup(value, (gsize)(eq - value)), ns);
 }
 
+static const char *const formats[] = {"chrome", "runmeta", NULL};
+
 #define JOB(field) offsetof(struct job, field)
 static const tl_cli_opt options[] = {
-    TL_OPT_CHOICE("align", 0, JOB(mopts.align), tl_align_names),
-    TL_OPT_MIN("gap", 0, TL_ARG_MICROS, JOB(mopts.gap_ns), 0),
-    TL_OPT_CALL("offset", 0, parse_offset),
-    TL_OPT_CHOICE("sort", 0, JOB(sort), tl_merge_order_names),
-    TL_OPT("flows", 0, TL_ARG_FLAG, JOB(mopts.flows)),
-    TL_OPT("memory", 0, TL_ARG_FLAG, JOB(mopts.memory)),
-    TL_OPT_CHOICE("format", 0, JOB(format), ((const char *const[]){"chrome", "runmeta", NULL})),
+    TL_OPT_HEAD("Alignment:"),
+    TL_OPT_CHOICE("align", 0, JOB(mopts.align), tl_align_names, "MODE",
+		  "wall (default): timestamps as they are; pack: each run right after the "
+		  "previous one; overlay: every run from zero, each in its own processes, to "
+		  "compare steps"),
+    TL_OPT_MIN("gap", 0, TL_ARG_MICROS, JOB(mopts.gap_ns), 0, "MICROS",
+	       "pack: gap between runs (default 0)"),
+    TL_OPT_CALL("offset", 0, parse_offset, "INPUT=MICROS",
+		"wall: shift one input (clock skew between machines); repeatable"),
+    TL_OPT_CHOICE("sort", 0, JOB(sort), tl_merge_order_names, "ORDER",
+		  "given (default), name or time: the order of inputs"),
+    TL_OPT_HEAD("Layers from RunMetadata inputs:"),
+    TL_OPT("flows", 0, TL_ARG_FLAG, JOB(mopts.flows), NULL,
+	   "dataflow arrows, as trace-dataflow draws them"),
+    TL_OPT("memory", 0, TL_ARG_FLAG, JOB(mopts.memory), NULL,
+	   "memory counters and buffer lifetimes, as trace-memory"),
+    TL_OPT_HEAD("Output:"),
+    TL_OPT_CHOICE("format", 0, JOB(format), formats, "FMT",
+		  "chrome (default), or runmeta: a TFRecord stream of the RunMetadata inputs "
+		  "that every tool reads (binary: refused on a terminal, exit 1)"),
     TL_OPT_END,
 };
 
@@ -114,7 +103,7 @@ static int merge(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_output 
 int main(int argc, char **argv)
 {
 	struct job job = {
-	    .cli = {.prog = "trace-merge", .usage = usage, .needs = TL_NEEDS_TIMELINE}};
+	    .cli = {.prog = "trace-merge", .help = &help, .needs = TL_NEEDS_TIMELINE}};
 	job.offsets = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	tl_cli_parse(&job.cli, argc, argv, options, &job);
 	if (g_hash_table_size(job.offsets) > 0 && job.mopts.align != TL_ALIGN_WALL)
@@ -122,13 +111,13 @@ int main(int argc, char **argv)
 					     "place every run themselves)");
 	job.o = (tl_merge_inputs_opts){.format = job.cli.format,
 				       .order = job.sort,
-				       .runmeta = job.format == 1,
+				       .runmeta = job.format == OUT_RUNMETA,
 				       .offsets = job.offsets,
 				       .merge = &job.mopts,
 				       .tool = "trace-merge " TL_VERSION,
 				       .cli = &job.cli};
 	tl_cli_tool tool = {.stream = true, .prepare = order_inputs, .write = merge};
-	if (job.format == 1)
+	if (job.format == OUT_RUNMETA)
 		tool.binary = "binary RunMetadata";
 	int status = tl_cli_run(&job.cli, argc, argv, &tool, &job);
 	g_free(job.paths);

@@ -7,59 +7,32 @@
 #include <getopt.h>
 #include <stddef.h>
 
-static const char usage[] =
-    "Usage: trace-report [OPTIONS] [INPUT...] -o report.html\n"
-    "Turn TensorFlow RunMetadata (binary, text, gzip, TFRecord or TensorBoard events;\n"
-    "StepStats too; TF2/JAX XSpace; Chrome trace JSON from timeline.py, the TF2 trace\n"
-    "viewer or PyTorch Kineto, a run per file) into one HTML page with everything\n"
-    "inline (data, script, style; no network reference) that opens from disk in any\n"
-    "browser: the timeline (devices and threads as rows; zoom, pan, search; a click\n"
-    "on a slice shows it and draws its dataflow arrows in and out), memory (the\n"
-    "in-use curve per allocator, the peak and what was live at it; an XSpace's or\n"
-    "Kineto trace's allocator events as trace-memory reads them), trace-summarize's\n"
-    "op, scope and kernel tables, the critical path, idle time per device, and\n"
-    "graph-render's SVG (a click on a node shows its executions).\n"
-    "Several runs (several inputs, or a stream) get a run selector and a table of\n"
-    "every step (its time against the median's, per op too); the page holds the\n"
-    "timeline of the median and the slowest step (--runs picks others) and, for\n"
-    "every other run, its op table, idle time and graph, and the command line that\n"
-    "makes a page with its timeline. Two runs: both, and the diff table of\n"
-    "trace-summarize --diff. No INPUT, or '-', reads stdin.\n"
-    "A folder stands for the TensorBoard events files below it, in path order.\n"
-    "The page's URL may end in #select=NODE to open with NODE's first execution\n"
-    "selected, its arrows drawn.\n"
-    "\n"
-    "Page:\n"
-    "      --title TEXT         the page's title (default: \"tftrace report: INPUT\")\n"
-    "      --runs LIST          the runs whose timeline the page holds: run numbers\n"
-    "                           (from 0, across the inputs in order, as\n"
-    "                           trace-summarize --step counts them), ranges A-B,\n"
-    "                           median, slowest; comma-separated (default:\n"
-    "                           median,slowest)\n"
-    "      --no-graph           leave the graph out\n"
-    "      --max-nodes N        the graph: up to N nodes laid out by Graphviz; above N\n"
-    "                           the page lays it out itself, N nodes at most at once:\n"
-    "                           scopes collapsed, a click opens one (default 400;\n"
-    "                           0: Graphviz draws every node)\n"
-    "      --top N              buffers listed live at each memory peak (default 200;\n"
-    "                           0: all)\n"
-    "      --table-rows N       rows of each table, the largest first (default 2000;\n"
-    "                           0: all)\n"
-    "\n"
-    "Output and input:\n"
-    "  -o, --output FILE        write FILE (atomically) instead of stdout; .gz compresses\n"
-    "  -z, --gzip               compress the output with gzip\n"
-    "  -q, --quiet              no warnings\n"
-    "      --input-format FMT   auto (default), runmeta, runmeta-text, stepstats,\n"
-    "                           stepstats-text, tfrecord, xspace, chrome, tf2-trace,\n"
-    "                           runmeta-json, stepstats-json (protobuf's JSON)\n" TL_CLI_HELP_STRICT
-	TL_CLI_HELP_END "\n"
-    "Runs are read one at a time, each one's page data waiting in a temporary file\n"
-    "($TMPDIR, else /tmp) until the last is read: the page is written at the end,\n"
-    "so a bad input leaves no page, on standard output as with -o.\n"
-    "\n"
-    "Exit status: 0 ok, 1 bad input, layout or write error, a --runs number past\n"
-    "the last run, 2 usage.\n";
+static const tl_cli_help help = {
+    .synopsis = "[OPTIONS] [INPUT...] -o report.html",
+    .about = "Turn TensorFlow RunMetadata (binary, text, gzip, TFRecord or TensorBoard events; "
+	     "StepStats too; TF2/JAX XSpace; Chrome trace JSON from timeline.py, the TF2 trace "
+	     "viewer or PyTorch Kineto, a run per file) into one HTML page with everything "
+	     "inline (data, script, style; no network reference) that opens from disk in any "
+	     "browser: the timeline (devices and threads as rows; zoom, pan, search; a click "
+	     "on a slice shows it and draws its dataflow arrows in and out), memory (the "
+	     "in-use curve per allocator, the peak and what was live at it; an XSpace's or "
+	     "Kineto trace's allocator events as trace-memory reads them), trace-summarize's "
+	     "op, scope and kernel tables, the critical path, idle time per device, and "
+	     "graph-render's SVG (a click on a node shows its executions).\n"
+	     "Several runs (several inputs, or a stream) get a run selector and a table of "
+	     "every step (its time against the median's, per op too); the page holds the "
+	     "timeline of the median and the slowest step (--runs picks others) and, for "
+	     "every other run, its op table, idle time and graph, and the command line that "
+	     "makes a page with its timeline. Two runs: both, and the diff table of "
+	     "trace-summarize --diff.",
+    .notes = "The page's URL may end in #select=NODE to open with NODE's first execution "
+	     "selected, its arrows drawn.\n"
+	     "\n"
+	     "Runs are read one at a time, each one's page data waiting in a temporary file "
+	     "($TMPDIR, else /tmp) until the last is read: the page is written at the end, "
+	     "so a bad input leaves no page, on standard output as with -o.",
+    .exit_1 = "bad input, layout or write error, a --runs number past the last run",
+};
 
 struct job {
 	tl_cli cli;
@@ -86,12 +59,22 @@ static void runs_option(tl_cli *cli, void *ctx, const char *value)
 
 #define JOB(field) offsetof(struct job, field)
 static const tl_cli_opt options[] = {
-    TL_OPT("title", 0, TL_ARG_STRING, JOB(opts.title)),
-    TL_OPT_CALL("runs", 0, runs_option),
-    TL_OPT("no-graph", 0, TL_ARG_FLAG, JOB(no_graph)),
-    TL_OPT("max-nodes", 0, TL_ARG_SIZE, JOB(max_nodes)),
-    TL_OPT("top", 0, TL_ARG_COUNT, JOB(top)),
-    TL_OPT("table-rows", 0, TL_ARG_COUNT, JOB(table_rows)),
+    TL_OPT_HEAD("Page:"),
+    TL_OPT("title", 0, TL_ARG_STRING, JOB(opts.title), "TEXT",
+	   "the page's title (default: \"tftrace report: INPUT\")"),
+    TL_OPT_CALL("runs", 0, runs_option, "LIST",
+		"the runs whose timeline the page holds: run numbers (from 0, across the "
+		"inputs in order, as trace-summarize --step counts them), ranges A-B, median, "
+		"slowest; comma-separated (default: median,slowest)"),
+    TL_OPT("no-graph", 0, TL_ARG_FLAG, JOB(no_graph), NULL, "leave the graph out"),
+    TL_OPT("max-nodes", 0, TL_ARG_SIZE, JOB(max_nodes), "N",
+	   "the graph: up to N nodes laid out by Graphviz; above N the page lays it out "
+	   "itself, N nodes at most at once: scopes collapsed, a click opens one (default "
+	   "400; 0: Graphviz draws every node)"),
+    TL_OPT("top", 0, TL_ARG_COUNT, JOB(top), "N",
+	   "buffers listed live at each memory peak (default 200; 0: all)"),
+    TL_OPT("table-rows", 0, TL_ARG_COUNT, JOB(table_rows), "N",
+	   "rows of each table, the largest first (default 2000; 0: all)"),
     TL_OPT_END,
 };
 
@@ -120,7 +103,7 @@ static int end_report(void *ctx, const tl_cli_inputs *in, tl_output *out, tl_err
 
 int main(int argc, char **argv)
 {
-	struct job job = {.cli = {.prog = "trace-report", .usage = usage}};
+	struct job job = {.cli = {.prog = "trace-report", .help = &help}};
 	tl_report_opts_init(&job.opts);
 	job.opts.generator = "trace-report " TL_VERSION;
 	job.opts.prog = "trace-report";

@@ -13,63 +13,12 @@
 #include <stddef.h>
 #include <string.h>
 
-static const char usage[] =
-    "Usage: trace-summarize [OPTIONS] [INPUT...]\n"
-    "Tables of where time and memory went, across steps, from TensorFlow RunMetadata\n"
-    "(one run, many runs, a TFRecord stream such as trace-merge --format=runmeta) or\n"
-    "Chrome trace JSON (timeline.py, TF2 profiler, Kineto). No INPUT, or '-', reads stdin.\n"
-    "A folder stands for the TensorBoard events files below it, in path order.\n"
-    "\n"
-    "View and columns:\n"
-    "      --view VIEW          op (default), scope (name-scope tree), node, device,\n"
-    "                           kernel (GPU kernels with their op), step (one row per run)\n"
-    "      --select COLS        comma list of the columns below (default: total_micros,\n"
-    "                           accelerator_micros,cpu_micros,occurrence; self_micros\n"
-    "                           after total_micros where slices nest)\n"
-    "      --stat STAT          across steps: avg (default), first, min, max, p50, p90,\n"
-    "                           stddev\n"
-    "      --step N             only run N (0-based)\n"
-    "      --occurrence MODE    run (executions, default) or defined (graph "
-    "nodes)\n" TL_SUMMARY_HELP_TFPROF "tfprof's grammar:\n"
-    "      --order-by COL       a column (default total_micros; self_micros where\n"
-    "                           slices nest, as in Kineto and TF2 traces), or name\n"
-    "      --min-COL VALUE      hide rows below VALUE in column COL (any column name)\n"
-    "      --account-type RE    op view: keep op types matching RE (kernel view: their op)\n"
-    "      --show RE            keep rows whose name matches\n"
-    "      --hide RE            drop rows whose name matches\n"
-    "      --start RE           scope view: start the tree at matching scopes\n"
-    "      --trim RE            scope view: do not descend below matching scopes\n"
-    "      --max-depth N        scope view: tree depth shown (default 100)\n"
-    "      --account-displayed-only  shares count only the rows shown\n"
-    "\n"
-    "Output:\n"
-    "      --format FMT         text (default; aligned, human units; a tree for scope),\n"
-    "                           csv (raw numbers: micros and bytes), json, or partial\n"
-    "                           (mergeable aggregates for --combine)\n"
-    "      --combine            inputs are partials: merge them, then print\n"
-    "      --diff               exactly two inputs A B (files of runs): per row, the\n"
-    "                           change from A to B, by impact\n"
-    "\n"
-    "Analyses (per run, RunMetadata inputs):\n"
-    "      --idle               per device busy %, idle gaps, the longest gaps with the\n"
-    "                           ops around them\n"
-    "      --critical-path      the chain of executions that gated the step's end (data,\n"
-    "                           control, Send/Recv, launches, same-stream order), with\n"
-    "                           durations, waits and shares\n"
-    "      --advise             tfprof's checkers: most expensive op types, accelerator\n"
-    "                           utilization, NHWC convolutions on GPU, unfused batch norm\n"
-    "      --overlay FILE       with --critical-path: also write the path as a Chrome\n"
-    "                           trace overlay (load it beside trace-dataflow's trace)\n"
-    "      --plot svg           an SVG: the top 20 rows as bars of the ordering column\n"
-    "                           (--view step: each step's wall time, executor and GPU\n"
-    "                           busy time)\n"
-    "  -o, --output FILE        write FILE (atomically) instead of stdout\n"
-    "  -z, --gzip               compress the output with gzip\n"
-    "  -q, --quiet              no warnings\n"
-    "      --input-format FMT   force the kind of every input (default: sniffed), as\n"
-    "                           trace-dataflow --help lists them (runmeta-json,\n"
-    "                           stepstats-json, graphdef-json: protobuf's JSON)\n" TL_CLI_HELP_STRICT TL_CLI_HELP_END "\n"
-    "Exit status: 0 ok, 1 bad input or write error, 2 usage.\n";
+static const tl_cli_help help = {
+    .synopsis = "[OPTIONS] [INPUT...]",
+    .about = "Tables of where time and memory went, across steps, from TensorFlow RunMetadata "
+	     "(one run, many runs, a TFRecord stream such as trace-merge --format=runmeta) or "
+	     "Chrome trace JSON (timeline.py, TF2 profiler, Kineto).",
+};
 
 struct job {
 	tl_cli cli;
@@ -104,28 +53,67 @@ static const char *const formats[] = {"text", "csv", "json", "partial", NULL};
 
 #define JOB(field) offsetof(struct job, field)
 static const tl_cli_opt fixed[] = {
-    TL_OPT_CHOICE("view", 0, JOB(view), tl_summary_view_names),
-    TL_OPT_CALL("select", 0, parse_select),
-    TL_OPT_CHOICE("stat", 0, JOB(topts.stat), tl_summary_stat_names),
-    TL_OPT("step", 0, TL_ARG_COUNT, JOB(topts.step)),
-    TL_OPT_CHOICE("occurrence", 0, JOB(defined), ((const char *const[]){"run", "defined", NULL})),
-    TL_OPT("graph", 0, TL_ARG_STRING, JOB(graph_path)),
-    TL_OPT_CALL("order-by", 0, parse_order_by),
-    TL_OPT("account-type", 0, TL_ARG_REGEX, JOB(topts.account_type)),
-    TL_OPT("show", 0, TL_ARG_REGEX, JOB(topts.show)),
-    TL_OPT("hide", 0, TL_ARG_REGEX, JOB(topts.hide)),
-    TL_OPT("start", 0, TL_ARG_REGEX, JOB(topts.start)),
-    TL_OPT("trim", 0, TL_ARG_REGEX, JOB(topts.trim)),
-    TL_OPT("max-depth", 0, TL_ARG_COUNT, JOB(topts.max_depth)),
-    TL_OPT("account-displayed-only", 0, TL_ARG_FLAG, JOB(topts.displayed_only)),
-    TL_OPT_CHOICE("format", 0, JOB(format), formats),
-    TL_OPT("combine", 0, TL_ARG_FLAG, JOB(combine)),
-    TL_OPT("diff", 0, TL_ARG_FLAG, JOB(diff)),
-    TL_OPT("idle", 0, TL_ARG_FLAG, JOB(idle)),
-    TL_OPT("critical-path", 0, TL_ARG_FLAG, JOB(critical_path)),
-    TL_OPT("overlay", 0, TL_ARG_STRING, JOB(overlay)),
-    TL_OPT("advise", 0, TL_ARG_FLAG, JOB(advise)),
-    TL_OPT_CHOICE("plot", 0, JOB(plot), ((const char *const[]){"svg", NULL})),
+    TL_OPT_HEAD("View and columns:"),
+    TL_OPT_CHOICE("view", 0, JOB(view), tl_summary_view_names, "VIEW",
+		  "op (default), scope (name-scope tree), node, device, kernel (GPU kernels with "
+		  "their op), step (one row per run)"),
+    TL_OPT_CALL("select", 0, parse_select, "COLS",
+		"comma list of the columns below (default: total_micros, accelerator_micros, "
+		"cpu_micros, occurrence; self_micros after total_micros where slices nest)"),
+    TL_OPT_CHOICE("stat", 0, JOB(topts.stat), tl_summary_stat_names, "STAT",
+		  "across steps: avg (default), first, min, max, p50, p90, stddev"),
+    TL_OPT("step", 0, TL_ARG_COUNT, JOB(topts.step), "N", "only run N (0-based)"),
+    TL_OPT_CHOICE("occurrence", 0, JOB(defined), ((const char *const[]){"run", "defined", NULL}),
+		  "MODE", "run (executions, default) or defined (graph nodes)"),
+    TL_OPT("graph", 0, TL_ARG_STRING, JOB(graph_path), "FILE",
+	   "GraphDef (binary or text, gzip) of runs without partition graphs, as tfprof's "
+	   "--graph_path: the rows are its nodes (run or not) with its shapes, params and "
+	   "float_ops; runs of nodes it lacks (_SOURCE, _retval_*) are kept out, counted in "
+	   "one line on stderr"),
+    TL_OPT_TEXT(TL_SUMMARY_HELP_COLUMNS),
+    TL_OPT_HEAD("tfprof's grammar:"),
+    TL_OPT_CALL("order-by", 0, parse_order_by, "COL",
+		"a column (default total_micros; self_micros where slices nest, as in Kineto "
+		"and TF2 traces), or name"),
+    /* the --min-<column> options, one per column, are added by parse_args */
+    TL_OPT("min-COL", 0, TL_HELP_LINE, 0, "VALUE",
+	   "hide rows below VALUE in column COL (any column name)"),
+    TL_OPT("account-type", 0, TL_ARG_REGEX, JOB(topts.account_type), "RE",
+	   "op view: keep op types matching RE (kernel view: their op)"),
+    TL_OPT("show", 0, TL_ARG_REGEX, JOB(topts.show), "RE", "keep rows whose name matches"),
+    TL_OPT("hide", 0, TL_ARG_REGEX, JOB(topts.hide), "RE", "drop rows whose name matches"),
+    TL_OPT("start", 0, TL_ARG_REGEX, JOB(topts.start), "RE",
+	   "scope view: start the tree at matching scopes"),
+    TL_OPT("trim", 0, TL_ARG_REGEX, JOB(topts.trim), "RE",
+	   "scope view: do not descend below matching scopes"),
+    TL_OPT("max-depth", 0, TL_ARG_COUNT, JOB(topts.max_depth), "N",
+	   "scope view: tree depth shown (default 100)"),
+    TL_OPT("account-displayed-only", 0, TL_ARG_FLAG, JOB(topts.displayed_only), NULL,
+	   "shares count only the rows shown"),
+    TL_OPT_HEAD("Output:"),
+    TL_OPT_CHOICE("format", 0, JOB(format), formats, "FMT",
+		  "text (default; aligned, human units; a tree for scope), csv (raw numbers: "
+		  "micros and bytes), json, or partial (mergeable aggregates for --combine)"),
+    TL_OPT("combine", 0, TL_ARG_FLAG, JOB(combine), NULL,
+	   "inputs are partials: merge them, then print"),
+    TL_OPT("diff", 0, TL_ARG_FLAG, JOB(diff), NULL,
+	   "exactly two inputs A B (files of runs): per row, the change from A to B, by "
+	   "impact"),
+    TL_OPT_HEAD("Analyses (per run, RunMetadata inputs):"),
+    TL_OPT("idle", 0, TL_ARG_FLAG, JOB(idle), NULL,
+	   "per device busy %, idle gaps, the longest gaps with the ops around them"),
+    TL_OPT("critical-path", 0, TL_ARG_FLAG, JOB(critical_path), NULL,
+	   "the chain of executions that gated the step's end (data, control, Send/Recv, "
+	   "launches, same-stream order), with durations, waits and shares"),
+    TL_OPT("advise", 0, TL_ARG_FLAG, JOB(advise), NULL,
+	   "tfprof's checkers: most expensive op types, accelerator utilization, NHWC "
+	   "convolutions on GPU, unfused batch norm"),
+    TL_OPT("overlay", 0, TL_ARG_STRING, JOB(overlay), "FILE",
+	   "with --critical-path: also write the path as a Chrome trace overlay (load it "
+	   "beside trace-dataflow's trace)"),
+    TL_OPT_CHOICE("plot", 0, JOB(plot), ((const char *const[]){"svg", NULL}), "svg",
+		  "an SVG: the top 20 rows as bars of the ordering column (--view step: each "
+		  "step's wall time, executor and GPU busy time)"),
 };
 
 /* The fixed options, then --min-<column> for every column. */
@@ -137,8 +125,10 @@ static void parse_args(struct job *job, int argc, char **argv)
 	char *names[TL_N_COLS];
 	for (int c = 0; c < TL_N_COLS; c++) {
 		names[c] = g_strdup_printf("min-%s", tl_summary_col_name(c));
-		opts[n + (size_t)c] = (tl_cli_opt)TL_OPT(
-		    names[c], 0, TL_ARG_NUMBER, JOB(topts.min) + (size_t)c * sizeof(double));
+		/* not listed: the table's --min-COL line stands for them */
+		opts[n + (size_t)c] =
+		    (tl_cli_opt)TL_OPT(names[c], 0, TL_ARG_NUMBER,
+				       JOB(topts.min) + (size_t)c * sizeof(double), "VALUE", NULL);
 	}
 	tl_cli_parse(&job->cli, argc, argv, opts, job);
 	for (int c = 0; c < TL_N_COLS; c++)
@@ -220,7 +210,7 @@ static int write_analyses(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, t
 
 int main(int argc, char **argv)
 {
-	struct job job = {.cli = {.prog = "trace-summarize", .usage = usage}, .plot = PLOT_NONE};
+	struct job job = {.cli = {.prog = "trace-summarize", .help = &help}, .plot = PLOT_NONE};
 	tl_summary_opts_init(&job.topts);
 	parse_args(&job, argc, argv);
 	if (job.diff && argc - optind != 2)

@@ -18,7 +18,7 @@ const char *const tl_color_by_names[] = {"none", "device", "time", "memory", "op
 
 void tl_graphdot_opts_init(tl_graphdot_opts *o)
 {
-	*o = (tl_graphdot_opts){.hops = 1, .edge_labels = -1};
+	*o = (tl_graphdot_opts){.hops = 1, .edge_labels = TL_EDGE_LABELS_AUTO};
 	o->max_nodes = tl_graphdot_default_max_nodes(NULL);
 }
 

@@ -358,10 +358,10 @@ int tl_graphdot_layout_depth(tl_graphdot *gd, struct rview *rv, uint64_t *cost)
 
 void tl_graphdot_layout_hints(tl_graphdot *gd)
 {
-	if (gd->opts.edge_labels < 0)
+	if (gd->opts.edge_labels == TL_EDGE_LABELS_AUTO)
 		gd->edge_labels = gd->edges->len <= EDGE_LABELS_AUTO;
 	else
-		gd->edge_labels = gd->opts.edge_labels > 0;
+		gd->edge_labels = gd->opts.edge_labels == TL_EDGE_LABELS_ON;
 	/* dot doubles every rank to make room for edge labels */
 	gd->edge_xlabels = gd->stats.layout_cost > COST_LABELS;
 	gd->fast = engine_is_dot(gd) && gd->stats.layout_cost > COST_FAST;

@@ -9,6 +9,7 @@
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,37 +60,6 @@ bool tl_cli_refuse_terminal(const tl_cli *cli, const char *what)
 void tl_cli_version(const tl_cli *cli)
 {
 	printf("%s (tftrace) %s\n", cli->prog, TL_VERSION);
-}
-
-void tl_cli_option(tl_cli *cli, int c, const char *arg)
-{
-	switch (c) {
-	case 'o':
-		cli->out_path = arg;
-		return;
-	case 'z':
-		cli->gzip = true;
-		return;
-	case 'q':
-		cli->quiet = true;
-		return;
-	case TL_OPT_INPUT_FORMAT:
-		cli->format = tl_cli_format(cli, arg);
-		return;
-	case TL_OPT_STRICT:
-		cli->strict = true;
-		tl_warn_set_strict(true);
-		return;
-	case 'h':
-		fputs(cli->usage, stdout);
-		exit(TL_EXIT_OK);
-	case 'V':
-		tl_cli_version(cli);
-		exit(TL_EXIT_OK);
-	default:
-		fprintf(stderr, "Try '%s --help' for more information.\n", cli->prog);
-		exit(TL_EXIT_USAGE);
-	}
 }
 
 int tl_cli_choice(const tl_cli *cli, const char *opt, const char *value, const char *const *names)
@@ -207,7 +177,237 @@ static void take(tl_cli *cli, const tl_cli_opt *o, void *job, const char *arg)
 	case TL_ARG_CALL:
 		o->call(cli, job, arg);
 		break;
+	case TL_ARG_END:
+	case TL_HELP_HEAD:
+	case TL_HELP_TEXT:
+	case TL_HELP_LINE:
+		break; /* not options: never given to getopt */
 	}
+}
+
+/* The options every tool takes, written after the tool's own; their
+ * values go into the tl_cli (the `job` of these rows). */
+static void opt_input_format(tl_cli *cli, void *job, const char *value)
+{
+	cli->format = tl_cli_format(cli, value);
+}
+
+static void opt_strict(tl_cli *cli, void *job, const char *value)
+{
+	cli->strict = true;
+	tl_warn_set_strict(true);
+}
+
+static void opt_help(tl_cli *cli, void *job, const char *value)
+{
+	char *text = tl_cli_help_text(cli, cli->opts);
+	fputs(text, stdout);
+	g_free(text);
+	exit(TL_EXIT_OK);
+}
+
+static void opt_version(tl_cli *cli, void *job, const char *value)
+{
+	tl_cli_version(cli);
+	exit(TL_EXIT_OK);
+}
+
+#define CLI(field) offsetof(tl_cli, field)
+static const tl_cli_opt shared[] = {
+    TL_OPT_HEAD("Common options:"),
+    TL_OPT("output", 'o', TL_ARG_STRING, CLI(out_path), "FILE",
+	   "write FILE (atomically) instead of stdout; .gz compresses"),
+    TL_OPT("gzip", 'z', TL_ARG_FLAG, CLI(gzip), NULL, "compress the output with gzip"),
+    TL_OPT("quiet", 'q', TL_ARG_FLAG, CLI(quiet), NULL, "no warnings"),
+    /* its kinds are listed by input_format_help */
+    TL_OPT_CALL("input-format", 0, opt_input_format, "FMT",
+		"force the kind of every input (default auto: sniffed):"),
+    TL_OPT_CALL("strict", 0, opt_strict, NULL,
+		"damage is an error (a stream record cut short or corrupt, a gzip stream "
+		"cut short), as bad input is"),
+    TL_OPT_CALL("help", 'h', opt_help, NULL, "this help"),
+    TL_OPT_CALL("version", 'V', opt_version, NULL, "version"),
+    TL_OPT_END,
+};
+
+/* Whether the kind (forced with --input-format) can record what the tool
+ * shows: a GraphDef holds no timeline; a StepStats, a Chrome trace, an
+ * XSpace and a TF 2.0 trace hold no graph. */
+static bool kind_shows(tl_format f, tl_cli_needs needs)
+{
+	switch (f) {
+	case TL_FORMAT_GRAPHDEF:
+	case TL_FORMAT_GRAPHDEF_TEXT:
+	case TL_FORMAT_GRAPHDEF_JSON:
+		return needs == TL_NEEDS_RUN || needs == TL_NEEDS_GRAPH;
+	case TL_FORMAT_STEPSTATS:
+	case TL_FORMAT_STEPSTATS_TEXT:
+	case TL_FORMAT_STEPSTATS_JSON:
+	case TL_FORMAT_CHROME:
+	case TL_FORMAT_XSPACE:
+	case TL_FORMAT_TF2TRACE:
+		return needs != TL_NEEDS_GRAPH;
+	default:
+		return true;
+	}
+}
+
+/* --input-format's help: the names tl_format_parse takes (every one of
+ * tl_format_names) that can record what the tool shows, then what the
+ * less plain ones mean. */
+static char *input_format_help(const tl_cli *cli, const char *head)
+{
+	static const struct {
+		const char *name; /* a suffix where it starts with '-' */
+		const char *means;
+	} notes[] = {
+	    {"-text", "protobuf's text format"},
+	    {"-json", "protobuf's JSON, as MessageToJson writes it"},
+	    {"tf2-trace", "the TF 2.0 profiler's .trace"},
+	};
+	bool used[G_N_ELEMENTS(notes)] = {false};
+	GString *h = g_string_new(head);
+	char **names = g_strsplit(tl_format_names(), ", ", -1);
+	const char *sep = " ";
+	for (char **n = names; *n != NULL; n++) {
+		tl_format f;
+		if (tl_format_parse(*n, &f) < 0 || f == TL_FORMAT_AUTO ||
+		    !kind_shows(f, cli->needs))
+			continue;
+		g_string_append_printf(h, "%s%s", sep, *n);
+		sep = ", ";
+		for (size_t i = 0; i < G_N_ELEMENTS(notes); i++)
+			used[i] = used[i] ||
+				  (notes[i].name[0] == '-' ? g_str_has_suffix(*n, notes[i].name)
+							   : strcmp(*n, notes[i].name) == 0);
+	}
+	g_strfreev(names);
+	sep = " (";
+	for (size_t i = 0; i < G_N_ELEMENTS(notes); i++) {
+		if (!used[i])
+			continue;
+		g_string_append_printf(h, "%s%s: %s", sep, notes[i].name, notes[i].means);
+		sep = "; ";
+	}
+	if (strcmp(sep, "; ") == 0)
+		g_string_append_c(h, ')');
+	return g_string_free(h, FALSE);
+}
+
+/* The rule for damaged input and for bad input, every tool's. */
+static const char damage_rule[] =
+    "Damaged input is read past: a record of a TFRecord stream or events file that is "
+    "cut short, fails its crc or does not decode is skipped, a gzip stream cut short "
+    "gives what came before the cut, each with a warning naming record and byte.\n"
+    "Bad input (an input that does not read, or records nothing this tool shows) is "
+    "one line naming it and exit 1, wherever it comes: with -o FILE no file is left; "
+    "on standard output what was written before it stays (trace-dataflow, trace-memory "
+    "and trace-merge write each run as soon as it is read).\n";
+
+static const char inputs_rule[] =
+    "No INPUT, or '-', reads stdin. A folder stands for the TensorBoard events files "
+    "below it, in path order.\n";
+
+void tl_cli_help_wrap(GString *out, const char *text, size_t col, size_t indent, size_t width)
+{
+	const char *p = text;
+	do {
+		const char *eol = strchr(p, '\n');
+		const char *end = eol != NULL ? eol : p + strlen(p);
+		if (p != text && end > p) { /* a line after a '\n' of text, not blank */
+			g_string_append_printf(out, "%*s", (int)indent, "");
+			col = indent;
+		}
+		size_t lead = strspn(p, " ");
+		if (lead > (size_t)(end - p))
+			lead = (size_t)(end - p);
+		g_string_append_printf(out, "%*s", (int)lead, "");
+		col += lead;
+		size_t start = col; /* where a word opens a line of this text */
+		for (const char *w = p + lead; w < end;) {
+			const char *we = w;
+			while (we < end && *we != ' ')
+				we++;
+			size_t len = (size_t)(we - w);
+			if (col > start && col + 1 + len > width) {
+				g_string_append_printf(out, "\n%*s", (int)(indent + lead), "");
+				col = start = indent + lead;
+			} else if (col > start) {
+				g_string_append_c(out, ' ');
+				col++;
+			}
+			g_string_append_len(out, w, (gssize)len);
+			col += len;
+			for (w = we; w < end && *w == ' '; w++)
+				;
+		}
+		g_string_append_c(out, '\n');
+		p = eol != NULL ? eol + 1 : end;
+	} while (*p != '\0');
+}
+
+/* One option's line(s): "  -o, --output FILE" (or "      --gzip"), its
+ * help from TL_CLI_HELP_COLUMN (two spaces after a longer left part). */
+static void write_option(GString *out, const tl_cli_opt *o, const char *help)
+{
+	size_t at = out->len;
+	if (o->short_name != 0)
+		g_string_append_printf(out, "  -%c, --%s", o->short_name, o->name);
+	else
+		g_string_append_printf(out, "      --%s", o->name);
+	if (o->arg != NULL)
+		g_string_append_printf(out, " %s", o->arg);
+	size_t col = out->len - at;
+	size_t pad = col + 2 <= TL_CLI_HELP_COLUMN ? TL_CLI_HELP_COLUMN - col : 2;
+	g_string_append_printf(out, "%*s", (int)pad, "");
+	tl_cli_help_wrap(out, help, col + pad, TL_CLI_HELP_COLUMN, TL_CLI_HELP_WIDTH);
+}
+
+/* A table's rows for --help, in order. */
+static void write_rows(GString *out, const tl_cli *cli, const tl_cli_opt *opts)
+{
+	for (const tl_cli_opt *o = opts; o->kind != TL_ARG_END; o++) {
+		if (o->help == NULL)
+			continue;
+		if (o->kind == TL_HELP_HEAD) {
+			g_string_append_printf(out, "\n%s\n", o->help);
+		} else if (o->kind == TL_HELP_TEXT) {
+			g_string_append_printf(out, "\n%s", o->help);
+		} else if (o->call == opt_input_format) {
+			char *help = input_format_help(cli, o->help);
+			write_option(out, o, help);
+			g_free(help);
+		} else {
+			write_option(out, o, o->help);
+		}
+	}
+}
+
+char *tl_cli_help_text(const tl_cli *cli, const tl_cli_opt *opts)
+{
+	static const tl_cli_help none = {"[OPTIONS] [INPUT...]", NULL, NULL, NULL};
+	const tl_cli_help *h = cli->help != NULL ? cli->help : &none;
+	GString *out = g_string_new(NULL);
+	g_string_append_printf(out, "Usage: %s %s\n", cli->prog, h->synopsis);
+	if (h->about != NULL)
+		tl_cli_help_wrap(out, h->about, 0, 0, TL_CLI_HELP_WIDTH);
+	tl_cli_help_wrap(out, inputs_rule, 0, 0, TL_CLI_HELP_WIDTH);
+	if (opts != NULL)
+		write_rows(out, cli, opts);
+	write_rows(out, cli, shared);
+	g_string_append_c(out, '\n');
+	tl_cli_help_wrap(out, damage_rule, 0, 0, TL_CLI_HELP_WIDTH);
+	if (h->notes != NULL) {
+		g_string_append_c(out, '\n');
+		tl_cli_help_wrap(out, h->notes, 0, 0, TL_CLI_HELP_WIDTH);
+	}
+	g_string_append_c(out, '\n');
+	char *exit_line =
+	    g_strdup_printf("Exit status: 0 ok, 1 %s, 2 usage.",
+			    h->exit_1 != NULL ? h->exit_1 : "bad input or write error");
+	tl_cli_help_wrap(out, exit_line, 0, 0, TL_CLI_HELP_WIDTH);
+	g_free(exit_line);
+	return g_string_free(out, FALSE);
 }
 
 #define TL_OPT_BASE 0x100
@@ -229,40 +429,71 @@ static void malloc_keep(void)
 #endif
 }
 
+/* Whether the row is an option getopt is to know. */
+static bool is_option(const tl_cli_opt *o)
+{
+	return o->kind != TL_HELP_HEAD && o->kind != TL_HELP_TEXT && o->kind != TL_HELP_LINE;
+}
+
+static bool takes_value(const tl_cli_opt *o)
+{
+	switch (o->kind) {
+	case TL_ARG_FLAG:
+	case TL_ARG_CLEAR:
+		return false;
+	case TL_ARG_CALL:
+		return o->arg != NULL;
+	default:
+		return true;
+	}
+}
+
 void tl_cli_parse(tl_cli *cli, int argc, char **argv, const tl_cli_opt *opts, void *job)
 {
 	malloc_keep();
-	static const struct option common[] = {TL_CLI_LONG_OPTIONS};
-	size_t n = 0;
-	while (opts[n].name != NULL)
-		n++;
-	struct option *lo = g_new0(struct option, n + G_N_ELEMENTS(common) + 1);
-	GString *shorts = g_string_new("o:zqhV");
-	for (size_t i = 0; i < n; i++) {
-		bool has_arg = opts[i].kind != TL_ARG_FLAG && opts[i].kind != TL_ARG_CLEAR;
-		lo[i] = (struct option){opts[i].name, has_arg ? required_argument : no_argument,
-					NULL, (int)(TL_OPT_BASE + i)};
-		if (opts[i].short_name != 0) {
-			g_string_append_c(shorts, (char)opts[i].short_name);
+	/* the tool's rows, then the shared ones: getopt_long's value for
+	 * row i is TL_OPT_BASE + i */
+	GPtrArray *rows = g_ptr_array_new();
+	for (const tl_cli_opt *o = opts; o->kind != TL_ARG_END; o++)
+		if (is_option(o))
+			g_ptr_array_add(rows, (gpointer)o);
+	guint n_tool = rows->len;
+	for (const tl_cli_opt *o = shared; o->kind != TL_ARG_END; o++)
+		if (is_option(o))
+			g_ptr_array_add(rows, (gpointer)o);
+	struct option *lo = g_new0(struct option, rows->len + 1);
+	GString *shorts = g_string_new(NULL);
+	for (guint i = 0; i < rows->len; i++) {
+		const tl_cli_opt *o = g_ptr_array_index(rows, i);
+		bool has_arg = takes_value(o);
+		lo[i] = (struct option){o->name, has_arg ? required_argument : no_argument, NULL,
+					(int)(TL_OPT_BASE + i)};
+		if (o->short_name != 0) {
+			g_string_append_c(shorts, (char)o->short_name);
 			if (has_arg)
 				g_string_append_c(shorts, ':');
 		}
 	}
-	memcpy(lo + n, common, sizeof common);
+	cli->opts = opts;
 	int c;
 	while ((c = getopt_long(argc, argv, shorts->str, lo, NULL)) != -1) {
-		const tl_cli_opt *o = NULL;
-		for (size_t i = 0; i < n && o == NULL; i++)
+		guint i = 0;
+		for (; i < rows->len; i++) {
+			const tl_cli_opt *r = g_ptr_array_index(rows, i);
 			if (c == (int)(TL_OPT_BASE + i) ||
-			    (opts[i].short_name != 0 && c == opts[i].short_name))
-				o = &opts[i];
-		if (o != NULL)
-			take(cli, o, job, optarg);
-		else
-			tl_cli_option(cli, c, optarg);
+			    (r->short_name != 0 && c == r->short_name))
+				break;
+		}
+		if (i == rows->len) { /* getopt has said what ('?' or ':') */
+			fprintf(stderr, "Try '%s --help' for more information.\n", cli->prog);
+			exit(TL_EXIT_USAGE);
+		}
+		take(cli, g_ptr_array_index(rows, i), i < n_tool ? job : (void *)cli, optarg);
 	}
+	cli->opts = NULL;
 	g_string_free(shorts, TRUE);
 	g_free(lo);
+	g_ptr_array_free(rows, TRUE);
 }
 
 void tl_cli_finish(const tl_cli *cli)

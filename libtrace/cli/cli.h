@@ -2,7 +2,9 @@
  * cli: what the five tools share on the command line, so each tool's file
  * is its options and one call into the library:
  *   - the error line "tool: cannot read 'FILE': what, where" and exit 1;
- *   - usage errors to stderr with exit 2, --help to stdout with exit 0;
+ *   - usage errors to stderr with exit 2; --help, written from the tool's
+ *     option table and the shared one (tl_cli_help_text), to stdout with
+ *     exit 0;
  *   - --version;
  *   - the input list (none means stdin) and --input-format;
  *   - the options every tool takes (-o, -z, -q, -h, -V, --input-format,
@@ -45,57 +47,23 @@ typedef enum tl_cli_needs {
 	TL_NEEDS_GRAPH,	   /* a graph (partition_graphs, a GraphDef): graph-render */
 } tl_cli_needs;
 
+typedef struct tl_cli_help tl_cli_help;
+
 typedef struct tl_cli {
 	const char *prog;
-	const char *usage;    /* --help text */
-	bool quiet;	      /* -q, --quiet */
-	const char *out_path; /* -o, --output (NULL: stdout) */
-	bool gzip;	      /* -z, --gzip */
-	tl_format format;     /* --input-format (default: sniffed) */
-	bool strict;	      /* --strict: damage is an error */
+	const tl_cli_help *help; /* --help's words besides the options */
+	bool quiet;		 /* -q, --quiet */
+	const char *out_path;	 /* -o, --output (NULL: stdout) */
+	bool gzip;		 /* -z, --gzip */
+	tl_format format;	 /* --input-format (default: sniffed) */
+	bool strict;		 /* --strict: damage is an error */
 	/* What a tool that reads runs (tl_cli_run) takes besides RunMetadata
 	 * and XSpace: */
 	bool chrome_runs;   /* Chrome trace JSON as runs (io/chrome_run.h); else refused */
 	bool want_allocs;   /* the runs carry their input's allocator events (tl_run.allocs) */
 	tl_cli_needs needs; /* what an input must record */
+	const struct tl_cli_opt *opts; /* the tool's table, while tl_cli_parse runs (-h) */
 } tl_cli;
-
-/* getopt_long's value for --input-format; a tool's own long options take
- * values from 256 up, below this. */
-enum { TL_OPT_INPUT_FORMAT = 0x7000, TL_OPT_STRICT };
-/* The long options every tool takes, for the head of its table (its short
- * option string says which of -o -z -q -h -V it accepts). */
-#define TL_CLI_LONG_OPTIONS                                                                        \
-	{"output", required_argument, NULL, 'o'}, {"gzip", no_argument, NULL, 'z'},                \
-	    {"quiet", no_argument, NULL, 'q'}, {"help", no_argument, NULL, 'h'},                   \
-	    {"version", no_argument, NULL, 'V'},                                                   \
-	    {"input-format", required_argument, NULL, TL_OPT_INPUT_FORMAT},                        \
-	{                                                                                          \
-		"strict", no_argument, NULL, TL_OPT_STRICT                                         \
-	}
-
-/* What every tool's --help says of --strict, and its end: -h, -V, what
- * damaged input does and the one rule for bad input met on the way
- * (tl_cli_tool's run by run). */
-#define TL_CLI_HELP_STRICT                                                                         \
-	"      --strict             damage is an error (a stream record cut short or\n"            \
-	"                           corrupt, a gzip stream cut short), as bad input is\n"
-#define TL_CLI_HELP_END                                                                            \
-	"  -h, --help               this help\n"                                                   \
-	"  -V, --version            version\n"                                                     \
-	"\n"                                                                                       \
-	"Damaged input is read past: a record of a TFRecord stream or events file that is\n"       \
-	"cut short, fails its crc or does not decode is skipped, a gzip stream cut short\n"        \
-	"gives what came before the cut, each with a warning naming record and byte.\n"            \
-	"Bad input (an input that does not read, or records nothing this tool shows) is\n"         \
-	"one line naming it and exit 1, wherever it comes: with -o FILE no file is left;\n"        \
-	"on standard output what was written before it stays (trace-dataflow, trace-memory\n"      \
-	"and trace-merge write each run as soon as it is read).\n"
-
-/* Takes one option getopt_long returned that is not the tool's own: the
- * shared ones above (-h and -V print and exit 0), anything else (getopt's
- * '?' or ':') "Try 'prog --help'" and exit 2. */
-void tl_cli_option(tl_cli *cli, int c, const char *arg);
 
 /* "prog: cannot read 'path': msg", the one line said about that input: its
  * damage warnings are dropped. */
@@ -130,20 +98,30 @@ double tl_cli_number(const tl_cli *cli, const char *opt, const char *value);
 /* A regular expression (GLib's syntax), compiled; the caller unrefs it. */
 GRegex *tl_cli_regex(const tl_cli *cli, const char *opt, const char *value);
 
-/* A tool's options as data, parsed and checked in one place
- * (tl_cli_parse): each is stored at `offset` in the tool's job struct, in
- * the type its kind names. */
+/* A tool's options as data, one table row each: parsed and checked in
+ * one place (tl_cli_parse), each value stored at `offset` in the tool's
+ * job struct in the type its kind names, and --help written from the same
+ * rows (tl_cli_help_text), so the two cannot drift. The options every tool
+ * takes (-o, -z, -q, --input-format, --strict, -h, -V) are one table in
+ * cli.c, parsed and written after the tool's. */
 typedef enum tl_cli_opt_kind {
-	TL_ARG_FLAG,   /* bool, set to true */
-	TL_ARG_CLEAR,  /* bool, set to false (--no-...) */
-	TL_ARG_COUNT,  /* int, at least min */
-	TL_ARG_SIZE,   /* size_t, at least min */
-	TL_ARG_NUMBER, /* double */
-	TL_ARG_MICROS, /* int64_t nanoseconds, at least min microseconds */
-	TL_ARG_REGEX,  /* GRegex * (a repeated option replaces the last) */
-	TL_ARG_CHOICE, /* int: the index in choices */
-	TL_ARG_STRING, /* const char * */
-	TL_ARG_CALL,   /* call(cli, job, value): the tool's own rule */
+	TL_ARG_END = 0, /* ends the table (TL_OPT_END; a zeroed row) */
+	TL_ARG_FLAG,	/* bool, set to true */
+	TL_ARG_CLEAR,	/* bool, set to false (--no-...) */
+	TL_ARG_COUNT,	/* int, at least min */
+	TL_ARG_SIZE,	/* size_t, at least min */
+	TL_ARG_NUMBER,	/* double */
+	TL_ARG_MICROS,	/* int64_t nanoseconds, at least min microseconds */
+	TL_ARG_REGEX,	/* GRegex * (a repeated option replaces the last) */
+	TL_ARG_CHOICE,	/* int: the index in choices */
+	TL_ARG_STRING,	/* const char * */
+	TL_ARG_CALL,	/* call(cli, job, value): the tool's own rule; takes a
+			 * value where the row names one (arg), else value is NULL */
+	/* Rows for --help alone, not options: */
+	TL_HELP_HEAD, /* a group's heading ("Filters:"), in help; a blank line before */
+	TL_HELP_TEXT, /* lines written as they stand (help); a blank line before */
+	TL_HELP_LINE, /* an option line for options the table holds under other
+		       * names (trace-summarize's --min-COL, for --min-total_micros...) */
 } tl_cli_opt_kind;
 
 typedef struct tl_cli_opt {
@@ -154,34 +132,84 @@ typedef struct tl_cli_opt {
 	long min;
 	const char *const *choices;
 	void (*call)(tl_cli *cli, void *job, const char *value);
+	/* --help: the value's name ("FILE"; NULL: the option takes none) and
+	 * what the option does (NULL: not listed). A '\n' in help breaks the
+	 * line there; the rest is wrapped (tl_cli_help_wrap). */
+	const char *arg;
+	const char *help;
 } tl_cli_opt;
 
-/* Table entries: TL_OPT(name, short, kind, offset), and for the kinds
- * that need more, their min, choices or call. */
-#define TL_OPT(name, s, kind, off)                                                                 \
+/* Table rows: TL_OPT(name, short, kind, offset, arg, help), and for the
+ * kinds that need more, their min, choices or call; TL_OPT_HEAD and
+ * TL_OPT_TEXT for --help's groups. */
+#define TL_OPT(name, s, kind, off, arg, help)                                                      \
 	{                                                                                          \
-		(name), (s), (kind), (off), 0, NULL, NULL                                          \
+		(name), (s), (kind), (off), 0, NULL, NULL, (arg), (help)                           \
 	}
-#define TL_OPT_MIN(name, s, kind, off, min)                                                        \
+#define TL_OPT_MIN(name, s, kind, off, min, arg, help)                                             \
 	{                                                                                          \
-		(name), (s), (kind), (off), (min), NULL, NULL                                      \
+		(name), (s), (kind), (off), (min), NULL, NULL, (arg), (help)                       \
 	}
-#define TL_OPT_CHOICE(name, s, off, names)                                                         \
+#define TL_OPT_CHOICE(name, s, off, names, arg, help)                                              \
 	{                                                                                          \
-		(name), (s), TL_ARG_CHOICE, (off), 0, (names), NULL                                \
+		(name), (s), TL_ARG_CHOICE, (off), 0, (names), NULL, (arg), (help)                 \
 	}
-#define TL_OPT_CALL(name, s, fn)                                                                   \
+#define TL_OPT_CALL(name, s, fn, arg, help)                                                        \
 	{                                                                                          \
-		(name), (s), TL_ARG_CALL, 0, 0, NULL, (fn)                                         \
+		(name), (s), TL_ARG_CALL, 0, 0, NULL, (fn), (arg), (help)                          \
+	}
+#define TL_OPT_HEAD(text)                                                                          \
+	{                                                                                          \
+		NULL, 0, TL_HELP_HEAD, 0, 0, NULL, NULL, NULL, (text)                              \
+	}
+#define TL_OPT_TEXT(text)                                                                          \
+	{                                                                                          \
+		NULL, 0, TL_HELP_TEXT, 0, 0, NULL, NULL, NULL, (text)                              \
 	}
 #define TL_OPT_END                                                                                 \
 	{                                                                                          \
-		NULL, 0, TL_ARG_FLAG, 0, 0, NULL, NULL                                             \
+		NULL, 0, TL_ARG_END, 0, 0, NULL, NULL, NULL, NULL                                  \
 	}
 
-/* Parses argv: the tool's options (`opts`, ended by a NULL name) and the
- * shared ones (tl_cli_option); leaves optind at the first input. */
+/* Parses argv: the tool's options (`opts`, ended by TL_OPT_END) and the
+ * shared ones; leaves optind at the first input. -h writes --help
+ * (tl_cli_help_text) and -V the version, each to stdout with exit 0; an
+ * unknown option or a missing value is getopt's message, "Try 'prog
+ * --help'" and exit 2. */
 void tl_cli_parse(tl_cli *cli, int argc, char **argv, const tl_cli_opt *opts, void *job);
+
+/* What --help says besides the options. The whole, in this order:
+ *   Usage: PROG SYNOPSIS
+ *   ABOUT, then the inputs' rule (none, or '-', is stdin; a folder its
+ *     events files);
+ *   the tool's table, group by group; "Common options:", the shared table
+ *     (--input-format lists the kinds that can hold what the tool shows,
+ *     cli->needs); the rule for damaged and bad input;
+ *   NOTES;
+ *   Exit status: 0 ok, 1 EXIT_1, 2 usage.
+ * Prose is wrapped before column TL_CLI_HELP_WIDTH, option help from
+ * column TL_CLI_HELP_COLUMN (tl_cli_help_wrap). */
+struct tl_cli_help {
+	const char *synopsis; /* "[OPTIONS] [INPUT...]" */
+	const char *about;    /* what the tool does */
+	const char *notes;    /* or NULL */
+	const char *exit_1;   /* what exit status 1 means (NULL: bad input or write error) */
+};
+
+#define TL_CLI_HELP_WIDTH 79
+#define TL_CLI_HELP_COLUMN 27
+
+/* The whole of `PROG --help` for the tool `cli` (prog, help, needs) with
+ * the table `opts`; g_free it. */
+char *tl_cli_help_text(const tl_cli *cli, const tl_cli_opt *opts);
+/* `text` wrapped onto `out`: the first line goes on from column `col`
+ * (what out's last line holds already), each later one starts with
+ * `indent` spaces; a line ends where a space lets it keep within `width`
+ * columns (a word longer than that stands alone on its line); a '\n' in
+ * text breaks the line there ("\n\n": a blank line), and spaces that open
+ * a line of text indent it, and its continuations, that much more. Ends
+ * with a newline. */
+void tl_cli_help_wrap(GString *out, const char *text, size_t col, size_t indent, size_t width);
 
 /* The inputs of a command line: argv[first..argc), or stdin alone. */
 typedef struct tl_cli_inputs {
@@ -252,7 +280,7 @@ int tl_cli_source_runs(const tl_cli *cli, tl_source *src, tl_run *first, tl_prog
  * `begin` called, just before that first run is given (at the end where
  * there is none), and flushed after each run, so output flows while the
  * inputs are read. `end` follows the last run, then the output is closed.
- * The rule for bad input met on the way (TL_CLI_HELP_END says it): an
+ * The rule for bad input met on the way (every tool's --help says it): an
  * input that does not read (or a run the tool refuses) is its one error
  * line and exit 1; with -o FILE no file is left; on standard output what
  * was flushed before stays (whole runs; nothing where the bad input is met

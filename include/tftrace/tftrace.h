@@ -17,9 +17,12 @@
  * tl_run_free(); functions that can fail return a negative value and fill
  * a tl_error (base/error.h).
  *
- * Only the headers this one includes, and what they include, are
- * installed; the others (wire format, decoding, the command line's
- * helpers) are private to the library and its tools.
+ * This header and the ones it includes are the installed API: they live
+ * in the tree under include/tftrace/ (each in its layer's folder), and
+ * make install installs that folder as it stands. They include only each
+ * other (and the generated tensorflow.pb-c.h, installed beside them);
+ * the library's own headers under libtrace/ (wire format, decoding, the
+ * command line's helpers) are not installed.
  */
 #ifndef TFTRACE_H
 #define TFTRACE_H

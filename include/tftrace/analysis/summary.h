@@ -148,14 +148,9 @@ void tl_summary_set_graph(tl_summary *s, const tl_graph_attach *g);
  * "" when none). */
 char *tl_summary_kept_out_names(const tl_summary *s, size_t max);
 
-/* --help's words on --graph and the columns (trace-summarize, trace-report). */
-#define TL_SUMMARY_HELP_TFPROF                                                                     \
-	"      --graph FILE         GraphDef (binary or text, gzip) of runs without partition\n"   \
-	"                           graphs, as tfprof's --graph_path: the rows are its nodes\n"    \
-	"                           (run or not) with its shapes, params and float_ops;\n"         \
-	"                           runs of nodes it lacks (_SOURCE, _retval_*) are kept\n"        \
-	"                           out, counted in one line on stderr\n"                          \
-	"\n"                                                                                       \
+/* --help's words on the columns (trace-summarize), a block written as it
+ * stands. */
+#define TL_SUMMARY_HELP_COLUMNS                                                                    \
 	"Columns (RunMetadata: tfprof's definitions, tfprof_node.cc; see the man page):\n"         \
 	"  cpu_micros: each executor record from its start to its op_end_rel (0 counts\n"          \
 	"    1us, as tfprof rounds it), not to all_end_rel as the timeline's slices\n"             \
@@ -175,8 +170,7 @@ char *tl_summary_kept_out_names(const tl_summary *s, size_t max);
 	"  params: elements of the variables; float_ops: from shapes (MatMul 2mnk,\n"              \
 	"    Conv2D 2*out*kh*kw*cin, element-wise ops one per output element)\n"                   \
 	"  Chrome traces: cpu_micros and accelerator_micros are host and device\n"                 \
-	"    slices' durations, total_micros a slice's inclusive time\n"                           \
-	"\n"
+	"    slices' durations, total_micros a slice's inclusive time\n"
 
 /* One warning line (tl_warn) for the executions --graph kept out, if any:
  * how many, of how many nodes, and the first names. */

@@ -52,6 +52,13 @@ typedef enum tl_color_by {
 /* The --color-by names, indexed by tl_color_by, NULL-terminated. */
 extern const char *const tl_color_by_names[];
 
+/* Whether edges carry their dtype and shape (--edge-labels). */
+typedef enum tl_edge_labels {
+	TL_EDGE_LABELS_AUTO = -1, /* off above 2000 edges */
+	TL_EDGE_LABELS_OFF,
+	TL_EDGE_LABELS_ON,
+} tl_edge_labels;
+
 typedef struct tl_graphdot_opts {
 	tl_color_by color_by;
 	int max_depth;	     /* each scope at this level drawn as one node; 0: no limit */
@@ -60,7 +67,7 @@ typedef struct tl_graphdot_opts {
 	size_t top;	     /* seeds: the N most expensive nodes (0: none) */
 	int hops;	     /* seeds grow by this many edges (default 1) */
 	size_t max_nodes;    /* lower the depth above this many nodes, over all runs (0: never) */
-	int edge_labels;     /* 1 on, 0 off, -1 auto (off above 2000 edges) */
+	tl_edge_labels edge_labels;
 	const char *engine;  /* layout engine (NULL: dot), written as the graph's layout */
 	bool laid_out;	     /* laid out in-process (-T): max_nodes 0 keeps to the
 			      * layout budget (graphdot_layout.c) */
