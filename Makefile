@@ -35,7 +35,7 @@ LIB_SRC := $(sort $(foreach l,$(LIB_LAYERS),$(wildcard libtrace/$(l)/*.c)))
 # -Iinclude/tftrace lets "model/run.h" name either tier.
 PUB_HDR := $(sort $(wildcard include/tftrace/*.h include/tftrace/*/*.h))
 LIB_HDR := $(PUB_HDR) $(sort $(foreach l,$(LIB_LAYERS),$(wildcard libtrace/$(l)/*.h)))
-# trace-report's page (emit/report.c): its template, style and script,
+# trace-report's page (emit/report_page.c): its template, style and script,
 # inlined into the library as byte arrays (scripts/embed.sh).
 # The script is its modules (libtrace/emit/report/js/, one job each), joined in
 # this order into one file (docs/DESIGN.md, "The report page");

@@ -21,7 +21,7 @@ void tl_report_graph_diff(tl_output *out, tl_graphdot_diff *d, bool steps0, cons
 		tl_output_str(out, "null");
 		return;
 	}
-	/* the picture the page draws of the second run (report_run.c) */
+	/* the picture the page draws of the second run (report_run_data.c) */
 	tl_graphdot_opts go;
 	tl_graphdot_opts_init(&go);
 	go.max_nodes = o->graph_max_nodes;

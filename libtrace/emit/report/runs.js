@@ -8,7 +8,7 @@
  * the others; the rest waits for DOMContentLoaded, when report.js has drawn the first run.
  * It speaks to report.js only through the page: the run selector's change event, the tab
  * buttons, the URL's #run=, and <html data-run>, which report.js sets for the run it shows.
- * Its own data is the element #tftrace-steps (emit/report.c, write_steps). */
+ * Its own data is the element #tftrace-steps (emit/report_page.c, write_steps). */
 (function () {
   'use strict';
   var html = document.documentElement;

@@ -1,4 +1,4 @@
-/* Unit tests of emit/report.c and report_run.c, trace-report's page: the
+/* Unit tests of emit/report_page.c and report_run_data.c, trace-report's page: the
  * JSON strings safe in a script element (exact bytes, and jansson reads
  * back the same string); the table sink (columns, units, its first rows
  * and rows_total); and the page of a hand-built two-device run with a

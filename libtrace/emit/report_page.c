@@ -1,3 +1,6 @@
+/* report_page: trace-report's HTML page: the template filled with the
+ * style, the data of every run (report_run_data.c for each), the steps,
+ * the diff and the scripts, run by run into a scratch file. */
 #include "emit/report_internal.h"
 
 #include "analysis/summary_diff.h"

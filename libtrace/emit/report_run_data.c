@@ -1,3 +1,5 @@
+/* report_run_data: one run's data for the page: its slices, arrows,
+ * memory, tables, critical path, idle time and graph, as the page's JSON. */
 #include "emit/report_internal.h"
 
 #include "analysis/allocs.h"
