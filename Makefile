@@ -44,7 +44,7 @@ REPORT_JS := $(addprefix libtrace/emit/report/js/,00-base.js 10-data.js 20-timel
 	30-details.js 40-search.js 50-tables.js 60-memory.js 70-graph.js 80-diff.js 90-tabs.js \
 	99-main.js)
 REPORT_ASSETS := $(addprefix libtrace/emit/report/,report.html report.css runs.js runs.css \
-	graphview.js) \
+	graphview.js format.js) \
 	$(BUILD)/gen/report.js
 LIB_OBJ := $(patsubst libtrace/%.c,$(BUILD)/obj/%.o,$(LIB_SRC)) $(BUILD)/obj/tensorflow.pb-c.o \
 	$(BUILD)/obj/report_assets.o

@@ -26,7 +26,7 @@ import sys
 
 MAX_LINES = 80
 JS_DIR = "libtrace/emit/report/js"
-ALSO = ["libtrace/emit/report/runs.js", "libtrace/emit/report/graphview.js"]
+ALSO = ["libtrace/emit/report/runs.js", "libtrace/emit/report/graphview.js", "libtrace/emit/report/format.js"]
 WRAPPER = re.compile(r"^(var [A-Za-z_$][\w$]* = )?\(function \(\) \{$")
 # after these words a '/' starts a regex literal, not a division
 PAGE_STATE = {"data", "runs", "run", "activeTab", "errorCount"}

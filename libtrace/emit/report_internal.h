@@ -21,6 +21,9 @@ extern const size_t tl_report_report_html_len, tl_report_report_css_len, tl_repo
 /* What a page of several runs adds: the step table and its marks. */
 extern const unsigned char tl_report_runs_js[], tl_report_runs_css[];
 extern const size_t tl_report_runs_js_len, tl_report_runs_css_len;
+/* The page's units (format.js), written before every other script. */
+extern const unsigned char tl_report_format_js[];
+extern const size_t tl_report_format_js_len;
 /* The graph tab's own layout (graphview.js), joined before report.js. */
 extern const unsigned char tl_report_graphview_js[];
 extern const size_t tl_report_graphview_js_len;

@@ -759,6 +759,9 @@ int tl_report_finish(tl_report *r, tl_output *out, tl_error *err)
 				    tl_report_graphview_js_len, "</script>\n");
 			write_asset(out, "<script>\n", tl_report_report_js, tl_report_report_js_len,
 				    "</script>\n");
+		} else if (m != NULL && is(m, n, "format")) {
+			write_asset(out, "<script>\n", tl_report_format_js, tl_report_format_js_len,
+				    "</script>\n");
 		} else if (m != NULL && is(m, n, "runs")) {
 			if (p.n > 1)
 				write_steps(out, &p);

@@ -36,28 +36,8 @@
     if (typeof us !== 'number' || !isFinite(us)) return '\u2013';
     return us > 0 ? '+' + fmtUs(us) : us < 0 ? '\u2212' + fmtUs(-us) : '0';
   }
-  /* fixedC and fmtBytes: the tools' byte units, as js/00-base.js has them (this script runs
-   * apart from that one); trace-report.test holds both to the tools' formatter. */
-  function fixedC(x, n) {
-    var neg = x < 0 || (x === 0 && 1 / x < 0), a = Math.abs(x);
-    var s = a.toFixed(n);
-    if (a < 1e21) {
-      var exact = a.toFixed(60), dot = exact.indexOf('.');
-      if (/^50*$/.test(exact.slice(dot + 1 + n))) {
-        var down = exact.slice(0, n ? dot + 1 + n : dot);
-        if (+down.charAt(down.length - 1) % 2 === 0) s = down;
-      }
-    }
-    return (neg ? '-' : '') + s;
-  }
-  var BYTE_UNITS = [[1e9, 'GB'], [1e6, 'MB'], [1e3, 'KB']];
-  function fmtBytes(b) {
-    if (typeof b !== 'number' || !isFinite(b)) return '\u2013';
-    var a = Math.abs(b);
-    for (var u = 0; u < BYTE_UNITS.length; u++)
-      if (a >= BYTE_UNITS[u][0]) return fixedC(b / BYTE_UNITS[u][0], 2) + BYTE_UNITS[u][1];
-    return fixedC(b, 0) + 'B';
-  }
+  /* bytes as the tools write them (format.js); a dash where there is no number */
+  function fmtBytes(b) { return typeof b === 'number' && isFinite(b) ? TftraceFormat.fmtBytes(b) : '\u2013'; }
   function fmtNum(x) { return typeof x === 'number' && isFinite(x) ? x.toLocaleString('en-US') : '\u2013'; }
 
   var node = $('tftrace-steps');
