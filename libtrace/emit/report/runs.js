@@ -12,7 +12,6 @@
 (function () {
   'use strict';
   var html = document.documentElement;
-  var MU = '\u00b5';
 
   function $(id) { return document.getElementById(id); }
   function esc(s) {
@@ -20,18 +19,8 @@
       return { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c];
     });
   }
-  function sig3(x) {
-    var a = Math.abs(x);
-    return a >= 99.95 ? x.toFixed(0) : a >= 9.995 ? x.toFixed(1) : x.toFixed(2);
-  }
-  function fmtUs(us) {
-    if (typeof us !== 'number' || !isFinite(us)) return '\u2013';
-    var a = Math.abs(us);
-    if (a === 0) return '0 ' + MU + 's';
-    if (a < 999.5) return sig3(us) + ' ' + MU + 's';
-    if (a < 999500) return sig3(us / 1000) + ' ms';
-    return sig3(us / 1e6) + ' s';
-  }
+  /* times as the rest of the page writes them (format.js); a dash where there is no number */
+  function fmtUs(us) { return typeof us === 'number' && isFinite(us) ? TftraceFormat.fmtUs(us) : '\u2013'; }
   function fmtDelta(us) {
     if (typeof us !== 'number' || !isFinite(us)) return '\u2013';
     return us > 0 ? '+' + fmtUs(us) : us < 0 ? '\u2212' + fmtUs(-us) : '0';
