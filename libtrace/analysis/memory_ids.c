@@ -697,6 +697,60 @@ static size_t shortfalls(const tl_memory *mem, const tl_allocator *a, const GArr
 	return n;
 }
 
+/* The rooms of the samples as a tree of minima (leaves from `n`): the
+ * latest sample of a span with less room than a size is found in
+ * O(log n), where a walk back over the samples took one step each (the
+ * walks grew with the windows, 4.5 times faster than the run). */
+struct room_tree {
+	int64_t *min; /* node i: children 2i, 2i + 1; leaves n .. 2n - 1 */
+	size_t n;     /* a power of two */
+};
+
+static void room_tree_init(struct room_tree *t, const GArray *tops)
+{
+	t->n = 1;
+	while (t->n < tops->len)
+		t->n *= 2;
+	t->min = g_new(int64_t, 2 * t->n);
+	for (size_t i = 0; i < t->n; i++)
+		t->min[t->n + i] =
+		    i < tops->len ? g_array_index(tops, struct top, i).v : INT64_MAX;
+	for (size_t i = t->n; i-- > 1;)
+		t->min[i] = t->min[2 * i] < t->min[2 * i + 1] ? t->min[2 * i] : t->min[2 * i + 1];
+}
+
+/* The last sample in lo .. hi whose room is below `size`, or SIZE_MAX:
+ * the span cut into whole subtrees (those met from its right end, right
+ * to left, then those from its left end, which lie left of them, in
+ * reverse), the first one with room below `size` followed down, right
+ * child first. */
+static size_t room_tree_last_below(const struct room_tree *t, size_t lo, size_t hi, int64_t size)
+{
+	size_t l = lo + t->n, r = hi + t->n + 1; /* the span [l, r) of leaves */
+	size_t left[64], n_left = 0, hit = 0;
+	while (l < r && hit == 0) {
+		if (r & 1) {
+			r--;
+			if (t->min[r] < size)
+				hit = r;
+		}
+		if (l & 1)
+			left[n_left++] = l++;
+		l /= 2;
+		r /= 2;
+	}
+	while (hit == 0 && n_left > 0) {
+		n_left--;
+		if (t->min[left[n_left]] < size)
+			hit = left[n_left];
+	}
+	if (hit == 0)
+		return SIZE_MAX;
+	while (hit < t->n)
+		hit = t->min[2 * hit + 1] < size ? 2 * hit + 1 : 2 * hit;
+	return hit - t->n;
+}
+
 /* An estimated buffer that a sample inside its window has no room for
  * (its window not ending by the sample, its bytes more than the room
  * left) was not born by that sample: its window starts after the latest
@@ -709,18 +763,28 @@ static bool exclude_allocator(tl_memory *mem, const tl_allocator *a, const GArra
 	GArray *tops = tops_of(mem, (size_t)(a - mem->allocators), samples);
 	rooms(mem, a, u, tops);
 	bool moved = false;
+	struct room_tree rt;
+	room_tree_init(&rt, tops);
 	for (guint i = 0; i < u->len; i++) {
 		tl_buffer *b = &mem->buffers[g_array_index(u, uint32_t, i)];
 		size_t from = top_from(tops, b->window_lo), k = top_from(tops, b->window_hi);
-		for (; k > from && *budget > 0; k--, (*budget)--) {
-			const struct top *x = &g_array_index(tops, struct top, k - 1);
-			if (x->v < b->allocated) {
-				b->window_lo = b->birth_lo = x->us + 1;
-				moved = true;
-				break;
-			}
+		/* the samples a walk back from k looked at within the
+		 * budget, charged one step each but the one it stopped at:
+		 * the budget runs out where it did, and the windows are
+		 * those the walk gave */
+		if (k <= from || *budget == 0)
+			continue;
+		size_t lo = k - from > *budget ? k - *budget : from;
+		size_t j = room_tree_last_below(&rt, lo, k - 1, b->allocated);
+		if (j == SIZE_MAX) {
+			*budget -= k - lo;
+			continue;
 		}
+		*budget -= k - 1 - j;
+		b->window_lo = b->birth_lo = g_array_index(tops, struct top, j).us + 1;
+		moved = true;
 	}
+	g_free(rt.min);
 	g_array_free(tops, TRUE);
 	g_array_free(u, TRUE);
 	return moved;
