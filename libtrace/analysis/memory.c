@@ -8,6 +8,7 @@
 
 #include "analysis/dataflow.h"
 #include "analysis/opcost.h"
+#include "base/runsort.h"
 
 #include <glib.h>
 #include <stdlib.h>
@@ -808,6 +809,15 @@ static int cmp_alloc_order(const void *a, const void *b)
 	return x->exec < y->exec ? -1 : x->exec > y->exec;
 }
 
+/* For tl_runsort: the executions come device by device, each device's
+ * in start order, so a few runs are merged where qsort sorted them all
+ * (every key differs, by the execution's index: the same order). */
+static bool before_alloc_order(const void *a, const void *b, void *ctx)
+{
+	(void)ctx;
+	return cmp_alloc_order(a, b) < 0;
+}
+
 /* The executions of the executor devices in the order their allocations
  * happened, so a buffer exists before any alias of it is seen; *n_out is
  * their count. The caller frees the array. */
@@ -822,7 +832,7 @@ static uint32_t *alloc_order(const struct memory_builder *b, size_t *n_out)
 			by[n++] = (struct alloc_order){
 			    .compute_start = fx->compute_start, .start = fx->start, .exec = i};
 	}
-	qsort(by, n, sizeof *by, cmp_alloc_order);
+	tl_runsort(by, n, sizeof *by, before_alloc_order, NULL);
 	uint32_t *order = g_new(uint32_t, n ? n : 1);
 	for (size_t i = 0; i < n; i++)
 		order[i] = by[i].exec;
