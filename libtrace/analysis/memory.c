@@ -841,6 +841,25 @@ static uint32_t *alloc_order(const struct memory_builder *b, size_t *n_out)
 	return order;
 }
 
+/* The key table's slots the outputs and references of an execution a
+ * few steps ahead will look up, fetched meanwhile: the lookups land
+ * anywhere in a table that outgrows the caches on a big dump (at 100 MB
+ * they were 2.5 times the time per byte they took at 10 MB). */
+static void prefetch_keys(const struct memory_builder *b, const struct flat_exec *fx)
+{
+	const struct key_table *t = b->by_key;
+	const struct flat_out *outs = FLAT_AT(b->flat->outs, struct flat_out, fx->first_out);
+	for (uint32_t k = 0; k < fx->n_out; k++) {
+		struct buf_key key = {outs[k].allocator, outs[k].id, outs[k].ptr};
+		__builtin_prefetch(&t->slots[key_hash(&key) & t->mask]);
+	}
+	const struct flat_refd *refds = FLAT_AT(b->flat->refds, struct flat_refd, fx->first_refd);
+	for (uint32_t k = 0; k < fx->n_refd; k++) {
+		struct buf_key key = {refds[k].allocator, refds[k].id, refds[k].ptr};
+		__builtin_prefetch(&t->slots[key_hash(&key) & t->mask]);
+	}
+}
+
 /* The buffers and references of the executions order[0 .. n). */
 static void scan_execs(struct memory_builder *b, const uint32_t *order, size_t n)
 {
@@ -861,6 +880,8 @@ static void scan_execs(struct memory_builder *b, const uint32_t *order, size_t n
 				__builtin_prefetch(
 				    &g_array_index(f->mus, struct flat_mu, ahead->first_mu));
 		}
+		if (i + 2 < n)
+			prefetch_keys(b, &f->exec[order[i + 2]]);
 		scan_exec(b, (int32_t)order[i], fresh);
 		forward_missing(b, (int32_t)order[i]);
 	}
