@@ -53,6 +53,7 @@ static int cmp_live(const void *a, const void *b, void *ctx)
  * unrecorded receives, growing as n log n. */
 #define EV_BITS 11
 #define EV_BUCKETS (1u << EV_BITS)
+#define EV_MIN 512
 
 struct keyed {
 	uint64_t key;
@@ -70,9 +71,10 @@ static void sort_events(GArray *ev)
 		lo = e[i].us < lo ? e[i].us : lo;
 		hi = e[i].us > hi ? e[i].us : hi;
 	}
-	/* a span the key cannot hold with its flag bit, or more events than
-	 * an index holds: qsort (no dump comes near either) */
-	if ((uint64_t)hi - (uint64_t)lo >= (UINT64_C(1) << 62) || n > UINT32_MAX) {
+	/* a few events (the passes' buckets would cost more than the
+	 * comparisons: a stream of many small runs), a span the key cannot
+	 * hold with its flag bit, or more events than an index holds: qsort */
+	if (n < EV_MIN || (uint64_t)hi - (uint64_t)lo >= (UINT64_C(1) << 62) || n > UINT32_MAX) {
 		qsort(e, n, sizeof *e, cmp_event);
 		return;
 	}
