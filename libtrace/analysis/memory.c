@@ -8,6 +8,7 @@
 
 #include "analysis/dataflow.h"
 #include "analysis/opcost.h"
+#include "base/runsort.h"
 
 #include <glib.h>
 #include <stdlib.h>
@@ -808,6 +809,15 @@ static int cmp_alloc_order(const void *a, const void *b)
 	return x->exec < y->exec ? -1 : x->exec > y->exec;
 }
 
+/* For tl_runsort: the executions come device by device, each device's
+ * in start order, so a few runs are merged where qsort sorted them all
+ * (every key differs, by the execution's index: the same order). */
+static bool before_alloc_order(const void *a, const void *b, void *ctx)
+{
+	(void)ctx;
+	return cmp_alloc_order(a, b) < 0;
+}
+
 /* The executions of the executor devices in the order their allocations
  * happened, so a buffer exists before any alias of it is seen; *n_out is
  * their count. The caller frees the array. */
@@ -822,13 +832,32 @@ static uint32_t *alloc_order(const struct memory_builder *b, size_t *n_out)
 			by[n++] = (struct alloc_order){
 			    .compute_start = fx->compute_start, .start = fx->start, .exec = i};
 	}
-	qsort(by, n, sizeof *by, cmp_alloc_order);
+	tl_runsort(by, n, sizeof *by, before_alloc_order, NULL);
 	uint32_t *order = g_new(uint32_t, n ? n : 1);
 	for (size_t i = 0; i < n; i++)
 		order[i] = by[i].exec;
 	g_free(by);
 	*n_out = n;
 	return order;
+}
+
+/* The key table's slots the outputs and references of an execution a
+ * few steps ahead will look up, fetched meanwhile: the lookups land
+ * anywhere in a table that outgrows the caches on a big dump (at 100 MB
+ * they were 2.5 times the time per byte they took at 10 MB). */
+static void prefetch_keys(const struct memory_builder *b, const struct flat_exec *fx)
+{
+	const struct key_table *t = b->by_key;
+	const struct flat_out *outs = FLAT_AT(b->flat->outs, struct flat_out, fx->first_out);
+	for (uint32_t k = 0; k < fx->n_out; k++) {
+		struct buf_key key = {outs[k].allocator, outs[k].id, outs[k].ptr};
+		__builtin_prefetch(&t->slots[key_hash(&key) & t->mask]);
+	}
+	const struct flat_refd *refds = FLAT_AT(b->flat->refds, struct flat_refd, fx->first_refd);
+	for (uint32_t k = 0; k < fx->n_refd; k++) {
+		struct buf_key key = {refds[k].allocator, refds[k].id, refds[k].ptr};
+		__builtin_prefetch(&t->slots[key_hash(&key) & t->mask]);
+	}
 }
 
 /* The buffers and references of the executions order[0 .. n). */
@@ -851,6 +880,8 @@ static void scan_execs(struct memory_builder *b, const uint32_t *order, size_t n
 				__builtin_prefetch(
 				    &g_array_index(f->mus, struct flat_mu, ahead->first_mu));
 		}
+		if (i + 2 < n)
+			prefetch_keys(b, &f->exec[order[i + 2]]);
 		scan_exec(b, (int32_t)order[i], fresh);
 		forward_missing(b, (int32_t)order[i]);
 	}

@@ -41,6 +41,7 @@
  * buffers.
  */
 #include "analysis/memory_internal.h"
+#include "base/runsort.h"
 
 #include <glib.h>
 #include <stdlib.h>
@@ -61,6 +62,14 @@ static int cmp_idpt(const void *a, const void *b)
 	if (x->id != y->id)
 		return x->id < y->id ? -1 : 1;
 	return x->us < y->us ? -1 : (x->us > y->us);
+}
+
+/* cmp_idpt's order for tl_runsort, stable as qsort's merge sort: the
+ * points come in allocation order, their ids mostly increasing already. */
+static bool before_idpt(const void *a, const void *b, void *ctx)
+{
+	(void)ctx;
+	return cmp_idpt(a, b) < 0;
 }
 
 /* A recorded allocation whose id and birth the dump gives. */
@@ -96,7 +105,7 @@ static bool increasing(GArray *pts)
 	struct idpt *p = (struct idpt *)(void *)pts->data;
 	size_t n = pts->len;
 	if (n > 1)
-		qsort(p, n, sizeof *p, cmp_idpt);
+		tl_runsort(p, n, sizeof *p, before_idpt, NULL);
 	for (size_t i = 1; i < n; i++) {
 		if (p[i].id == p[i - 1].id)
 			return false;
@@ -530,7 +539,7 @@ static void narrow_group(tl_memory *mem, const struct groups *gr, int32_t grp, c
 		if (gr->of[jp[i].alloc] == grp)
 			g_array_append_val(pts, jp[i]);
 	if (pts->len > 1)
-		qsort(pts->data, pts->len, sizeof(struct idpt), cmp_idpt);
+		tl_runsort(pts->data, pts->len, sizeof(struct idpt), before_idpt, NULL);
 	struct gaps g = {(const struct idpt *)(const void *)pts->data, pts->len, NULL};
 	g.ids = g_new(int64_t, g.n + 1);
 	for (size_t j = 1; j < g.n; j++)
@@ -569,26 +578,68 @@ static int cmp_i64(const void *a, const void *b)
 	return x < y ? -1 : (x > y);
 }
 
-/* The samples of allocator a, one per instant (the largest value: the
- * bound holds for it whatever the others say), in time order. */
-static GArray *tops_of(const tl_memory *mem, size_t a, const GArray *samples)
+static bool before_top(const void *a, const void *b, void *ctx)
 {
-	GArray *t = g_array_new(FALSE, FALSE, sizeof(struct top));
+	(void)ctx;
+	return cmp_top(a, b) < 0;
+}
+
+/* The dump's samples, and per allocator with estimated buffers its
+ * samples one per instant (the largest value: the bound holds for it
+ * whatever the others say), in time order: made once in one pass over
+ * the samples (each allocator scanned them all and sorted its own up to
+ * four times). */
+struct samples_by {
+	const GArray *all;
+	GArray **tops; /* per allocator, or NULL */
+};
+
+static void samples_by_init(struct samples_by *s, const tl_memory *mem, const GArray *samples)
+{
+	s->all = samples;
+	s->tops = g_new0(GArray *, mem->n_allocators + 1);
+	for (size_t a = 0; a < mem->n_allocators; a++)
+		if (mem->allocators[a].n_estimated > 0)
+			s->tops[a] = g_array_new(FALSE, FALSE, sizeof(struct top));
 	for (guint i = 0; i < samples->len; i++) {
 		const struct dump_sample *d = &g_array_index(samples, struct dump_sample, i);
-		if (d->allocator == a && d->in_use > 0) {
+		if (d->allocator < mem->n_allocators && s->tops[d->allocator] != NULL &&
+		    d->in_use > 0) {
 			struct top x = {d->us, d->in_use};
-			g_array_append_val(t, x);
+			g_array_append_val(s->tops[d->allocator], x);
 		}
 	}
-	if (t->len > 1)
-		qsort(t->data, t->len, sizeof(struct top), cmp_top);
-	guint n = 0;
-	struct top *v = (struct top *)(void *)t->data;
-	for (guint i = 0; i < t->len; i++)
-		if (n == 0 || v[i].us != v[n - 1].us)
-			v[n++] = v[i];
-	g_array_set_size(t, n);
+	for (size_t a = 0; a < mem->n_allocators; a++) {
+		GArray *t = s->tops[a];
+		if (t == NULL)
+			continue;
+		if (t->len > 1)
+			tl_runsort(t->data, t->len, sizeof(struct top), before_top, NULL);
+		guint n = 0;
+		struct top *v = (struct top *)(void *)t->data;
+		for (guint i = 0; i < t->len; i++)
+			if (n == 0 || v[i].us != v[n - 1].us)
+				v[n++] = v[i];
+		g_array_set_size(t, n);
+	}
+}
+
+static void samples_by_free(struct samples_by *s, size_t n_allocators)
+{
+	for (size_t a = 0; a < n_allocators; a++)
+		if (s->tops[a] != NULL)
+			g_array_free(s->tops[a], TRUE);
+	g_free(s->tops);
+}
+
+/* A copy of allocator a's samples, one per instant, in time order. */
+static GArray *tops_of(const struct samples_by *s, size_t a)
+{
+	const GArray *own = s->tops[a];
+	guint n = own != NULL ? own->len : 0;
+	GArray *t = g_array_sized_new(FALSE, FALSE, sizeof(struct top), n);
+	if (n > 0)
+		g_array_append_vals(t, own->data, n);
 	return t;
 }
 
@@ -687,14 +738,69 @@ static GArray *estimated_list(const tl_memory *mem, const tl_allocator *a)
 
 /* The samples of allocator a the windows leave no room for (below what
  * the records and the births due by then hold). */
-static size_t shortfalls(const tl_memory *mem, const tl_allocator *a, const GArray *samples)
+static size_t shortfalls(const tl_memory *mem, const tl_allocator *a,
+			 const struct samples_by *samples)
 {
 	GArray *u = estimated_list(mem, a);
-	GArray *tops = tops_of(mem, (size_t)(a - mem->allocators), samples);
+	GArray *tops = tops_of(samples, (size_t)(a - mem->allocators));
 	size_t n = rooms(mem, a, u, tops);
 	g_array_free(tops, TRUE);
 	g_array_free(u, TRUE);
 	return n;
+}
+
+/* The rooms of the samples as a tree of minima (leaves from `n`): the
+ * latest sample of a span with less room than a size is found in
+ * O(log n), where a walk back over the samples took one step each (the
+ * walks grew with the windows, 4.5 times faster than the run). */
+struct room_tree {
+	int64_t *min; /* node i: children 2i, 2i + 1; leaves n .. 2n - 1 */
+	size_t n;     /* a power of two */
+};
+
+static void room_tree_init(struct room_tree *t, const GArray *tops)
+{
+	t->n = 1;
+	while (t->n < tops->len)
+		t->n *= 2;
+	t->min = g_new(int64_t, 2 * t->n);
+	for (size_t i = 0; i < t->n; i++)
+		t->min[t->n + i] =
+		    i < tops->len ? g_array_index(tops, struct top, i).v : INT64_MAX;
+	for (size_t i = t->n; i-- > 1;)
+		t->min[i] = t->min[2 * i] < t->min[2 * i + 1] ? t->min[2 * i] : t->min[2 * i + 1];
+}
+
+/* The last sample in lo .. hi whose room is below `size`, or SIZE_MAX:
+ * the span cut into whole subtrees (those met from its right end, right
+ * to left, then those from its left end, which lie left of them, in
+ * reverse), the first one with room below `size` followed down, right
+ * child first. */
+static size_t room_tree_last_below(const struct room_tree *t, size_t lo, size_t hi, int64_t size)
+{
+	size_t l = lo + t->n, r = hi + t->n + 1; /* the span [l, r) of leaves */
+	size_t left[64], n_left = 0, hit = 0;
+	while (l < r && hit == 0) {
+		if (r & 1) {
+			r--;
+			if (t->min[r] < size)
+				hit = r;
+		}
+		if (l & 1)
+			left[n_left++] = l++;
+		l /= 2;
+		r /= 2;
+	}
+	while (hit == 0 && n_left > 0) {
+		n_left--;
+		if (t->min[left[n_left]] < size)
+			hit = left[n_left];
+	}
+	if (hit == 0)
+		return SIZE_MAX;
+	while (hit < t->n)
+		hit = t->min[2 * hit + 1] < size ? 2 * hit + 1 : 2 * hit;
+	return hit - t->n;
 }
 
 /* An estimated buffer that a sample inside its window has no room for
@@ -702,34 +808,44 @@ static size_t shortfalls(const tl_memory *mem, const tl_allocator *a, const GArr
  * left) was not born by that sample: its window starts after the latest
  * such sample. Windows only start later here, so Dmin and the rooms stay
  * as they were. Whether a window moved. */
-static bool exclude_allocator(tl_memory *mem, const tl_allocator *a, const GArray *samples,
-			      size_t *budget)
+static bool exclude_allocator(tl_memory *mem, const tl_allocator *a,
+			      const struct samples_by *samples, size_t *budget)
 {
 	GArray *u = estimated_list(mem, a);
-	GArray *tops = tops_of(mem, (size_t)(a - mem->allocators), samples);
+	GArray *tops = tops_of(samples, (size_t)(a - mem->allocators));
 	rooms(mem, a, u, tops);
 	bool moved = false;
+	struct room_tree rt;
+	room_tree_init(&rt, tops);
 	for (guint i = 0; i < u->len; i++) {
 		tl_buffer *b = &mem->buffers[g_array_index(u, uint32_t, i)];
 		size_t from = top_from(tops, b->window_lo), k = top_from(tops, b->window_hi);
-		for (; k > from && *budget > 0; k--, (*budget)--) {
-			const struct top *x = &g_array_index(tops, struct top, k - 1);
-			if (x->v < b->allocated) {
-				b->window_lo = b->birth_lo = x->us + 1;
-				moved = true;
-				break;
-			}
+		/* the samples a walk back from k looked at within the
+		 * budget, charged one step each but the one it stopped at:
+		 * the budget runs out where it did, and the windows are
+		 * those the walk gave */
+		if (k <= from || *budget == 0)
+			continue;
+		size_t lo = k - from > *budget ? k - *budget : from;
+		size_t j = room_tree_last_below(&rt, lo, k - 1, b->allocated);
+		if (j == SIZE_MAX) {
+			*budget -= k - lo;
+			continue;
 		}
+		*budget -= k - 1 - j;
+		b->window_lo = b->birth_lo = g_array_index(tops, struct top, j).us + 1;
+		moved = true;
 	}
+	g_free(rt.min);
 	g_array_free(tops, TRUE);
 	g_array_free(u, TRUE);
 	return moved;
 }
 
 /* Windows moved by the samples alone, within the budget. */
-static void exclude_all(tl_memory *mem, const GArray *samples, bool *moved)
+static void exclude_all(tl_memory *mem, const struct samples_by *samples, bool *moved)
 {
-	size_t budget = 64 * (mem->n_buffers + samples->len) + ((size_t)1 << 20);
+	size_t budget = 64 * (mem->n_buffers + samples->all->len) + ((size_t)1 << 20);
 	for (size_t a = 0; a < mem->n_allocators; a++)
 		if (mem->allocators[a].n_estimated > 0 &&
 		    exclude_allocator(mem, &mem->allocators[a], samples, &budget))
@@ -764,7 +880,7 @@ static void save_windows(const tl_memory *mem, struct saved *s)
  * alone (the dump's ids do not follow the rule there, or the samples say
  * otherwise) go back to the windows the records give. Whether one did. */
 static bool revert_groups(tl_memory *mem, const struct groups *gr, const size_t *short0,
-			  const GArray *samples, const struct saved *s)
+			  const struct samples_by *samples, const struct saved *s)
 {
 	bool *bad = g_new0(bool, (size_t)gr->n + 1);
 	bool any = false;
@@ -787,8 +903,11 @@ static bool revert_groups(tl_memory *mem, const struct groups *gr, const size_t 
 	return any;
 }
 
-void tl_memory_ids_narrow(tl_memory *mem, const GArray *samples)
+void tl_memory_ids_narrow(tl_memory *mem, const GArray *all)
 {
+	struct samples_by by;
+	samples_by_init(&by, mem, all);
+	const struct samples_by *samples = &by;
 	GArray *joint = g_array_new(FALSE, FALSE, sizeof(struct idpt));
 	struct groups gr;
 	make_groups(mem, &gr, joint);
@@ -814,4 +933,5 @@ void tl_memory_ids_narrow(tl_memory *mem, const GArray *samples)
 	g_array_free(pts, TRUE);
 	g_array_free(joint, TRUE);
 	g_free(gr.of);
+	samples_by_free(&by, mem->n_allocators);
 }
