@@ -420,14 +420,196 @@ static size_t make_pins(const struct smp *s, size_t n_s, const int64_t *r, const
 	return n;
 }
 
+/* The room the allocation ids leave (struct id_gaps): every allocation
+ * the dump gives no id, born at t, took an id of a gap whose window holds
+ * t. So the estimated births of an allocator in (x, y] number at most the
+ * ids of the gaps whose windows meet (x, y], less one for each other
+ * allocation without an id (a temporary, another allocator's estimated
+ * birth) whose gaps all lie among those; and they weigh at most the
+ * largest that many of its estimated buffers whose windows meet (x, y].
+ * Between two pins that bounds D from the pin before (D(t) <= C_k + that
+ * weight over (t_k, t]) and from the pin after (D(t) >= A_{k+1} - that
+ * weight over (t, t_{k+1}]): where the ids leave room for one birth in a
+ * stretch, two large buffers both possible there count once. */
+struct span {
+	size_t l, r; /* the gaps an allocation may have its id from */
+};
+
+struct cand {
+	int64_t size, lo, hi; /* an estimated buffer of the allocator: its window */
+};
+
+struct room {
+	const int64_t *lo, *hi, *ids; /* the group's gaps; n 0: no bound */
+	size_t n;
+	int64_t *cum;	     /* cum[j]: the ids of gaps 1 .. j - 1 */
+	struct span *other;  /* the other allocations without ids, by l */
+	size_t n_other;
+	struct cand *cand;   /* the allocator's estimated buffers, largest first */
+	size_t n_cand;
+	size_t budget;	     /* steps the bounds may still take */
+};
+
+static int cmp_span(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+	if (x->l != y->l)
+		return x->l < y->l ? -1 : 1;
+	return x->r < y->r ? -1 : (x->r > y->r);
+}
+
+static int cmp_cand(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->hi < y->hi ? -1 : (x->hi > y->hi);
+}
+
+/* The first gap whose window ends after x (at or after, `at`). */
+static size_t gap_after(const struct room *m, int64_t x, bool at)
+{
+	size_t lo = 0, hi = m->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->hi[mid] < x || (!at && m->hi[mid] == x))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The last gap whose window starts at or before y (gap 0 starts first). */
+static size_t gap_before(const struct room *m, int64_t y)
+{
+	size_t lo = 0, hi = m->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->lo[mid] <= y)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 ? lo - 1 : 0;
+}
+
+static struct span span_of(const struct room *m, int64_t lo, int64_t hi)
+{
+	return (struct span){gap_after(m, lo, true), gap_before(m, hi)};
+}
+
+/* The room of allocator a: its group's gaps, the other allocations
+ * without ids of the group, its own estimated buffers (u). */
+static void room_make(struct room *m, const tl_memory *mem, const tl_allocator *a, const GArray *u,
+		      const struct id_gaps *gaps)
+{
+	memset(m, 0, sizeof *m);
+	size_t ai = (size_t)(a - mem->allocators);
+	if (gaps == NULL || gaps->group_of[ai] < 0)
+		return;
+	int32_t g = gaps->group_of[ai];
+	size_t f = gaps->first[g];
+	if (gaps->first[g + 1] - f < 3)
+		return; /* no gap but the open ones */
+	m->n = gaps->first[g + 1] - f;
+	m->lo = gaps->lo + f;
+	m->hi = gaps->hi + f;
+	m->ids = gaps->ids + f;
+	m->cum = g_new(int64_t, m->n + 1);
+	m->cum[0] = m->cum[1] = 0;
+	for (size_t j = 1; j + 1 < m->n; j++)
+		m->cum[j + 1] = add_sat(m->cum[j], m->ids[j]);
+	m->cum[m->n] = m->cum[m->n - 1];
+	GArray *o = g_array_new(FALSE, FALSE, sizeof(struct span));
+	for (size_t k = 0; k < mem->n_allocators; k++) {
+		const tl_allocator *al = &mem->allocators[k];
+		if (gaps->group_of[k] != g)
+			continue;
+		for (size_t i = 0; i < al->n_buffers; i++) {
+			const tl_buffer *b = &mem->buffers[al->buffers[i]];
+			struct span x;
+			if (b->kind == TL_BUF_TEMP)
+				x = span_of(m, b->alloc_us, b->alloc_us);
+			else if (b->estimated && b->kind == TL_BUF_OUTPUT && k != ai)
+				x = span_of(m, b->window_lo, b->window_hi);
+			else
+				continue;
+			if (x.l > 0 && x.r + 1 < m->n && x.l <= x.r)
+				g_array_append_val(o, x);
+		}
+	}
+	if (o->len > 1)
+		qsort(o->data, o->len, sizeof(struct span), cmp_span);
+	m->n_other = o->len;
+	m->other = (struct span *)(void *)g_array_free(o, FALSE);
+	m->n_cand = u->len;
+	m->cand = g_new(struct cand, u->len + 1);
+	for (guint i = 0; i < u->len; i++) {
+		const tl_buffer *b = &mem->buffers[g_array_index(u, uint32_t, i)];
+		m->cand[i] = (struct cand){b->allocated, b->window_lo, b->window_hi};
+	}
+	qsort(m->cand, m->n_cand, sizeof *m->cand, cmp_cand);
+	m->budget = 64 * (m->n + m->n_other + m->n_cand) + ((size_t)1 << 20);
+}
+
+static void room_free(struct room *m)
+{
+	g_free(m->cum);
+	g_free(m->other);
+	g_free(m->cand);
+}
+
+/* The most bytes the allocator's estimated births in (x, y] can weigh by
+ * the ids (INT64_MAX: no bound). */
+static int64_t room_weight(struct room *m, int64_t x, int64_t y)
+{
+	if (m->n == 0 || y <= x)
+		return m->n == 0 ? INT64_MAX : 0;
+	size_t jl = gap_after(m, x, false), jr = gap_before(m, y);
+	if (jl > jr)
+		return 0;
+	if (jl == 0 || jr + 1 >= m->n)
+		return INT64_MAX; /* an open gap: any number */
+	int64_t births = m->cum[jr + 1] - m->cum[jl];
+	/* the other allocations held to these gaps (as many as the budget
+	 * counts: fewer only leaves more room) */
+	size_t lo = 0, hi = m->n_other;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->other[mid].l < jl)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < m->n_other && m->other[i].l <= jr && m->budget > 0; i++) {
+		m->budget--;
+		births -= m->other[i].r <= jr;
+	}
+	int64_t w = 0;
+	for (size_t i = 0; i < m->n_cand && births > 0; i++) {
+		if (m->budget == 0)
+			return INT64_MAX;
+		m->budget--;
+		const struct cand *c = &m->cand[i];
+		if (c->lo <= y && c->hi > x) {
+			w = add_sat(w, c->size);
+			births--;
+		}
+	}
+	return w;
+}
+
 /* Every instant where the band may change: the curve's points, the
  * windows' ends, the placed births, the pins and the instants after them;
  * sorted, once each. */
 static int64_t *band_instants(const tl_allocator *a, const struct mark *lo, const struct mark *hi,
 			      const struct mark *born, size_t n_u, const struct pin *pins,
-			      size_t n_pins, size_t *n_out)
+			      size_t n_pins, const struct room *room, size_t *n_out)
 {
-	size_t cap = a->n_curve + 3 * n_u + 2 * n_pins + 1, n = 0;
+	size_t cap = a->n_curve + 3 * n_u + 2 * n_pins + 2 * room->n + 1, n = 0;
 	int64_t *t = g_new(int64_t, cap);
 	for (size_t i = 0; i < a->n_curve; i++)
 		t[n++] = a->curve[i].us;
@@ -441,6 +623,12 @@ static int64_t *band_instants(const tl_allocator *a, const struct mark *lo, cons
 		t[n++] = pins[i].us;
 		t[n++] = add_sat(pins[i].us, 1);
 	}
+	/* where the room the ids leave changes: a gap with ids opens, closes */
+	for (size_t j = 1; j + 1 < room->n; j++)
+		if (room->ids[j] > 0) {
+			t[n++] = room->lo[j];
+			t[n++] = room->hi[j];
+		}
 	qsort(t, n, sizeof *t, cmp_i64);
 	size_t m = 0;
 	for (size_t i = 0; i < n; i++)
@@ -460,6 +648,7 @@ struct sweep {
 	int64_t must_a;	  /* born after pin k-1, due by t */
 	int64_t must_b;	  /* due by pin k, not possible by t */
 	int64_t dmin_at;  /* Dmin at pin k-1 */
+	struct room *room;
 };
 
 /* Entering the interval after pin k - 1 (k = 0: before every pin): the
@@ -503,8 +692,9 @@ static void advance(struct sweep *w, int64_t t)
 	w->dp = sum_to(w->born, w->n_u, &w->ib, w->dp, t);
 }
 
-/* The band at t (after advance), around the curve's value there. */
-static tl_band_point band_at(const struct sweep *w, int64_t t, int64_t curve)
+/* The band at t (after advance), around the curve's value there, holding
+ * until `until` (the instant before the next point). */
+static tl_band_point band_at(struct sweep *w, int64_t t, int64_t until, int64_t curve)
 {
 	int64_t dlow = w->dmin, dhigh = w->dmax, adj_low = 0, adj_high = 0;
 	if (w->k > 0) {
@@ -522,6 +712,18 @@ static tl_band_point band_at(const struct sweep *w, int64_t t, int64_t curve)
 		int64_t c = add_sat(w->pins[w->k].c, -w->must_b);
 		dhigh = c < dhigh ? c : dhigh;
 	}
+	/* what the ids leave room for since the pin before, and until the
+	 * pin after */
+	if (w->k > 0 && dhigh > w->pins[w->k - 1].c) {
+		int64_t r = room_weight(w->room, w->pins[w->k - 1].us, until);
+		int64_t c = r == INT64_MAX ? INT64_MAX : add_sat(w->pins[w->k - 1].c, r);
+		dhigh = c < dhigh ? c : dhigh;
+	}
+	if (w->k < w->n_pins && dlow < w->pins[w->k].a) {
+		int64_t r = room_weight(w->room, t, w->pins[w->k].us);
+		int64_t a = r == INT64_MAX ? INT64_MIN : add_sat(w->pins[w->k].a, -r);
+		dlow = a > dlow ? a : dlow;
+	}
 	int64_t base = add_sat(curve, -w->dp);
 	tl_band_point b = {t, add_sat(add_sat(base, dlow), adj_low),
 			   add_sat(add_sat(base, dhigh), adj_high)};
@@ -536,7 +738,8 @@ static tl_band_point band_at(const struct sweep *w, int64_t t, int64_t curve)
 }
 
 static void band_estimated(tl_memory *mem, tl_allocator *a, const struct smp *s, size_t n_s,
-			   const int64_t *r, const int64_t *resid0, const GArray *u)
+			   const int64_t *r, const int64_t *resid0, const GArray *u,
+			   const struct id_gaps *gaps)
 {
 	size_t n_u = u->len;
 	struct mark *lo = g_new(struct mark, n_u + 1), *hi = g_new(struct mark, n_u + 1),
@@ -544,10 +747,17 @@ static void band_estimated(tl_memory *mem, tl_allocator *a, const struct smp *s,
 	marks_of(mem, u, lo, hi, born);
 	struct pin *pins = g_new(struct pin, n_s + 1);
 	size_t n_pins = make_pins(s, n_s, r, resid0, lo, hi, born, n_u, pins);
+	struct room room;
+	room_make(&room, mem, a, u, gaps);
 	size_t n_t;
-	int64_t *ts = band_instants(a, lo, hi, born, n_u, pins, n_pins, &n_t);
-	struct sweep w = {
-	    .lo = lo, .hi = hi, .born = born, .n_u = n_u, .pins = pins, .n_pins = n_pins};
+	int64_t *ts = band_instants(a, lo, hi, born, n_u, pins, n_pins, &room, &n_t);
+	struct sweep w = {.lo = lo,
+			  .hi = hi,
+			  .born = born,
+			  .n_u = n_u,
+			  .pins = pins,
+			  .n_pins = n_pins,
+			  .room = &room};
 	enter(&w);
 	GArray *band = g_array_sized_new(FALSE, FALSE, sizeof(tl_band_point), a->n_curve + 1);
 	int64_t start = a->n_curve > 0 ? a->curve[0].us : mem->step_start_us;
@@ -557,7 +767,8 @@ static void band_estimated(tl_memory *mem, tl_allocator *a, const struct smp *s,
 		advance(&w, ts[i]);
 		if (ts[i] < start)
 			continue;
-		tl_band_point b = band_at(&w, ts[i], tl_memory_in_use_near(a, ts[i], &hint));
+		int64_t until = i + 1 < n_t ? ts[i + 1] - 1 : INT64_MAX;
+		tl_band_point b = band_at(&w, ts[i], until, tl_memory_in_use_near(a, ts[i], &hint));
 		if (b.low > a->peak_low)
 			a->peak_low = b.low;
 		if (b.high > a->peak_high)
@@ -573,6 +784,7 @@ static void band_estimated(tl_memory *mem, tl_allocator *a, const struct smp *s,
 		a->peak_high = a->peak_bytes;
 	a->n_band = band->len;
 	a->band = (tl_band_point *)(void *)g_array_free(band, FALSE);
+	room_free(&room);
 	g_free(ts);
 	g_free(pins);
 	g_free(lo);
@@ -580,7 +792,8 @@ static void band_estimated(tl_memory *mem, tl_allocator *a, const struct smp *s,
 	g_free(born);
 }
 
-static void band_allocator(tl_memory *mem, tl_allocator *a, const GArray *s)
+static void band_allocator(tl_memory *mem, tl_allocator *a, const GArray *s,
+			   const struct id_gaps *gaps)
 {
 	GArray *u = estimated_of(mem, a);
 	size_t n_s = s != NULL ? s->len : 0;
@@ -598,17 +811,17 @@ static void band_allocator(tl_memory *mem, tl_allocator *a, const GArray *s)
 	if (u->len == 0)
 		band_exact(a);
 	else
-		band_estimated(mem, a, sv, n_s, r, resid0, u);
+		band_estimated(mem, a, sv, n_s, r, resid0, u, gaps);
 	g_free(r);
 	g_free(resid0);
 	g_array_free(u, TRUE);
 }
 
-void tl_memory_band_build(tl_memory *mem, const GArray *samples)
+void tl_memory_band_build(tl_memory *mem, const GArray *samples, const struct id_gaps *gaps)
 {
 	GArray **by = samples_by_allocator(mem, samples);
 	for (size_t i = 0; i < mem->n_allocators; i++) {
-		band_allocator(mem, &mem->allocators[i], by[i]);
+		band_allocator(mem, &mem->allocators[i], by[i], gaps);
 		if (by[i] != NULL)
 			g_array_free(by[i], TRUE);
 	}
