@@ -432,22 +432,31 @@ static size_t make_pins(const struct smp *s, size_t n_s, const int64_t *r, const
  * weight over (t, t_{k+1}]): where the ids leave room for one birth in a
  * stretch, two large buffers both possible there count once. */
 struct span {
-	size_t l, r; /* the gaps an allocation may have its id from */
+	size_t l, r;   /* the gaps an allocation may have its id from */
+	size_t alloc;  /* its allocator (SIZE_MAX: a temporary) */
 };
 
 struct cand {
 	int64_t size, lo, hi; /* an estimated buffer of the allocator: its window */
 };
 
-struct room {
+/* The gaps of a group and the allocations without ids in it, made once. */
+struct group_room {
 	const int64_t *lo, *hi, *ids; /* the group's gaps; n 0: no bound */
 	size_t n;
-	int64_t *cum;	     /* cum[j]: the ids of gaps 1 .. j - 1 */
-	struct span *other;  /* the other allocations without ids, by l */
-	size_t n_other;
-	struct cand *cand;   /* the allocator's estimated buffers, largest first */
+	int64_t *cum;	    /* cum[j]: the ids of gaps 1 .. j - 1 */
+	int64_t *one;	    /* one[j]: the temporaries held to one gap, of gaps < j */
+	struct span *multi; /* the other allocations without ids, by l */
+	size_t n_multi;
+};
+
+/* One allocator's view: its group's room and its own estimated buffers. */
+struct room {
+	const struct group_room *g; /* NULL: no bound */
+	size_t self;
+	struct cand *cand; /* largest first */
 	size_t n_cand;
-	size_t budget;	     /* steps the bounds may still take */
+	size_t budget; /* steps the bounds may still take */
 };
 
 static int cmp_span(const void *a, const void *b)
@@ -455,7 +464,9 @@ static int cmp_span(const void *a, const void *b)
 	const struct span *x = a, *y = b;
 	if (x->l != y->l)
 		return x->l < y->l ? -1 : 1;
-	return x->r < y->r ? -1 : (x->r > y->r);
+	if (x->r != y->r)
+		return x->r < y->r ? -1 : 1;
+	return x->alloc < y->alloc ? -1 : (x->alloc > y->alloc);
 }
 
 static int cmp_cand(const void *a, const void *b)
@@ -469,7 +480,7 @@ static int cmp_cand(const void *a, const void *b)
 }
 
 /* The first gap whose window ends after x (at or after, `at`). */
-static size_t gap_after(const struct room *m, int64_t x, bool at)
+static size_t gap_after(const struct group_room *m, int64_t x, bool at)
 {
 	size_t lo = 0, hi = m->n;
 	while (lo < hi) {
@@ -483,7 +494,7 @@ static size_t gap_after(const struct room *m, int64_t x, bool at)
 }
 
 /* The last gap whose window starts at or before y (gap 0 starts first). */
-static size_t gap_before(const struct room *m, int64_t y)
+static size_t gap_before(const struct group_room *m, int64_t y)
 {
 	size_t lo = 0, hi = m->n;
 	while (lo < hi) {
@@ -496,29 +507,21 @@ static size_t gap_before(const struct room *m, int64_t y)
 	return lo > 0 ? lo - 1 : 0;
 }
 
-static struct span span_of(const struct room *m, int64_t lo, int64_t hi)
-{
-	return (struct span){gap_after(m, lo, true), gap_before(m, hi)};
-}
-
-/* The room of allocator a: its group's gaps, the other allocations
- * without ids of the group, its own estimated buffers (u). */
-static void room_make(struct room *m, const tl_memory *mem, const tl_allocator *a, const GArray *u,
-		      const struct id_gaps *gaps)
+/* The room of group g (gaps, the temporaries and estimated births of
+ * its allocators); n 0 where it has no gap but the open ones. */
+static void group_room_make(struct group_room *m, const tl_memory *mem, const struct id_gaps *gaps,
+			    int32_t g)
 {
 	memset(m, 0, sizeof *m);
-	size_t ai = (size_t)(a - mem->allocators);
-	if (gaps == NULL || gaps->group_of[ai] < 0)
-		return;
-	int32_t g = gaps->group_of[ai];
 	size_t f = gaps->first[g];
 	if (gaps->first[g + 1] - f < 3)
-		return; /* no gap but the open ones */
+		return;
 	m->n = gaps->first[g + 1] - f;
 	m->lo = gaps->lo + f;
 	m->hi = gaps->hi + f;
 	m->ids = gaps->ids + f;
 	m->cum = g_new(int64_t, m->n + 1);
+	m->one = g_new0(int64_t, m->n + 1);
 	m->cum[0] = m->cum[1] = 0;
 	for (size_t j = 1; j + 1 < m->n; j++)
 		m->cum[j + 1] = add_sat(m->cum[j], m->ids[j]);
@@ -530,21 +533,49 @@ static void room_make(struct room *m, const tl_memory *mem, const tl_allocator *
 			continue;
 		for (size_t i = 0; i < al->n_buffers; i++) {
 			const tl_buffer *b = &mem->buffers[al->buffers[i]];
-			struct span x;
-			if (b->kind == TL_BUF_TEMP)
-				x = span_of(m, b->alloc_us, b->alloc_us);
-			else if (b->estimated && b->kind == TL_BUF_OUTPUT && k != ai)
-				x = span_of(m, b->window_lo, b->window_hi);
-			else
+			struct span x = {0, 0, k};
+			if (b->kind == TL_BUF_TEMP) {
+				x = (struct span){gap_after(m, b->alloc_us, true),
+						  gap_before(m, b->alloc_us), SIZE_MAX};
+			} else if (b->estimated && b->kind == TL_BUF_OUTPUT) {
+				x.l = gap_after(m, b->window_lo, true);
+				x.r = gap_before(m, b->window_hi);
+			} else {
 				continue;
-			if (x.l > 0 && x.r + 1 < m->n && x.l <= x.r)
+			}
+			if (x.l == 0 || x.r + 1 >= m->n || x.l > x.r)
+				continue; /* open: it holds no id of a closed gap */
+			if (x.l == x.r && x.alloc == SIZE_MAX)
+				m->one[x.l + 1]++;
+			else
 				g_array_append_val(o, x);
 		}
 	}
+	for (size_t j = 1; j <= m->n; j++)
+		m->one[j] += m->one[j - 1];
 	if (o->len > 1)
 		qsort(o->data, o->len, sizeof(struct span), cmp_span);
-	m->n_other = o->len;
-	m->other = (struct span *)(void *)g_array_free(o, FALSE);
+	m->n_multi = o->len;
+	m->multi = (struct span *)(void *)g_array_free(o, FALSE);
+}
+
+static void group_room_free(struct group_room *m)
+{
+	g_free(m->cum);
+	g_free(m->one);
+	g_free(m->multi);
+}
+
+/* Allocator a's room: its group's, and its estimated buffers (u). */
+static void room_make(struct room *m, const tl_memory *mem, const tl_allocator *a, const GArray *u,
+		      const struct id_gaps *gaps, const struct group_room *groups)
+{
+	memset(m, 0, sizeof *m);
+	size_t ai = (size_t)(a - mem->allocators);
+	if (gaps == NULL || gaps->group_of[ai] < 0 || groups[gaps->group_of[ai]].n == 0)
+		return;
+	m->g = &groups[gaps->group_of[ai]];
+	m->self = ai;
 	m->n_cand = u->len;
 	m->cand = g_new(struct cand, u->len + 1);
 	for (guint i = 0; i < u->len; i++) {
@@ -552,45 +583,42 @@ static void room_make(struct room *m, const tl_memory *mem, const tl_allocator *
 		m->cand[i] = (struct cand){b->allocated, b->window_lo, b->window_hi};
 	}
 	qsort(m->cand, m->n_cand, sizeof *m->cand, cmp_cand);
-	m->budget = 64 * (m->n + m->n_other + m->n_cand) + ((size_t)1 << 20);
-}
-
-static void room_free(struct room *m)
-{
-	g_free(m->cum);
-	g_free(m->other);
-	g_free(m->cand);
+	m->budget = 64 * (m->g->n + m->g->n_multi + m->n_cand) + ((size_t)1 << 20);
 }
 
 /* The most bytes the allocator's estimated births in (x, y] can weigh by
- * the ids (INT64_MAX: no bound). */
-static int64_t room_weight(struct room *m, int64_t x, int64_t y)
+ * the ids, when under `cap` (else INT64_MAX: no bound, or none that
+ * helps). */
+static int64_t room_weight(struct room *m, int64_t x, int64_t y, int64_t cap)
 {
-	if (m->n == 0 || y <= x)
-		return m->n == 0 ? INT64_MAX : 0;
-	size_t jl = gap_after(m, x, false), jr = gap_before(m, y);
+	const struct group_room *g = m->g;
+	if (g == NULL || cap <= 0)
+		return INT64_MAX;
+	if (y <= x)
+		return 0;
+	size_t jl = gap_after(g, x, false), jr = gap_before(g, y);
 	if (jl > jr)
 		return 0;
-	if (jl == 0 || jr + 1 >= m->n)
+	if (jl == 0 || jr + 1 >= g->n)
 		return INT64_MAX; /* an open gap: any number */
-	int64_t births = m->cum[jr + 1] - m->cum[jl];
+	int64_t births = (g->cum[jr + 1] - g->cum[jl]) - (g->one[jr + 1] - g->one[jl]);
 	/* the other allocations held to these gaps (as many as the budget
 	 * counts: fewer only leaves more room) */
-	size_t lo = 0, hi = m->n_other;
+	size_t lo = 0, hi = g->n_multi;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (m->other[mid].l < jl)
+		if (g->multi[mid].l < jl)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	for (size_t i = lo; i < m->n_other && m->other[i].l <= jr && m->budget > 0; i++) {
+	for (size_t i = lo; i < g->n_multi && g->multi[i].l <= jr && m->budget > 0; i++) {
 		m->budget--;
-		births -= m->other[i].r <= jr;
+		births -= g->multi[i].r <= jr && g->multi[i].alloc != m->self;
 	}
 	int64_t w = 0;
 	for (size_t i = 0; i < m->n_cand && births > 0; i++) {
-		if (m->budget == 0)
+		if (m->budget == 0 || w >= cap)
 			return INT64_MAX;
 		m->budget--;
 		const struct cand *c = &m->cand[i];
@@ -599,7 +627,7 @@ static int64_t room_weight(struct room *m, int64_t x, int64_t y)
 			births--;
 		}
 	}
-	return w;
+	return w < cap ? w : INT64_MAX;
 }
 
 /* Every instant where the band may change: the curve's points, the
@@ -609,7 +637,8 @@ static int64_t *band_instants(const tl_allocator *a, const struct mark *lo, cons
 			      const struct mark *born, size_t n_u, const struct pin *pins,
 			      size_t n_pins, const struct room *room, size_t *n_out)
 {
-	size_t cap = a->n_curve + 3 * n_u + 2 * n_pins + 2 * room->n + 1, n = 0;
+	size_t n_gaps = room->g != NULL ? room->g->n : 0;
+	size_t cap = a->n_curve + 3 * n_u + 2 * n_pins + 2 * n_gaps + 1, n = 0;
 	int64_t *t = g_new(int64_t, cap);
 	for (size_t i = 0; i < a->n_curve; i++)
 		t[n++] = a->curve[i].us;
@@ -624,10 +653,16 @@ static int64_t *band_instants(const tl_allocator *a, const struct mark *lo, cons
 		t[n++] = add_sat(pins[i].us, 1);
 	}
 	/* where the room the ids leave changes: a gap with ids opens, closes */
-	for (size_t j = 1; j + 1 < room->n; j++)
-		if (room->ids[j] > 0) {
-			t[n++] = room->lo[j];
-			t[n++] = room->hi[j];
+	/* (only those within the windows of its estimated buffers) */
+	int64_t from = INT64_MAX, to = INT64_MIN;
+	for (size_t i = 0; i < n_u && n_gaps > 0; i++) {
+		from = lo[i].us < from ? lo[i].us : from;
+		to = hi[i].us > to ? hi[i].us : to;
+	}
+	for (size_t j = 1; j + 1 < n_gaps; j++)
+		if (room->g->ids[j] > 0 && room->g->hi[j] >= from && room->g->lo[j] <= to) {
+			t[n++] = room->g->lo[j];
+			t[n++] = room->g->hi[j];
 		}
 	qsort(t, n, sizeof *t, cmp_i64);
 	size_t m = 0;
@@ -714,13 +749,14 @@ static tl_band_point band_at(struct sweep *w, int64_t t, int64_t until, int64_t 
 	}
 	/* what the ids leave room for since the pin before, and until the
 	 * pin after */
-	if (w->k > 0 && dhigh > w->pins[w->k - 1].c) {
-		int64_t r = room_weight(w->room, w->pins[w->k - 1].us, until);
+	if (w->k > 0) {
+		int64_t r = room_weight(w->room, w->pins[w->k - 1].us, until,
+					add_sat(dhigh, -w->pins[w->k - 1].c));
 		int64_t c = r == INT64_MAX ? INT64_MAX : add_sat(w->pins[w->k - 1].c, r);
 		dhigh = c < dhigh ? c : dhigh;
 	}
-	if (w->k < w->n_pins && dlow < w->pins[w->k].a) {
-		int64_t r = room_weight(w->room, t, w->pins[w->k].us);
+	if (w->k < w->n_pins) {
+		int64_t r = room_weight(w->room, t, w->pins[w->k].us, add_sat(w->pins[w->k].a, -dlow));
 		int64_t a = r == INT64_MAX ? INT64_MIN : add_sat(w->pins[w->k].a, -r);
 		dlow = a > dlow ? a : dlow;
 	}
@@ -739,7 +775,7 @@ static tl_band_point band_at(struct sweep *w, int64_t t, int64_t until, int64_t 
 
 static void band_estimated(tl_memory *mem, tl_allocator *a, const struct smp *s, size_t n_s,
 			   const int64_t *r, const int64_t *resid0, const GArray *u,
-			   const struct id_gaps *gaps)
+			   const struct id_gaps *gaps, const struct group_room *groups)
 {
 	size_t n_u = u->len;
 	struct mark *lo = g_new(struct mark, n_u + 1), *hi = g_new(struct mark, n_u + 1),
@@ -748,7 +784,7 @@ static void band_estimated(tl_memory *mem, tl_allocator *a, const struct smp *s,
 	struct pin *pins = g_new(struct pin, n_s + 1);
 	size_t n_pins = make_pins(s, n_s, r, resid0, lo, hi, born, n_u, pins);
 	struct room room;
-	room_make(&room, mem, a, u, gaps);
+	room_make(&room, mem, a, u, gaps, groups);
 	size_t n_t;
 	int64_t *ts = band_instants(a, lo, hi, born, n_u, pins, n_pins, &room, &n_t);
 	struct sweep w = {.lo = lo,
@@ -784,7 +820,7 @@ static void band_estimated(tl_memory *mem, tl_allocator *a, const struct smp *s,
 		a->peak_high = a->peak_bytes;
 	a->n_band = band->len;
 	a->band = (tl_band_point *)(void *)g_array_free(band, FALSE);
-	room_free(&room);
+	g_free(room.cand);
 	g_free(ts);
 	g_free(pins);
 	g_free(lo);
@@ -793,7 +829,7 @@ static void band_estimated(tl_memory *mem, tl_allocator *a, const struct smp *s,
 }
 
 static void band_allocator(tl_memory *mem, tl_allocator *a, const GArray *s,
-			   const struct id_gaps *gaps)
+			   const struct id_gaps *gaps, const struct group_room *groups)
 {
 	GArray *u = estimated_of(mem, a);
 	size_t n_s = s != NULL ? s->len : 0;
@@ -811,7 +847,7 @@ static void band_allocator(tl_memory *mem, tl_allocator *a, const GArray *s,
 	if (u->len == 0)
 		band_exact(a);
 	else
-		band_estimated(mem, a, sv, n_s, r, resid0, u, gaps);
+		band_estimated(mem, a, sv, n_s, r, resid0, u, gaps, groups);
 	g_free(r);
 	g_free(resid0);
 	g_array_free(u, TRUE);
@@ -820,10 +856,19 @@ static void band_allocator(tl_memory *mem, tl_allocator *a, const GArray *s,
 void tl_memory_band_build(tl_memory *mem, const GArray *samples, const struct id_gaps *gaps)
 {
 	GArray **by = samples_by_allocator(mem, samples);
+	/* the rooms of the groups, made after the births are placed (their
+	 * windows do not move from here on) */
+	size_t n_groups = gaps != NULL ? gaps->n_groups : 0;
+	struct group_room *groups = g_new0(struct group_room, n_groups + 1);
+	for (size_t g = 0; g < n_groups; g++)
+		group_room_make(&groups[g], mem, gaps, (int32_t)g);
 	for (size_t i = 0; i < mem->n_allocators; i++) {
-		band_allocator(mem, &mem->allocators[i], by[i], gaps);
+		band_allocator(mem, &mem->allocators[i], by[i], gaps, groups);
 		if (by[i] != NULL)
 			g_array_free(by[i], TRUE);
 	}
+	for (size_t g = 0; g < n_groups; g++)
+		group_room_free(&groups[g]);
+	g_free(groups);
 	g_free(by);
 }

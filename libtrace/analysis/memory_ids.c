@@ -812,7 +812,11 @@ static struct id_gaps *export_gaps(const tl_memory *mem, const struct groups *gr
 		for (guint i = 0; i < joint->len && !bad[grp]; i++)
 			if (gr->of[jp[i].alloc] == grp)
 				g_array_append_val(pts, jp[i]);
-		if (pts->len > 1)
+		const struct idpt *q = (const struct idpt *)(const void *)pts->data;
+		size_t sorted = 1;
+		while (sorted < pts->len && cmp_idpt(&q[sorted - 1], &q[sorted]) <= 0)
+			sorted++;
+		if (sorted < pts->len)
 			qsort(pts->data, pts->len, sizeof(struct idpt), cmp_idpt);
 		struct gaps g = {(const struct idpt *)(const void *)pts->data, pts->len, NULL};
 		for (size_t j = 0; j <= g.n && g.n > 0; j++, n++) {
