@@ -54,6 +54,16 @@
  * k's range, X_true - X lies in [P_k - C_k, P_k - A_k]. So
  *   low(t)  = curve(t) - Dp(t) + Dlow(t)  + (P_k - C_k)
  *   high(t) = curve(t) - Dp(t) + Dhigh(t) + (P_k - A_k)
+ * and, where the allocation ids follow the rule (memory_ids.c), by the
+ * room they leave (struct room below): the births between two pins
+ * number at most the ids of the gaps there, so
+ *   D(t) <= C_k + the largest R(t_k, t) estimated sizes possible there
+ *   D(t) >= A_{k+1} - the largest R(t, t_{k+1}) sizes possible there
+ * with R(x, y) the ids of the gaps whose windows meet (x, y], less the
+ * other allocations held to those gaps (a joint matching of the births
+ * into the ids would be exact; this counts them, which bounds it, and
+ * each bound stops where it cannot narrow the band, within a budget
+ * linear in the group, where it gives no bound);
  * each bound a sum of bounds every true history meets: the truth lies in
  * the band whenever the records hold (sizes, frees, windows) and the
  * samples say what they say. Where every pin is exact and no window is
