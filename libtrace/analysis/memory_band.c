@@ -593,7 +593,7 @@ static void room_make(struct room *m, const tl_memory *mem, const tl_allocator *
 		m->cand[i] = (struct cand){b->allocated, b->window_lo, b->window_hi};
 	}
 	qsort(m->cand, m->n_cand, sizeof *m->cand, cmp_cand);
-	m->budget = 64 * (m->g->n + m->g->n_multi + m->n_cand) + ((size_t)1 << 20);
+	m->budget = 2 * (m->g->n + m->g->n_multi + m->n_cand) + ((size_t)1 << 18);
 }
 
 /* The most bytes the allocator's estimated births in (x, y] can weigh by
