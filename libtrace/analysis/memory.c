@@ -939,12 +939,14 @@ static void build_allocators(tl_memory *mem, bool any_estimated)
 	GArray *samples = g_array_new(FALSE, FALSE, sizeof(struct dump_sample));
 	tl_memory_curve_allocators(mem, samples);
 	tl_memory_curve_build(mem, false);
+	struct id_gaps *gaps = NULL;
 	if (any_estimated) {
-		tl_memory_ids_narrow(mem, samples);
+		gaps = tl_memory_ids_narrow(mem, samples);
 		tl_memory_birth_place(mem, samples);
 		tl_memory_curve_build(mem, true);
 	}
-	tl_memory_band_build(mem, samples);
+	tl_memory_band_build(mem, samples, gaps);
+	tl_memory_id_gaps_free(gaps);
 	tl_memory_curve_check(mem, samples);
 	g_array_free(samples, TRUE);
 }

@@ -54,6 +54,16 @@
  * k's range, X_true - X lies in [P_k - C_k, P_k - A_k]. So
  *   low(t)  = curve(t) - Dp(t) + Dlow(t)  + (P_k - C_k)
  *   high(t) = curve(t) - Dp(t) + Dhigh(t) + (P_k - A_k)
+ * and, where the allocation ids follow the rule (memory_ids.c), by the
+ * room they leave (struct room below): the births between two pins
+ * number at most the ids of the gaps there, so
+ *   D(t) <= C_k + the largest R(t_k, t) estimated sizes possible there
+ *   D(t) >= A_{k+1} - the largest R(t, t_{k+1}) sizes possible there
+ * with R(x, y) the ids of the gaps whose windows meet (x, y], less the
+ * other allocations held to those gaps (a joint matching of the births
+ * into the ids would be exact; this counts them, which bounds it, and
+ * each bound stops where it cannot narrow the band, within a budget
+ * linear in the group, where it gives no bound);
  * each bound a sum of bounds every true history meets: the truth lies in
  * the band whenever the records hold (sizes, frees, windows) and the
  * samples say what they say. Where every pin is exact and no window is
@@ -420,14 +430,225 @@ static size_t make_pins(const struct smp *s, size_t n_s, const int64_t *r, const
 	return n;
 }
 
+/* The room the allocation ids leave (struct id_gaps): every allocation
+ * the dump gives no id, born at t, took an id of a gap whose window holds
+ * t. So the estimated births of an allocator in (x, y] number at most the
+ * ids of the gaps whose windows meet (x, y], less one for each other
+ * allocation without an id (a temporary, another allocator's estimated
+ * birth) whose gaps all lie among those; and they weigh at most the
+ * largest that many of its estimated buffers whose windows meet (x, y].
+ * Between two pins that bounds D from the pin before (D(t) <= C_k + that
+ * weight over (t_k, t]) and from the pin after (D(t) >= A_{k+1} - that
+ * weight over (t, t_{k+1}]): where the ids leave room for one birth in a
+ * stretch, two large buffers both possible there count once. */
+struct span {
+	size_t l, r;   /* the gaps an allocation may have its id from */
+	size_t alloc;  /* its allocator (SIZE_MAX: a temporary) */
+};
+
+struct cand {
+	int64_t size, lo, hi; /* an estimated buffer of the allocator: its window */
+};
+
+/* The gaps of a group and the allocations without ids in it, made once. */
+struct group_room {
+	const int64_t *lo, *hi, *ids; /* the group's gaps; n 0: no bound */
+	size_t n;
+	int64_t *cum;	    /* cum[j]: the ids of gaps 1 .. j - 1 */
+	int64_t *one;	    /* one[j]: the temporaries held to one gap, of gaps < j */
+	struct span *multi; /* the other allocations without ids, by l */
+	size_t n_multi;
+};
+
+/* One allocator's view: its group's room and its own estimated buffers. */
+struct room {
+	const struct group_room *g; /* NULL: no bound */
+	size_t self;
+	struct cand *cand; /* largest first */
+	size_t n_cand;
+	size_t budget; /* steps the bounds may still take */
+};
+
+static int cmp_span(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+	if (x->l != y->l)
+		return x->l < y->l ? -1 : 1;
+	if (x->r != y->r)
+		return x->r < y->r ? -1 : 1;
+	return x->alloc < y->alloc ? -1 : (x->alloc > y->alloc);
+}
+
+static int cmp_cand(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->hi < y->hi ? -1 : (x->hi > y->hi);
+}
+
+/* The first gap whose window ends after x (at or after, `at`). */
+static size_t gap_after(const struct group_room *m, int64_t x, bool at)
+{
+	size_t lo = 0, hi = m->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->hi[mid] < x || (!at && m->hi[mid] == x))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The last gap whose window starts at or before y (gap 0 starts first). */
+static size_t gap_before(const struct group_room *m, int64_t y)
+{
+	size_t lo = 0, hi = m->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->lo[mid] <= y)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 ? lo - 1 : 0;
+}
+
+/* The room of group g (gaps, the temporaries and estimated births of
+ * its allocators); n 0 where it has no gap but the open ones. */
+static void group_room_make(struct group_room *m, const tl_memory *mem, const struct id_gaps *gaps,
+			    int32_t g)
+{
+	memset(m, 0, sizeof *m);
+	size_t f = gaps->first[g];
+	if (gaps->first[g + 1] - f < 3)
+		return;
+	m->n = gaps->first[g + 1] - f;
+	m->lo = gaps->lo + f;
+	m->hi = gaps->hi + f;
+	m->ids = gaps->ids + f;
+	m->cum = g_new(int64_t, m->n + 1);
+	m->one = g_new0(int64_t, m->n + 1);
+	m->cum[0] = m->cum[1] = 0;
+	for (size_t j = 1; j + 1 < m->n; j++)
+		m->cum[j + 1] = add_sat(m->cum[j], m->ids[j]);
+	m->cum[m->n] = m->cum[m->n - 1];
+	GArray *o = g_array_new(FALSE, FALSE, sizeof(struct span));
+	for (size_t k = 0; k < mem->n_allocators; k++) {
+		const tl_allocator *al = &mem->allocators[k];
+		if (gaps->group_of[k] != g)
+			continue;
+		for (size_t i = 0; i < al->n_buffers; i++) {
+			const tl_buffer *b = &mem->buffers[al->buffers[i]];
+			struct span x = {0, 0, k};
+			if (b->kind == TL_BUF_TEMP) {
+				x = (struct span){gap_after(m, b->alloc_us, true),
+						  gap_before(m, b->alloc_us), SIZE_MAX};
+			} else if (b->estimated && b->kind == TL_BUF_OUTPUT) {
+				x.l = gap_after(m, b->window_lo, true);
+				x.r = gap_before(m, b->window_hi);
+			} else {
+				continue;
+			}
+			if (x.l == 0 || x.r + 1 >= m->n || x.l > x.r)
+				continue; /* open: it holds no id of a closed gap */
+			if (x.l == x.r && x.alloc == SIZE_MAX)
+				m->one[x.l + 1]++;
+			else
+				g_array_append_val(o, x);
+		}
+	}
+	for (size_t j = 1; j <= m->n; j++)
+		m->one[j] += m->one[j - 1];
+	if (o->len > 1)
+		qsort(o->data, o->len, sizeof(struct span), cmp_span);
+	m->n_multi = o->len;
+	m->multi = (struct span *)(void *)g_array_free(o, FALSE);
+}
+
+static void group_room_free(struct group_room *m)
+{
+	g_free(m->cum);
+	g_free(m->one);
+	g_free(m->multi);
+}
+
+/* Allocator a's room: its group's, and its estimated buffers (u). */
+static void room_make(struct room *m, const tl_memory *mem, const tl_allocator *a, const GArray *u,
+		      const struct id_gaps *gaps, const struct group_room *groups)
+{
+	memset(m, 0, sizeof *m);
+	size_t ai = (size_t)(a - mem->allocators);
+	if (gaps == NULL || gaps->group_of[ai] < 0 || groups[gaps->group_of[ai]].n == 0)
+		return;
+	m->g = &groups[gaps->group_of[ai]];
+	m->self = ai;
+	m->n_cand = u->len;
+	m->cand = g_new(struct cand, u->len + 1);
+	for (guint i = 0; i < u->len; i++) {
+		const tl_buffer *b = &mem->buffers[g_array_index(u, uint32_t, i)];
+		m->cand[i] = (struct cand){b->allocated, b->window_lo, b->window_hi};
+	}
+	qsort(m->cand, m->n_cand, sizeof *m->cand, cmp_cand);
+	m->budget = 2 * (m->g->n + m->g->n_multi + m->n_cand) + ((size_t)1 << 18);
+}
+
+/* The most bytes the allocator's estimated births in (x, y] can weigh by
+ * the ids, when under `cap` (else INT64_MAX: no bound, or none that
+ * helps). */
+static int64_t room_weight(struct room *m, int64_t x, int64_t y, int64_t cap)
+{
+	const struct group_room *g = m->g;
+	if (g == NULL || cap <= 0)
+		return INT64_MAX;
+	if (y <= x)
+		return 0;
+	size_t jl = gap_after(g, x, false), jr = gap_before(g, y);
+	if (jl > jr)
+		return 0;
+	if (jl == 0 || jr + 1 >= g->n)
+		return INT64_MAX; /* an open gap: any number */
+	int64_t births = (g->cum[jr + 1] - g->cum[jl]) - (g->one[jr + 1] - g->one[jl]);
+	/* the other allocations held to these gaps (as many as the budget
+	 * counts: fewer only leaves more room) */
+	size_t lo = 0, hi = g->n_multi;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (g->multi[mid].l < jl)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < g->n_multi && g->multi[i].l <= jr && m->budget > 0; i++) {
+		m->budget--;
+		births -= g->multi[i].r <= jr && g->multi[i].alloc != m->self;
+	}
+	int64_t w = 0;
+	for (size_t i = 0; i < m->n_cand && births > 0; i++) {
+		if (m->budget == 0 || w >= cap)
+			return INT64_MAX;
+		m->budget--;
+		const struct cand *c = &m->cand[i];
+		if (c->lo <= y && c->hi > x) {
+			w = add_sat(w, c->size);
+			births--;
+		}
+	}
+	return w < cap ? w : INT64_MAX;
+}
+
 /* Every instant where the band may change: the curve's points, the
  * windows' ends, the placed births, the pins and the instants after them;
  * sorted, once each. */
 static int64_t *band_instants(const tl_allocator *a, const struct mark *lo, const struct mark *hi,
 			      const struct mark *born, size_t n_u, const struct pin *pins,
-			      size_t n_pins, size_t *n_out)
+			      size_t n_pins, const struct room *room, size_t *n_out)
 {
-	size_t cap = a->n_curve + 3 * n_u + 2 * n_pins + 1, n = 0;
+	size_t n_gaps = room->g != NULL ? room->g->n : 0;
+	size_t cap = a->n_curve + 3 * n_u + 2 * n_pins + 2 * n_gaps + 1, n = 0;
 	int64_t *t = g_new(int64_t, cap);
 	for (size_t i = 0; i < a->n_curve; i++)
 		t[n++] = a->curve[i].us;
@@ -441,6 +662,18 @@ static int64_t *band_instants(const tl_allocator *a, const struct mark *lo, cons
 		t[n++] = pins[i].us;
 		t[n++] = add_sat(pins[i].us, 1);
 	}
+	/* where the room the ids leave changes: a gap with ids opens, closes */
+	/* (only those within the windows of its estimated buffers) */
+	int64_t from = INT64_MAX, to = INT64_MIN;
+	for (size_t i = 0; i < n_u && n_gaps > 0; i++) {
+		from = lo[i].us < from ? lo[i].us : from;
+		to = hi[i].us > to ? hi[i].us : to;
+	}
+	for (size_t j = 1; j + 1 < n_gaps; j++)
+		if (room->g->ids[j] > 0 && room->g->hi[j] >= from && room->g->lo[j] <= to) {
+			t[n++] = room->g->lo[j];
+			t[n++] = room->g->hi[j];
+		}
 	qsort(t, n, sizeof *t, cmp_i64);
 	size_t m = 0;
 	for (size_t i = 0; i < n; i++)
@@ -460,6 +693,7 @@ struct sweep {
 	int64_t must_a;	  /* born after pin k-1, due by t */
 	int64_t must_b;	  /* due by pin k, not possible by t */
 	int64_t dmin_at;  /* Dmin at pin k-1 */
+	struct room *room;
 };
 
 /* Entering the interval after pin k - 1 (k = 0: before every pin): the
@@ -503,8 +737,9 @@ static void advance(struct sweep *w, int64_t t)
 	w->dp = sum_to(w->born, w->n_u, &w->ib, w->dp, t);
 }
 
-/* The band at t (after advance), around the curve's value there. */
-static tl_band_point band_at(const struct sweep *w, int64_t t, int64_t curve)
+/* The band at t (after advance), around the curve's value there, holding
+ * until `until` (the instant before the next point). */
+static tl_band_point band_at(struct sweep *w, int64_t t, int64_t until, int64_t curve)
 {
 	int64_t dlow = w->dmin, dhigh = w->dmax, adj_low = 0, adj_high = 0;
 	if (w->k > 0) {
@@ -522,6 +757,19 @@ static tl_band_point band_at(const struct sweep *w, int64_t t, int64_t curve)
 		int64_t c = add_sat(w->pins[w->k].c, -w->must_b);
 		dhigh = c < dhigh ? c : dhigh;
 	}
+	/* what the ids leave room for since the pin before, and until the
+	 * pin after */
+	if (w->k > 0) {
+		int64_t r = room_weight(w->room, w->pins[w->k - 1].us, until,
+					add_sat(dhigh, -w->pins[w->k - 1].c));
+		int64_t c = r == INT64_MAX ? INT64_MAX : add_sat(w->pins[w->k - 1].c, r);
+		dhigh = c < dhigh ? c : dhigh;
+	}
+	if (w->k < w->n_pins) {
+		int64_t r = room_weight(w->room, t, w->pins[w->k].us, add_sat(w->pins[w->k].a, -dlow));
+		int64_t a = r == INT64_MAX ? INT64_MIN : add_sat(w->pins[w->k].a, -r);
+		dlow = a > dlow ? a : dlow;
+	}
 	int64_t base = add_sat(curve, -w->dp);
 	tl_band_point b = {t, add_sat(add_sat(base, dlow), adj_low),
 			   add_sat(add_sat(base, dhigh), adj_high)};
@@ -536,7 +784,8 @@ static tl_band_point band_at(const struct sweep *w, int64_t t, int64_t curve)
 }
 
 static void band_estimated(tl_memory *mem, tl_allocator *a, const struct smp *s, size_t n_s,
-			   const int64_t *r, const int64_t *resid0, const GArray *u)
+			   const int64_t *r, const int64_t *resid0, const GArray *u,
+			   const struct id_gaps *gaps, const struct group_room *groups)
 {
 	size_t n_u = u->len;
 	struct mark *lo = g_new(struct mark, n_u + 1), *hi = g_new(struct mark, n_u + 1),
@@ -544,10 +793,17 @@ static void band_estimated(tl_memory *mem, tl_allocator *a, const struct smp *s,
 	marks_of(mem, u, lo, hi, born);
 	struct pin *pins = g_new(struct pin, n_s + 1);
 	size_t n_pins = make_pins(s, n_s, r, resid0, lo, hi, born, n_u, pins);
+	struct room room;
+	room_make(&room, mem, a, u, gaps, groups);
 	size_t n_t;
-	int64_t *ts = band_instants(a, lo, hi, born, n_u, pins, n_pins, &n_t);
-	struct sweep w = {
-	    .lo = lo, .hi = hi, .born = born, .n_u = n_u, .pins = pins, .n_pins = n_pins};
+	int64_t *ts = band_instants(a, lo, hi, born, n_u, pins, n_pins, &room, &n_t);
+	struct sweep w = {.lo = lo,
+			  .hi = hi,
+			  .born = born,
+			  .n_u = n_u,
+			  .pins = pins,
+			  .n_pins = n_pins,
+			  .room = &room};
 	enter(&w);
 	GArray *band = g_array_sized_new(FALSE, FALSE, sizeof(tl_band_point), a->n_curve + 1);
 	int64_t start = a->n_curve > 0 ? a->curve[0].us : mem->step_start_us;
@@ -557,7 +813,8 @@ static void band_estimated(tl_memory *mem, tl_allocator *a, const struct smp *s,
 		advance(&w, ts[i]);
 		if (ts[i] < start)
 			continue;
-		tl_band_point b = band_at(&w, ts[i], tl_memory_in_use_near(a, ts[i], &hint));
+		int64_t until = i + 1 < n_t ? ts[i + 1] - 1 : INT64_MAX;
+		tl_band_point b = band_at(&w, ts[i], until, tl_memory_in_use_near(a, ts[i], &hint));
 		if (b.low > a->peak_low)
 			a->peak_low = b.low;
 		if (b.high > a->peak_high)
@@ -573,6 +830,7 @@ static void band_estimated(tl_memory *mem, tl_allocator *a, const struct smp *s,
 		a->peak_high = a->peak_bytes;
 	a->n_band = band->len;
 	a->band = (tl_band_point *)(void *)g_array_free(band, FALSE);
+	g_free(room.cand);
 	g_free(ts);
 	g_free(pins);
 	g_free(lo);
@@ -580,7 +838,8 @@ static void band_estimated(tl_memory *mem, tl_allocator *a, const struct smp *s,
 	g_free(born);
 }
 
-static void band_allocator(tl_memory *mem, tl_allocator *a, const GArray *s)
+static void band_allocator(tl_memory *mem, tl_allocator *a, const GArray *s,
+			   const struct id_gaps *gaps, const struct group_room *groups)
 {
 	GArray *u = estimated_of(mem, a);
 	size_t n_s = s != NULL ? s->len : 0;
@@ -598,19 +857,28 @@ static void band_allocator(tl_memory *mem, tl_allocator *a, const GArray *s)
 	if (u->len == 0)
 		band_exact(a);
 	else
-		band_estimated(mem, a, sv, n_s, r, resid0, u);
+		band_estimated(mem, a, sv, n_s, r, resid0, u, gaps, groups);
 	g_free(r);
 	g_free(resid0);
 	g_array_free(u, TRUE);
 }
 
-void tl_memory_band_build(tl_memory *mem, const GArray *samples)
+void tl_memory_band_build(tl_memory *mem, const GArray *samples, const struct id_gaps *gaps)
 {
 	GArray **by = samples_by_allocator(mem, samples);
+	/* the rooms of the groups, made after the births are placed (their
+	 * windows do not move from here on) */
+	size_t n_groups = gaps != NULL ? gaps->n_groups : 0;
+	struct group_room *groups = g_new0(struct group_room, n_groups + 1);
+	for (size_t g = 0; g < n_groups; g++)
+		group_room_make(&groups[g], mem, gaps, (int32_t)g);
 	for (size_t i = 0; i < mem->n_allocators; i++) {
-		band_allocator(mem, &mem->allocators[i], by[i]);
+		band_allocator(mem, &mem->allocators[i], by[i], gaps, groups);
 		if (by[i] != NULL)
 			g_array_free(by[i], TRUE);
 	}
+	for (size_t g = 0; g < n_groups; g++)
+		group_room_free(&groups[g]);
+	g_free(groups);
 	g_free(by);
 }

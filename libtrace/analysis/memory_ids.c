@@ -527,8 +527,8 @@ static void group_estimated(const tl_memory *mem, const struct groups *gr, int32
 }
 
 /* One group: its estimated buffers' windows narrowed, or left as they
- * were when the records contradict the rule. */
-static void narrow_group(tl_memory *mem, const struct groups *gr, int32_t grp, const GArray *joint,
+ * were when the records contradict the rule (false then). */
+static bool narrow_group(tl_memory *mem, const struct groups *gr, int32_t grp, const GArray *joint,
 			 GArray *pts)
 {
 	struct est e;
@@ -555,6 +555,7 @@ static void narrow_group(tl_memory *mem, const struct groups *gr, int32_t grp, c
 	g_free(e.lo);
 	g_free(e.hi);
 	g_free(g.ids);
+	return ok || e.n == 0;
 }
 
 /* One sample instant of an allocator: the most the estimated buffers born
@@ -880,30 +881,84 @@ static void save_windows(const tl_memory *mem, struct saved *s)
  * alone (the dump's ids do not follow the rule there, or the samples say
  * otherwise) go back to the windows the records give. Whether one did. */
 static bool revert_groups(tl_memory *mem, const struct groups *gr, const size_t *short0,
-			  const struct samples_by *samples, const struct saved *s)
+			  const struct samples_by *samples, const struct saved *s, bool *bad)
 {
-	bool *bad = g_new0(bool, (size_t)gr->n + 1);
+	/* bad: set for the groups reverted here (others may be set already) */
+	bool *rev = g_new0(bool, (size_t)gr->n + 1);
 	bool any = false;
 	for (size_t a = 0; a < mem->n_allocators; a++) {
 		const tl_allocator *al = &mem->allocators[a];
-		if (gr->of[a] >= 0 && al->n_estimated > 0 && !bad[gr->of[a]] &&
+		if (gr->of[a] >= 0 && al->n_estimated > 0 && !rev[gr->of[a]] &&
 		    shortfalls(mem, al, samples) > short0[a])
-			bad[gr->of[a]] = any = true;
+			rev[gr->of[a]] = bad[gr->of[a]] = any = true;
 	}
 	for (size_t i = 0; i < s->n && any; i++) {
 		tl_buffer *b = &mem->buffers[s->b[i]];
 		for (size_t a = 0; a < mem->n_allocators; a++)
 			if (mem->allocators[a].name == b->allocator && gr->of[a] >= 0 &&
-			    bad[gr->of[a]]) {
+			    rev[gr->of[a]]) {
 				b->window_lo = b->birth_lo = s->lo[i];
 				b->window_hi = b->birth_hi = s->hi[i];
 			}
 	}
-	g_free(bad);
+	g_free(rev);
 	return any;
 }
 
-void tl_memory_ids_narrow(tl_memory *mem, const GArray *all)
+/* The gaps of the groups whose ids held (bad: those that did not), for
+ * the band (memory_band.c). */
+static struct id_gaps *export_gaps(const tl_memory *mem, const struct groups *gr,
+				   const GArray *joint, const bool *bad)
+{
+	struct id_gaps *x = g_new0(struct id_gaps, 1);
+	x->group_of = g_new(int32_t, mem->n_allocators + 1);
+	for (size_t a = 0; a < mem->n_allocators; a++)
+		x->group_of[a] = gr->of[a] >= 0 && !bad[gr->of[a]] ? gr->of[a] : -1;
+	x->n_groups = (size_t)gr->n;
+	x->first = g_new0(size_t, (size_t)gr->n + 1);
+	x->lo = g_new(int64_t, joint->len + (size_t)gr->n + 1);
+	x->hi = g_new(int64_t, joint->len + (size_t)gr->n + 1);
+	x->ids = g_new(int64_t, joint->len + (size_t)gr->n + 1);
+	GArray *pts = g_array_new(FALSE, FALSE, sizeof(struct idpt));
+	const struct idpt *jp = (const struct idpt *)(const void *)joint->data;
+	size_t n = 0;
+	for (int32_t grp = 0; grp < gr->n; grp++) {
+		x->first[grp] = n;
+		g_array_set_size(pts, 0);
+		for (guint i = 0; i < joint->len && !bad[grp]; i++)
+			if (gr->of[jp[i].alloc] == grp)
+				g_array_append_val(pts, jp[i]);
+		const struct idpt *q = (const struct idpt *)(const void *)pts->data;
+		size_t sorted = 1;
+		while (sorted < pts->len && cmp_idpt(&q[sorted - 1], &q[sorted]) <= 0)
+			sorted++;
+		if (sorted < pts->len)
+			qsort(pts->data, pts->len, sizeof(struct idpt), cmp_idpt);
+		struct gaps g = {(const struct idpt *)(const void *)pts->data, pts->len, NULL};
+		for (size_t j = 0; j <= g.n && g.n > 0; j++, n++) {
+			x->lo[n] = gap_lo(&g, j);
+			x->hi[n] = gap_hi(&g, j);
+			x->ids[n] = j == 0 || j == g.n ? INT64_MAX : g.p[j].id - g.p[j - 1].id - 1;
+		}
+	}
+	x->first[gr->n] = n;
+	g_array_free(pts, TRUE);
+	return x;
+}
+
+void tl_memory_id_gaps_free(struct id_gaps *x)
+{
+	if (x == NULL)
+		return;
+	g_free(x->group_of);
+	g_free(x->first);
+	g_free(x->lo);
+	g_free(x->hi);
+	g_free(x->ids);
+	g_free(x);
+}
+
+struct id_gaps *tl_memory_ids_narrow(tl_memory *mem, const GArray *all)
 {
 	struct samples_by by;
 	samples_by_init(&by, mem, all);
@@ -918,14 +973,18 @@ void tl_memory_ids_narrow(tl_memory *mem, const GArray *all)
 		if (gr.of[a] >= 0 && mem->allocators[a].n_estimated > 0)
 			short0[a] = shortfalls(mem, &mem->allocators[a], samples);
 	GArray *pts = g_array_new(FALSE, FALSE, sizeof(struct idpt));
+	bool *bad = g_new0(bool, (size_t)gr.n + 1);
 	for (int32_t grp = 0; grp < gr.n; grp++)
-		narrow_group(mem, &gr, grp, joint, pts);
+		bad[grp] = !narrow_group(mem, &gr, grp, joint, pts);
 	bool moved = false;
 	exclude_all(mem, samples, &moved);
 	for (int32_t grp = 0; grp < gr.n && moved; grp++)
-		narrow_group(mem, &gr, grp, joint, pts);
-	if (revert_groups(mem, &gr, short0, samples, &s))
+		if (!narrow_group(mem, &gr, grp, joint, pts))
+			bad[grp] = true;
+	if (revert_groups(mem, &gr, short0, samples, &s, bad))
 		exclude_all(mem, samples, &moved);
+	struct id_gaps *x = export_gaps(mem, &gr, joint, bad);
+	g_free(bad);
 	g_free(short0);
 	g_free(s.b);
 	g_free(s.lo);
@@ -934,4 +993,5 @@ void tl_memory_ids_narrow(tl_memory *mem, const GArray *all)
 	g_array_free(joint, TRUE);
 	g_free(gr.of);
 	samples_by_free(&by, mem->n_allocators);
+	return x;
 }

@@ -151,9 +151,24 @@ void tl_memory_curve_each_sample(tl_memory *mem, const GArray *samples,
 void tl_memory_curve_check(tl_memory *mem, const GArray *samples);
 void tl_memory_curve_free(tl_memory *mem);
 
+/* The id gaps of the allocators whose ids follow the rule (memory_ids.c),
+ * per group (allocators that share a counter): gap j of group g is
+ * first[g] + j, between the g's recorded allocations j - 1 and j (its
+ * first and last gaps open), the window [lo, hi] of the births its ids
+ * were given in, and how many ids it has (INT64_MAX: open). Every
+ * allocation the dump gives no id (an estimated birth, a temporary) takes
+ * one id of a gap whose window holds its birth. */
+struct id_gaps {
+	int32_t *group_of; /* per allocator: its group, -1: its ids say nothing */
+	size_t n_groups;
+	size_t *first; /* per group, and one past the last */
+	int64_t *lo, *hi, *ids;
+};
+
 /* memory_ids.c: the windows of the estimated births narrowed by the
- * allocation ids the dump records (window_* and birth_*). */
-void tl_memory_ids_narrow(tl_memory *mem, const GArray *samples);
+ * allocation ids the dump records (window_* and birth_*); their gaps. */
+struct id_gaps *tl_memory_ids_narrow(tl_memory *mem, const GArray *samples);
+void tl_memory_id_gaps_free(struct id_gaps *x);
 
 /* memory_birth.c: births of the estimated buffers of every allocator that
  * has some, from the curves built without them. */
@@ -164,6 +179,6 @@ void tl_memory_birth_place(tl_memory *mem, const GArray *samples);
  * them, the rest the unattributed part), the samples the records alone
  * exceed, and the band; from the curves with the estimated births
  * placed. */
-void tl_memory_band_build(tl_memory *mem, const GArray *samples);
+void tl_memory_band_build(tl_memory *mem, const GArray *samples, const struct id_gaps *gaps);
 
 #endif

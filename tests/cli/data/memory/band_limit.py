@@ -36,6 +36,19 @@ apart by the time-weighted difference printed. With --histories PREFIX
 PREFIX.big.json and PREFIX.small.json: the truth with each allocator's
 curve that of its history (the other allocators' births placed as they
 must be for it), for mem-truth-check to score a band against.
+
+band_limit.py --slide DUMP.pbtxt TRUTH.json: two whole histories that
+keep every buffer's allocation id (the truth's) but move the unrecorded
+births in time, as early (big) or as late (small) as they can go: each
+stays after the allocation of the id before its own and before that of
+the id after (whatever buffer holds it, recorded or not: the ids keep
+increasing with the births), between the same two samples of its own
+allocator, and inside the window the records give it (as above). The
+recorded allocations do not move. Every record, sample and id reads as
+in the truth, so a band must hold both: per allocator the time-weighted
+distance between them is printed (a band is at least that wide), and
+--histories PREFIX (after --slide) writes them as PREFIX.big.json and
+PREFIX.small.json.
 """
 import bisect
 import collections
@@ -228,10 +241,72 @@ def write_history(truth, target, delta, path):
     json.dump(truth, open(path, 'w'))
 
 
+def slid(truth, us, sampled, s0, s1, peaks, out):
+    """The --slide histories (see the top): per allocator the
+    time-weighted distance between them, as a share of its peak."""
+    movable = {}  # allocation id -> (earliest, latest) its birth may take
+    for b, size, lo, hi, a in us:
+        ss = sampled.get(a, [])
+        i = bisect.bisect_left(ss, b)
+        first = max(lo, ss[i - 1] + 1 if i > 0 else lo)
+        last = min(hi, ss[i] if i < len(ss) else hi)
+        movable[(a, b, size)] = (min(first, b), max(last, b))
+    seq = sorted((x['allocation_id'], x) for x in truth['buffers']
+                 if x['allocation_id'] and x['alloc_micros'] is not None)
+    key = {}
+    for _, x in seq:
+        k = (x['allocator'], x['alloc_micros'], x['bytes_allocated'])
+        if not x['producer_recorded'] and x['kind'] == 'output' and k in movable:
+            key[x['allocation_id']] = k
+    births = {}
+    for name, order in (('big', seq), ('small', seq[::-1])):
+        at, place = None, {}
+        for xid, x in order:
+            if xid in key:
+                lo, hi = movable[key[xid]]
+                t = (max(lo, at) if at is not None else lo) if name == 'big' else \
+                    (min(hi, at) if at is not None else hi)
+                place[xid] = t
+            else:
+                t = x['alloc_micros']
+            at = t
+        births[name] = place
+    dist = {}
+    for a in sorted(set(k[0] for k in key.values())):
+        delta = collections.Counter()
+        for name, sign in (('big', 1), ('small', -1)):
+            for xid, t in births[name].items():
+                ka, kb, size = key[xid]
+                if ka == a:
+                    delta[t] += sign * size
+        total, cur, last = 0, 0, s0
+        for x in sorted(delta):
+            total += abs(cur) * (x - last)
+            cur += delta[x]
+            last = x
+        dist[a] = total / (s1 - s0) / peaks[a] * 100
+    if out:
+        for name in ('big', 'small'):
+            other = json.loads(json.dumps(truth))
+            for a in dist:
+                delta = collections.Counter()
+                for xid, t in births[name].items():
+                    ka, kb, size = key[xid]
+                    if ka == a and t != kb:
+                        delta[t] += size
+                        delta[kb] -= size
+                write_history(other, a, delta, f"{out}.{name}.json")
+                other = json.load(open(f"{out}.{name}.json"))
+            if not dist:
+                json.dump(other, open(f"{out}.{name}.json", 'w'))
+    return dist
+
+
 def main():
     args = sys.argv[1:]
+    slide = args[:1] == ['--slide']
     permute = args[:1] == ['--permute']
-    args = args[1:] if permute else args
+    args = args[1:] if permute or slide else args
     out = None
     if args[:1] == ['--histories']:
         out, args = args[1], args[2:]
@@ -250,6 +325,11 @@ def main():
             us.append((b['alloc_micros'], b['bytes_allocated'], s0 + 1, min(starts),
                        b['allocator']))
     sampled = {a: sorted(v) for a, v in samples.items()}
+    if slide:
+        for a, d in slid(truth, us, sampled, s0, s1, peaks, out).items():
+            print(f"{a}: {sum(u[4] == a for u in us)} unrecorded births slid within their id "
+                  f"gaps: histories {d:.2f}% apart: band >= {d:.2f}%")
+        return
 
     def quiet(a, x, y):  # no sample of allocator a in [x, y)
         ss = sampled.get(a, [])
