@@ -98,10 +98,8 @@ static void sink_row(tl_table *t, const tl_cell *cells)
 			tl_report_string(t->out, cells[i].s);
 		else if (!isfinite(v))
 			tl_output_str(t->out, "null");
-		else if (v == floor(v) && fabs(v) < 9e15)
-			tl_output_printf(t->out, "%.0f", v);
 		else
-			tl_output_printf(t->out, "%.3f", v);
+			tl_json_number3(t->out, v);
 	}
 	tl_output_char(t->out, ']');
 }
@@ -664,14 +662,6 @@ static int cmp_op_order(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static void write_number(tl_output *out, double v)
-{
-	if (v == floor(v) && fabs(v) < 9e15)
-		tl_output_printf(out, "%.0f", v);
-	else
-		tl_output_printf(out, "%.3f", v);
-}
-
 /* Every run's time and executions per op type, as columns by op (the most
  * time over all runs first): the page's diff of any run with the median. */
 static void write_ops(tl_output *out, const tl_report *r)
@@ -707,7 +697,7 @@ static void write_ops(tl_output *out, const tl_report *r)
 			for (size_t k = 0; k < n; k++) {
 				if (k > 0)
 					tl_output_char(out, ',');
-				write_number(out, v[ord[i].op * n + k]);
+				tl_json_number3(out, v[ord[i].op * n + k]);
 			}
 			tl_output_char(out, ']');
 		}
