@@ -555,8 +555,7 @@ static void op_index_want(op_index *ix, const char *name)
 /* The names the event blocks listed live at each allocator's peak (as
  * write_live lists them) were allocated and freed in, then their
  * executions. */
-static void op_index_build(op_index *ix, const tl_run *run, const tl_memview *v,
-			   size_t max_live)
+static void op_index_build(op_index *ix, const tl_run *run, const tl_memview *v, size_t max_live)
 {
 	ix->by_name = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, free_list);
 	tl_memview_block b;
