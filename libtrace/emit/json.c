@@ -2,6 +2,7 @@
 
 #include "base/utf8.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -176,4 +177,52 @@ void tl_json_micros(tl_output *o, int64_t ns)
 	while (p[len - 1] == '0')
 		len--;
 	o->len += len;
+}
+
+/* Thousandths of |v| (0 <= |v| < 9e15, not whole), rounded as printf
+ * rounds the exact value: the whole part and the fraction are exact in
+ * binary; the fraction times 1000 is rounded once, and fma gives what that
+ * rounding lost, which settles a tie or a value that rounded onto one. */
+static void thousandths(double mag, int64_t *whole, int *frac)
+{
+	double w = trunc(mag), f = mag - w;
+	double p = f * 1000.0, lost = fma(f, 1000.0, -p);
+	double n = nearbyint(p), t = p - n; /* |t| <= 0.5 */
+	if (t == 0.5 && lost > 0)
+		n += 1;
+	else if (t == -0.5 && lost < 0)
+		n -= 1;
+	*whole = (int64_t)w;
+	*frac = (int)n;
+	if (*frac >= 1000) {
+		*whole += 1;
+		*frac -= 1000;
+	}
+}
+
+void tl_json_number3(tl_output *o, double v)
+{
+	double mag = fabs(v);
+	if (!(mag < 9e15)) {
+		tl_output_printf(o, "%.3f", v); /* as the callers' printf did */
+		return;
+	}
+	if (signbit(v))
+		tl_output_char(o, '-');
+	if (mag == floor(mag)) {
+		tl_output_uint(o, (uint64_t)mag);
+		return;
+	}
+	int64_t whole;
+	int frac;
+	thousandths(mag, &whole, &frac);
+	tl_output_uint(o, (uint64_t)whole);
+	if (o->len + 4 > TL_OUTPUT_BUF)
+		tl_output_flush(o);
+	char *q = o->buf + o->len;
+	q[0] = '.';
+	q[1] = (char)('0' + frac / 100);
+	q[2] = (char)('0' + frac / 10 % 10);
+	q[3] = (char)('0' + frac % 10);
+	o->len += 4;
 }

@@ -69,8 +69,9 @@ int tl_report_new(tl_report **out, const tl_report_opts *o, tl_error *err);
  * cannot lay its graph out or the temporary file cannot be written. */
 int tl_report_add(tl_report *r, const tl_run *run, tl_error *err);
 /* The same, where the page may keep the run (*run set to NULL, the page
- * frees it): the second run is kept until a third comes, so that the
- * two-run page's graph colouring is made only for a page of two runs. */
+ * frees it): the first run is kept until a second comes and the second
+ * until a third, so that the two-run page's graph colouring is made only
+ * for a page of two runs. */
 int tl_report_add_own(tl_report *r, tl_run **run, tl_error *err);
 /* The page, into `out`: fails with no run, with a pick past the last run
  * ("--runs 12: the input has 10 runs, numbered 0 to 9"), or when the

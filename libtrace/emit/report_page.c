@@ -98,10 +98,8 @@ static void sink_row(tl_table *t, const tl_cell *cells)
 			tl_report_string(t->out, cells[i].s);
 		else if (!isfinite(v))
 			tl_output_str(t->out, "null");
-		else if (v == floor(v) && fabs(v) < 9e15)
-			tl_output_printf(t->out, "%.0f", v);
 		else
-			tl_output_printf(t->out, "%.3f", v);
+			tl_json_number3(t->out, v);
 	}
 	tl_output_char(t->out, ']');
 }
@@ -249,6 +247,10 @@ struct tl_report {
 	tl_graphdot_diff *gdiff;
 	bool steps0; /* run 0 has a timeline */
 	uint64_t graph_diff[2];
+	/* The first run, kept until a second comes (add_own): its side of the
+	 * colouring (a node-view summary, a tenth of a one-run page's time) is
+	 * made only then, so a page of one run never makes it. */
+	tl_run *run0;
 	tl_run *run1; /* the second run, kept until a third comes (add_own) */
 };
 
@@ -286,6 +288,7 @@ void tl_report_free(tl_report *r)
 	g_hash_table_destroy(r->op_index);
 	g_ptr_array_free(r->op_names, TRUE);
 	tl_graphdot_diff_free(r->gdiff);
+	tl_run_free(r->run0);
 	tl_run_free(r->run1);
 	tl_output_abort(r->scratch);
 	g_free(r);
@@ -346,9 +349,23 @@ static void graph_diff_of(tl_report *r, const tl_run *run1)
 	r->gdiff = NULL;
 }
 
+/* Run 0's side of the two-run page's colouring. */
+static void graph_diff_begin(tl_report *r, const tl_run *run0)
+{
+	r->gdiff = tl_graphdot_diff_new(false);
+	tl_graphdot_diff_add_run(r->gdiff, 0, run0);
+	r->steps0 = run0->has_steps;
+}
+
 static int add_run(tl_report *r, const tl_run *run, tl_run **keep, tl_error *err)
 {
 	size_t k = r->steps->len;
+	if (k == 1 && r->run0 != NULL) {
+		/* a second run: now run 0's side, before this run's own data */
+		graph_diff_begin(r, r->run0);
+		tl_run_free(r->run0);
+		r->run0 = NULL;
+	}
 	if (k == 2 && r->run1 != NULL) {
 		/* a third run: no two-run page, no colouring */
 		tl_run_free(r->run1);
@@ -366,10 +383,11 @@ static int add_run(tl_report *r, const tl_run *run, tl_run **keep, tl_error *err
 				    GSIZE_TO_POINTER(k));
 	int rc = tl_report_run(r->scratch, run, r->o, draw, timeline_known(r->o, k), &st->at,
 			       &st->dg, err);
-	if (rc == 0 && k == 0 && r->o->graph) {
-		r->gdiff = tl_graphdot_diff_new(false);
-		tl_graphdot_diff_add_run(r->gdiff, 0, run);
-		r->steps0 = run->has_steps;
+	if (rc == 0 && k == 0 && r->o->graph && keep != NULL) {
+		r->run0 = *keep;
+		*keep = NULL;
+	} else if (rc == 0 && k == 0 && r->o->graph) {
+		graph_diff_begin(r, run);
 	} else if (rc == 0 && k == 1 && r->gdiff != NULL && keep != NULL) {
 		r->run1 = *keep;
 		*keep = NULL;
@@ -644,14 +662,6 @@ static int cmp_op_order(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static void write_number(tl_output *out, double v)
-{
-	if (v == floor(v) && fabs(v) < 9e15)
-		tl_output_printf(out, "%.0f", v);
-	else
-		tl_output_printf(out, "%.3f", v);
-}
-
 /* Every run's time and executions per op type, as columns by op (the most
  * time over all runs first): the page's diff of any run with the median. */
 static void write_ops(tl_output *out, const tl_report *r)
@@ -687,7 +697,7 @@ static void write_ops(tl_output *out, const tl_report *r)
 			for (size_t k = 0; k < n; k++) {
 				if (k > 0)
 					tl_output_char(out, ',');
-				write_number(out, v[ord[i].op * n + k]);
+				tl_json_number3(out, v[ord[i].op * n + k]);
 			}
 			tl_output_char(out, ']');
 		}
@@ -717,6 +727,8 @@ int tl_report_finish(tl_report *r, tl_output *out, tl_error *err)
 {
 	if (r->steps->len == 0)
 		return tl_error_set(err, "no run in the input");
+	tl_run_free(r->run0); /* one run: no colouring */
+	r->run0 = NULL;
 	if (r->run1 != NULL) {
 		graph_diff_of(r, r->run1);
 		tl_run_free(r->run1);

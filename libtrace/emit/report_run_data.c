@@ -525,7 +525,8 @@ static GHashTable *reported_peaks(const tl_run *run)
 }
 
 /* The executions of each name, by start: for the slice an allocator
- * event's op names. */
+ * event's op names. Only the names the live lists ask for (a few hundred
+ * blocks per allocator) are indexed, not every execution's. */
 typedef struct op_index {
 	GHashTable *by_name; /* node name -> GArray of uint32_t executions */
 } op_index;
@@ -543,25 +544,47 @@ static void free_list(gpointer p)
 	g_array_free(p, TRUE);
 }
 
-static void op_index_build(op_index *ix, const tl_run *run)
+/* A name a live block will look up, with an empty list. */
+static void op_index_want(op_index *ix, const char *name)
+{
+	if (name != NULL && !g_hash_table_contains(ix->by_name, name))
+		g_hash_table_insert(ix->by_name, (gpointer)name,
+				    g_array_new(FALSE, FALSE, sizeof(uint32_t)));
+}
+
+/* The names the event blocks listed live at each allocator's peak (as
+ * write_live lists them) were allocated and freed in, then their
+ * executions. */
+static void op_index_build(op_index *ix, const tl_run *run, const tl_memview *v, size_t max_live)
 {
 	ix->by_name = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, free_list);
+	tl_memview_block b;
+	for (size_t k = 0; k < v->n_allocators; k++) {
+		const tl_memview_allocator *a = &v->allocators[k];
+		size_t n = max_live > 0 && a->n_live > max_live ? max_live : a->n_live;
+		for (size_t j = 0; j < n && a->n_curve > 0; j++) {
+			tl_memview_block_get(v, a->live[j], &b);
+			if (b.buffer != NULL)
+				continue;
+			if (b.alloc_ns != TL_MEMVIEW_BEFORE)
+				op_index_want(ix, b.op);
+			if (b.free_ns != TL_MEMVIEW_NEVER)
+				op_index_want(ix, b.free_op);
+		}
+	}
+	if (g_hash_table_size(ix->by_name) == 0)
+		return;
 	for (uint32_t i = 0; i < run->n_execs; i++) {
 		const char *name = run->execs[i].node;
-		if (name == NULL)
-			continue;
-		GArray *list = g_hash_table_lookup(ix->by_name, name);
-		if (list == NULL) {
-			list = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-			g_hash_table_insert(ix->by_name, (gpointer)name, list);
-		}
-		g_array_append_val(list, i);
+		GArray *list = name != NULL ? g_hash_table_lookup(ix->by_name, name) : NULL;
+		if (list != NULL)
+			g_array_append_val(list, i);
 	}
 	GHashTableIter it;
-	gpointer v;
+	gpointer list;
 	g_hash_table_iter_init(&it, ix->by_name);
-	while (g_hash_table_iter_next(&it, NULL, &v))
-		g_array_sort_with_data(v, cmp_exec_start, (gpointer)run);
+	while (g_hash_table_iter_next(&it, NULL, &list))
+		g_array_sort_with_data(list, cmp_exec_start, (gpointer)run);
 }
 
 /* The slice of an execution of `name` running at t: the latest to start
@@ -770,8 +793,8 @@ static void write_memory(tl_output *out, const layout *l, const tl_memory *mem, 
 	const tl_alloc_events *ev = l->run->allocs;
 	if (ev != NULL && ev->n > 0) {
 		tl_allocs *al = tl_allocs_build(ev, l->run->label);
-		op_index_build(&ix, l->run);
 		v = tl_memview_from_allocs(al);
+		op_index_build(&ix, l->run, v, max_live);
 		write_view(out, l, &ix, v, NULL, max_live, &first, dg);
 		tl_memview_free(v);
 		g_hash_table_destroy(ix.by_name);

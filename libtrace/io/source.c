@@ -47,6 +47,11 @@ struct tl_source {
 	size_t xs_next;
 	tl_links xs_links;
 	struct xs_job *xs_ahead;
+	/* Its allocator events, made at the first run's asking and kept (in an
+	 * arena of their own) until the XSpace is closed: each of its runs
+	 * takes those within its span (tl_source_xspace_run_allocs). */
+	tl_alloc_events xs_allocs;
+	tl_arena *xs_allocs_arena;
 	/* A Chrome trace: the run last read (its links, kind and allocator
 	 * events live in that run's arena). */
 	bool chrome_read;
@@ -319,6 +324,10 @@ static void close_xspace(tl_source *src)
 	src->tf2trace = false;
 	tl_xspace_free(src->xs);
 	src->xs = NULL;
+	if (src->xs_allocs_arena != NULL)
+		tl_arena_free(src->xs_allocs_arena);
+	src->xs_allocs_arena = NULL;
+	src->xs_allocs = (tl_alloc_events){0};
 	if (src->tf2_xspace != NULL)
 		g_byte_array_free(src->tf2_xspace, TRUE);
 	src->tf2_xspace = NULL;
@@ -439,6 +448,19 @@ int tl_source_xspace_allocs(tl_source *src, tl_arena *arena, tl_alloc_events *ou
 	if (src->xs == NULL)
 		return -1;
 	return tl_xspace_allocs(src->xs, arena, out);
+}
+
+int tl_source_xspace_run_allocs(tl_source *src, const tl_alloc_events **out)
+{
+	if (src->xs == NULL)
+		return -1;
+	if (src->xs_allocs_arena == NULL) {
+		src->xs_allocs_arena = tl_arena_new();
+		if (tl_xspace_allocs(src->xs, src->xs_allocs_arena, &src->xs_allocs) < 0)
+			return -1;
+	}
+	*out = &src->xs_allocs;
+	return 0;
 }
 
 void tl_source_links(const tl_source *src, tl_links *out)

@@ -21,5 +21,9 @@ void tl_json_string_len(tl_output *o, const char *s, size_t n);
 void tl_json_string_script(tl_output *o, const char *s, size_t n);
 /* Nanoseconds as microseconds: 1234567 -> 1234.567, 5000 -> 5. */
 void tl_json_micros(tl_output *o, int64_t ns);
+/* A finite double as printf writes it with "%.0f" when it is whole and
+ * under 9e15 in magnitude, else with "%.3f" (the same bytes, rounding
+ * included: the exact binary value, ties to even), without printf. */
+void tl_json_number3(tl_output *o, double v);
 
 #endif
