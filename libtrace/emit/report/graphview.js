@@ -828,7 +828,7 @@
       h += '<i style="display:inline-block;width:10px;height:10px;border:1px solid #999;background:' + esc(l[0]) + '" title="' + esc(l[1]) + '"' +
         (l[2] !== undefined ? ' data-lo="' + l[2] + '" data-hi="' + l[3] + '"' : '') + '></i>';
     });
-    h += ' ' + esc(fmtChange(-Math.round(lg.down), d.unit)) + ' \u2026 ' + esc(fmtChange(Math.round(lg.up), d.unit));
+    h += ' ' + esc(fmtChange(Math.round(lg.up), d.unit)) + ' \u2026 ' + esc(fmtChange(-Math.round(lg.down), d.unit));
     if (lg.nNew) h += ' \u00b7 <span style="border:2px dashed ' + esc(d.outline) + ';padding:0 3px">new</span> ' + lg.nNew;
     if (d.gone.length) h += ' \u00b7 <span title="' + esc(d.gone.map(function (l) { return l[1]; }).join('\n')) + '">' + esc(d.gone[0][1].replace(/:.*/, '')) + '</span>';
     leg.innerHTML = h;
