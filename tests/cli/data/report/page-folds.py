@@ -11,7 +11,7 @@ import re
 import sys
 
 dom, path = open(sys.argv[1], encoding="utf-8").read(), sys.argv[2]
-titles = [html.unescape(t) for t in re.findall(r'<g class="node[^"]*"[^>]*><title>(.*?)</title>', dom)]
+titles = [html.unescape(t) for t in re.findall(r'<g class="node[^"]*" data-item="\d+"[^>]*><title>(.*?)</title>', dom)]
 pre = path + "/" if path else ""
 folded = sorted(t[len(pre):] for t in titles if re.search(r" \.\.\. .*/ \(\d+ folded\)$", t) and t.startswith(pre))
 for t in folded:
