@@ -308,7 +308,7 @@
         it.open = { scope: it.scope, devs: [it.dev], only: null, label: it.name, short: m.comp[it.scope] + '/' };
       } else {
         it.name = it.title;
-        it.l1 = cut(it.l1 || it.title);
+        it.l1 = it.kind === 'fold' && it.l1.length <= 2 * LABEL_MAX ? it.l1 : cut(it.l1 || it.title); /* its count in sight */
       }
     });
     for (var i = 0; i < m.N; i++) {
