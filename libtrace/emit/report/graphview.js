@@ -11,14 +11,19 @@
  * more than max_nodes / 4 devices shows each device as one node (and ranges
  * of devices when those are still too many), one of fewer shows ranges of
  * each device's children (by name, the devices sharing max_nodes by their
- * children). A click on a collapsed node opens it; the breadcrumb goes
+ * children). Numbered sibling scopes fold as graph-render --fold folds
+ * them ("conv2d_1 ... conv2d_10/ (10 folded)"), a click opening the list.
+ * On a two-run page the second run is coloured by each node's change in
+ * time from the first (the page's graph_diff, as graph-render --diff
+ * colours it). A click on a collapsed node opens it; the breadcrumb goes
  * back up. Layout: layered (cycles broken by a depth-first search,
  * longest-path layers, dummy nodes along long edges, barycentre sweeps for
  * the order, then positions pulled towards their neighbours' mean),
  * each device's cluster laid out apart and the clusters packed in rows.
  *
  * Interface (window.TftraceGraph), for report.js's graph tab:
- *   TftraceGraph.view(data)  a viewer of the graph data, or null when the
+ *   TftraceGraph.view(data, diff)  a viewer of the graph data (diff: the
+ *                            page's graph_diff, or null), or null when the
  *                            data is unusable; a viewer has
  *     .markup()              the current view as SVG markup in the shape of
  *                            Graphviz's (g.node whose first <title> is the
@@ -35,8 +40,9 @@
  * Each layout sets on <html>: data-graph-view (the view's scope path, or
  * its devices or range; "(top)"), data-graph-view-depth (its crumbs),
  * data-graph-view-ops and data-graph-view-collapsed (its nodes of each
- * kind), data-graph-view-edges, data-graph-view-device (the device of a
- * view of one), data-graph-layout-ms. */
+ * kind), data-graph-view-folded (its folded entries), data-graph-view-edges,
+ * data-graph-view-device (the device of a view of one), data-graph-colour
+ * (time, or diff: by the change), data-graph-layout-ms. */
 (function () {
   'use strict';
 
