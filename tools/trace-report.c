@@ -23,8 +23,9 @@ static const tl_cli_help help = {
 	     "every step (its time against the median's, per op too); the page holds the "
 	     "timeline of the median and the slowest step (--runs picks others) and, for "
 	     "every other run, its op table, idle time and graph, and the command line that "
-	     "makes a page with its timeline. Two runs: both, and the diff table of "
-	     "trace-summarize --diff.",
+	     "makes a page with its timeline. Two runs: both, the diff table of "
+	     "trace-summarize --diff, and the second run's graph coloured by each node's "
+	     "change in time from the first, as graph-render --diff colours it.",
     .notes = "The page's URL may end in #select=NODE to open with NODE's first execution "
 	     "selected, its arrows drawn.\n"
 	     "\n"
@@ -69,8 +70,9 @@ static const tl_cli_opt options[] = {
     TL_OPT("no-graph", 0, TL_ARG_FLAG, JOB(no_graph), NULL, "leave the graph out"),
     TL_OPT("max-nodes", 0, TL_ARG_SIZE, JOB(max_nodes), "N",
 	   "the graph: up to N nodes laid out by Graphviz; above N the page lays it out "
-	   "itself, N nodes at most at once: scopes collapsed, a click opens one (default "
-	   "400; 0: Graphviz draws every node)"),
+	   "itself, N nodes at most at once: scopes collapsed, numbered siblings folded as "
+	   "graph-render --fold folds them, a click opens one (default 400; 0: Graphviz "
+	   "draws every node)"),
     TL_OPT("top", 0, TL_ARG_COUNT, JOB(top), "N",
 	   "buffers listed live at each memory peak (default 200; 0: all)"),
     TL_OPT("table-rows", 0, TL_ARG_COUNT, JOB(table_rows), "N",

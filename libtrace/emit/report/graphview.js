@@ -11,14 +11,19 @@
  * more than max_nodes / 4 devices shows each device as one node (and ranges
  * of devices when those are still too many), one of fewer shows ranges of
  * each device's children (by name, the devices sharing max_nodes by their
- * children). A click on a collapsed node opens it; the breadcrumb goes
+ * children). Numbered sibling scopes fold as graph-render --fold folds
+ * them ("conv2d_1 ... conv2d_10/ (10 folded)"), a click opening the list.
+ * On a two-run page the second run is coloured by each node's change in
+ * time from the first (the page's graph_diff, as graph-render --diff
+ * colours it). A click on a collapsed node opens it; the breadcrumb goes
  * back up. Layout: layered (cycles broken by a depth-first search,
  * longest-path layers, dummy nodes along long edges, barycentre sweeps for
  * the order, then positions pulled towards their neighbours' mean),
  * each device's cluster laid out apart and the clusters packed in rows.
  *
  * Interface (window.TftraceGraph), for report.js's graph tab:
- *   TftraceGraph.view(data)  a viewer of the graph data, or null when the
+ *   TftraceGraph.view(data, diff)  a viewer of the graph data (diff: the
+ *                            page's graph_diff, or null), or null when the
  *                            data is unusable; a viewer has
  *     .markup()              the current view as SVG markup in the shape of
  *                            Graphviz's (g.node whose first <title> is the
@@ -35,8 +40,9 @@
  * Each layout sets on <html>: data-graph-view (the view's scope path, or
  * its devices or range; "(top)"), data-graph-view-depth (its crumbs),
  * data-graph-view-ops and data-graph-view-collapsed (its nodes of each
- * kind), data-graph-view-edges, data-graph-view-device (the device of a
- * view of one), data-graph-layout-ms. */
+ * kind), data-graph-view-folded (its folded entries), data-graph-view-edges,
+ * data-graph-view-device (the device of a view of one), data-graph-colour
+ * (time, or diff: by the change), data-graph-layout-ms. */
 (function () {
   'use strict';
 
@@ -141,8 +147,10 @@
    * label, key text, dev, open (a view) or node}, and per graph node its
    * item (-1 outside). A view: {scope, devs (null: all), only (null, or
    * the base keys it keeps), label}. */
-  function itemsOf(m, v) {
-    var b = baseItems(m, v), g = groupItems(m, v, b.base), i;
+  function itemsOf(m, v, fold) {
+    var b = baseItems(m, v), i;
+    if (fold && !v.nofold) foldItems(m, v, b);
+    var g = groupItems(m, v, b.base);
     var itemOf = new Int32Array(m.N).fill(-1);
     for (i = 0; i < m.N; i++) if (b.baseOf[i] >= 0) itemOf[i] = g.itemOfBase[b.baseOf[i]];
     fillItems(m, g.items, itemOf);
@@ -188,6 +196,61 @@
     }
     return { base: base, baseOf: baseOf };
   }
+  /* graph-render's family of a scope's last component (graphdot_scope.c,
+   * split_number): "tower_3" is tower's 3, "dense" dense's 0 */
+  function family(comp) {
+    var i = comp.length;
+    while (i > 0 && comp.charCodeAt(i - 1) >= 48 && comp.charCodeAt(i - 1) <= 57) i--;
+    if (i < comp.length && i >= 2 && comp.charAt(i - 1) === '_' && comp.length - i <= 12)
+      return { base: comp.slice(0, i - 1), num: +comp.slice(i) };
+    return { base: comp, num: 0 };
+  }
+  /* Numbered siblings fold as graph-render --fold folds them: in a family
+   * (the child scopes of one scope whose last components are one base and
+   * a number), every scope above the family's lowest number, across
+   * devices, folds into one entry per device, "tower_1 ... tower_7/ (7
+   * folded)" (graph-render's words), which opens to the list of them. A view folds only where
+   * two or more fold (one alone would not shorten it). b: baseItems'. */
+  function foldItems(m, v, b) {
+    var low = new Map(), fam = new Map(), s;
+    for (s = 1; s < m.nScopes; s++) {
+      if (m.parent[s] !== v.scope) continue;
+      var f = family(m.comp[s]), l = low.get(f.base);
+      if (l === undefined || f.num < l) low.set(f.base, f.num);
+    }
+    b.base.forEach(function (it, q) {
+      if (it.kind !== 'scope') return;
+      var f = family(m.comp[it.scope]);
+      if (!(f.num > low.get(f.base))) return;
+      var k = it.dev + '\n' + f.base, g = fam.get(k);
+      if (!g) fam.set(k, g = { base: f.base, dev: it.dev, qs: [], lo: f.num, hi: f.num });
+      g.qs.push(q);
+      g.lo = Math.min(g.lo, f.num); g.hi = Math.max(g.hi, f.num);
+    });
+    var into = new Int32Array(b.base.length).fill(-1), out = [], pre = m.path(v.scope);
+    fam.forEach(function (g) {
+      if (g.qs.length < 2) return;
+      var keys = g.qs.map(function (q) { return b.base[q].key; });
+      var lab = g.base + '_' + g.lo + ' ... ' + g.base + '_' + g.hi;
+      var it = { key: 'f' + g.dev + ':' + g.base, kind: 'fold', dev: g.dev, members: keys, sort: '0' + g.base + '_' + g.lo,
+        title: (pre ? pre + '/' : '') + lab + '/ (' + g.qs.length + ' folded)', l1: lab + '/ (' + g.qs.length + ' folded)',
+        open: { scope: v.scope, devs: [g.dev], only: new Set(keys), nofold: true, label: (pre ? pre + '/' : '') + lab, short: lab + '/' } };
+      g.qs.forEach(function (q) { into[q] = -2 - g.qs[0]; });
+      into[g.qs[0]] = -2 - g.qs[0];
+      it.at = g.qs[0];
+      out.push(it);
+    });
+    if (!out.length) return;
+    var base = [], map = new Int32Array(b.base.length), firstOf = new Map();
+    out.forEach(function (it) { firstOf.set(it.at, it); });
+    b.base.forEach(function (it, q) {
+      if (into[q] === -1) { map[q] = base.length; base.push(it); return; }
+      var first = -2 - into[q];
+      if (q === first) { map[q] = base.length; base.push(firstOf.get(first)); } else map[q] = map[first];
+    });
+    for (var i = 0; i < m.N; i++) if (b.baseOf[i] >= 0) b.baseOf[i] = map[b.baseOf[i]];
+    b.base = base;
+  }
   /* The items drawn: the base items, or above the limit, devices, ranges
    * of devices or ranges of each device's children; itemOfBase maps. */
   function groupItems(m, v, base) {
@@ -227,7 +290,10 @@
       var part = ord.slice(r * size, (r + 1) * size);
       if (part.length === 1) { g.itemOfBase[part[0]] = g.items.length; g.items.push(base[part[0]]); continue; }
       var only = new Set();
-      part.forEach(function (q) { only.add(base[q].key); g.itemOfBase[q] = g.items.length; });
+      part.forEach(function (q) {
+        (base[q].members || [base[q].key]).forEach(function (k) { only.add(k); });
+        g.itemOfBase[q] = g.items.length;
+      });
       var first = base[part[0]].sort.slice(1), last = base[part[part.length - 1]].sort.slice(1);
       g.items.push({ key: 'r' + dv + ':' + r, kind: 'range', dev: dv, title: first + ' \u2026 ' + last + ' (' + part.length + ')',
         open: { scope: v.scope, devs: [dv], only: only, label: first + ' \u2026 ' + last } });
@@ -248,7 +314,7 @@
         it.open = { scope: it.scope, devs: [it.dev], only: null, label: it.name, short: m.comp[it.scope] + '/' };
       } else {
         it.name = it.title;
-        it.l1 = cut(it.title);
+        it.l1 = it.kind === 'fold' && it.l1.length <= 2 * LABEL_MAX ? it.l1 : cut(it.l1 || it.title); /* its count in sight */
       }
     });
     for (var i = 0; i < m.N; i++) {
@@ -434,33 +500,40 @@
     return top;
   }
 
-  function Viewer(m) {
+  function Viewer(m, diff) {
     this.m = m;
+    this.diff = diffOf(diff);
+    this.byDiff = !!this.diff;
+    if (this.diff) m.diffOutline = this.diff.outline;
     this.nodes = m.N;
     this.stack = [{ scope: 0, devs: null, only: null, label: 'graph' }];
     this.cur = null;
+    this.fold = true;
   }
   Viewer.prototype.layout = function () {
     var began = (typeof performance !== 'undefined' ? performance.now() : Date.now());
-    var m = this.m, v = this.stack[this.stack.length - 1], r = itemsOf(m, v), i;
+    var m = this.m, v = this.stack[this.stack.length - 1], r = itemsOf(m, v, this.fold), i;
     /* a view of one collapsed node opens it (a chain of single scopes) */
     for (i = 0; i < 64 && r.items.length === 1 && r.items[0].open; i++) {
       this.stack.push(r.items[0].open);
       v = this.stack[this.stack.length - 1];
-      r = itemsOf(m, v);
+      r = itemsOf(m, v, this.fold);
     }
     var items = r.items;
+    this.legend = this.diff && this.byDiff ? diffItems(m, items, r.itemOf, this.diff) : colourItems(items);
     items.forEach(function (it) { it.w = Math.max(it.l1.length, (it.l2 || '').length, 4) * CHAR_W + 16; });
     var edges = viewEdges(m, items, r.itemOf), pic = clustersOf(m, items, edges);
-    this.legend = colourItems(items);
     var o = pictureOf(m, items, edges, pic);
     this.cur = { items: items, markup: o.markup };
+    this.folds = o.nFold;
     var html = document.documentElement;
     html.setAttribute('data-graph-view', this.stack.length > 1 ? v.label : '(top)');
     html.setAttribute('data-graph-view-depth', String(this.stack.length - 1));
     html.setAttribute('data-graph-view-device', v.devs && v.devs.length === 1 ? m.devices[v.devs[0]] : '');
     html.setAttribute('data-graph-view-ops', String(o.nOps));
     html.setAttribute('data-graph-view-collapsed', String(o.nColl));
+    html.setAttribute('data-graph-view-folded', String(o.nFold));
+    html.setAttribute('data-graph-colour', this.legend && this.legend.diff ? 'diff' : 'time');
     html.setAttribute('data-graph-view-edges', String(edges.length));
     html.setAttribute('data-graph-layout-ms', String(Math.round((typeof performance !== 'undefined' ? performance.now() : Date.now()) - began)));
   };
@@ -526,6 +599,87 @@
     });
     return hi > 0 ? { lo: lo, hi: hi, span: span, one: !(hi > lo) } : null;
   }
+  /* The two-run page's colouring (its "graph_diff", emit/report_diff.c: per
+   * node of the second run its time in A and B in ns, and whether it is
+   * new, matched as graph-render --diff matches them): per node its values,
+   * once; null when the data is unusable. */
+  function diffOf(gd) {
+    if (!gd || typeof gd !== 'object' || !gd.nodes || typeof gd.nodes !== 'object' || !Array.isArray(gd.colors) || gd.colors.length !== 9)
+      return null;
+    var lg = Array.isArray(gd.legend) ? gd.legend : [], at = -1;
+    lg.forEach(function (e, q) { if (at < 0 && Array.isArray(e) && /^only in A/.test(String(e[1]))) at = q; });
+    return { nodes: gd.nodes, colors: gd.colors.map(String), outline: String(gd.outline_new || '#1b7837'),
+      title: String(gd.title || 'change from A to B'), unit: gd.unit === 'bytes' ? 'bytes' : 'ns',
+      gone: at < 0 ? [] : lg.slice(at).map(function (e) { return [String(e[0]), String(e[1])]; }) };
+  }
+  /* per graph node of m: A, B and new, from the diff's nodes by name */
+  function diffValues(m, d) {
+    if (m.dA) return;
+    m.dA = new Float64Array(m.N); m.dB = new Float64Array(m.N); m.dNew = new Uint8Array(m.N);
+    for (var i = 0; i < m.N; i++) {
+      var c = d.nodes[m.name(i)];
+      if (!Array.isArray(c)) { m.dNew[i] = 1; continue; } /* as graph-render: not in B's table, new */
+      m.dA[i] = +c[0] || 0; m.dB[i] = +c[1] || 0; m.dNew[i] = c[2] ? 1 : 0;
+    }
+  }
+  /* graph-render's bin of a change against the view's largest, s
+   * (graphdot_color.c, diff_bin): 4 unchanged; 1 to 4 steps away, slower
+   * up, for |delta| in (0, s/64], (s/64, s/16], (s/16, s/4], (s/4, s] */
+  function diffBin(delta, s) {
+    if (delta === 0 || !(s > 0)) return 4;
+    var a = Math.abs(delta), k = a > s / 4 ? 4 : a > s / 16 ? 3 : a > s / 64 ? 2 : 1;
+    return delta > 0 ? 4 + k : 4 - k;
+  }
+  /* a change as graph-render writes it ("+1.23 ms", "-4.00MB", "0"), in the page's units */
+  function fmtChange(v, unit) {
+    if (v === 0) return '0';
+    var a = Math.abs(v);
+    return (v > 0 ? '+' : '-') + (unit === 'bytes' ? fmtBytes(a) : fmtTime(a / 1000));
+  }
+  function fmtPctChange(a, b) { if (a === 0) return ''; var p = 100 * (b - a) / a; return ' (' + (p >= 0 ? '+' : '') + p.toFixed(1) + '%)'; }
+  /* Each item coloured by the change of its nodes' sum from A to B, at the
+   * view's scale (its largest change), as graph-render --diff colours a
+   * picture; its second line the change (graph-render's diff_line).
+   * Returns the legend. */
+  function diffItems(m, items, itemOf, d) {
+    diffValues(m, d);
+    items.forEach(function (it) { it.dA = 0; it.dB = 0; it.dNew = 0; it.dN = 0; });
+    for (var i = 0; i < m.N; i++) {
+      var t = itemOf[i];
+      if (t < 0) continue;
+      var x = items[t];
+      x.dN++; x.dB += m.dB[i];
+      if (m.dNew[i]) x.dNew++; else x.dA += m.dA[i];
+    }
+    var up = 0, down = 0, nNew = 0, u = d.unit;
+    items.forEach(function (it) { var c = it.dB - it.dA; up = Math.max(up, c); down = Math.max(down, -c); nNew += it.dNew; });
+    var s = Math.max(up, down);
+    items.forEach(function (it) {
+      var c = it.dB - it.dA, op = it.kind === 'op';
+      it.bin = it.dA === 0 && it.dB === 0 ? -1 : diffBin(c, s);
+      it.fill = it.bin < 0 ? '#ffffff' : d.colors[it.bin];
+      it.dark = it.bin >= 0 && (it.bin <= 1 || it.bin >= 7);
+      if (it.dA === 0 && it.dB === 0 && !it.dNew) return;
+      it.l2 = op && it.dNew ? 'new' + (it.dB ? ': ' + fmtChange(it.dB, u) : '')
+        : (c === 0 ? 'no change' : fmtChange(c, u)) + (op && c ? fmtPctChange(it.dA, it.dB) : !op && it.dNew ? ', ' + it.dNew + ' new' : '');
+      it.diffTip = op && it.dNew ? 'new: only in B; B ' + fmtChange(it.dB, u).replace(/^\+/, '')
+        : 'A ' + fmtChange(it.dA, u).replace(/^\+/, '') + ', B ' + fmtChange(it.dB, u).replace(/^\+/, '') + ', B - A ' + fmtChange(c, u) +
+          (c ? fmtPctChange(it.dA, it.dB) : '') + (!op && it.dNew ? '; ' + it.dNew + ' of ' + it.dN + ' nodes new (only in B)' : '');
+    });
+    return { diff: true, s: s, up: up, down: down, nNew: nNew, lines: diffLegend(d, s, up, down, nNew) };
+  }
+  /* graph-render --diff's legend lines (graphdot_color.c, diff_legend_bins
+   * and after), [fill, text, lo, hi] in the unit, for this view */
+  function diffLegend(d, s, up, down, nNew) {
+    var edge = [0, s / 64, s / 16, s / 4, s], out = [], k, u = d.unit;
+    function line(c, lo, hi) { lo = Math.round(lo); hi = Math.round(hi); out.push([c, fmtChange(lo, u) + ' to ' + fmtChange(hi, u), lo, hi]); }
+    for (k = 4; k >= 1; k--) if (up > edge[k - 1]) line(d.colors[4 + k], edge[k - 1], Math.min(edge[k], up));
+    out.push([d.colors[4], 'no change']);
+    for (k = 1; k <= 4; k++) if (down > edge[k - 1]) line(d.colors[4 - k], -Math.min(edge[k], down), -edge[k - 1]);
+    out.push(['#ffffff', u === 'bytes' ? 'no output in A nor B' : 'not run in A nor B']);
+    if (nNew) out.push(['#ffffff', 'only in B (new): ' + nNew + ' node' + (nNew === 1 ? '' : 's') + ', green dashed outline']);
+    return out.concat(d.gone);
+  }
   /* The view's SVG markup, and how many ops and collapsed nodes it draws. */
   function pictureOf(m, items, edges, pic) {
     var W = pic.W, H = pic.H, pad = CLUSTER_PAD;
@@ -548,24 +702,31 @@
       o.push('<g class="edge"><title>' + esc(A.name + ' \u2192 ' + B.name + (e[2] > 1 ? ' (' + e[2] + ' edges)' : '')) +
         '</title><path d="' + d + '" fill="none" stroke="#555"' + style + ' marker-end="url(#tfg-ah)"/></g>');
     });
-    var nOps = 0, nColl = 0;
+    var nOps = 0, nColl = 0, nFold = 0;
     items.forEach(function (it, q) {
       if (it.kind === 'op') nOps++; else nColl++;
+      if (it.kind === 'fold') nFold++;
       o.push(nodeMarkup(m, it, q));
     });
     o.push('</svg>');
-    return { markup: o.join('\n'), nOps: nOps, nColl: nColl };
+    return { markup: o.join('\n'), nOps: nOps, nColl: nColl, nFold: nFold };
   }
   /* One item's node: its box, two lines of text, its tooltip and stubs. */
   function nodeMarkup(m, it, q) {
-    var x0 = it.x - it.w / 2, y0 = it.y - NODE_H / 2, dark = it.bin >= SEQ.length - 3;
+    var x0 = it.x - it.w / 2, y0 = it.y - NODE_H / 2, dark = it.dark !== undefined ? it.dark : it.bin >= SEQ.length - 3;
+    var diff = it.dA !== undefined, line = !it.open ? '#777' : '#333';
     var tip = it.name + (it.kind === 'op' ? ' (' + m.op[it.node] + ')' : ': ' + it.nops + ' ops, ' + it.types) +
+      (diff && it.diffTip ? '\n' + it.diffTip : '') +
       '\n' + (it.execs ? fmtTime(it.time) + ', ' + fmtBytes(it.bytes) + ', ' + it.execs + ' executions' : 'not run') +
       (it.extIn || it.extOut ? '\n' + it.extIn + ' edges in from outside this view, ' + it.extOut + ' out' : '') +
       (it.open ? '\nclick to open' : '');
-    var s = '<g class="node' + (it.open ? ' collapsed' : '') + '" data-item="' + q + '"><title>' + esc(it.name) + '</title><g><title>' + esc(tip) + '</title>' +
+    var stroke = diff && it.dNew ? '" stroke="' + esc(m.diffOutline) + '" stroke-width="2" stroke-dasharray="5,3"'
+      : '" stroke="' + line + '"' + (it.open ? ' stroke-width="1.6"' : '');
+    var s = '<g class="node' + (it.open ? ' collapsed' : '') + '" data-item="' + q + '"' +
+      (diff ? ' data-diff="' + it.dA + ' ' + it.dB + ' ' + it.dNew + '" data-device="' + esc(it.dev >= 0 ? m.devices[it.dev] : '') + '"' : '') +
+      '><title>' + esc(it.name) + '</title><g><title>' + esc(tip) + '</title>' +
       '<rect x="' + x0.toFixed(1) + '" y="' + y0.toFixed(1) + '" width="' + it.w.toFixed(1) + '" height="' + NODE_H + '" rx="' + (it.open ? 2 : 8) +
-      '" fill="' + it.fill + '" stroke="' + (it.open ? '#333' : '#777') + '"' + (it.open ? ' stroke-width="1.6"' : '') + '/>' +
+      '" fill="' + esc(it.fill) + stroke + '/>' +
       '<text x="' + it.x.toFixed(1) + '" y="' + (it.y - 3).toFixed(1) + '" text-anchor="middle" fill="' + (dark ? '#fff' : '#000') + '"' +
       (it.open ? ' font-weight="bold"' : '') + '>' + esc(it.l1) + '</text>' +
       '<text x="' + it.x.toFixed(1) + '" y="' + (it.y + 11).toFixed(1) + '" text-anchor="middle" font-size="9.5" fill="' + (dark ? '#fff' : '#333') + '">' + esc(it.l2 || '') + '</text>';
@@ -623,8 +784,10 @@
       box.appendChild(b);
     });
     this.markup();
+    this.toggles(box, redraw);
     var lg = this.legend;
-    if (lg) {
+    if (lg && lg.diff) box.appendChild(diffLegendEl(lg, this.diff));
+    else if (lg) {
       var leg = document.createElement('span');
       leg.className = 'g-legend';
       leg.title = 'time, nine steps on a log scale';
@@ -640,6 +803,43 @@
     }
     return box;
   };
+
+  /* the view's switches: numbered scopes folded or not; on a two-run page,
+   * colour by the change from A or by time */
+  Viewer.prototype.toggles = function (box, redraw) {
+    var self = this;
+    function button(text, tip, on) {
+      var b = document.createElement('button');
+      b.type = 'button'; b.className = 'btn'; b.textContent = text; b.title = tip;
+      b.addEventListener('click', function () { on(); self.cur = null; redraw(); });
+      box.appendChild(document.createTextNode(' '));
+      box.appendChild(b);
+    }
+    if (this.folds || !this.fold)
+      button(this.fold ? 'Unfold' : 'Fold', this.fold ? 'Show numbered sibling scopes (layer_1 ... layer_9) one by one'
+        : 'Fold numbered sibling scopes into one entry, as graph-render --fold', function () { self.fold = !self.fold; });
+    if (this.diff)
+      button(this.byDiff ? 'Colour: change' : 'Colour: time', this.byDiff ? 'Coloured by the change from A (' + this.diff.title + '); click for time'
+        : 'Coloured by time; click for the change from A', function () { self.byDiff = !self.byDiff; });
+  };
+  /* the diverging legend: a swatch per line of graph-render's (its text
+   * on hover), the view's largest changes each way, the new nodes */
+  function diffLegendEl(lg, d) {
+    var leg = document.createElement('span');
+    leg.className = 'g-legend';
+    leg.title = d.title + ', B - A:\n' + lg.lines.map(function (l) { return l[1]; }).join('\n');
+    var h = ' \u00b7 ' + esc(d.unit === 'bytes' ? 'output memory change' : 'time change') + ', B \u2212 A ';
+    lg.lines.forEach(function (l) {
+      if (l[2] === undefined && l[0] === '#ffffff') return;
+      h += '<i style="display:inline-block;width:10px;height:10px;border:1px solid #999;background:' + esc(l[0]) + '" title="' + esc(l[1]) + '"' +
+        (l[2] !== undefined ? ' data-lo="' + l[2] + '" data-hi="' + l[3] + '"' : '') + '></i>';
+    });
+    h += ' ' + esc(fmtChange(Math.round(lg.up), d.unit)) + ' \u2026 ' + esc(fmtChange(-Math.round(lg.down), d.unit));
+    if (lg.nNew) h += ' \u00b7 <span style="border:2px dashed ' + esc(d.outline) + ';padding:0 3px">new</span> ' + lg.nNew;
+    if (d.gone.length) h += ' \u00b7 <span title="' + esc(d.gone.map(function (l) { return l[1]; }).join('\n')) + '">' + esc(d.gone[0][1].replace(/:.*/, '')) + '</span>';
+    leg.innerHTML = h;
+    return leg;
+  }
 
   /* #graph-click=NAME (for the tests): once the page is drawn, a click on
    * the graph's node of that name, through the page's own mouse handlers;
@@ -661,9 +861,9 @@
   });
 
   window.TftraceGraph = {
-    view: function (data) {
+    view: function (data, diff) {
       if (!data || typeof data !== 'object' || !Array.isArray(data.nodes)) return null;
-      return new Viewer(new Model(data));
+      return new Viewer(new Model(data), diff);
     }
   };
 })();

@@ -66,7 +66,9 @@ var Data = (function () {
     run.graph = graphOf(raw, k);
     run.graphSkipped = raw.graph && typeof raw.graph.skipped === 'string' ? raw.graph.skipped : null;
     var gref = raw.graph && typeof raw.graph.run === 'number' && data.runs[raw.graph.run] ? data.runs[raw.graph.run].graph : raw.graph;
-    run.graphView = !run.graph && gref && gref.data && window.TftraceGraph ? TftraceGraph.view(gref.data) : null; /* graphview.js */
+    /* the second run of two: coloured by its change from the first (data.graph_diff) */
+    var gdiff = k === 1 && data.runs.length === 2 ? data.graph_diff : null;
+    run.graphView = !run.graph && gref && gref.data && window.TftraceGraph ? TftraceGraph.view(gref.data, gdiff) : null; /* graphview.js */
     run.collapsed = Object.create(null);
     return run;
   }

@@ -3,6 +3,7 @@ var Graph = (function () {
   /* ---------- graph ---------- */
 
   var graph = { svg: null, vb: null, nodes: null, sel: null, view: null, drag: null };
+  var byDiff = true; /* a two-run page's second run: coloured by its change from the first */
 
   function buildGraph() {
     var panel = $('panel-graph');
@@ -27,6 +28,8 @@ var Graph = (function () {
     svg.removeAttribute('width');
     svg.removeAttribute('height');
     svg.setAttribute('preserveAspectRatio', 'xMidYMid meet');
+    var gd = run.graphView ? null : svgDiff();
+    if (gd && byDiff) colourSvgDiff(svg, gd);
     graph.svg = svg;
     graph.home = vbs.slice();
     graph.vb = vbs.slice();
@@ -56,6 +59,7 @@ var Graph = (function () {
     });
     bar.appendChild(one);
     if (run.graphView) bar.insertBefore(run.graphView.crumbs(buildGraph), bar.firstChild);
+    else if (gd) bar.insertBefore(svgDiffBar(gd), bar.firstChild);
     var view = document.createElement('div');
     view.className = 'g-view';
     view.appendChild(svg);
@@ -66,6 +70,60 @@ var Graph = (function () {
     var sel = Timeline.selected();
     markGraphNode(sel >= 0 ? str(run, run.node[sel]) : '');
     return nodes.length;
+  }
+  /* The two-run page's colouring of the second run's Graphviz picture
+   * (data.graph_diff: graph-render --diff's fills, change texts and legend,
+   * keyed by the SVG's node titles), or null. */
+  function svgDiff() {
+    var gd = data.graph_diff;
+    if (run.index !== 1 || data.runs.length !== 2 || !gd || typeof gd !== 'object' || !gd.vertices || !Array.isArray(gd.colors) || gd.colors.length !== 9) return null;
+    return gd;
+  }
+  /* Each node's shapes filled as graph-render --diff fills it (white where
+   * it has no fill), its text white on the darkest fills, a dashed outline
+   * where it holds new nodes; its change and values shown on hover. */
+  function colourSvgDiff(svg, gd) {
+    var dark = Object.create(null);
+    [0, 1, 7, 8].forEach(function (k) { dark[gd.colors[k]] = 1; });
+    Array.prototype.forEach.call(svg.querySelectorAll('g.node'), function (g) {
+      var t = g.querySelector('title'), v = t ? gd.vertices[t.textContent] : null;
+      if (!Array.isArray(v)) return;
+      Array.prototype.forEach.call(g.querySelectorAll('polygon,path,ellipse'), function (e) {
+        if (e.getAttribute('fill') === 'none') return;
+        e.setAttribute('fill', v[0] || '#ffffff');
+        if (v[3] > 0) { e.setAttribute('stroke', gd.outline_new); e.setAttribute('stroke-width', '2'); e.setAttribute('stroke-dasharray', '5,3'); }
+      });
+      Array.prototype.forEach.call(g.querySelectorAll('text'), function (e) { e.setAttribute('fill', dark[v[0]] ? '#ffffff' : '#000000'); });
+      g.setAttribute('data-diff', String(v[1]));
+      g.setAttribute('data-diff-tip', String(v[2]));
+    });
+    svg.addEventListener('mouseover', function (ev) {
+      var g = ev.target && ev.target.closest ? ev.target.closest('g.node[data-diff]') : null, t = g && g.querySelector('title');
+      showTip(ev, g ? '<b>' + esc(t ? t.textContent : '') + '</b><br>' + esc(g.getAttribute('data-diff') || 'not run in A nor B') + '<br>' + esc(g.getAttribute('data-diff-tip')) : null);
+    });
+    svg.addEventListener('mouseleave', function (ev) { showTip(ev, null); });
+  }
+  /* the switch between the change and time, and graph-render's legend */
+  function svgDiffBar(gd) {
+    var box = document.createElement('span'), b = document.createElement('button');
+    box.className = 'g-crumbs';
+    b.type = 'button'; b.className = 'btn';
+    b.textContent = byDiff ? 'Colour: change' : 'Colour: time';
+    b.title = byDiff ? 'Coloured by the change from A (' + gd.title + '); click for time' : 'Coloured by time; click for the change from A';
+    b.addEventListener('click', function () { byDiff = !byDiff; buildGraph(); });
+    box.appendChild(b);
+    if (!byDiff || !Array.isArray(gd.legend)) return box;
+    var leg = document.createElement('span'), h = ' \u00b7 ' + esc(gd.legend_title || 'change') + ' ';
+    leg.className = 'g-legend';
+    leg.title = gd.title + ':\n' + gd.legend.map(function (l) { return String(l[1]); }).join('\n');
+    gd.legend.forEach(function (l) {
+      if (l[0] !== '#ffffff') h += '<i style="display:inline-block;width:10px;height:10px;border:1px solid #999;background:' + esc(l[0]) + '" title="' + esc(l[1]) + '"></i>';
+    });
+    var bins = gd.legend.filter(function (l) { return / to /.test(l[1]); });
+    if (bins.length) h += ' ' + esc(String(bins[0][1]).split(' to ')[1]) + ' \u2026 ' + esc(String(bins[bins.length - 1][1]).split(' to ')[0]);
+    leg.innerHTML = h;
+    box.appendChild(leg);
+    return box;
   }
   /* The SVG element of document s, made inert; null when s is not one SVG document. */
   function graphSvg(s) {
