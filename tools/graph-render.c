@@ -35,6 +35,7 @@ struct job {
 	tl_cli cli;
 	tl_graphdot_opts opts;
 	tl_graphdot *gd;
+	tl_dot_stream *ds; /* every node as DOT: written run by run */
 	const char *render; /* -T format, or NULL for DOT */
 	bool diff;	    /* --diff A B */
 	tl_graphdot_diff *d;
@@ -119,11 +120,17 @@ static const tl_cli_opt options[] = {
 
 /* Run by run: what the picture needs of each run is copied out of it as
  * it comes (tl_graphdot_add), and the run freed; the picture is made and
- * written at the end, when the runs' share of --max-nodes is known. */
+ * written at the end, when the runs' share of --max-nodes is known. With
+ * every node drawn as DOT there is no share to wait for: each run's part
+ * is written aside as it comes and let go (tl_dot_stream). */
 static int begin_picture(void *ctx, const tl_cli_inputs *in, tl_output *out, tl_error *err)
 {
 	struct job *job = ctx;
-	return tl_graphdot_begin(&job->gd, &job->opts, err);
+	if (tl_graphdot_begin(&job->gd, &job->opts, err) < 0)
+		return -1;
+	if (tl_graphdot_streams(&job->opts))
+		return tl_dot_stream_new(&job->ds, job->gd, err);
+	return 0;
 }
 
 static int add_run(void *ctx, tl_run **run, const tl_cli_step *step, tl_output *out,
@@ -131,6 +138,8 @@ static int add_run(void *ctx, tl_run **run, const tl_cli_step *step, tl_output *
 {
 	struct job *job = ctx;
 	tl_graphdot_add(job->gd, *run, NULL);
+	if (job->ds != NULL)
+		return tl_dot_stream_run(job->ds, step->several, err);
 	return 0;
 }
 
@@ -140,6 +149,8 @@ static int draw(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_output *
 static int end_picture(void *ctx, const tl_cli_inputs *in, tl_output *out, tl_error *err)
 {
 	struct job *job = ctx;
+	if (job->ds != NULL)
+		return tl_dot_stream_end(job->ds, out, err);
 	tl_graphdot_finish(job->gd);
 	return draw(ctx, in, NULL, out, err);
 }
@@ -195,6 +206,7 @@ int main(int argc, char **argv)
 	if (job.render != NULL && tl_dot_format_binary(job.render))
 		tool.binary = job.render;
 	int status = tl_cli_run(&job.cli, argc, argv, &tool, &job);
+	tl_dot_stream_free(job.ds);
 	tl_graphdot_free(job.gd);
 	tl_graphdot_diff_free(job.d);
 	if (job.runs_b != NULL)
