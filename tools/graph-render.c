@@ -27,7 +27,11 @@ static const tl_cli_help help = {
 	     "laid out apart and packed in an array, in-process with Graphviz's pack library "
 	     "(SVG: each component drawn apart at its place in one picture); from the DOT, Graphviz's tools do the same:\n"
 	     "  graph-render run.pb | ccomps -x | dot | gvpack -array_u |\n"
-	     "    neato -n2 -Tsvg > graph.svg",
+	     "    neato -n2 -Tsvg > graph.svg\n"
+	     "Several runs with --max-nodes 0, as DOT: each run is drawn as it is read and let go, "
+	     "its part of the DOT waiting in a temporary file ($TMPDIR, else /tmp) until the last "
+	     "run is read, since the title counts every run (where none can be made: a warning, "
+	     "and every run's picture held in memory until the end).",
     .exit_1 = "bad input, render or write error",
 };
 
@@ -128,8 +132,15 @@ static int begin_picture(void *ctx, const tl_cli_inputs *in, tl_output *out, tl_
 	struct job *job = ctx;
 	if (tl_graphdot_begin(&job->gd, &job->opts, err) < 0)
 		return -1;
-	if (tl_graphdot_streams(&job->opts))
-		return tl_dot_stream_new(&job->ds, job->gd, err);
+	if (!tl_graphdot_streams(&job->opts))
+		return 0;
+	tl_error scratch = {{0}};
+	if (tl_dot_stream_new(&job->ds, job->gd, &scratch) < 0) {
+		/* as before streaming: the picture of every run held */
+		tl_warn("graph-no-scratch", "%s: every run's picture held in memory", scratch.msg);
+		tl_dot_stream_free(job->ds);
+		job->ds = NULL;
+	}
 	return 0;
 }
 
