@@ -1024,10 +1024,12 @@ int tl_dot_stream_run(tl_dot_stream *ds, bool several, tl_error *err)
 	stream_edges(ds);
 	free_vtx_ids(gd, w);
 	tl_graphdot_stream_drop(gd);
-	if (ds->body->error != 0 || ds->edges->error != 0 ||
-	    (w->fills != NULL && w->fills->error != 0))
+	int e = ds->body->error != 0 ? ds->body->error : ds->edges->error;
+	if (e == 0 && w->fills != NULL)
+		e = w->fills->error;
+	if (e != 0)
 		return tl_error_set(err, "cannot use a temporary file in '%s': %s",
-				    g_get_tmp_dir(), "write failed");
+				    g_get_tmp_dir(), e > 0 ? g_strerror(e) : "write failed");
 	return 0;
 }
 
@@ -1084,7 +1086,7 @@ static int copy_filled(tl_dot_stream *ds, tl_output *out, tl_error *err)
 		int64_t key;
 		if (sread_fill(&keys, sizeof key, err) < (int64_t)sizeof key) {
 			rc = -1;
-			if (err->msg[0] == '\0')
+			if (err != NULL && err->msg[0] == '\0')
 				tl_error_set(err, "cannot use a temporary file in '%s': short read",
 					     g_get_tmp_dir());
 			break;
