@@ -208,6 +208,8 @@ static uint32_t cluster_prefix(struct rview *rv, uint32_t s)
  * among those given from X (the last '#' of "X#k" is the suffix's, as k
  * has none, so the pair is found from the string alone). */
 struct idrec {
+	const char *key; /* its quoted string (the table's key) */
+	size_t key_len;
 	bool plain;	 /* the quoted string is an id */
 	unsigned next;	 /* where the last search for a free "#k" stopped, or 0 */
 	unsigned lo, hi; /* the last span of k given ("X#k" taken), 0 0: none */
@@ -216,7 +218,7 @@ struct idrec {
 
 struct idtab {
 	GHashTable *recs; /* quoted string -> struct idrec (both owned) */
-	GString *tmp;
+	GString *tmp, *alt;
 };
 
 static void idrec_free(gpointer p)
@@ -232,6 +234,7 @@ static struct idtab *idtab_new(void)
 	struct idtab *t = g_new0(struct idtab, 1);
 	t->recs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, idrec_free);
 	t->tmp = g_string_new(NULL);
+	t->alt = g_string_new(NULL);
 	return t;
 }
 
@@ -241,6 +244,7 @@ static void idtab_free(struct idtab *t)
 		return;
 	g_hash_table_destroy(t->recs);
 	g_string_free(t->tmp, TRUE);
+	g_string_free(t->alt, TRUE);
 	g_free(t);
 }
 
@@ -249,7 +253,10 @@ static struct idrec *id_rec(struct idtab *t, const char *q)
 	struct idrec *r = g_hash_table_lookup(t->recs, q);
 	if (r == NULL) {
 		r = g_new0(struct idrec, 1);
-		g_hash_table_insert(t->recs, g_strdup(q), r);
+		char *key = g_strdup(q);
+		r->key = key;
+		r->key_len = strlen(key);
+		g_hash_table_insert(t->recs, key, r);
 	}
 	return r;
 }
@@ -288,25 +295,8 @@ static bool split_suffix(struct idtab *t, const char *q, size_t n, unsigned *k)
 	return true;
 }
 
-static bool id_taken(struct idtab *t, const char *q, size_t n)
+static void span_add(struct idrec *r, unsigned k)
 {
-	const struct idrec *r = g_hash_table_lookup(t->recs, q);
-	if (r != NULL && r->plain)
-		return true;
-	unsigned k;
-	if (!split_suffix(t, q, n, &k))
-		return false;
-	r = g_hash_table_lookup(t->recs, t->tmp->str);
-	return r != NULL && span_has(r, k);
-}
-
-/* Records the quoted "X#k" as taken. */
-static void id_take_suffix(struct idtab *t, const char *q, size_t n)
-{
-	unsigned k = 0;
-	if (!split_suffix(t, q, n, &k))
-		return; /* not of the form: cannot happen for "text#k" */
-	struct idrec *r = id_rec(t, t->tmp->str);
 	if (r->lo != 0 && k == r->hi + 1) {
 		r->hi = k;
 		return;
@@ -320,13 +310,49 @@ static void id_take_suffix(struct idtab *t, const char *q, size_t n)
 	r->lo = r->hi = k;
 }
 
+/* The record of the quoted "X#k" q (n bytes) and its k: base's where q is
+ * base's string with "#k" before its closing quote (a name drawn again,
+ * the usual case: no search), else X's found by the string; NULL where q
+ * is not of that form (*of_form false) or X has none (X's key then in
+ * t->tmp). */
+static struct idrec *suffix_rec(struct idtab *t, struct idrec *base, const char *q, size_t n,
+				unsigned *k, bool *of_form)
+{
+	size_t b = base != NULL ? base->key_len : 0;
+	if (b >= 2 && n > b + 1 && q[n - 1] == '"' && q[b - 1] == '#' && q[b] != '0' &&
+	    n - 1 - b <= 10 && memcmp(q, base->key, b - 1) == 0) {
+		uint64_t v = 0;
+		size_t i = b;
+		while (i < n - 1 && q[i] >= '0' && q[i] <= '9')
+			v = v * 10 + (uint64_t)(q[i++] - '0');
+		if (i == n - 1 && v <= G_MAXUINT) {
+			*k = (unsigned)v;
+			*of_form = true;
+			return base;
+		}
+	}
+	*of_form = split_suffix(t, q, n, k);
+	return *of_form ? g_hash_table_lookup(t->recs, t->tmp->str) : NULL;
+}
+
+static bool id_taken(struct idtab *t, struct idrec *base, const char *q, size_t n)
+{
+	const struct idrec *r = g_hash_table_lookup(t->recs, q);
+	if (r != NULL && r->plain)
+		return true;
+	unsigned k;
+	bool of_form;
+	r = suffix_rec(t, base, q, n, &k, &of_form);
+	return r != NULL && span_has(r, k);
+}
+
 /* The quoted DOT id for `text`: itself, or "text#2", "text#3"... when taken
  * (the same name in several partitions or runs). The caller frees it. */
 static char *unique_id(struct idtab *t, const char *text, size_t len)
 {
 	GString *s = g_string_sized_new(len + 8);
 	tl_dot_quote(s, text, len, false);
-	if (!id_taken(t, s->str, s->len)) {
+	if (!id_taken(t, NULL, s->str, s->len)) {
 		id_rec(t, s->str)->plain = true;
 		return g_string_free(s, FALSE);
 	}
@@ -334,15 +360,30 @@ static char *unique_id(struct idtab *t, const char *text, size_t len)
 	struct idrec *base = id_rec(t, s->str);
 	unsigned k = base->next < 2 ? 2 : base->next;
 	for (;; k++) {
+		char num[16];
+		size_t p = sizeof num;
+		unsigned v = k;
+		do {
+			num[--p] = (char)('0' + v % 10);
+			v /= 10;
+		} while (v != 0);
+		g_string_truncate(t->alt, 0);
+		g_string_append_len(t->alt, text, (gssize)len);
+		g_string_append_c(t->alt, '#');
+		g_string_append_len(t->alt, num + p, (gssize)(sizeof num - p));
 		g_string_truncate(s, 0);
-		char *alt = g_strdup_printf("%.*s#%u", (int)len, text, k);
-		tl_dot_quote(s, alt, strlen(alt), false);
-		g_free(alt);
-		if (!id_taken(t, s->str, s->len))
+		tl_dot_quote(s, t->alt->str, t->alt->len, false);
+		if (!id_taken(t, base, s->str, s->len))
 			break;
 	}
 	base->next = k + 1;
-	id_take_suffix(t, s->str, s->len);
+	unsigned got;
+	bool of_form;
+	struct idrec *x = suffix_rec(t, base, s->str, s->len, &got, &of_form);
+	if (x == NULL && of_form)
+		x = id_rec(t, t->tmp->str);
+	if (x != NULL)
+		span_add(x, got);
 	return g_string_free(s, FALSE);
 }
 
