@@ -27,7 +27,11 @@ static const tl_cli_help help = {
 	     "laid out apart and packed in an array, in-process with Graphviz's pack library "
 	     "(SVG: each component drawn apart at its place in one picture); from the DOT, Graphviz's tools do the same:\n"
 	     "  graph-render run.pb | ccomps -x | dot | gvpack -array_u |\n"
-	     "    neato -n2 -Tsvg > graph.svg",
+	     "    neato -n2 -Tsvg > graph.svg\n"
+	     "Several runs with --max-nodes 0, as DOT: each run is drawn as it is read and let go, "
+	     "its part of the DOT waiting in a temporary file ($TMPDIR, else /tmp) until the last "
+	     "run is read, since the title counts every run (where none can be made: a warning, "
+	     "and every run's picture held in memory until the end).",
     .exit_1 = "bad input, render or write error",
 };
 
@@ -35,6 +39,7 @@ struct job {
 	tl_cli cli;
 	tl_graphdot_opts opts;
 	tl_graphdot *gd;
+	tl_dot_stream *ds; /* every node as DOT: written run by run */
 	const char *render; /* -T format, or NULL for DOT */
 	bool diff;	    /* --diff A B */
 	tl_graphdot_diff *d;
@@ -119,11 +124,24 @@ static const tl_cli_opt options[] = {
 
 /* Run by run: what the picture needs of each run is copied out of it as
  * it comes (tl_graphdot_add), and the run freed; the picture is made and
- * written at the end, when the runs' share of --max-nodes is known. */
+ * written at the end, when the runs' share of --max-nodes is known. With
+ * every node drawn as DOT there is no share to wait for: each run's part
+ * is written aside as it comes and let go (tl_dot_stream). */
 static int begin_picture(void *ctx, const tl_cli_inputs *in, tl_output *out, tl_error *err)
 {
 	struct job *job = ctx;
-	return tl_graphdot_begin(&job->gd, &job->opts, err);
+	if (tl_graphdot_begin(&job->gd, &job->opts, err) < 0)
+		return -1;
+	if (!tl_graphdot_streams(&job->opts))
+		return 0;
+	tl_error scratch = {{0}};
+	if (tl_dot_stream_new(&job->ds, job->gd, &scratch) < 0) {
+		/* as before streaming: the picture of every run held */
+		tl_warn("graph-no-scratch", "%s: every run's picture held in memory", scratch.msg);
+		tl_dot_stream_free(job->ds);
+		job->ds = NULL;
+	}
+	return 0;
 }
 
 static int add_run(void *ctx, tl_run **run, const tl_cli_step *step, tl_output *out,
@@ -131,6 +149,8 @@ static int add_run(void *ctx, tl_run **run, const tl_cli_step *step, tl_output *
 {
 	struct job *job = ctx;
 	tl_graphdot_add(job->gd, *run, NULL);
+	if (job->ds != NULL)
+		return tl_dot_stream_run(job->ds, step->several, err);
 	return 0;
 }
 
@@ -140,6 +160,8 @@ static int draw(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_output *
 static int end_picture(void *ctx, const tl_cli_inputs *in, tl_output *out, tl_error *err)
 {
 	struct job *job = ctx;
+	if (job->ds != NULL)
+		return tl_dot_stream_end(job->ds, out, err);
 	tl_graphdot_finish(job->gd);
 	return draw(ctx, in, NULL, out, err);
 }
@@ -195,6 +217,7 @@ int main(int argc, char **argv)
 	if (job.render != NULL && tl_dot_format_binary(job.render))
 		tool.binary = job.render;
 	int status = tl_cli_run(&job.cli, argc, argv, &tool, &job);
+	tl_dot_stream_free(job.ds);
 	tl_graphdot_free(job.gd);
 	tl_graphdot_diff_free(job.d);
 	if (job.runs_b != NULL)

@@ -347,6 +347,16 @@ void tl_graphdot_free(tl_graphdot *gd)
 	g_free(gd->title);
 	g_string_chunk_free(gd->strings);
 	tl_arena_free(gd->arena);
+	if (gd->held != NULL)
+		tl_warn_log_drop(gd->held);
+	if (gd->dev_index != NULL)
+		g_hash_table_destroy(gd->dev_index);
+	if (gd->op_index != NULL) {
+		g_hash_table_destroy(gd->op_index);
+		g_ptr_array_free(gd->ops, TRUE);
+		g_array_free(gd->op_counts, TRUE);
+	}
+	g_free(gd->op_slot);
 	g_free(gd);
 }
 
@@ -358,10 +368,11 @@ const tl_graphdot_stats *tl_graphdot_get_stats(const tl_graphdot *gd)
 static void build_title(tl_graphdot *gd, bool folded)
 {
 	GString *s = g_string_new(NULL);
-	if (gd->n_runs == 1)
-		g_string_append(s, gd->views[0].run->label);
+	size_t n_runs = gd->n_dropped + gd->n_runs;
+	if (n_runs == 1)
+		g_string_append(s, gd->first_label);
 	else
-		g_string_append_printf(s, "%zu runs", gd->n_runs);
+		g_string_append_printf(s, "%zu runs", n_runs);
 	g_string_append_printf(s, "\n%zu nodes", gd->stats.nodes);
 	if (gd->stats.kept != gd->stats.nodes)
 		g_string_append_printf(s, ", %zu shown", gd->stats.kept);
@@ -496,6 +507,7 @@ int tl_graphdot_begin(tl_graphdot **out, const tl_graphdot_opts *opts, tl_error 
 	gd->vtx = g_array_new(FALSE, FALSE, sizeof(struct vtx));
 	gd->edges = g_array_new(FALSE, FALSE, sizeof(struct dedge));
 	gd->legend = g_array_new(FALSE, FALSE, sizeof(struct legend_entry));
+	gd->cost_lo = INT64_MAX;
 	*out = gd;
 	return 0;
 }
@@ -532,6 +544,8 @@ void tl_graphdot_add(tl_graphdot *gd, const tl_run *run, const tl_memory *memory
 	tl_graphdot_select_nodes(gd, rv);
 	edge_tensors(gd, rv, run);
 	rv->run = keep_of(gd, run);
+	if (gd->n_dropped + gd->n_runs == 1)
+		gd->first_label = rv->run->label;
 	for (size_t i = 0; i < n; i++) {
 		rv->n_kept += rv->kept[i];
 		gd->stats.nodes += !rv->hidden[i];
@@ -593,6 +607,87 @@ void tl_graphdot_finish(tl_graphdot *gd)
 	gd->stats.edges = gd->edges->len;
 	tl_graphdot_layout_hints(gd);
 	tl_graphdot_color(gd);
+	build_title(gd, gd->any_folded);
+}
+
+/* ------------------------------------------------------------------ */
+/* Run by run                                                          */
+
+bool tl_graphdot_streams(const tl_graphdot_opts *opts)
+{
+	return opts->max_nodes == 0 && !opts->laid_out && opts->diff == NULL;
+}
+
+/* The run's vertices, edges and clusters, as finish makes them: with no
+ * budget to share (--max-nodes 0, not laid out) the depth of a run is its
+ * own, and nothing of it waits for the runs after it but the fills. */
+void tl_graphdot_stream_run(tl_graphdot *gd)
+{
+	struct rview *rv = &gd->views[0];
+	size_t n = rv->run->n_nodes;
+	rv->anc = g_new(uint32_t, n + 1);
+	for (size_t i = 0; i < n; i++)
+		rv->anc[i] = NONE;
+	rv->vtx = g_new0(uint32_t, n + 1);
+	uint64_t cost = 0;
+	int depth = tl_graphdot_layout_depth(gd, rv, &cost);
+	gd->stats.layout_cost += cost;
+	if (depth > gd->stats.depth)
+		gd->stats.depth = depth;
+	make_vertices(gd, rv, 0, depth);
+	g_free(rv->anc);
+	g_free(rv->sid);
+	rv->anc = rv->sid = NULL;
+	gd->any_folded = gd->any_folded || rv->folded;
+	for (guint i = 0; i < gd->vtx->len; i++) {
+		struct vtx *v = vtx_at(gd, i);
+		if (v->ops != NULL)
+			summarize_ops(v);
+		if (v->node < 0)
+			gd->stats.collapsed++;
+	}
+	gd->stats.vertices += gd->vtx->len;
+	make_edges(gd, rv, 0);
+	tl_graphdot_scope_clusters(gd, rv);
+	gd->stats.edges += gd->edges->len;
+	tl_graphdot_color_run(gd);
+}
+
+/* Lets the written run go: its view, vertices and edges. Its warnings
+ * join those held, told at the end in the order finish tells them. */
+void tl_graphdot_stream_drop(tl_graphdot *gd)
+{
+	for (size_t r = 0; r < gd->n_runs; r++) {
+		struct rview *rv = &gd->views[r];
+		tl_warn_log *all = tl_warn_log_begin();
+		tl_warn_log_tell(gd->held);
+		tl_warn_log_tell(rv->warnings);
+		tl_warn_log_end();
+		gd->held = all;
+		rv->warnings = NULL;
+		view_free(rv);
+	}
+	gd->n_dropped += gd->n_runs;
+	gd->n_runs = 0;
+	for (guint i = 0; i < gd->vtx->len; i++)
+		g_free(vtx_at(gd, i)->types);
+	g_array_set_size(gd->vtx, 0);
+	g_array_set_size(gd->edges, 0);
+	tl_arena_free(gd->arena);
+	gd->arena = tl_arena_new();
+}
+
+void tl_graphdot_stream_finish(tl_graphdot *gd)
+{
+	tl_warn_log_tell(gd->held);
+	gd->held = NULL;
+	if (gd->opts.focus != NULL && gd->stats.kept == 0)
+		tl_warn("graph-focus-empty", "--focus matches no node: nothing to draw");
+	if (gd->opts.top > 0 && !gd->any_steps)
+		tl_warn("graph-top-no-stats", "--top has no costs to rank by (no step stats): "
+					      "nothing to draw");
+	tl_graphdot_layout_hints(gd);
+	tl_graphdot_color_stream_end(gd);
 	build_title(gd, gd->any_folded);
 }
 

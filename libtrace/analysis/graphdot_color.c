@@ -46,33 +46,42 @@ static int64_t vtx_value(const tl_graphdot *gd, const struct vtx *v)
 	return gd->opts.color_by == TL_COLOR_MEMORY ? v->bytes : v->time;
 }
 
-/* Nine bins on a log scale between the smallest and the largest value. */
-static void color_sequential(tl_graphdot *gd)
+/* The smallest cost over 0 and the largest of the vertices into *lo and
+ * *hi (kept as they were where none is larger or smaller). */
+static void cost_range(const tl_graphdot *gd, int64_t *lo, int64_t *hi)
 {
-	int64_t lo = INT64_MAX, hi = 0;
 	for (guint i = 0; i < gd->vtx->len; i++) {
 		int64_t v = vtx_value(gd, vtx_at(gd, i));
-		if (v > 0 && v < lo)
-			lo = v;
-		if (v > hi)
-			hi = v;
+		if (v > 0 && v < *lo)
+			*lo = v;
+		if (v > *hi)
+			*hi = v;
 	}
+}
+
+/* The bin of a cost over 0 among the nine between lo and hi (span:
+ * log(hi / lo), or 1 where hi is lo). */
+static int cost_bin(int64_t val, int64_t lo, int64_t hi, double span)
+{
+	if (hi <= lo)
+		return N_SEQ - 1;
+	int k = (int)(N_SEQ * log((double)val / (double)lo) / span);
+	return k < 0 ? 0 : (k >= N_SEQ ? N_SEQ - 1 : k);
+}
+
+/* The legend of the nine bins between lo and hi; false (with a warning)
+ * where there is no cost. */
+static bool sequential_legend(tl_graphdot *gd, int64_t lo, int64_t hi, double *span_out)
+{
 	gd->legend_title = gd->opts.color_by == TL_COLOR_MEMORY ? "output memory" : "time";
 	if (hi == 0) {
 		tl_warn("graph-no-cost", "no executions to colour by %s (no step stats)",
 			gd->opts.color_by == TL_COLOR_MEMORY ? "memory" : "time");
-		return;
+		return false;
 	}
 	int bins = hi > lo ? N_SEQ : 1;
 	double span = hi > lo ? log((double)hi / (double)lo) : 1.0;
-	for (guint i = 0; i < gd->vtx->len; i++) {
-		struct vtx *v = vtx_at(gd, i);
-		int64_t val = vtx_value(gd, v);
-		if (val <= 0)
-			continue;
-		int k = bins == 1 ? N_SEQ - 1 : (int)(N_SEQ * log((double)val / (double)lo) / span);
-		v->color = k < 0 ? 0 : (k >= N_SEQ ? N_SEQ - 1 : k);
-	}
+	*span_out = span;
 	for (int k = 0; k < N_SEQ; k++) {
 		if (bins == 1 && k != N_SEQ - 1)
 			continue;
@@ -86,48 +95,65 @@ static void color_sequential(tl_graphdot *gd)
 		}
 	}
 	legend_add(gd, "#ffffff", g_strdup("not run"));
+	return true;
+}
+
+/* Nine bins on a log scale between the smallest and the largest value. */
+static void color_sequential(tl_graphdot *gd)
+{
+	int64_t lo = INT64_MAX, hi = 0;
+	double span = 1.0;
+	cost_range(gd, &lo, &hi);
+	if (!sequential_legend(gd, lo, hi, &span))
+		return;
+	for (guint i = 0; i < gd->vtx->len; i++) {
+		struct vtx *v = vtx_at(gd, i);
+		int64_t val = vtx_value(gd, v);
+		if (val > 0)
+			v->color = cost_bin(val, lo, hi, span);
+	}
+}
+
+/* The colour of each group of view r by its device, the devices
+ * numbered in the order met (gd->dev_index), a legend line for each new. */
+static void color_groups(tl_graphdot *gd, struct rview *rv)
+{
+	for (guint g = 0; g < rv->groups->len; g++) {
+		struct group *gr = &g_array_index(rv->groups, struct group, g);
+		const char *name = gr->device[0] != '\0' ? gr->device : "(no device)";
+		gpointer hit = g_hash_table_lookup(gd->dev_index, name);
+		if (hit == NULL) {
+			guint k = g_hash_table_size(gd->dev_index);
+			g_hash_table_insert(gd->dev_index, (gpointer)name, GUINT_TO_POINTER(k + 1));
+			legend_add(gd, categorical[k % N_CAT], g_strdup(name));
+			gr->color = (int)(k % N_CAT);
+		} else {
+			gr->color = (int)((GPOINTER_TO_UINT(hit) - 1) % N_CAT);
+		}
+	}
 }
 
 static void color_devices(tl_graphdot *gd)
 {
-	GHashTable *index = g_hash_table_new(g_str_hash, g_str_equal);
 	gd->legend_title = "device";
-	for (size_t r = 0; r < gd->n_runs; r++) {
-		struct rview *rv = &gd->views[r];
-		for (guint g = 0; g < rv->groups->len; g++) {
-			struct group *gr = &g_array_index(rv->groups, struct group, g);
-			const char *name = gr->device[0] != '\0' ? gr->device : "(no device)";
-			gpointer hit = g_hash_table_lookup(index, name);
-			if (hit == NULL) {
-				guint k = g_hash_table_size(index);
-				g_hash_table_insert(index, (gpointer)name, GUINT_TO_POINTER(k + 1));
-				legend_add(gd, categorical[k % N_CAT], g_strdup(name));
-				gr->color = (int)(k % N_CAT);
-			} else {
-				gr->color = (int)((GPOINTER_TO_UINT(hit) - 1) % N_CAT);
-			}
-		}
-	}
+	if (gd->dev_index == NULL)
+		gd->dev_index = g_hash_table_new(g_str_hash, g_str_equal);
+	for (size_t r = 0; r < gd->n_runs; r++)
+		color_groups(gd, &gd->views[r]);
 	for (guint i = 0; i < gd->vtx->len; i++) {
 		struct vtx *v = vtx_at(gd, i);
 		v->color = g_array_index(gd->views[v->run].groups, struct group, v->group).color;
 	}
-	g_hash_table_destroy(index);
 }
 
-static void color_ops(tl_graphdot *gd)
+/* The legend of the op types by their count (op -> count), the most
+ * common first: N_CAT - 1 named, the rest "other"; *slot gets op -> its
+ * colour + 1 (none: the others). */
+static void ops_legend(tl_graphdot *gd, GHashTable *count, GHashTable *slot)
 {
-	GHashTable *count = g_hash_table_new(g_str_hash, g_str_equal);
-	for (guint i = 0; i < gd->vtx->len; i++) {
-		const struct vtx *v = vtx_at(gd, i);
-		gpointer c = g_hash_table_lookup(count, v->op);
-		g_hash_table_insert(count, (gpointer)v->op,
-				    GUINT_TO_POINTER(GPOINTER_TO_UINT(c) + 1));
-	}
 	guint m = 0;
 	struct op_count *oc = tl_graphdot_ops_ranked(count, &m);
 	guint named = m > (guint)N_CAT ? (guint)N_CAT - 1 : m;
-	GHashTable *slot = g_hash_table_new(g_str_hash, g_str_equal);
 	gd->legend_title = "op type";
 	for (guint i = 0; i < named; i++) {
 		g_hash_table_insert(slot, (gpointer)oc[i].op, GUINT_TO_POINTER(i + 1));
@@ -142,6 +168,20 @@ static void color_ops(tl_graphdot *gd)
 		legend_add(gd, OTHER_COLOR,
 			   g_strdup_printf("%u other types (%u)", m - named, rest));
 	}
+	g_free(oc);
+}
+
+static void color_ops(tl_graphdot *gd)
+{
+	GHashTable *count = g_hash_table_new(g_str_hash, g_str_equal);
+	for (guint i = 0; i < gd->vtx->len; i++) {
+		const struct vtx *v = vtx_at(gd, i);
+		gpointer c = g_hash_table_lookup(count, v->op);
+		g_hash_table_insert(count, (gpointer)v->op,
+				    GUINT_TO_POINTER(GPOINTER_TO_UINT(c) + 1));
+	}
+	GHashTable *slot = g_hash_table_new(g_str_hash, g_str_equal);
+	ops_legend(gd, count, slot);
 	for (guint i = 0; i < gd->vtx->len; i++) {
 		struct vtx *v = vtx_at(gd, i);
 		gpointer hit = g_hash_table_lookup(slot, v->op);
@@ -149,7 +189,6 @@ static void color_ops(tl_graphdot *gd)
 	}
 	g_hash_table_destroy(slot);
 	g_hash_table_destroy(count);
-	g_free(oc);
 }
 
 /* ------------------------------------------------------------------ */
@@ -312,6 +351,16 @@ static const char *vtx_fill(const tl_graphdot *gd, const struct vtx *v)
 	}
 }
 
+/* The three darkest of the sequential palette and the two darkest each
+ * way of the diverging one. */
+static bool fill_is_dark(const char *fill)
+{
+	return fill != NULL &&
+	       (fill == sequential[N_SEQ - 1] || fill == sequential[N_SEQ - 2] ||
+		fill == sequential[N_SEQ - 3] || fill == diverging[0] || fill == diverging[1] ||
+		fill == diverging[N_DIV - 1] || fill == diverging[N_DIV - 2]);
+}
+
 void tl_graphdot_color(tl_graphdot *gd)
 {
 	switch (gd->opts.diff != NULL ? -1 : (int)gd->opts.color_by) {
@@ -334,12 +383,113 @@ void tl_graphdot_color(tl_graphdot *gd)
 	for (guint i = 0; i < gd->vtx->len; i++) {
 		struct vtx *v = vtx_at(gd, i);
 		v->fill = vtx_fill(gd, v);
-		/* the three darkest of the sequential palette */
-		v->fill_dark =
-		    v->fill != NULL &&
-		    (v->fill == sequential[N_SEQ - 1] || v->fill == sequential[N_SEQ - 2] ||
-		     v->fill == sequential[N_SEQ - 3] || v->fill == diverging[0] ||
-		     v->fill == diverging[1] || v->fill == diverging[N_DIV - 1] ||
-		     v->fill == diverging[N_DIV - 2]);
+		v->fill_dark = fill_is_dark(v->fill);
 	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Run by run                                                          */
+
+void tl_graphdot_color_run(tl_graphdot *gd)
+{
+	switch (gd->opts.color_by) {
+	case TL_COLOR_TIME:
+	case TL_COLOR_MEMORY:
+		cost_range(gd, &gd->cost_lo, &gd->cost_hi);
+		break;
+	case TL_COLOR_DEVICE:
+		if (gd->dev_index == NULL)
+			gd->dev_index = g_hash_table_new(g_str_hash, g_str_equal);
+		color_groups(gd, &gd->views[0]);
+		for (guint i = 0; i < gd->vtx->len; i++) {
+			struct vtx *v = vtx_at(gd, i);
+			v->color = g_array_index(gd->views[v->run].groups, struct group, v->group)
+				       .color;
+			v->fill = vtx_fill(gd, v);
+			v->fill_dark = fill_is_dark(v->fill);
+		}
+		break;
+	case TL_COLOR_OP:
+		if (gd->op_index == NULL) {
+			gd->op_index = g_hash_table_new(g_str_hash, g_str_equal);
+			gd->ops = g_ptr_array_new();
+			gd->op_counts = g_array_new(FALSE, TRUE, sizeof(guint));
+		}
+		for (guint i = 0; i < gd->vtx->len; i++) {
+			const struct vtx *v = vtx_at(gd, i);
+			gpointer hit = g_hash_table_lookup(gd->op_index, v->op);
+			if (hit == NULL) {
+				g_ptr_array_add(gd->ops, (gpointer)v->op);
+				g_array_set_size(gd->op_counts, gd->ops->len);
+				hit = GUINT_TO_POINTER(gd->ops->len);
+				g_hash_table_insert(gd->op_index, (gpointer)v->op, hit);
+			}
+			g_array_index(gd->op_counts, guint, GPOINTER_TO_UINT(hit) - 1)++;
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+bool tl_graphdot_fill_key(const tl_graphdot *gd, const struct vtx *v, int64_t *key)
+{
+	switch (gd->opts.color_by) {
+	case TL_COLOR_TIME:
+	case TL_COLOR_MEMORY:
+		*key = vtx_value(gd, v);
+		return *key > 0;
+	case TL_COLOR_OP:
+		*key = (int64_t)GPOINTER_TO_UINT(g_hash_table_lookup(gd->op_index, v->op)) - 1;
+		return true;
+	default:
+		return false;
+	}
+}
+
+void tl_graphdot_color_stream_end(tl_graphdot *gd)
+{
+	switch (gd->opts.color_by) {
+	case TL_COLOR_TIME:
+	case TL_COLOR_MEMORY:
+		gd->cost_span = 1.0;
+		sequential_legend(gd, gd->cost_lo, gd->cost_hi, &gd->cost_span);
+		break;
+	case TL_COLOR_DEVICE:
+		gd->legend_title = "device";
+		break;
+	case TL_COLOR_OP: {
+		GHashTable *count = g_hash_table_new(g_str_hash, g_str_equal);
+		GHashTable *slot = g_hash_table_new(g_str_hash, g_str_equal);
+		guint n = gd->ops != NULL ? gd->ops->len : 0;
+		for (guint k = 0; k < n; k++)
+			g_hash_table_insert(
+			    count, g_ptr_array_index(gd->ops, k),
+			    GUINT_TO_POINTER(g_array_index(gd->op_counts, guint, k)));
+		ops_legend(gd, count, slot);
+		gd->op_slot = g_new(int, n + 1);
+		for (guint k = 0; k < n; k++) {
+			gpointer hit = g_hash_table_lookup(slot, g_ptr_array_index(gd->ops, k));
+			gd->op_slot[k] = hit != NULL ? (int)GPOINTER_TO_UINT(hit) - 1 : N_CAT;
+		}
+		g_hash_table_destroy(slot);
+		g_hash_table_destroy(count);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+const char *tl_graphdot_stream_fill(const tl_graphdot *gd, int64_t key, bool *dark)
+{
+	const char *fill;
+	if (gd->opts.color_by == TL_COLOR_OP) {
+		int k = gd->op_slot[key];
+		fill = k < N_CAT ? categorical[k] : OTHER_COLOR;
+	} else {
+		fill = sequential[cost_bin(key, gd->cost_lo, gd->cost_hi, gd->cost_span)];
+	}
+	*dark = fill_is_dark(fill);
+	return fill;
 }

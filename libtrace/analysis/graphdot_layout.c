@@ -359,10 +359,25 @@ int tl_graphdot_layout_depth(tl_graphdot *gd, struct rview *rv, uint64_t *cost)
 void tl_graphdot_layout_hints(tl_graphdot *gd)
 {
 	if (gd->opts.edge_labels == TL_EDGE_LABELS_AUTO)
-		gd->edge_labels = gd->edges->len <= EDGE_LABELS_AUTO;
+		gd->edge_labels = gd->stats.edges <= EDGE_LABELS_AUTO;
 	else
 		gd->edge_labels = gd->opts.edge_labels == TL_EDGE_LABELS_ON;
 	/* dot doubles every rank to make room for edge labels */
 	gd->edge_xlabels = gd->stats.layout_cost > COST_LABELS;
 	gd->fast = engine_is_dot(gd) && gd->stats.layout_cost > COST_FAST;
+}
+
+bool tl_graphdot_layout_labels_settled(tl_graphdot *gd)
+{
+	/* the edges and the layout cost only grow as runs come */
+	if (gd->opts.edge_labels == TL_EDGE_LABELS_OFF ||
+	    (gd->opts.edge_labels == TL_EDGE_LABELS_AUTO && gd->stats.edges > EDGE_LABELS_AUTO)) {
+		gd->edge_labels = false;
+		return true;
+	}
+	if (gd->opts.edge_labels == TL_EDGE_LABELS_ON && gd->stats.layout_cost > COST_LABELS) {
+		gd->edge_labels = gd->edge_xlabels = true;
+		return true;
+	}
+	return false;
 }

@@ -159,6 +159,21 @@ struct tl_graphdot {
 	tl_arena *arena;
 	struct rview *views;
 	size_t n_runs, cap_runs;
+	/* Run by run (tl_graphdot_stream): the runs already written and let
+	 * go, so that views[0] is run n_dropped; the label of the first run
+	 * (a picture of one run is titled with it); the warnings of the runs
+	 * let go, told at the end; the cross-run state of the colours: device
+	 * -> its index + 1, op -> its index + 1 and the ops by index with
+	 * their counts, the least and the most cost. */
+	size_t n_dropped;
+	const char *first_label;
+	tl_warn_log *held;
+	GHashTable *dev_index, *op_index;
+	GPtrArray *ops;
+	GArray *op_counts; /* guint per op index */
+	int64_t cost_lo, cost_hi;
+	double cost_span; /* log(hi / lo), settled at the end */
+	int *op_slot;	  /* per op index, its colour (N_CAT: the others) */
 	GStringChunk *strings; /* the runs' names, ops, devices, labels, tensors */
 	bool any_steps, any_folded;
 	GArray *vtx;	/* struct vtx */
@@ -220,6 +235,17 @@ uint32_t tl_graphdot_scope_target(struct rview *rv, uint32_t i, int depth, bool 
  * clusters (a partition; a scope holding two things or more). */
 void tl_graphdot_scope_clusters(tl_graphdot *gd, struct rview *rv);
 
+/* Run by run, for a picture that nothing decided at the end changes but
+ * its head, fills and edge labels (--max-nodes 0, not laid out, no diff;
+ * tl_graphdot_streams): after tl_graphdot_add, tl_graphdot_stream_run
+ * makes the run's vertices, edges and clusters (in gd->vtx and gd->edges,
+ * views[0] the run), the writer writes them, tl_graphdot_stream_drop lets
+ * them and the run go; tl_graphdot_stream_finish makes the rest (the
+ * warnings held, edge labels, the legend, the title) as finish does. */
+void tl_graphdot_stream_run(tl_graphdot *gd);
+void tl_graphdot_stream_drop(tl_graphdot *gd);
+void tl_graphdot_stream_finish(tl_graphdot *gd);
+
 /* graphdot_layout.c */
 /* The depth to draw the run at (its layout cost in *cost): the one asked
  * for, lowered until the picture fits its share of max_nodes. */
@@ -227,10 +253,23 @@ int tl_graphdot_layout_depth(tl_graphdot *gd, struct rview *rv, uint64_t *cost);
 /* Edge labels on or off, as labels or xlabels, and dot's effort, from the
  * options and the layout cost of every run. */
 void tl_graphdot_layout_hints(tl_graphdot *gd);
+/* Run by run: whether the runs so far settle the edge labels (on or off,
+ * as labels or xlabels) whatever runs come; if so, set as hints sets them. */
+bool tl_graphdot_layout_labels_settled(tl_graphdot *gd);
 
 /* graphdot_color.c */
 /* The vertices' fill colours and the legend, as opts.color_by asks. */
 void tl_graphdot_color(tl_graphdot *gd);
+/* Run by run: the fills known from the runs so far (by device), and what
+ * the rest need kept (the cost range, the op counts); *key gets what a
+ * fill settled at the end is made of (tl_graphdot_stream_fill), and the
+ * result is true where the vertex has one: by time or memory its cost
+ * (> 0), by op its op's index. */
+void tl_graphdot_color_run(tl_graphdot *gd);
+bool tl_graphdot_fill_key(const tl_graphdot *gd, const struct vtx *v, int64_t *key);
+/* At the end: the legend, and the fill of a key (*dark: white text). */
+void tl_graphdot_color_stream_end(tl_graphdot *gd);
+const char *tl_graphdot_stream_fill(const tl_graphdot *gd, int64_t key, bool *dark);
 
 /* --diff: the fill of a change from a to b (the diff's units) against
  * the picture's scale, NULL where both are 0; *dark: white text on it. */

@@ -184,6 +184,21 @@ int tl_output_copy(tl_output *dst, tl_output *src, uint64_t from, uint64_t len, 
 	return 0;
 }
 
+int64_t tl_output_read(tl_output *src, uint64_t from, void *buf, size_t len, tl_error *err)
+{
+	tl_output_flush(src);
+	if (src->error != 0)
+		return scratch_error(src->error, err);
+	for (;;) {
+		ssize_t got = pread(src->fd, buf, len, (off_t)from);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return scratch_error(errno, err);
+		return got;
+	}
+}
+
 void tl_output_flush(tl_output *o)
 {
 	if (o->len == 0)

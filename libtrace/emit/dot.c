@@ -201,62 +201,238 @@ static uint32_t cluster_prefix(struct rview *rv, uint32_t s)
 	return 0;
 }
 
+/* The node ids in use, kept by name and not one by one: a stream of one
+ * graph gives each name an id per run ("name", "name#2" ... "name#100"),
+ * and these are the name's record with the span 2..100. An id is taken
+ * where its quoted string is an id itself (plain) or is "X#k" with k
+ * among those given from X (the last '#' of "X#k" is the suffix's, as k
+ * has none, so the pair is found from the string alone). */
+struct idrec {
+	const char *key; /* its quoted string (the table's key) */
+	size_t key_len;
+	bool plain;	 /* the quoted string is an id */
+	unsigned next;	 /* where the last search for a free "#k" stopped, or 0 */
+	unsigned lo, hi; /* the last span of k given ("X#k" taken), 0 0: none */
+	GArray *spans;	 /* earlier spans (lo, hi pairs), or NULL */
+};
+
+struct idtab {
+	GHashTable *recs; /* quoted string -> struct idrec (both owned) */
+	GString *tmp, *alt;
+};
+
+static void idrec_free(gpointer p)
+{
+	struct idrec *r = p;
+	if (r->spans != NULL)
+		g_array_free(r->spans, TRUE);
+	g_free(r);
+}
+
+static struct idtab *idtab_new(void)
+{
+	struct idtab *t = g_new0(struct idtab, 1);
+	t->recs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, idrec_free);
+	t->tmp = g_string_new(NULL);
+	t->alt = g_string_new(NULL);
+	return t;
+}
+
+static void idtab_free(struct idtab *t)
+{
+	if (t == NULL)
+		return;
+	g_hash_table_destroy(t->recs);
+	g_string_free(t->tmp, TRUE);
+	g_string_free(t->alt, TRUE);
+	g_free(t);
+}
+
+static struct idrec *id_rec(struct idtab *t, const char *q)
+{
+	struct idrec *r = g_hash_table_lookup(t->recs, q);
+	if (r == NULL) {
+		r = g_new0(struct idrec, 1);
+		char *key = g_strdup(q);
+		r->key = key;
+		r->key_len = strlen(key);
+		g_hash_table_insert(t->recs, key, r);
+	}
+	return r;
+}
+
+static bool span_has(const struct idrec *r, unsigned k)
+{
+	if (r->lo != 0 && k >= r->lo && k <= r->hi)
+		return true;
+	for (guint i = 0; r->spans != NULL && i + 1 < r->spans->len; i += 2)
+		if (k >= g_array_index(r->spans, unsigned, i) &&
+		    k <= g_array_index(r->spans, unsigned, i + 1))
+			return true;
+	return false;
+}
+
+/* A quoted "X#k" (k as %u writes it, 2 or more) as X's record key (X and
+ * the closing quote, in t->tmp) and k; false for any other string. */
+static bool split_suffix(struct idtab *t, const char *q, size_t n, unsigned *k)
+{
+	if (n < 4 || q[n - 1] != '"')
+		return false;
+	size_t h = n - 1;
+	while (h > 0 && q[h - 1] >= '0' && q[h - 1] <= '9')
+		h--;
+	if (h == 0 || h == n - 1 || q[h - 1] != '#' || q[h] == '0' || n - 1 - h > 10)
+		return false;
+	uint64_t v = 0;
+	for (size_t i = h; i < n - 1; i++)
+		v = v * 10 + (uint64_t)(q[i] - '0');
+	if (v > G_MAXUINT)
+		return false;
+	*k = (unsigned)v;
+	g_string_truncate(t->tmp, 0);
+	g_string_append_len(t->tmp, q, (gssize)(h - 1));
+	g_string_append_c(t->tmp, '"');
+	return true;
+}
+
+static void span_add(struct idrec *r, unsigned k)
+{
+	if (r->lo != 0 && k == r->hi + 1) {
+		r->hi = k;
+		return;
+	}
+	if (r->lo != 0) {
+		if (r->spans == NULL)
+			r->spans = g_array_new(FALSE, FALSE, sizeof(unsigned));
+		g_array_append_val(r->spans, r->lo);
+		g_array_append_val(r->spans, r->hi);
+	}
+	r->lo = r->hi = k;
+}
+
+/* The record of the quoted "X#k" q (n bytes) and its k: base's where q is
+ * base's string with "#k" before its closing quote (a name drawn again,
+ * the usual case: no search), else X's found by the string; NULL where q
+ * is not of that form (*of_form false) or X has none (X's key then in
+ * t->tmp). */
+static struct idrec *suffix_rec(struct idtab *t, struct idrec *base, const char *q, size_t n,
+				unsigned *k, bool *of_form)
+{
+	size_t b = base != NULL ? base->key_len : 0;
+	if (b >= 2 && n > b + 1 && q[n - 1] == '"' && q[b - 1] == '#' && q[b] != '0' &&
+	    n - 1 - b <= 10 && memcmp(q, base->key, b - 1) == 0) {
+		uint64_t v = 0;
+		size_t i = b;
+		while (i < n - 1 && q[i] >= '0' && q[i] <= '9')
+			v = v * 10 + (uint64_t)(q[i++] - '0');
+		if (i == n - 1 && v <= G_MAXUINT) {
+			*k = (unsigned)v;
+			*of_form = true;
+			return base;
+		}
+	}
+	*of_form = split_suffix(t, q, n, k);
+	return *of_form ? g_hash_table_lookup(t->recs, t->tmp->str) : NULL;
+}
+
+static bool id_taken(struct idtab *t, struct idrec *base, const char *q, size_t n)
+{
+	const struct idrec *r = g_hash_table_lookup(t->recs, q);
+	if (r != NULL && r->plain)
+		return true;
+	unsigned k;
+	bool of_form;
+	r = suffix_rec(t, base, q, n, &k, &of_form);
+	return r != NULL && span_has(r, k);
+}
+
+/* The quoted DOT id for `text`: itself, or "text#2", "text#3"... when taken
+ * (the same name in several partitions or runs). The caller frees it. */
+static char *unique_id(struct idtab *t, const char *text, size_t len)
+{
+	GString *s = g_string_sized_new(len + 8);
+	tl_dot_quote(s, text, len, false);
+	if (!id_taken(t, NULL, s->str, s->len)) {
+		id_rec(t, s->str)->plain = true;
+		return g_string_free(s, FALSE);
+	}
+	/* where the last search for this name stopped */
+	struct idrec *base = id_rec(t, s->str);
+	unsigned k = base->next < 2 ? 2 : base->next;
+	for (;; k++) {
+		char num[16];
+		size_t p = sizeof num;
+		unsigned v = k;
+		do {
+			num[--p] = (char)('0' + v % 10);
+			v /= 10;
+		} while (v != 0);
+		g_string_truncate(t->alt, 0);
+		g_string_append_len(t->alt, text, (gssize)len);
+		g_string_append_c(t->alt, '#');
+		g_string_append_len(t->alt, num + p, (gssize)(sizeof num - p));
+		g_string_truncate(s, 0);
+		tl_dot_quote(s, t->alt->str, t->alt->len, false);
+		if (!id_taken(t, base, s->str, s->len))
+			break;
+	}
+	base->next = k + 1;
+	unsigned got;
+	bool of_form;
+	struct idrec *x = suffix_rec(t, base, s->str, s->len, &got, &of_form);
+	if (x == NULL && of_form)
+		x = id_rec(t, t->tmp->str);
+	if (x != NULL)
+		span_add(x, got);
+	return g_string_free(s, FALSE);
+}
+
 struct dotw {
 	GString *s;
 	tl_output *out; /* NULL: keep everything in s */
 	GString *tmp;
-	GHashTable *clusters; /* quoted cluster ids written */
-	GHashTable *ids;      /* quoted node ids in use (owned) */
-	GHashTable *id_next;  /* quoted id -> next suffix to try */
-	const char **vtx_id;  /* per vertex, its quoted id (in ids) */
-	const char *legend_id;
+	GHashTable *clusters; /* quoted cluster ids written (of the run) */
+	struct idtab *ids;    /* node ids in use */
+	char **vtx_id;	      /* per vertex, its quoted id (owned) */
+	char *legend_id;
+	tl_output *fills; /* run by run: the keys of fills settled at the end */
 };
 
-/* The quoted DOT id for `text`: itself, or "text#2", "text#3"... when taken
- * (the same name in several partitions or runs). */
-static const char *unique_id(struct dotw *w, const char *text, size_t len)
-{
-	GString *s = g_string_sized_new(len + 8);
-	tl_dot_quote(s, text, len, false);
-	if (g_hash_table_contains(w->ids, s->str)) {
-		/* where the last search for this name stopped */
-		char *base = g_strdup(s->str);
-		unsigned k = GPOINTER_TO_UINT(g_hash_table_lookup(w->id_next, base));
-		if (k < 2)
-			k = 2;
-		for (;; k++) {
-			g_string_truncate(s, 0);
-			char *alt = g_strdup_printf("%.*s#%u", (int)len, text, k);
-			tl_dot_quote(s, alt, strlen(alt), false);
-			g_free(alt);
-			if (!g_hash_table_contains(w->ids, s->str))
-				break;
-		}
-		g_hash_table_insert(w->id_next, base, GUINT_TO_POINTER(k + 1));
-	}
-	char *id = g_string_free(s, FALSE);
-	g_hash_table_add(w->ids, id);
-	return id;
-}
-
-/* Every vertex's id, in the order of the vertices, then the legend's. */
+/* Every vertex's id, in the order of the vertices. */
 static void make_ids(const tl_graphdot *gd, struct dotw *w)
 {
-	w->ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-	w->id_next = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-	w->vtx_id = g_new(const char *, gd->vtx->len + 1);
+	if (w->ids == NULL)
+		w->ids = idtab_new();
+	w->vtx_id = g_new(char *, gd->vtx->len + 1);
 	for (guint i = 0; i < gd->vtx->len; i++) {
 		const struct vtx *v = vtx_at(gd, i);
-		w->vtx_id[i] = unique_id(w, v->key, v->key_len);
+		w->vtx_id[i] = unique_id(w->ids, v->key, v->key_len);
 	}
-	w->legend_id = gd->legend->len > 0 ? unique_id(w, "legend", 6) : NULL;
 }
 
-static void free_ids(struct dotw *w)
+/* The legend's id, after every vertex's. */
+static void make_legend_id(const tl_graphdot *gd, struct dotw *w)
 {
+	if (w->ids == NULL)
+		w->ids = idtab_new();
+	w->legend_id = gd->legend->len > 0 ? unique_id(w->ids, "legend", 6) : NULL;
+}
+
+static void free_vtx_ids(const tl_graphdot *gd, struct dotw *w)
+{
+	for (guint i = 0; w->vtx_id != NULL && i < gd->vtx->len; i++)
+		g_free(w->vtx_id[i]);
 	g_free(w->vtx_id);
-	g_hash_table_destroy(w->id_next);
-	g_hash_table_destroy(w->ids);
+	w->vtx_id = NULL;
+}
+
+static void free_ids(const tl_graphdot *gd, struct dotw *w)
+{
+	free_vtx_ids(gd, w);
+	g_free(w->legend_id);
+	w->legend_id = NULL;
+	idtab_free(w->ids);
+	w->ids = NULL;
 }
 
 static void w_flush(struct dotw *w, bool force)
@@ -380,6 +556,11 @@ static void diff_attrs(const tl_graphdot *gd, struct dotw *w, const struct vtx *
 	g_string_free(t, TRUE);
 }
 
+/* Where a fill settles at the end (run by run), the vertex's line holds
+ * this byte, which no DOT we write holds otherwise (tl_dot_quote writes
+ * no control character). */
+#define FILL_MARK '\x01'
+
 static void write_vertex(const tl_graphdot *gd, struct dotw *w, struct rview *rv, uint32_t vi,
 			 int depth)
 {
@@ -429,7 +610,12 @@ static void write_vertex(const tl_graphdot *gd, struct dotw *w, struct rview *rv
 	tl_dot_quote(w->s, label->str, label->len, true);
 	if (v->node < 0)
 		g_string_append(w->s, ", shape=box3d");
-	if (v->fill != NULL) {
+	int64_t key;
+	if (w->fills != NULL && tl_graphdot_fill_key(gd, v, &key)) {
+		/* its fill settles at the end: a mark, and its key aside */
+		g_string_append_c(w->s, FILL_MARK);
+		tl_output_bytes(w->fills, &key, sizeof key);
+	} else if (v->fill != NULL) {
 		g_string_append_printf(w->s, ", fillcolor=\"%s\"", v->fill);
 		if (v->fill_dark)
 			g_string_append(w->s, ", fontcolor=white");
@@ -470,6 +656,12 @@ static void close_cluster(struct dotw *w, int depth)
 	g_string_append(w->s, "}\n");
 }
 
+/* The run's number among every run of the picture. */
+static size_t run_number(const tl_graphdot *gd, const struct rview *rv)
+{
+	return gd->n_dropped + (size_t)(rv - gd->views);
+}
+
 /* Depth-first over the scopes of one group, without recursion (names can
  * nest deeply). */
 static void write_group(const tl_graphdot *gd, struct dotw *w, struct rview *rv, uint32_t g,
@@ -502,8 +694,8 @@ static void write_group(const tl_graphdot *gd, struct dotw *w, struct rview *rv,
 		int open = sc->cluster ? 1 : 0;
 		if (open) {
 			if (sc->depth == 0) {
-				char *name = g_strdup_printf("%zu/%u %s", (size_t)(rv - gd->views),
-							     g, gr->device);
+				char *name = g_strdup_printf("%zu/%u %s", run_number(gd, rv), g,
+							     gr->device);
 				char *label = gr->device[0] != '\0'
 						  ? g_strdup(gr->device)
 						  : g_strdup_printf("partition %u", gr->partition);
@@ -517,7 +709,7 @@ static void write_group(const tl_graphdot *gd, struct dotw *w, struct rview *rv,
 				uint32_t pre = cluster_prefix(rv, sc->parent);
 				uint32_t start = pre > 0 ? pre + 1 : 0;
 				char *name =
-				    g_strdup_printf("%zu/%u %.*s", (size_t)(rv - gd->views), g,
+				    g_strdup_printf("%zu/%u %.*s", run_number(gd, rv), g,
 						    (int)sc->len, sc->path);
 				open_cluster(
 				    w, name, sc->path + start, sc->len - start,
@@ -555,14 +747,15 @@ static double edge_width(int64_t bytes)
 	return w > 6.0 ? 6.0 : w;
 }
 
-static void write_edge(const tl_graphdot *gd, struct dotw *w, const struct dedge *d)
+static void write_edge_ids(const tl_graphdot *gd, struct dotw *w, const char *src,
+			   const char *dst, const struct dedge *d)
 {
 	bool control = d->kind == EK_CONTROL || d->kind == EK_TRANSFER_CONTROL;
 	bool transfer = d->kind == EK_TRANSFER || d->kind == EK_TRANSFER_CONTROL;
 	g_string_append_c(w->s, '\t');
-	g_string_append(w->s, w->vtx_id[d->src]);
+	g_string_append(w->s, src);
 	g_string_append(w->s, " -> ");
-	g_string_append(w->s, w->vtx_id[d->dst]);
+	g_string_append(w->s, dst);
 	g_string_append(w->s, " [");
 	bool sep = false;
 	if (gd->edge_labels) {
@@ -605,6 +798,11 @@ static void write_edge(const tl_graphdot *gd, struct dotw *w, const struct dedge
 		g_string_append_c(w->s, ']');
 	g_string_append(w->s, ";\n");
 	w_flush(w, false);
+}
+
+static void write_edge(const tl_graphdot *gd, struct dotw *w, const struct dedge *d)
+{
+	write_edge_ids(gd, w, w->vtx_id[d->src], w->vtx_id[d->dst], d);
 }
 
 /* A legend line's text into s (replaced). */
@@ -679,34 +877,47 @@ static void write_head(const tl_graphdot *gd, struct dotw *w)
 			      "color=\"#555555\", fontcolor=\"#555555\"];\n");
 }
 
-/* Writes the whole DOT; *legend (where not NULL) gets the legend's node
- * name, NULL when there is no legend (the caller frees it). */
-static void write_all(const tl_graphdot *gd, struct dotw *w, char **legend)
+/* View r's clusters: the run's own when the picture has several runs. */
+static void write_run(const tl_graphdot *gd, struct dotw *w, size_t r, bool several)
+{
+	struct rview *rv = &gd->views[r];
+	int depth = 1;
+	/* cluster ids hold the run's number: no run's can be another's */
+	g_hash_table_remove_all(w->clusters);
+	if (several) {
+		char *name = g_strdup_printf("run %zu", run_number(gd, rv));
+		open_cluster(w, name, rv->run->label, strlen(rv->run->label),
+			     "style=\"rounded,filled\"; fillcolor=\"#f7f7f7\"; "
+			     "color=\"#999999\"; fontsize=13;",
+			     1);
+		g_free(name);
+		depth = 2;
+	}
+	for (guint g = 0; g < rv->groups->len; g++)
+		write_group(gd, w, rv, g, depth);
+	if (several)
+		close_cluster(w, 1);
+}
+
+static void debug_stats(const tl_graphdot *gd)
 {
 	if (getenv("TL_GRAPHDOT_DEBUG") != NULL)
 		fprintf(stderr, "graphdot: %zu vertices, %zu edges, cost %" PRIu64 "\n",
 			gd->stats.vertices, gd->stats.edges, gd->stats.layout_cost);
+}
+
+/* Writes the whole DOT; *legend (where not NULL) gets the legend's node
+ * name, NULL when there is no legend (the caller frees it). */
+static void write_all(const tl_graphdot *gd, struct dotw *w, char **legend)
+{
+	debug_stats(gd);
 	w->tmp = g_string_new(NULL);
 	w->clusters = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	make_ids(gd, w);
+	make_legend_id(gd, w);
 	write_head(gd, w);
-	for (size_t r = 0; r < gd->n_runs; r++) {
-		struct rview *rv = &gd->views[r];
-		int depth = 1;
-		if (gd->n_runs > 1) {
-			char *name = g_strdup_printf("run %zu", r);
-			open_cluster(w, name, rv->run->label, strlen(rv->run->label),
-				     "style=\"rounded,filled\"; fillcolor=\"#f7f7f7\"; "
-				     "color=\"#999999\"; fontsize=13;",
-				     1);
-			g_free(name);
-			depth = 2;
-		}
-		for (guint g = 0; g < rv->groups->len; g++)
-			write_group(gd, w, rv, g, depth);
-		if (gd->n_runs > 1)
-			close_cluster(w, 1);
-	}
+	for (size_t r = 0; r < gd->n_runs; r++)
+		write_run(gd, w, r, gd->n_runs > 1);
 	for (guint e = 0; e < gd->edges->len; e++)
 		write_edge(gd, w, &g_array_index(gd->edges, struct dedge, e));
 	write_legend(gd, w);
@@ -717,7 +928,7 @@ static void write_all(const tl_graphdot *gd, struct dotw *w, char **legend)
 		*legend = w->legend_id != NULL
 			      ? g_strndup(w->legend_id + 1, strlen(w->legend_id) - 2)
 			      : NULL;
-	free_ids(w);
+	free_ids(gd, w);
 	w_flush(w, true);
 }
 
@@ -738,6 +949,226 @@ static GString *dot_string(const tl_graphdot *gd, char **legend)
 GString *tl_dot_string(const tl_graphdot *gd)
 {
 	return dot_string(gd, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* Run by run                                                          */
+
+/* An edge whose label waits until the labels are settled, with its
+ * ends' ids. */
+struct pending_edge {
+	struct dedge d;
+	char *src, *dst;
+};
+
+struct tl_dot_stream {
+	tl_graphdot *gd;
+	struct dotw w;
+	tl_output *body;    /* scratch: each run's clusters */
+	tl_output *edges;   /* scratch: the edges, their labels settled */
+	GArray *pending;    /* struct pending_edge, while the labels are not */
+	bool labels_known;
+};
+
+int tl_dot_stream_new(tl_dot_stream **out, tl_graphdot *gd, tl_error *err)
+{
+	tl_dot_stream *ds = g_new0(tl_dot_stream, 1);
+	ds->gd = gd;
+	ds->pending = g_array_new(FALSE, FALSE, sizeof(struct pending_edge));
+	ds->w.s = g_string_sized_new(1u << 17);
+	ds->w.tmp = g_string_new(NULL);
+	ds->w.clusters = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	ds->w.ids = idtab_new();
+	int rc = tl_output_new_scratch(&ds->body, err);
+	if (rc == 0)
+		rc = tl_output_new_scratch(&ds->edges, err);
+	if (rc == 0 && (gd->opts.color_by == TL_COLOR_TIME || gd->opts.color_by == TL_COLOR_MEMORY ||
+			gd->opts.color_by == TL_COLOR_OP))
+		rc = tl_output_new_scratch(&ds->w.fills, err);
+	*out = ds;
+	return rc;
+}
+
+void tl_dot_stream_free(tl_dot_stream *ds)
+{
+	if (ds == NULL)
+		return;
+	for (guint i = 0; i < ds->pending->len; i++) {
+		struct pending_edge *p = &g_array_index(ds->pending, struct pending_edge, i);
+		g_free(p->src);
+		g_free(p->dst);
+	}
+	g_array_free(ds->pending, TRUE);
+	free_ids(ds->gd, &ds->w);
+	g_string_free(ds->w.s, TRUE);
+	g_string_free(ds->w.tmp, TRUE);
+	g_hash_table_destroy(ds->w.clusters);
+	if (ds->body != NULL)
+		tl_output_abort(ds->body);
+	if (ds->edges != NULL)
+		tl_output_abort(ds->edges);
+	if (ds->w.fills != NULL)
+		tl_output_abort(ds->w.fills);
+	g_free(ds);
+}
+
+/* The edges held while their labels were not settled, into the edges'
+ * scratch (their labels settled now). */
+static void flush_pending(tl_dot_stream *ds)
+{
+	struct dotw *w = &ds->w;
+	w->out = ds->edges;
+	for (guint i = 0; i < ds->pending->len; i++) {
+		struct pending_edge *p = &g_array_index(ds->pending, struct pending_edge, i);
+		write_edge_ids(ds->gd, w, p->src, p->dst, &p->d);
+		g_free(p->src);
+		g_free(p->dst);
+	}
+	g_array_set_size(ds->pending, 0);
+	w_flush(w, true);
+}
+
+/* The run's edges: written where their labels are settled, else held
+ * (a few: labels wait only while the picture is small). */
+static void stream_edges(tl_dot_stream *ds)
+{
+	tl_graphdot *gd = ds->gd;
+	struct dotw *w = &ds->w;
+	if (!ds->labels_known && tl_graphdot_layout_labels_settled(gd)) {
+		ds->labels_known = true;
+		flush_pending(ds);
+	}
+	w->out = ds->edges;
+	for (guint e = 0; e < gd->edges->len; e++) {
+		const struct dedge *d = &g_array_index(gd->edges, struct dedge, e);
+		if (ds->labels_known) {
+			write_edge(gd, w, d);
+			continue;
+		}
+		struct pending_edge p = {.d = *d,
+					 .src = g_strdup(w->vtx_id[d->src]),
+					 .dst = g_strdup(w->vtx_id[d->dst])};
+		g_array_append_val(ds->pending, p);
+	}
+	w_flush(w, true);
+}
+
+int tl_dot_stream_run(tl_dot_stream *ds, bool several, tl_error *err)
+{
+	tl_graphdot *gd = ds->gd;
+	struct dotw *w = &ds->w;
+	tl_graphdot_stream_run(gd);
+	make_ids(gd, w);
+	w->out = ds->body;
+	write_run(gd, w, 0, several);
+	w_flush(w, true);
+	stream_edges(ds);
+	free_vtx_ids(gd, w);
+	tl_graphdot_stream_drop(gd);
+	int e = ds->body->error != 0 ? ds->body->error : ds->edges->error;
+	if (e == 0 && w->fills != NULL)
+		e = w->fills->error;
+	if (e != 0)
+		return tl_error_set(err, "cannot use a temporary file in '%s': %s",
+				    g_get_tmp_dir(), e > 0 ? g_strerror(e) : "write failed");
+	return 0;
+}
+
+/* A sequential reader of a scratch output. */
+struct sread {
+	tl_output *src;
+	uint64_t at;
+	char *buf;
+	size_t len, pos;
+};
+
+/* Bytes at the reader, at least `want` where the scratch holds them
+ * (fewer: its end); -1 with err. */
+static int64_t sread_fill(struct sread *r, size_t want, tl_error *err)
+{
+	if (r->len - r->pos >= want)
+		return (int64_t)(r->len - r->pos);
+	memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+	r->len -= r->pos;
+	r->pos = 0;
+	while (r->len < want) {
+		int64_t got = tl_output_read(r->src, r->at, r->buf + r->len,
+					     TL_OUTPUT_BUF - r->len, err);
+		if (got < 0)
+			return -1;
+		if (got == 0)
+			break;
+		r->at += (uint64_t)got;
+		r->len += (size_t)got;
+	}
+	return (int64_t)r->len;
+}
+
+/* The clusters' scratch into out, each mark replaced by its fill. */
+static int copy_filled(tl_dot_stream *ds, tl_output *out, tl_error *err)
+{
+	struct sread body = {.src = ds->body, .buf = g_malloc(TL_OUTPUT_BUF)};
+	struct sread keys = {.src = ds->w.fills, .buf = g_malloc(TL_OUTPUT_BUF)};
+	int rc = 0;
+	for (;;) {
+		int64_t have = sread_fill(&body, 1, err);
+		if (have <= 0) {
+			rc = (int)have;
+			break;
+		}
+		const char *p = body.buf + body.pos;
+		const char *mark = memchr(p, FILL_MARK, (size_t)have);
+		size_t plain = mark != NULL ? (size_t)(mark - p) : (size_t)have;
+		tl_output_bytes(out, p, plain);
+		body.pos += plain;
+		if (mark == NULL)
+			continue;
+		body.pos++;
+		int64_t key;
+		if (sread_fill(&keys, sizeof key, err) < (int64_t)sizeof key) {
+			rc = -1;
+			if (err != NULL && err->msg[0] == '\0')
+				tl_error_set(err, "cannot use a temporary file in '%s': short read",
+					     g_get_tmp_dir());
+			break;
+		}
+		memcpy(&key, keys.buf + keys.pos, sizeof key);
+		keys.pos += sizeof key;
+		bool dark;
+		const char *fill = tl_graphdot_stream_fill(ds->gd, key, &dark);
+		tl_output_str(out, ", fillcolor=\"");
+		tl_output_str(out, fill);
+		tl_output_str(out, dark ? "\", fontcolor=white" : "\"");
+	}
+	g_free(body.buf);
+	g_free(keys.buf);
+	return rc;
+}
+
+int tl_dot_stream_end(tl_dot_stream *ds, tl_output *out, tl_error *err)
+{
+	tl_graphdot *gd = ds->gd;
+	struct dotw *w = &ds->w;
+	tl_graphdot_stream_finish(gd);
+	debug_stats(gd);
+	flush_pending(ds);
+	make_legend_id(gd, w);
+	w->out = out;
+	write_head(gd, w);
+	w_flush(w, true);
+	int rc = 0;
+	if (w->fills != NULL)
+		rc = copy_filled(ds, out, err);
+	else
+		rc = tl_output_copy(out, ds->body, 0, tl_output_tell(ds->body), err);
+	if (rc == 0)
+		rc = tl_output_copy(out, ds->edges, 0, tl_output_tell(ds->edges), err);
+	if (rc != 0)
+		return -1;
+	write_legend(gd, w);
+	g_string_append(w->s, "}\n");
+	w_flush(w, true);
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -965,6 +1396,7 @@ void tl_dot_diff_json(const tl_graphdot *gd, tl_output *out)
 	}
 	struct dotw w = {.s = g_string_new(NULL), .tmp = g_string_new(NULL)};
 	make_ids(gd, &w);
+	make_legend_id(gd, &w);
 	tl_output_str(out, "{\"title\":");
 	char *title = tl_graphdot_diff_title(gd->opts.diff);
 	json_str(out, title);
@@ -998,7 +1430,7 @@ void tl_dot_diff_json(const tl_graphdot *gd, tl_output *out)
 	json_vertices(gd, &w, out);
 	json_nodes(gd, out);
 	tl_output_char(out, '}');
-	free_ids(&w);
+	free_ids(gd, &w);
 	g_string_free(w.s, TRUE);
 	g_string_free(w.tmp, TRUE);
 }

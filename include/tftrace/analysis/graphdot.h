@@ -116,6 +116,11 @@ int tl_graphdot_begin(tl_graphdot **out, const tl_graphdot_opts *opts, tl_error 
 void tl_graphdot_add(tl_graphdot *gd, const tl_run *run, const struct tl_memory *memory);
 void tl_graphdot_finish(tl_graphdot *gd);
 void tl_graphdot_free(tl_graphdot *gd);
+/* Whether the picture of these options can be written run by run, each
+ * run let go once written (emit/dot.h's tl_dot_stream): every node drawn
+ * (max_nodes 0, no budget shared by the runs), as DOT (not laid out), no
+ * diff. */
+bool tl_graphdot_streams(const tl_graphdot_opts *opts);
 const tl_graphdot_stats *tl_graphdot_get_stats(const tl_graphdot *gd);
 
 #endif

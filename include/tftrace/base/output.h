@@ -62,6 +62,9 @@ uint64_t tl_output_tell(const tl_output *o);
 /* Copies bytes [from, from + len) of the scratch output `src` into `dst`:
  * 0, or -1 with err (a write or read error of the scratch file). */
 int tl_output_copy(tl_output *dst, tl_output *src, uint64_t from, uint64_t len, tl_error *err);
+/* Reads up to len bytes at `from` of the scratch output `src` into buf:
+ * how many (0 past its end), or -1 with err. */
+int64_t tl_output_read(tl_output *src, uint64_t from, void *buf, size_t len, tl_error *err);
 
 void tl_output_flush(tl_output *o);
 

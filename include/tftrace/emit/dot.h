@@ -33,6 +33,20 @@ void tl_dot_write(const tl_graphdot *gd, tl_output *out);
 /* The same DOT in a GString (the caller frees it). */
 GString *tl_dot_string(const tl_graphdot *gd);
 
+/* Run by run, where tl_graphdot_streams(opts): the DOT tl_dot_write
+ * writes, each run written to scratch files (in $TMPDIR) once added
+ * (tl_graphdot_add, then tl_dot_stream_run; `several`: more than one run
+ * in all) and let go, so that what is held is one run's picture and the
+ * names' ids; tl_dot_stream_end writes the head (the title, which needs
+ * every run), the runs' clusters (fills by time, memory or op settled
+ * then), edges and legend into `out`. Fails (-1 with err) only on a
+ * scratch file's error. */
+typedef struct tl_dot_stream tl_dot_stream;
+int tl_dot_stream_new(tl_dot_stream **out, tl_graphdot *gd, tl_error *err);
+int tl_dot_stream_run(tl_dot_stream *ds, bool several, tl_error *err);
+int tl_dot_stream_end(tl_dot_stream *ds, tl_output *out, tl_error *err);
+void tl_dot_stream_free(tl_dot_stream *ds);
+
 /* Lays the picture out with its engine (opts.engine, default dot) and
  * renders `format` (svg, png, pdf, ...) into `out`. Graphviz warnings
  * become tl_warn warnings. Not reentrant: Graphviz reports through one
