@@ -398,9 +398,12 @@ def main():
             a, b = r[0][key], r[1][key]
             ratio = "%.3f" % (b / a) if a and b else "-"
             rr = "%.3f" % (r[1]["rss"] / r[0]["rss"]) if r[0]["rss"] and r[1]["rss"] else "-"
-            mark = ""
-            if (a and b and b / a > o.limit) or (rr != "-" and float(rr) > o.limit):
-                mark = " **over %.2f**" % o.limit
+            mark = rmark = ""
+            if a and b and b / a > o.limit:
+                mark = " **over**"
+                worse = 1
+            if rr != "-" and float(rr) > o.limit:
+                rmark = " **over**"
                 worse = 1
             if r[0]["err"] or r[1]["err"]:
                 outs = "old: %s; new: %s" % ("; ".join(r[0]["err"] or ["ok"]), "; ".join(r[1]["err"] or ["ok"]))
@@ -409,9 +412,9 @@ def main():
             meas = "Ir" if mode == "ir" else "CPU best of %d" % o.runs
             if mode == "ir" and r[0]["cpu"] is not None and r[1]["cpu"] is not None:
                 meas += " (CPU %.2f/%.2f s)" % (r[0]["cpu"], r[1]["cpu"])
-            row = "| %s | %s | %s | %s | %s%s | %s | %s | %s | %s |" % (
+            row = "| %s | %s | %s | %s | %s%s | %s | %s | %s%s | %s |" % (
                 ln.name, meas, fmt_num(a, key), fmt_num(b, key), ratio, mark,
-                fmt_num(r[0]["rss"] or None, "rss"), fmt_num(r[1]["rss"] or None, "rss"), rr, outs)
+                fmt_num(r[0]["rss"] or None, "rss"), fmt_num(r[1]["rss"] or None, "rss"), rr, rmark, outs)
             print(row, flush=True)
             rows.append(row)
     finally:

@@ -160,6 +160,8 @@ struct tl_graphdot {
 	struct rview *views;
 	size_t n_runs, cap_runs;
 	GStringChunk *strings; /* the runs' names, ops, devices, labels, tensors */
+	struct tl_nametab *interned; /* text -> its index in interned_strs */
+	GPtrArray *interned_strs;    /* the texts in strings, each once */
 	bool any_steps, any_folded;
 	GArray *vtx;	/* struct vtx */
 	GArray *edges;	/* struct dedge */
