@@ -175,6 +175,8 @@ struct tl_graphdot {
 	double cost_span; /* log(hi / lo), settled at the end */
 	int *op_slot;	  /* per op index, its colour (N_CAT: the others) */
 	GStringChunk *strings; /* the runs' names, ops, devices, labels, tensors */
+	struct tl_nametab *interned; /* text -> its index in interned_strs */
+	GPtrArray *interned_strs;    /* the texts in strings, each once */
 	bool any_steps, any_folded;
 	GArray *vtx;	/* struct vtx */
 	GArray *edges;	/* struct dedge */

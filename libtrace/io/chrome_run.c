@@ -9,6 +9,7 @@
 #include "io/chrome_kind.h"
 #include "io/chrome_reader.h"
 #include "io/format.h"
+#include "io/format_internal.h"
 #include "io/kineto_memory.h"
 #include "io/tf2names.h"
 
@@ -920,8 +921,15 @@ int tl_chrome_run_read(const uint8_t *data, size_t len, const char *name, tl_are
 	tl_chrome_ids_init(&c.ids);
 	tl_chrome_in_event ev;
 	int rc;
-	while ((rc = tl_chrome_reader_next(r, &ev, err)) > 0)
+	/* the writer told in the same pass (tl_format_chrome_kind read the
+	 * whole file again: a sixth of trace-summarize on a TF2 trace) */
+	tl_chrome_kind_look look;
+	tl_chrome_kind_look_init(&look);
+	while ((rc = tl_chrome_reader_next(r, &ev, err)) > 0) {
 		read_event(&c, &ev);
+		tl_chrome_kind_look_event(&look, &ev);
+	}
+	const char *kind = tl_chrome_kind_look_end(&look, r, rc, data, len);
 	tl_chrome_reader_close(r);
 	if (rc < 0 && c.slices->len > 0) {
 		char why[sizeof err->msg];
@@ -970,7 +978,7 @@ int tl_chrome_run_read(const uint8_t *data, size_t len, const char *name, tl_are
 	g_hash_table_destroy(l.has);
 	g_array_free(devs, TRUE);
 	out->dataflow = c.tf1;
-	out->kind = c.tf1 ? "a TF1 timeline.py trace" : tl_format_chrome_kind(data, len);
+	out->kind = c.tf1 ? "a TF1 timeline.py trace" : kind;
 	creader_free(&c);
 	return 0;
 }

@@ -4,6 +4,7 @@
  * binary, pbtext for text), because that needs more than the first bytes.
  */
 #include "io/format.h"
+#include "io/format_internal.h"
 
 #include "base/utf8.h"
 
@@ -277,9 +278,7 @@ static bool kineto_category(const tl_chrome_in_event *ev)
  *     ("/device:GPU:0", "/host:CPU"), threads "Stream #N(...)" (the strong
  *     marks); displayTimeUnit, X events without a cat (the weak ones);
  *   Kineto: its top-level keys, or categories only it writes. */
-struct chrome_marks {
-	unsigned tf1_strong, tf1_weak, tf2_strong, tf2_weak;
-};
+/* (struct chrome_marks is in io/format_internal.h.) */
 
 /* The "name" of a metadata event's args, or NULL (in buf). */
 static const char *meta_name(const tl_chrome_in_event *ev, GString *buf)
@@ -334,28 +333,33 @@ static void note_marks(const tl_chrome_in_event *ev, struct chrome_marks *m, GSt
 		m->tf1_weak = 1;
 }
 
-const char *tl_format_chrome_kind(const uint8_t *data, size_t len)
+static const char *const kind_kineto = "a PyTorch profiler (Kineto) trace";
+
+void tl_chrome_kind_look_init(tl_chrome_kind_look *k)
 {
-	static const char *const kineto = "a PyTorch profiler (Kineto) trace";
+	*k = (tl_chrome_kind_look){.buf = g_string_new(NULL)};
+}
+
+void tl_chrome_kind_look_event(tl_chrome_kind_look *k, const tl_chrome_in_event *ev)
+{
+	if (k->kind != NULL)
+		return;
+	k->events++;
+	if (kineto_category(ev))
+		k->kind = kind_kineto;
+	else
+		note_marks(ev, &k->m, k->buf);
+}
+
+const char *tl_chrome_kind_look_end(tl_chrome_kind_look *k, tl_chrome_reader *r, int rc,
+				    const uint8_t *data, size_t len)
+{
 	static const char *const tf2 = "a TF2 profiler trace (TensorBoard's trace viewer JSON)";
 	static const char *const tf1 = "a TF1 timeline.py trace";
-	tl_chrome_reader *r = NULL;
-	if (tl_chrome_reader_open(&r, data, len, NULL) < 0)
-		return TL_FORMAT_NOT_A_TRACE;
-	const char *kind = NULL;
-	struct chrome_marks m = {0};
-	GString *buf = g_string_new(NULL);
-	tl_chrome_in_event ev;
-	int rc;
-	size_t events = 0;
-	while ((rc = tl_chrome_reader_next(r, &ev, NULL)) > 0) {
-		events++;
-		if (kineto_category(&ev)) {
-			kind = kineto;
-			break;
-		}
-		note_marks(&ev, &m, buf);
-	}
+	const char *kind = k->kind;
+	struct chrome_marks m = k->m;
+	g_string_free(k->buf, TRUE);
+	k->buf = NULL;
 	if (rc == 0 && kind == NULL) {
 		const char **keys, **values;
 		size_t *key_lens, *value_lens;
@@ -364,20 +368,18 @@ const char *tl_format_chrome_kind(const uint8_t *data, size_t len)
 							  "traceName", "distributedInfo",
 							  "baseTimeNanoseconds"};
 		for (size_t i = 0; i < n && kind == NULL; i++) {
-			for (size_t k = 0; k < G_N_ELEMENTS(kineto_keys); k++)
-				if (key_lens[i] == strlen(kineto_keys[k]) &&
-				    memcmp(keys[i], kineto_keys[k], key_lens[i]) == 0)
-					kind = kineto;
+			for (size_t j = 0; j < G_N_ELEMENTS(kineto_keys); j++)
+				if (key_lens[i] == strlen(kineto_keys[j]) &&
+				    memcmp(keys[i], kineto_keys[j], key_lens[i]) == 0)
+					kind = kind_kineto;
 			if (key_lens[i] == 15 && memcmp(keys[i], "displayTimeUnit", 15) == 0)
 				m.tf2_weak++;
 		}
 	}
-	g_string_free(buf, TRUE);
-	tl_chrome_reader_close(r);
 	if (kind != NULL)
 		return kind;
 	/* no event, and no list of them: some other JSON */
-	if (events == 0 && (rc < 0 || memmem(data, len, "\"traceEvents\"", 13) == NULL))
+	if (k->events == 0 && (rc < 0 || memmem(data, len, "\"traceEvents\"", 13) == NULL))
 		return TL_FORMAT_NOT_A_TRACE;
 	/* the strong marks decide; the weak ones only between two writers */
 	unsigned one = m.tf1_strong > 0 ? 2 + m.tf1_weak : 0;
@@ -385,4 +387,20 @@ const char *tl_format_chrome_kind(const uint8_t *data, size_t len)
 	if (one == 0 && two == 0)
 		return "a Chrome trace";
 	return one >= two ? tf1 : tf2;
+}
+
+const char *tl_format_chrome_kind(const uint8_t *data, size_t len)
+{
+	tl_chrome_reader *r = NULL;
+	if (tl_chrome_reader_open(&r, data, len, NULL) < 0)
+		return TL_FORMAT_NOT_A_TRACE;
+	tl_chrome_kind_look look;
+	tl_chrome_kind_look_init(&look);
+	tl_chrome_in_event ev;
+	int rc = 0;
+	while (look.kind == NULL && (rc = tl_chrome_reader_next(r, &ev, NULL)) > 0)
+		tl_chrome_kind_look_event(&look, &ev);
+	const char *kind = tl_chrome_kind_look_end(&look, r, look.kind != NULL ? 1 : rc, data, len);
+	tl_chrome_reader_close(r);
+	return kind;
 }
