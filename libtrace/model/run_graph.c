@@ -169,7 +169,10 @@ static void collect_nodes(struct run_builder *b)
 		for (size_t i = 0; i < g->n_node; i++) {
 			const Tensorflow__NodeDef *def = g->node[i];
 			tl_gnode *n = &run->nodes[run->n_nodes];
-			n->name = def->name != NULL ? def->name : "";
+			/* copied, one after the other: the passes and writers that
+			 * read a node's or its executions' name then read a few
+			 * hundred kilobytes of names, not a line of the input each */
+			n->name = tl_arena_strdup(run->arena, def->name != NULL ? def->name : "");
 			n->op = op_name(&ops, run->arena, def->op != NULL ? def->op : "");
 			/* nodes of a partition share their device string */
 			if (def->device == NULL || last_raw == NULL ||

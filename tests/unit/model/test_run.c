@@ -267,7 +267,8 @@ static void test_loop_iterations(void **state)
 }
 
 /* Proves: a graph node's op is its NodeDef's op, and the nodes of one op
- * share one string (model/run_graph.c keeps each op once, off the input). */
+ * share one string (model/run_graph.c keeps each op once, off the input);
+ * an execution of a node has the node's name (its copy, not the input's). */
 static void test_ops_shared(void **state)
 {
 	(void)state;
@@ -286,6 +287,18 @@ static void test_ops_shared(void **state)
 		}
 	}
 	assert_true(shared > 0);
+	/* an execution of a graph node names it by the node's own copy */
+	size_t linked = 0;
+	for (size_t i = 0; i < run->n_execs; i++) {
+		const tl_exec *e = &run->execs[i];
+		if (e->gnode < 0)
+			continue;
+		assert_ptr_equal(e->node, run->nodes[e->gnode].name);
+		assert_string_equal(e->node, e->ns->node_name);
+		assert_true(run->nodes[e->gnode].name != run->nodes[e->gnode].def->name);
+		linked++;
+	}
+	assert_true(linked > 0);
 	tl_run_free(run);
 }
 
