@@ -107,13 +107,14 @@ size_t tl_nametab_size(const tl_nametab *t)
 	return t->used;
 }
 
-static bool same(const struct record *r, uint32_t scope, tl_name name)
+static inline bool same(const struct record *r, uint32_t scope, tl_name name)
 {
 	return r->scope == scope && r->len == name.len && memcmp(r->name, name.s, name.len) == 0;
 }
 
 /* The slot that holds (scope, name), or the free slot where it would go. */
-static size_t find(const tl_nametab *t, uint32_t scope, tl_name name, uint32_t h)
+static inline __attribute__((always_inline)) size_t find(const tl_nametab *t, uint32_t scope,
+							  tl_name name, uint32_t h)
 {
 	for (size_t i = h & t->mask;; i = (i + 1) & t->mask) {
 		const struct slot *s = &t->slots[i];

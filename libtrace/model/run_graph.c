@@ -172,7 +172,11 @@ static void collect_nodes(struct run_builder *b)
 			/* copied, one after the other: the passes and writers that
 			 * read a node's or its executions' name then read a few
 			 * hundred kilobytes of names, not a line of the input each */
-			n->name = tl_arena_strdup(run->arena, def->name != NULL ? def->name : "");
+			const char *raw = def->name != NULL ? def->name : "";
+			size_t len = strlen(raw);
+			char *name = tl_arena_alloc(run->arena, len + 1);
+			memcpy(name, raw, len + 1);
+			n->name = name;
 			n->op = op_name(&ops, run->arena, def->op != NULL ? def->op : "");
 			/* nodes of a partition share their device string */
 			if (def->device == NULL || last_raw == NULL ||
@@ -185,7 +189,7 @@ static void collect_nodes(struct run_builder *b)
 			n->def = def;
 			uint32_t at =
 			    tl_nametab_put(b->node_by_name, (uint32_t)p,
-					   tl_nametab_name_str(n->name), (uint32_t)run->n_nodes);
+					   tl_nametab_name(name, len), (uint32_t)run->n_nodes);
 			if (at != run->n_nodes) {
 				tl_warn("duplicate-node",
 					"node '%s' defined twice in one graph; "
