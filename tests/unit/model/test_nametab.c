@@ -68,7 +68,7 @@ static void test_nametab_many(void **state)
 static void test_nametab_copies(void **state)
 {
 	tl_nametab *t = tl_nametab_new(4);
-	char buf[100][24];
+	char buf[100][32];
 	for (int i = 0; i < 100; i++) {
 		snprintf(buf[i], sizeof buf[i], "gradients/node_%d", i);
 		tl_nametab_put(t, 7, tl_nametab_name_str(buf[i]), (uint32_t)i);
@@ -76,7 +76,7 @@ static void test_nametab_copies(void **state)
 	for (int i = 0; i < 100; i++)
 		snprintf(buf[i], sizeof buf[i], "overwritten_%d", i);
 	for (int i = 0; i < 100; i++) {
-		char name[24];
+		char name[32];
 		snprintf(name, sizeof name, "gradients/node_%d", i);
 		assert_int_equal(tl_nametab_get(t, 7, tl_nametab_name_str(name)), i);
 		assert_int_equal(tl_nametab_get(t, 7, tl_nametab_name_str(buf[i])),
