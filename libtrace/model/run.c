@@ -676,8 +676,10 @@ static void link_execs_part(void *ctx, size_t part, size_t lo, size_t hi, tl_are
 				b->exec_names[i] = tl_nametab_name_str(raw_name);
 				uint32_t hit =
 				    tl_nametab_get(b->node_by_name, (uint32_t)p, b->exec_names[i]);
-				if (hit != TL_NAMETAB_NONE)
+				if (hit != TL_NAMETAB_NONE) {
 					e->gnode = (int32_t)hit;
+					e->node = run->nodes[hit].name; /* the same bytes */
+				}
 			}
 			/* The graph knows the op type; the label (what timeline.py
 			 * reads) serves when the node is not in a graph. */

@@ -132,6 +132,24 @@ static void input_edges_part(void *ctx, size_t part, size_t lo, size_t hi, tl_ar
 	}
 }
 
+/* The op types of a run, each string once in the run's arena: the few
+ * dozen a graph uses stay in the caches, where each node's own copy lies in
+ * the input beside it, one line of a megabytes-long run per node, read again
+ * by each pass that asks a node its op (transfers, executions, tables). */
+struct op_names {
+	tl_nametab *index; /* op -> index in ops */
+	GPtrArray *ops;
+};
+
+static const char *op_name(struct op_names *o, tl_arena *arena, const char *op)
+{
+	tl_name nm = tl_nametab_name_str(op);
+	uint32_t i = tl_nametab_put(o->index, 0, nm, o->ops->len);
+	if (i == o->ops->len)
+		g_ptr_array_add(o->ops, tl_arena_strndup(arena, op, nm.len));
+	return g_ptr_array_index(o->ops, i);
+}
+
 /* The nodes of the partition graphs; a name defined twice in one graph is
  * one node, its first definition. */
 static void collect_nodes(struct run_builder *b)
@@ -144,14 +162,22 @@ static void collect_nodes(struct run_builder *b)
 	run->nodes = tl_arena_zalloc(run->arena, (n_nodes ? n_nodes : 1) * sizeof *run->nodes);
 	b->node_by_name = tl_nametab_new(n_nodes);
 
+	struct op_names ops = {.index = tl_nametab_new(64), .ops = g_ptr_array_new()};
 	const char *last_raw = NULL, *last_norm = "";
 	for (size_t p = 0; p < meta->n_partition_graphs; p++) {
 		const Tensorflow__GraphDef *g = meta->partition_graphs[p];
 		for (size_t i = 0; i < g->n_node; i++) {
 			const Tensorflow__NodeDef *def = g->node[i];
 			tl_gnode *n = &run->nodes[run->n_nodes];
-			n->name = def->name != NULL ? def->name : "";
-			n->op = def->op != NULL ? def->op : "";
+			/* copied, one after the other: the passes and writers that
+			 * read a node's or its executions' name then read a few
+			 * hundred kilobytes of names, not a line of the input each */
+			const char *raw = def->name != NULL ? def->name : "";
+			size_t len = strlen(raw);
+			char *name = tl_arena_alloc(run->arena, len + 1);
+			memcpy(name, raw, len + 1);
+			n->name = name;
+			n->op = op_name(&ops, run->arena, def->op != NULL ? def->op : "");
 			/* nodes of a partition share their device string */
 			if (def->device == NULL || last_raw == NULL ||
 			    strcmp(def->device, last_raw) != 0) {
@@ -163,7 +189,7 @@ static void collect_nodes(struct run_builder *b)
 			n->def = def;
 			uint32_t at =
 			    tl_nametab_put(b->node_by_name, (uint32_t)p,
-					   tl_nametab_name_str(n->name), (uint32_t)run->n_nodes);
+					   tl_nametab_name(name, len), (uint32_t)run->n_nodes);
 			if (at != run->n_nodes) {
 				tl_warn("duplicate-node",
 					"node '%s' defined twice in one graph; "
@@ -174,6 +200,8 @@ static void collect_nodes(struct run_builder *b)
 			run->n_nodes++;
 		}
 	}
+	tl_nametab_free(ops.index);
+	g_ptr_array_free(ops.ops, TRUE);
 	run->has_graphs = run->n_nodes > 0;
 }
 

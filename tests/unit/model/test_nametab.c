@@ -9,6 +9,7 @@
 #include "model/nametab.h"
 
 #include <glib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "testdata.h"
@@ -62,12 +63,35 @@ static void test_nametab_many(void **state)
 	tl_nametab_free(t);
 }
 
+/* The table keeps copies: names overwritten after they were put are
+ * still found by their old bytes, and not by their new ones. */
+static void test_nametab_copies(void **state)
+{
+	tl_nametab *t = tl_nametab_new(4);
+	char buf[100][32];
+	for (int i = 0; i < 100; i++) {
+		snprintf(buf[i], sizeof buf[i], "gradients/node_%d", i);
+		tl_nametab_put(t, 7, tl_nametab_name_str(buf[i]), (uint32_t)i);
+	}
+	for (int i = 0; i < 100; i++)
+		snprintf(buf[i], sizeof buf[i], "overwritten_%d", i);
+	for (int i = 0; i < 100; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "gradients/node_%d", i);
+		assert_int_equal(tl_nametab_get(t, 7, tl_nametab_name_str(name)), i);
+		assert_int_equal(tl_nametab_get(t, 7, tl_nametab_name_str(buf[i])),
+				 TL_NAMETAB_NONE);
+	}
+	tl_nametab_free(t);
+}
+
 int main(void)
 {
 	td_filter();
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_nametab_basic),
 	    cmocka_unit_test(test_nametab_many),
+	    cmocka_unit_test(test_nametab_copies),
 	};
 	return cmocka_run_group_tests_name("nametab", tests, NULL, NULL);
 }

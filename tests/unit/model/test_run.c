@@ -266,6 +266,42 @@ static void test_loop_iterations(void **state)
 	tl_run_free(run);
 }
 
+/* Proves: a graph node's op is its NodeDef's op, and the nodes of one op
+ * share one string (model/run_graph.c keeps each op once, off the input);
+ * an execution of a node has the node's name (its copy, not the input's). */
+static void test_ops_shared(void **state)
+{
+	(void)state;
+	tl_run *run = load("oracle/gen_g1_s1.pb");
+	size_t shared = 0;
+	for (size_t n = 0; n < run->n_nodes; n++) {
+		const tl_gnode *g = &run->nodes[n];
+		assert_string_equal(g->op, g->def->op != NULL ? g->def->op : "");
+		assert_true(g->op != g->def->op);
+		for (size_t m = 0; m < n; m++) {
+			if (strcmp(run->nodes[m].op, g->op) != 0)
+				continue;
+			assert_ptr_equal(run->nodes[m].op, g->op);
+			shared++;
+			break;
+		}
+	}
+	assert_true(shared > 0);
+	/* an execution of a graph node names it by the node's own copy */
+	size_t linked = 0;
+	for (size_t i = 0; i < run->n_execs; i++) {
+		const tl_exec *e = &run->execs[i];
+		if (e->gnode < 0)
+			continue;
+		assert_ptr_equal(e->node, run->nodes[e->gnode].name);
+		assert_string_equal(e->node, e->ns->node_name);
+		assert_true(run->nodes[e->gnode].name != run->nodes[e->gnode].def->name);
+		linked++;
+	}
+	assert_true(linked > 0);
+	tl_run_free(run);
+}
+
 /* A bare StepStats becomes a run without graphs. */
 static void test_stepstats_only(void **state)
 {
@@ -443,6 +479,7 @@ int main(void)
 	    cmocka_unit_test(test_gpu_run),
 	    cmocka_unit_test(test_shared_gpu_run),
 	    cmocka_unit_test(test_loop_iterations),
+	    cmocka_unit_test(test_ops_shared),
 	    cmocka_unit_test(test_stepstats_only),
 	    cmocka_unit_test(test_tf13_scheduled_nanos),
 	    cmocka_unit_test(test_field_ranges),
