@@ -534,6 +534,26 @@ int tl_graphdot_begin(tl_graphdot **out, const tl_graphdot_opts *opts, tl_error 
 	return 0;
 }
 
+/* Run r's vertices at the depth its layout cost allows (its ancestors and
+ * scope ids are let go after), counted in the stats. */
+static void run_vertices(tl_graphdot *gd, struct rview *rv, uint32_t r)
+{
+	size_t n = rv->run->n_nodes;
+	rv->anc = g_new(uint32_t, n + 1);
+	for (size_t i = 0; i < n; i++)
+		rv->anc[i] = NONE;
+	rv->vtx = g_new0(uint32_t, n + 1);
+	uint64_t cost = 0;
+	int depth = tl_graphdot_layout_depth(gd, rv, &cost);
+	gd->stats.layout_cost += cost;
+	if (depth > gd->stats.depth)
+		gd->stats.depth = depth;
+	make_vertices(gd, rv, r, depth);
+	g_free(rv->anc);
+	g_free(rv->sid);
+	rv->anc = rv->sid = NULL;
+	gd->any_folded = gd->any_folded || rv->folded;
+}
 /* One run's costs, what is kept, the tensors of its edges and its scopes;
  * then it is let go. The depth it is drawn at waits for the end, when the
  * runs' share of max_nodes is known. */
@@ -593,21 +613,7 @@ void tl_graphdot_finish(tl_graphdot *gd)
 		struct rview *rv = &gd->views[r];
 		tl_warn_log_tell(rv->warnings);
 		rv->warnings = NULL;
-		size_t n = rv->run->n_nodes;
-		rv->anc = g_new(uint32_t, n + 1);
-		for (size_t i = 0; i < n; i++)
-			rv->anc[i] = NONE;
-		rv->vtx = g_new0(uint32_t, n + 1);
-		uint64_t cost = 0;
-		int depth = tl_graphdot_layout_depth(gd, rv, &cost);
-		gd->stats.layout_cost += cost;
-		if (depth > gd->stats.depth)
-			gd->stats.depth = depth;
-		make_vertices(gd, rv, (uint32_t)r, depth);
-		g_free(rv->anc);
-		g_free(rv->sid);
-		rv->anc = rv->sid = NULL;
-		gd->any_folded = gd->any_folded || rv->folded;
+		run_vertices(gd, rv, (uint32_t)r);
 	}
 	if (opts->focus != NULL && gd->stats.kept == 0)
 		tl_warn("graph-focus-empty", "--focus matches no node: nothing to draw");
@@ -646,21 +652,7 @@ bool tl_graphdot_streams(const tl_graphdot_opts *opts)
 void tl_graphdot_stream_run(tl_graphdot *gd)
 {
 	struct rview *rv = &gd->views[0];
-	size_t n = rv->run->n_nodes;
-	rv->anc = g_new(uint32_t, n + 1);
-	for (size_t i = 0; i < n; i++)
-		rv->anc[i] = NONE;
-	rv->vtx = g_new0(uint32_t, n + 1);
-	uint64_t cost = 0;
-	int depth = tl_graphdot_layout_depth(gd, rv, &cost);
-	gd->stats.layout_cost += cost;
-	if (depth > gd->stats.depth)
-		gd->stats.depth = depth;
-	make_vertices(gd, rv, 0, depth);
-	g_free(rv->anc);
-	g_free(rv->sid);
-	rv->anc = rv->sid = NULL;
-	gd->any_folded = gd->any_folded || rv->folded;
+	run_vertices(gd, rv, 0);
 	for (guint i = 0; i < gd->vtx->len; i++) {
 		struct vtx *v = vtx_at(gd, i);
 		if (v->ops != NULL)
