@@ -156,6 +156,23 @@ void tl_json_string(tl_output *o, const char *s)
 	tl_json_string_len(o, s != NULL ? s : "", s != NULL ? strlen(s) : 0);
 }
 
+/* ".ddd", a fraction in thousandths (0 to 999), its 4 bytes written whole;
+ * `trim`: its trailing zeros not counted. */
+static void thousandths_put(tl_output *o, unsigned frac, bool trim)
+{
+	if (o->len + 4 > TL_OUTPUT_BUF)
+		tl_output_flush(o);
+	char *p = o->buf + o->len;
+	p[0] = '.';
+	p[1] = (char)('0' + frac / 100);
+	p[2] = (char)('0' + frac / 10 % 10);
+	p[3] = (char)('0' + frac % 10);
+	size_t len = 4;
+	while (trim && p[len - 1] == '0')
+		len--;
+	o->len += len;
+}
+
 void tl_json_micros(tl_output *o, int64_t ns)
 {
 	uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
@@ -165,18 +182,7 @@ void tl_json_micros(tl_output *o, int64_t ns)
 	unsigned frac = (unsigned)(mag % 1000);
 	if (frac == 0)
 		return;
-	/* the fraction's 4 bytes written whole, its trailing zeros not counted */
-	if (o->len + 4 > TL_OUTPUT_BUF)
-		tl_output_flush(o);
-	char *p = o->buf + o->len;
-	p[0] = '.';
-	p[1] = (char)('0' + frac / 100);
-	p[2] = (char)('0' + frac / 10 % 10);
-	p[3] = (char)('0' + frac % 10);
-	size_t len = 4;
-	while (p[len - 1] == '0')
-		len--;
-	o->len += len;
+	thousandths_put(o, frac, true);
 }
 
 /* Thousandths of |v| (0 <= |v| < 9e15, not whole), rounded as printf
@@ -217,12 +223,5 @@ void tl_json_number3(tl_output *o, double v)
 	int frac;
 	thousandths(mag, &whole, &frac);
 	tl_output_uint(o, (uint64_t)whole);
-	if (o->len + 4 > TL_OUTPUT_BUF)
-		tl_output_flush(o);
-	char *q = o->buf + o->len;
-	q[0] = '.';
-	q[1] = (char)('0' + frac / 100);
-	q[2] = (char)('0' + frac / 10 % 10);
-	q[3] = (char)('0' + frac % 10);
-	o->len += 4;
+	thousandths_put(o, (unsigned)frac, false);
 }
