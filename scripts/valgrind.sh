@@ -51,9 +51,10 @@ default_skip='hostile\.test:.*(a node executed a million times|a million devices
 # memcheck on two cores.
 default_skip="$default_skip"'|pbjson\.test:[0-9]+ (\.\.\. (two GPUs|quirks|TensorFlow 1\.3|a distributed run)|a StepStats alone|the real dumps)'
 default_skip="$default_skip"'|shift\.test:[0-9]+ (TF1 timeline|Kineto JSON without|binary RunMetadata|RunMetadata as protobuf text|StepStats as|binary StepStats|a TFRecord stream|a TensorBoard events|an XSpace \(real|the real files of the issue)'
-# The case that sets TMPDIR to a folder that does not exist: valgrind keeps
+# The cases that set TMPDIR to a folder that does not exist: valgrind keeps
 # its own files in $TMPDIR and cannot start there.
 default_skip="$default_skip"'|trace-report\.test:[0-9]+ the runs. page data wait in a temporary file'
+default_skip="$default_skip"'|stream\.test:[0-9]+ no temporary file can be made'
 default_skip="$default_skip"'|kernels\.test:[0-9]+ (a real PyTorch trace \(Kineto, 2021|the same trace: its streams)|chrome-damage\.test:[0-9]+ the 27 MB Kineto trace'
 CLI_SKIP=${VALGRIND_SKIP-$default_skip} \
 	CLI_TIMEOUT_SCALE=${VALGRIND_TIMEOUT_SCALE:-30} \
