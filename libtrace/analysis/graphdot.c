@@ -534,6 +534,18 @@ int tl_graphdot_begin(tl_graphdot **out, const tl_graphdot_opts *opts, tl_error 
 	return 0;
 }
 
+/* Each vertex's ops summed up, the collapsed ones counted. */
+static void summarize_vertices(tl_graphdot *gd)
+{
+	for (guint i = 0; i < gd->vtx->len; i++) {
+		struct vtx *v = vtx_at(gd, i);
+		if (v->ops != NULL)
+			summarize_ops(v);
+		if (v->node < 0)
+			gd->stats.collapsed++;
+	}
+}
+
 /* Run r's vertices at the depth its layout cost allows (its ancestors and
  * scope ids are let go after), counted in the stats. */
 static void run_vertices(tl_graphdot *gd, struct rview *rv, uint32_t r)
@@ -620,13 +632,7 @@ void tl_graphdot_finish(tl_graphdot *gd)
 	if (opts->top > 0 && !gd->any_steps)
 		tl_warn("graph-top-no-stats", "--top has no costs to rank by (no step stats): "
 					      "nothing to draw");
-	for (guint i = 0; i < gd->vtx->len; i++) {
-		struct vtx *v = vtx_at(gd, i);
-		if (v->ops != NULL)
-			summarize_ops(v);
-		if (v->node < 0)
-			gd->stats.collapsed++;
-	}
+	summarize_vertices(gd);
 	gd->stats.vertices = gd->vtx->len;
 	for (size_t r = 0; r < n_runs; r++) {
 		make_edges(gd, &gd->views[r], (uint32_t)r);
@@ -653,13 +659,7 @@ void tl_graphdot_stream_run(tl_graphdot *gd)
 {
 	struct rview *rv = &gd->views[0];
 	run_vertices(gd, rv, 0);
-	for (guint i = 0; i < gd->vtx->len; i++) {
-		struct vtx *v = vtx_at(gd, i);
-		if (v->ops != NULL)
-			summarize_ops(v);
-		if (v->node < 0)
-			gd->stats.collapsed++;
-	}
+	summarize_vertices(gd);
 	gd->stats.vertices += gd->vtx->len;
 	make_edges(gd, rv, 0);
 	tl_graphdot_scope_clusters(gd, rv);
