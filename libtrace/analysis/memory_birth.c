@@ -90,6 +90,16 @@ struct placer {
 	uint8_t *n_alt;	 /* per walk step: exact sets (or fill orders) to try */
 	uint8_t *missed; /* per walk step: the sample not met */
 	size_t misses;
+	struct mark *mark; /* per walk step: the walk's state as it began */
+};
+
+/* What a walk step starts from, besides the buffers' windows and the
+ * classes' counts (both rebuilt from step_of and the positions), so that a
+ * walk whose choices change at step c starts again from there: the steps
+ * before c made the same choices, and so are what they were. */
+struct mark {
+	int64_t total, dead;
+	size_t steps, dp_steps, n_dead, n_due, misses;
 };
 
 static tl_buffer *member(const struct placer *p, uint32_t pos)
@@ -390,12 +400,26 @@ static bool unbear(struct placer *p, size_t q, int64_t need, int64_t t, int64_t 
 	return met;
 }
 
-/* One walk over the samples, from the last, with the choices in p->alt. */
-static void walk(struct placer *p)
+/* One walk over the samples, from the last, with the choices in p->alt,
+ * from step `from` on: the steps before it are the last walk's, whose
+ * choices (p->alt[0 .. from)) were the same. A buffer unborn at a step
+ * from `from` on, or born by the first sample (the walk's end), takes its
+ * window before any sample again; the classes count again the members the
+ * earlier steps unbore and the deadlines passed at `from`. */
+static void walk(struct placer *p, size_t from)
 {
 	int64_t total = 0, dead = 0;
+	size_t n_dead = p->n_u, n_due = p->n_u;
+	if (from > p->n_s)
+		from = p->n_s;
+	for (size_t i = 0; i < p->n_k; i++)
+		p->k[i].born = p->k[i].due = p->k[i].n;
 	for (size_t i = 0; i < p->n_u; i++) {
 		tl_buffer *b = member(p, (uint32_t)i);
+		if (from > 0 && p->step_of[i] < from) {
+			p->k[p->class_of[i]].born--;
+			continue;
+		}
 		b->birth_lo = p->lo0[i];
 		b->birth_hi = p->hi0[i];
 		b->birth = p->birth0[i];
@@ -403,13 +427,24 @@ static void walk(struct placer *p)
 		total = add_sat(total, b->allocated);
 	}
 	dead = total;
-	for (size_t i = 0; i < p->n_k; i++)
-		p->k[i].born = p->k[i].due = p->k[i].n;
-	size_t n_dead = p->n_u, n_due = p->n_u;
 	p->misses = 0;
 	p->steps = 256 * (p->n_s + p->n_u) + ((size_t)1 << 20);
 	p->dp_steps = 4 * DP_MAX;
-	for (size_t q = 0; q < p->n_s; q++) {
+	if (from > 0) {
+		const struct mark *m = &p->mark[from];
+		total = m->total;
+		dead = m->dead;
+		p->steps = m->steps;
+		p->dp_steps = m->dp_steps;
+		n_dead = m->n_dead;
+		n_due = m->n_due;
+		p->misses = m->misses;
+		for (size_t i = n_due; i < p->n_u; i++)
+			p->k[p->class_of[p->by_due[i]]].due--;
+	}
+	for (size_t q = from; q < p->n_s; q++) {
+		p->mark[q] =
+		    (struct mark){total, dead, p->steps, p->dp_steps, n_dead, n_due, p->misses};
 		size_t j = p->n_s - 1 - q;
 		int64_t t = p->s[j].us;
 		int64_t next = q > 0 ? p->s[j + 1].us : INT64_MAX;
@@ -429,6 +464,8 @@ static void walk(struct placer *p)
 		p->missed[q] = !met;
 		p->misses += !met;
 	}
+	p->mark[p->n_s] =
+	    (struct mark){total, dead, p->steps, p->dp_steps, n_dead, n_due, p->misses};
 	int64_t first = p->n_s > 0 ? p->s[0].us : INT64_MAX;
 	for (size_t i = 0; i < p->n_k; i++)
 		for (size_t m = 0; m < p->k[i].born; m++)
@@ -451,7 +488,7 @@ static size_t choice_before(const struct placer *p, size_t from, size_t miss)
  * with the fewest misses is the last one made. */
 static void search_births(struct placer *p)
 {
-	walk(p);
+	walk(p, 0);
 	size_t best = p->misses, accepted = 0;
 	uint8_t *best_alt = g_memdup2(p->alt, p->n_s + 1);
 	for (int r = 0; r < RERUN_MAX && p->misses > 0; r++) {
@@ -467,15 +504,18 @@ static void search_births(struct placer *p)
 			break;
 		p->alt[c]++;
 		memset(p->alt + c + 1, 0, p->n_s - c - 1);
-		walk(p);
+		walk(p, c);
 		if (p->misses < best) {
 			best = p->misses;
 			memcpy(best_alt, p->alt, p->n_s);
 		}
 	}
 	if (p->misses > best) {
+		size_t d = 0;
+		while (d < p->n_s && p->alt[d] == best_alt[d])
+			d++;
 		memcpy(p->alt, best_alt, p->n_s);
-		walk(p);
+		walk(p, d);
 	}
 	g_free(best_alt);
 }
@@ -602,6 +642,7 @@ static void place_allocator(tl_memory *mem, tl_allocator *a, GArray *samples)
 	p.alt = g_new0(uint8_t, n_s + 1);
 	p.n_alt = g_new0(uint8_t, n_s + 1);
 	p.missed = g_new0(uint8_t, n_s + 1);
+	p.mark = g_new(struct mark, n_s + 1);
 	search_births(&p);
 	mark_contradicted(&p);
 	for (size_t i = 0; i < p.n_u; i++)
@@ -614,6 +655,7 @@ static void place_allocator(tl_memory *mem, tl_allocator *a, GArray *samples)
 	g_free(p.alt);
 	g_free(p.n_alt);
 	g_free(p.missed);
+	g_free(p.mark);
 	g_free(p.lo0);
 	g_free(p.hi0);
 	g_free(p.birth0);
