@@ -33,16 +33,24 @@ static int cmp_event(const void *a, const void *b)
 	return 0;
 }
 
-static int cmp_live(const void *a, const void *b, void *ctx)
+/* A buffer live at the peak, with what orders the list: allocated bytes
+ * descending, then allocation id, then index (the order a stable sort of
+ * the allocator's buffers, which are in index order, gives), read once
+ * instead of through the buffer at every comparison. */
+struct live {
+	int64_t allocated;
+	int64_t id;
+	uint32_t i;
+};
+
+static int cmp_live(const void *a, const void *b)
 {
-	const tl_memory *mem = ctx;
-	const tl_buffer *x = &mem->buffers[*(const uint32_t *)a];
-	const tl_buffer *y = &mem->buffers[*(const uint32_t *)b];
+	const struct live *x = a, *y = b;
 	if (x->allocated != y->allocated)
 		return x->allocated > y->allocated ? -1 : 1;
-	if (x->allocation_id != y->allocation_id)
-		return x->allocation_id < y->allocation_id ? -1 : 1;
-	return 0;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->i < y->i ? -1 : (x->i > y->i);
 }
 
 /* The events in cmp_event's order, kept stable (as qsort's merge sort
@@ -60,12 +68,12 @@ struct keyed {
 	uint32_t at; /* index into the events */
 };
 
-static void sort_events(GArray *ev)
+/* Returns the events e[0 .. n) sorted, in e or in a new array (e then
+ * freed). */
+static struct event *sort_events(struct event *e, size_t n)
 {
-	size_t n = ev->len;
-	struct event *e = (struct event *)(void *)ev->data;
 	if (n < 2)
-		return;
+		return e;
 	int64_t lo = e[0].us, hi = e[0].us;
 	for (size_t i = 1; i < n; i++) {
 		lo = e[i].us < lo ? e[i].us : lo;
@@ -76,7 +84,7 @@ static void sort_events(GArray *ev)
 	 * hold with its flag bit, or more events than an index holds: qsort */
 	if (n < EV_MIN || (uint64_t)hi - (uint64_t)lo >= (UINT64_C(1) << 62) || n > UINT32_MAX) {
 		qsort(e, n, sizeof *e, cmp_event);
-		return;
+		return e;
 	}
 	struct keyed *a = g_new(struct keyed, n), *b = g_new(struct keyed, n);
 	uint64_t all = 0;
@@ -106,10 +114,10 @@ static void sort_events(GArray *ev)
 	struct event *out = g_new(struct event, n);
 	for (size_t i = 0; i < n; i++)
 		out[i] = e[a[i].at];
-	memcpy(e, out, n * sizeof *e);
-	g_free(out);
+	g_free(e);
 	g_free(a);
 	g_free(b);
+	return out;
 }
 
 /* Whether a buffer counts in the curves being built: estimated births
@@ -119,9 +127,15 @@ static bool counts(const tl_buffer *buf, bool with_estimated)
 	return with_estimated || !buf->estimated;
 }
 
+/* The events, points and live buffers go in arrays sized once (at most
+ * two events a buffer, one point an event): a curve is built up to five
+ * times per allocator, and appending to GArrays element by element was a
+ * third of the building. */
 static void build_curve(tl_memory *mem, tl_allocator *a, bool with_estimated)
 {
-	GArray *ev = g_array_new(FALSE, FALSE, sizeof(struct event));
+	size_t cap = 2 * a->n_buffers + a->n_unattributed + 1;
+	struct event *ev = g_new(struct event, cap);
+	size_t n_ev = 0;
 	int64_t start = mem->step_start_us;
 	a->persistent_bytes = 0;
 	a->persistent_requested = 0;
@@ -136,42 +150,38 @@ static void build_curve(tl_memory *mem, tl_allocator *a, bool with_estimated)
 		}
 		if (buf->free_us == buf->alloc_us)
 			continue; /* never held across an instant */
-		struct event alloc = {buf->alloc_us, buf->allocated, buf->requested};
-		g_array_append_val(ev, alloc);
+		ev[n_ev++] = (struct event){buf->alloc_us, buf->allocated, buf->requested};
 		if (buf->alloc_us < start)
 			start = buf->alloc_us;
-		if (buf->free_us != TL_US_NEVER) {
-			struct event fr = {buf->free_us, -buf->allocated, -buf->requested};
-			g_array_append_val(ev, fr);
-		}
+		if (buf->free_us != TL_US_NEVER)
+			ev[n_ev++] = (struct event){buf->free_us, -buf->allocated, -buf->requested};
 	}
 	/* the part of the samples no record explains, a step of its own */
 	for (size_t k = 0; k < a->n_unattributed; k++) {
 		int64_t before = k > 0 ? a->unattributed[k - 1].bytes : 0;
-		struct event step = {a->unattributed[k].us, a->unattributed[k].bytes - before, 0};
-		g_array_append_val(ev, step);
+		ev[n_ev++] =
+		    (struct event){a->unattributed[k].us, a->unattributed[k].bytes - before, 0};
 	}
-	sort_events(ev);
-	GArray *pts = g_array_new(FALSE, FALSE, sizeof(tl_point));
+	ev = sort_events(ev, n_ev);
+	tl_point *pts = g_new(tl_point, n_ev + 1);
+	size_t n_pts = 0;
 	tl_point cur = {
 	    .us = start, .bytes = a->persistent_bytes, .requested = a->persistent_requested};
-	g_array_append_val(pts, cur);
+	pts[n_pts++] = cur;
 	a->peak_bytes = cur.bytes;
 	a->peak_requested = cur.requested;
 	a->peak_us = cur.us;
-	for (guint i = 0; i < ev->len;) {
-		int64_t us = g_array_index(ev, struct event, i).us;
-		while (i < ev->len && g_array_index(ev, struct event, i).us == us) {
-			cur.bytes = add_sat(cur.bytes, g_array_index(ev, struct event, i).bytes);
-			cur.requested =
-			    add_sat(cur.requested, g_array_index(ev, struct event, i).requested);
+	for (size_t i = 0; i < n_ev;) {
+		int64_t us = ev[i].us;
+		while (i < n_ev && ev[i].us == us) {
+			cur.bytes = add_sat(cur.bytes, ev[i].bytes);
+			cur.requested = add_sat(cur.requested, ev[i].requested);
 			i++;
 		}
 		cur.us = us;
 		/* change points of the allocated bytes (requested ride along) */
-		tl_point *last = &g_array_index(pts, tl_point, pts->len - 1);
-		if (cur.bytes != last->bytes)
-			g_array_append_val(pts, cur);
+		if (cur.bytes != pts[n_pts - 1].bytes)
+			pts[n_pts++] = cur;
 		if (cur.bytes > a->peak_bytes) {
 			a->peak_bytes = cur.bytes;
 			a->peak_us = us;
@@ -179,11 +189,12 @@ static void build_curve(tl_memory *mem, tl_allocator *a, bool with_estimated)
 		if (cur.requested > a->peak_requested)
 			a->peak_requested = cur.requested;
 	}
-	g_array_free(ev, TRUE);
-	a->n_curve = pts->len;
-	a->curve = (tl_point *)(void *)g_array_free(pts, FALSE);
+	g_free(ev);
+	a->n_curve = n_pts;
+	a->curve = pts;
 
-	GArray *live = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	struct live *live = g_new(struct live, a->n_buffers + 1);
+	size_t n_live = 0;
 	for (size_t k = 0; k < a->n_buffers; k++) {
 		uint32_t i = a->buffers[k];
 		const tl_buffer *buf = &mem->buffers[i];
@@ -192,12 +203,15 @@ static void build_curve(tl_memory *mem, tl_allocator *a, bool with_estimated)
 		bool born = buf->kind == TL_BUF_PERSISTENT || buf->alloc_us <= a->peak_us;
 		bool alive = buf->free_us == TL_US_NEVER || buf->free_us > a->peak_us;
 		if (born && alive && buf->free_us != buf->alloc_us)
-			g_array_append_val(live, i);
+			live[n_live++] = (struct live){buf->allocated, buf->allocation_id, i};
 	}
-	if (live->len > 1)
-		qsort_r(live->data, live->len, sizeof(uint32_t), cmp_live, mem);
-	a->n_live = live->len;
-	a->live_at_peak = (uint32_t *)(void *)g_array_free(live, FALSE);
+	if (n_live > 1)
+		qsort(live, n_live, sizeof *live, cmp_live);
+	a->n_live = n_live;
+	a->live_at_peak = g_new(uint32_t, n_live + 1);
+	for (size_t k = 0; k < n_live; k++)
+		a->live_at_peak[k] = live[k].i;
+	g_free(live);
 }
 
 /* The last point of the curve at or before `us` (0 when none is), found
