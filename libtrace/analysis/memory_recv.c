@@ -54,7 +54,9 @@ struct dev_alloc {
 	const char *best;
 	guint best_n;
 	const char *hostly;
-	GHashTable *count; /* allocator -> outputs */
+	GHashTable *count; /* allocator -> its outputs (a guint of its own) */
+	const char *last;  /* the allocator of the last output counted ... */
+	guint *last_n;	   /* ... and its count */
 };
 
 static void dev_alloc_free(gpointer p)
@@ -64,30 +66,50 @@ static void dev_alloc_free(gpointer p)
 	g_free(d);
 }
 
+/* Outputs come in runs of one device and one allocator: each device is
+ * looked up by name once (run->devices[] holds each name once, but two
+ * entries may still spell one), and a run of one allocator is counted
+ * without hashing its name again. */
 static GHashTable *device_allocators(struct memory_builder *b)
 {
 	GHashTable *devs = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, dev_alloc_free);
+	struct dev_alloc **of_dev = g_new0(struct dev_alloc *, b->run->n_devices + 1);
 	for (guint i = 0; i < b->buffers->len; i++) {
 		const tl_buffer *buf = buffer_at(b, i);
 		if (buf->kind != TL_BUF_OUTPUT || buf->producer < 0)
 			continue;
-		const char *device = b->run->devices[b->run->execs[buf->producer].device].name;
-		struct dev_alloc *d = g_hash_table_lookup(devs, device);
+		uint32_t dev = b->run->execs[buf->producer].device;
+		struct dev_alloc *d = of_dev[dev];
 		if (d == NULL) {
-			d = g_new0(struct dev_alloc, 1);
-			d->count = g_hash_table_new(g_str_hash, g_str_equal);
-			g_hash_table_insert(devs, (gpointer)device, d);
+			const char *device = b->run->devices[dev].name;
+			d = g_hash_table_lookup(devs, device);
+			if (d == NULL) {
+				d = g_new0(struct dev_alloc, 1);
+				d->count =
+				    g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
+				g_hash_table_insert(devs, (gpointer)device, d);
+			}
+			of_dev[dev] = d;
 		}
-		guint n = GPOINTER_TO_UINT(g_hash_table_lookup(d->count, buf->allocator)) + 1;
-		g_hash_table_insert(d->count, (gpointer)buf->allocator, GUINT_TO_POINTER(n));
+		if (d->last == NULL || buf->allocator != d->last) {
+			guint *c = g_hash_table_lookup(d->count, buf->allocator);
+			if (c == NULL) {
+				c = g_new0(guint, 1);
+				g_hash_table_insert(d->count, (gpointer)buf->allocator, c);
+				if (strstr(buf->allocator, "host") != NULL &&
+				    (d->hostly == NULL || strcmp(buf->allocator, d->hostly) < 0))
+					d->hostly = buf->allocator;
+			}
+			d->last = buf->allocator;
+			d->last_n = c;
+		}
+		guint n = ++*d->last_n;
 		if (n > d->best_n || (n == d->best_n && strcmp(buf->allocator, d->best) < 0)) {
 			d->best = buf->allocator;
 			d->best_n = n;
 		}
-		if (strstr(buf->allocator, "host") != NULL &&
-		    (d->hostly == NULL || strcmp(buf->allocator, d->hostly) < 0))
-			d->hostly = buf->allocator;
 	}
+	g_free(of_dev);
 	return devs;
 }
 
@@ -300,8 +322,8 @@ static void add_recv_buffer(struct memory_builder *b, tl_memory *mem, const tl_g
 /* Which iterations of receive node n its recorded executions are: each
  * the first one not taken whose consumers start at or after its end (a
  * consumer waits for the data). */
-static void recorded_iters(const tl_run *run, uint32_t n, const struct recv_info *u,
-			   uint32_t iters, uint8_t *recorded)
+static void recorded_iters(const tl_run *run, uint32_t n, const struct recv_info *u, uint32_t iters,
+			   uint8_t *recorded)
 {
 	const tl_gnode *g = &run->nodes[n];
 	uint32_t k = 0;
@@ -320,8 +342,8 @@ static void recorded_iters(const tl_run *run, uint32_t n, const struct recv_info
  * receive), each name's starts in time order; made when first needed. */
 static GHashTable *copies_index(const tl_run *run)
 {
-	GHashTable *h = g_hash_table_new_full(g_str_hash, g_str_equal, NULL,
-					      (GDestroyNotify)g_array_unref);
+	GHashTable *h =
+	    g_hash_table_new_full(g_str_hash, g_str_equal, NULL, (GDestroyNotify)g_array_unref);
 	for (size_t i = 0; i < run->n_execs; i++) {
 		const tl_exec *e = &run->execs[i];
 		const char *name = e->ns->node_name;
