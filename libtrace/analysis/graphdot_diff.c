@@ -15,6 +15,9 @@
  * (kept until both are matched) and graph nodes' op types. */
 struct sides {
 	int refs, unmatched;
+	/* the diff finished first: its matching (which names, paired how)
+	 * is the twin's too, only the values differ */
+	const struct tl_graphdot_diff *matched;
 	tl_summary *s[2];
 	GHashTable *ops[2]; /* per side: node name -> op type, from the graphs */
 	GStringChunk *strings;
@@ -71,6 +74,8 @@ void tl_graphdot_diff_free(tl_graphdot_diff *d)
 	if (d == NULL)
 		return;
 	struct sides *in = d->in;
+	if (in->matched == d)
+		in->matched = NULL;
 	g_hash_table_destroy(d->change);
 	g_array_free(d->gone, TRUE);
 	g_free(d);
@@ -206,11 +211,52 @@ static tl_graphdot_change *change_of(tl_graphdot_diff *d, const char *name)
 	return c;
 }
 
+/* A name's statistic in a side, as tl_summary_diff_new gives it (0
+ * without a row). */
+static double stat_of(const tl_graphdot_diff *d, int side, const char *name,
+		      const tl_summary_opts *o)
+{
+	const tl_summary *s = d->in->s[side];
+	const tl_row *r = g_hash_table_lookup(s->rows, name);
+	return r != NULL ? tl_summary_row_stat(s, r, o->order_by, o) : 0;
+}
+
+/* The twin's matching is the first's (it depends on which names each
+ * side has, not on their values): its changes copied, each value read
+ * again in the twin's statistic. */
+static void finish_as(tl_graphdot_diff *d, const tl_graphdot_diff *first,
+		      const tl_summary_opts *o)
+{
+	GHashTableIter it;
+	gpointer k, v;
+	g_hash_table_iter_init(&it, first->change);
+	while (g_hash_table_iter_next(&it, &k, &v)) {
+		tl_graphdot_change *c = g_memdup2(v, sizeof(tl_graphdot_change));
+		c->b = stat_of(d, 1, k, o);
+		c->a = c->in_a && c->a_name != NULL ? stat_of(d, 0, c->a_name, o) : 0;
+		g_hash_table_insert(d->change, k, c);
+	}
+	for (guint i = 0; i < first->gone->len; i++) {
+		tl_graphdot_gone g = g_array_index(first->gone, tl_graphdot_gone, i);
+		g.a = stat_of(d, 0, g.name, o);
+		g_array_append_val(d->gone, g);
+	}
+	if (d->gone->len > 1)
+		qsort(d->gone->data, d->gone->len, sizeof(tl_graphdot_gone), cmp_gone);
+	d->common = first->common;
+}
+
 void tl_graphdot_diff_finish(tl_graphdot_diff *d)
 {
 	tl_summary_opts o;
 	tl_summary_opts_init(&o);
 	o.order_by = d->memory ? TL_COL_OUTPUT : TL_COL_TOTAL;
+	if (d->in->matched != NULL) {
+		finish_as(d, d->in->matched, &o);
+		if (--d->in->unmatched == 0)
+			summaries_free(d->in);
+		return;
+	}
 	tl_summary_diff *sd = tl_summary_diff_new(d->in->s[0], d->in->s[1], &o);
 	for (size_t i = 0; i < sd->n; i++) {
 		tl_graphdot_change *c = change_of(d, sd->rows[i].name);
@@ -247,6 +293,7 @@ void tl_graphdot_diff_finish(tl_graphdot_diff *d)
 	while (g_hash_table_iter_next(&it, &k, &v))
 		if (!in_side(d, 1, k))
 			g_hash_table_iter_remove(&it);
+	d->in->matched = d;
 	if (--d->in->unmatched == 0)
 		summaries_free(d->in);
 }
