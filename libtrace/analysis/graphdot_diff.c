@@ -105,7 +105,8 @@ void tl_graphdot_diff_add_run(tl_graphdot_diff *d, int side, const tl_run *run)
 		const tl_gnode *g = &run->nodes[i];
 		if (g_hash_table_contains(in->ops[side], g->name))
 			continue;
-		g_hash_table_insert(in->ops[side], g_string_chunk_insert_const(in->strings, g->name),
+		g_hash_table_insert(in->ops[side],
+				    g_string_chunk_insert_const(in->strings, g->name),
 				    g_string_chunk_insert_const(in->strings, g->op ? g->op : ""));
 	}
 }
@@ -224,8 +225,7 @@ static double stat_of(const tl_graphdot_diff *d, int side, const char *name,
 /* The twin's matching is the first's (it depends on which names each
  * side has, not on their values): its changes copied, each value read
  * again in the twin's statistic. */
-static void finish_as(tl_graphdot_diff *d, const tl_graphdot_diff *first,
-		      const tl_summary_opts *o)
+static void finish_as(tl_graphdot_diff *d, const tl_graphdot_diff *first, const tl_summary_opts *o)
 {
 	GHashTableIter it;
 	gpointer k, v;
