@@ -25,9 +25,14 @@ static const tl_cli_help help = {
 	     "every other run, its op table, idle time and graph, and the command line that "
 	     "makes a page with its timeline. Two runs: both, the diff table of "
 	     "trace-summarize --diff, and the second run's graph coloured by each node's "
-	     "change in time from the first, as graph-render --diff colours it.",
+	     "change from the first, as graph-render --diff colours it: in time, or in output "
+	     "memory (the graph tab's Colour; graph-render --diff --color-by memory).",
     .notes = "The page's URL may end in #select=NODE to open with NODE's first execution "
-	     "selected, its arrows drawn.\n"
+	     "selected, its arrows drawn; #graph=SCOPE opens the graph tab's view of SCOPE, "
+	     "#graph-colour=diff|memory|time colours the graph by the change in time, in output "
+	     "memory or by time, #graph-fold=0|1 unfolds or folds numbered sibling scopes (the "
+	     "page writes these two into its URL as they are switched, so a reload keeps the "
+	     "view); keys join with &.\n"
 	     "\n"
 	     "Runs are read one at a time, each one's page data waiting in a temporary file "
 	     "($TMPDIR, else /tmp) until the last is read: the page is written at the end, "

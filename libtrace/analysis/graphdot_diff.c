@@ -10,46 +10,84 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct tl_graphdot_diff {
-	bool memory;
+/* The runs of A and B as read, which a diff of time and its twin of
+ * memory share (tl_graphdot_diff_twin): each side's node-view summary
+ * (kept until both are matched) and graph nodes' op types. */
+struct sides {
+	int refs, unmatched;
+	/* the diff finished first: its matching (which names, paired how)
+	 * is the twin's too, only the values differ */
+	const struct tl_graphdot_diff *matched;
 	tl_summary *s[2];
 	GHashTable *ops[2]; /* per side: node name -> op type, from the graphs */
 	GStringChunk *strings;
-	GHashTable *change; /* name of B -> tl_graphdot_change */
-	GArray *gone;	    /* tl_graphdot_gone */
-	size_t common;
 	char *label[2]; /* each side's first run's label */
 	size_t runs[2];
 };
 
-tl_graphdot_diff *tl_graphdot_diff_new(bool memory)
+struct tl_graphdot_diff {
+	bool memory;
+	struct sides *in;
+	GHashTable *change; /* name of B -> tl_graphdot_change */
+	GArray *gone;	    /* tl_graphdot_gone */
+	size_t common;
+};
+
+static tl_graphdot_diff *diff_new(bool memory, struct sides *in)
 {
 	tl_graphdot_diff *d = g_new0(tl_graphdot_diff, 1);
 	d->memory = memory;
-	d->strings = g_string_chunk_new(1u << 14);
-	for (int k = 0; k < 2; k++) {
-		d->s[k] = tl_summary_new(TL_VIEW_NODE);
-		d->ops[k] = g_hash_table_new(g_str_hash, g_str_equal);
-	}
+	d->in = in;
+	in->refs++;
+	in->unmatched++;
 	d->change = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
 	d->gone = g_array_new(FALSE, FALSE, sizeof(tl_graphdot_gone));
 	return d;
+}
+
+tl_graphdot_diff *tl_graphdot_diff_new(bool memory)
+{
+	struct sides *in = g_new0(struct sides, 1);
+	in->strings = g_string_chunk_new(1u << 14);
+	for (int k = 0; k < 2; k++) {
+		in->s[k] = tl_summary_new(TL_VIEW_NODE);
+		in->ops[k] = g_hash_table_new(g_str_hash, g_str_equal);
+	}
+	return diff_new(memory, in);
+}
+
+tl_graphdot_diff *tl_graphdot_diff_twin(tl_graphdot_diff *d)
+{
+	return diff_new(!d->memory, d->in);
+}
+
+static void summaries_free(struct sides *in)
+{
+	for (int k = 0; k < 2; k++) {
+		tl_summary_free(in->s[k]);
+		in->s[k] = NULL;
+	}
 }
 
 void tl_graphdot_diff_free(tl_graphdot_diff *d)
 {
 	if (d == NULL)
 		return;
-	for (int k = 0; k < 2; k++) {
-		tl_summary_free(d->s[k]);
-		g_hash_table_destroy(d->ops[k]);
-	}
+	struct sides *in = d->in;
+	if (in->matched == d)
+		in->matched = NULL;
 	g_hash_table_destroy(d->change);
 	g_array_free(d->gone, TRUE);
-	g_string_chunk_free(d->strings);
-	g_free(d->label[0]);
-	g_free(d->label[1]);
 	g_free(d);
+	if (--in->refs > 0)
+		return;
+	summaries_free(in);
+	for (int k = 0; k < 2; k++) {
+		g_hash_table_destroy(in->ops[k]);
+		g_free(in->label[k]);
+	}
+	g_string_chunk_free(in->strings);
+	g_free(in);
 }
 
 bool tl_graphdot_diff_memory(const tl_graphdot_diff *d)
@@ -59,15 +97,17 @@ bool tl_graphdot_diff_memory(const tl_graphdot_diff *d)
 
 void tl_graphdot_diff_add_run(tl_graphdot_diff *d, int side, const tl_run *run)
 {
-	tl_summary_add_run(d->s[side], run);
-	if (d->runs[side]++ == 0)
-		d->label[side] = g_strdup(run->label);
+	struct sides *in = d->in;
+	tl_summary_add_run(in->s[side], run);
+	if (in->runs[side]++ == 0)
+		in->label[side] = g_strdup(run->label);
 	for (size_t i = 0; i < run->n_nodes; i++) {
 		const tl_gnode *g = &run->nodes[i];
-		if (g_hash_table_contains(d->ops[side], g->name))
+		if (g_hash_table_contains(in->ops[side], g->name))
 			continue;
-		g_hash_table_insert(d->ops[side], g_string_chunk_insert_const(d->strings, g->name),
-				    g_string_chunk_insert_const(d->strings, g->op ? g->op : ""));
+		g_hash_table_insert(in->ops[side],
+				    g_string_chunk_insert_const(in->strings, g->name),
+				    g_string_chunk_insert_const(in->strings, g->op ? g->op : ""));
 	}
 }
 
@@ -86,17 +126,17 @@ int64_t tl_graphdot_diff_units(const tl_graphdot_diff *d, double v)
 /* A node's op type: its graph's, else its row's (node rows keep it). */
 static const char *op_of(const tl_graphdot_diff *d, int side, const char *name)
 {
-	const char *op = g_hash_table_lookup(d->ops[side], name);
+	const char *op = g_hash_table_lookup(d->in->ops[side], name);
 	if (op != NULL)
 		return op;
-	const tl_row *r = g_hash_table_lookup(d->s[side]->rows, name);
+	const tl_row *r = g_hash_table_lookup(d->in->s[side]->rows, name);
 	return r != NULL && r->extra != NULL ? r->extra : "";
 }
 
 static bool in_side(const tl_graphdot_diff *d, int side, const char *name)
 {
-	return g_hash_table_contains(d->ops[side], name) ||
-	       g_hash_table_contains(d->s[side]->rows, name);
+	return g_hash_table_contains(d->in->ops[side], name) ||
+	       (d->in->s[side] != NULL && g_hash_table_contains(d->in->s[side]->rows, name));
 }
 
 /* "op\nscope": the key two unmatched names are paired by. */
@@ -163,7 +203,7 @@ static tl_graphdot_change *change_of(tl_graphdot_diff *d, const char *name)
 	tl_graphdot_change *c = g_hash_table_lookup(d->change, name);
 	if (c != NULL)
 		return c;
-	const char *own = g_string_chunk_insert_const(d->strings, name);
+	const char *own = g_string_chunk_insert_const(d->in->strings, name);
 	c = g_new0(tl_graphdot_change, 1);
 	c->in_a = in_side(d, 0, own);
 	c->in_b = in_side(d, 1, own);
@@ -172,12 +212,52 @@ static tl_graphdot_change *change_of(tl_graphdot_diff *d, const char *name)
 	return c;
 }
 
+/* A name's statistic in a side, as tl_summary_diff_new gives it (0
+ * without a row). */
+static double stat_of(const tl_graphdot_diff *d, int side, const char *name,
+		      const tl_summary_opts *o)
+{
+	const tl_summary *s = d->in->s[side];
+	const tl_row *r = g_hash_table_lookup(s->rows, name);
+	return r != NULL ? tl_summary_row_stat(s, r, o->order_by, o) : 0;
+}
+
+/* The twin's matching is the first's (it depends on which names each
+ * side has, not on their values): its changes copied, each value read
+ * again in the twin's statistic. */
+static void finish_as(tl_graphdot_diff *d, const tl_graphdot_diff *first, const tl_summary_opts *o)
+{
+	GHashTableIter it;
+	gpointer k, v;
+	g_hash_table_iter_init(&it, first->change);
+	while (g_hash_table_iter_next(&it, &k, &v)) {
+		tl_graphdot_change *c = g_memdup2(v, sizeof(tl_graphdot_change));
+		c->b = stat_of(d, 1, k, o);
+		c->a = c->in_a && c->a_name != NULL ? stat_of(d, 0, c->a_name, o) : 0;
+		g_hash_table_insert(d->change, k, c);
+	}
+	for (guint i = 0; i < first->gone->len; i++) {
+		tl_graphdot_gone g = g_array_index(first->gone, tl_graphdot_gone, i);
+		g.a = stat_of(d, 0, g.name, o);
+		g_array_append_val(d->gone, g);
+	}
+	if (d->gone->len > 1)
+		qsort(d->gone->data, d->gone->len, sizeof(tl_graphdot_gone), cmp_gone);
+	d->common = first->common;
+}
+
 void tl_graphdot_diff_finish(tl_graphdot_diff *d)
 {
 	tl_summary_opts o;
 	tl_summary_opts_init(&o);
 	o.order_by = d->memory ? TL_COL_OUTPUT : TL_COL_TOTAL;
-	tl_summary_diff *sd = tl_summary_diff_new(d->s[0], d->s[1], &o);
+	if (d->in->matched != NULL) {
+		finish_as(d, d->in->matched, &o);
+		if (--d->in->unmatched == 0)
+			summaries_free(d->in);
+		return;
+	}
+	tl_summary_diff *sd = tl_summary_diff_new(d->in->s[0], d->in->s[1], &o);
 	for (size_t i = 0; i < sd->n; i++) {
 		tl_graphdot_change *c = change_of(d, sd->rows[i].name);
 		c->a = sd->rows[i].a;
@@ -188,7 +268,7 @@ void tl_graphdot_diff_finish(tl_graphdot_diff *d)
 	for (int k = 0; k < 2; k++) {
 		GHashTableIter it;
 		gpointer name;
-		g_hash_table_iter_init(&it, d->ops[k]);
+		g_hash_table_iter_init(&it, d->in->ops[k]);
 		while (g_hash_table_iter_next(&it, &name, NULL))
 			change_of(d, name);
 	}
@@ -201,22 +281,21 @@ void tl_graphdot_diff_finish(tl_graphdot_diff *d)
 		if (c->in_a && !c->in_b) {
 			tl_graphdot_gone g = {.name = k, .a = c->a};
 			g_array_append_val(d->gone, g);
-		} else if (c->in_a && g_hash_table_contains(d->ops[1], k)) {
+		} else if (c->in_a && g_hash_table_contains(d->in->ops[1], k)) {
 			d->common++; /* a node of B's graphs, by name or paired */
 		}
 	}
 	if (d->gone->len > 1)
 		qsort(d->gone->data, d->gone->len, sizeof(tl_graphdot_gone), cmp_gone);
 	/* only names of B are looked up from here: A's alone go, as their
-	 * strings stay in d->strings for the gone list */
+	 * strings stay in the sides' strings for the gone list */
 	g_hash_table_iter_init(&it, d->change);
 	while (g_hash_table_iter_next(&it, &k, &v))
 		if (!in_side(d, 1, k))
 			g_hash_table_iter_remove(&it);
-	for (int k2 = 0; k2 < 2; k2++) {
-		tl_summary_free(d->s[k2]);
-		d->s[k2] = NULL;
-	}
+	d->in->matched = d;
+	if (--d->in->unmatched == 0)
+		summaries_free(d->in);
 }
 
 char *tl_graphdot_diff_title(const tl_graphdot_diff *d)
@@ -225,9 +304,9 @@ char *tl_graphdot_diff_title(const tl_graphdot_diff *d)
 	for (int k = 0; k < 2; k++) {
 		if (k == 1)
 			g_string_append(s, " to ");
-		g_string_append(s, d->label[k] != NULL ? d->label[k] : "(no run)");
-		if (d->runs[k] > 1)
-			g_string_append_printf(s, " (%zu runs, averaged)", d->runs[k]);
+		g_string_append(s, d->in->label[k] != NULL ? d->in->label[k] : "(no run)");
+		if (d->in->runs[k] > 1)
+			g_string_append_printf(s, " (%zu runs, averaged)", d->in->runs[k]);
 	}
 	return g_string_free(s, FALSE);
 }

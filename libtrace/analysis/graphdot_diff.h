@@ -28,6 +28,10 @@ typedef struct tl_graphdot_diff tl_graphdot_diff;
 /* A diff of time (total_micros, in microseconds) or, with `memory`, of
  * output memory (output_bytes, in bytes). */
 tl_graphdot_diff *tl_graphdot_diff_new(bool memory);
+/* A diff of the other statistic over the same runs, made before either
+ * is finished: a run added to one is added to both, and each runs' summary
+ * is made once for the two. Each is finished and freed on its own. */
+tl_graphdot_diff *tl_graphdot_diff_twin(tl_graphdot_diff *d);
 void tl_graphdot_diff_free(tl_graphdot_diff *d);
 
 /* Adds a run of A (side 0) or B (side 1). */

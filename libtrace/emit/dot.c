@@ -1388,16 +1388,13 @@ static void json_nodes(const tl_graphdot *gd, tl_output *out)
 	tl_output_char(out, '}');
 }
 
-void tl_dot_diff_json(const tl_graphdot *gd, tl_output *out)
+/* The members of tl_dot_diff_json's object. */
+static void diff_json_members(const tl_graphdot *gd, tl_output *out)
 {
-	if (gd->opts.diff == NULL) {
-		tl_output_str(out, "null");
-		return;
-	}
 	struct dotw w = {.s = g_string_new(NULL), .tmp = g_string_new(NULL)};
 	make_ids(gd, &w);
 	make_legend_id(gd, &w);
-	tl_output_str(out, "{\"title\":");
+	tl_output_str(out, "\"title\":");
 	char *title = tl_graphdot_diff_title(gd->opts.diff);
 	json_str(out, title);
 	g_free(title);
@@ -1429,8 +1426,23 @@ void tl_dot_diff_json(const tl_graphdot *gd, tl_output *out)
 	tl_output_char(out, ']');
 	json_vertices(gd, &w, out);
 	json_nodes(gd, out);
-	tl_output_char(out, '}');
 	free_ids(gd, &w);
 	g_string_free(w.s, TRUE);
 	g_string_free(w.tmp, TRUE);
+}
+
+void tl_dot_diff_json(const tl_graphdot *gd, const tl_graphdot *memory, tl_output *out)
+{
+	if (gd->opts.diff == NULL) {
+		tl_output_str(out, "null");
+		return;
+	}
+	tl_output_char(out, '{');
+	diff_json_members(gd, out);
+	if (memory != NULL && memory->opts.diff != NULL) {
+		tl_output_str(out, ",\"memory\":{");
+		diff_json_members(memory, out);
+		tl_output_char(out, '}');
+	}
+	tl_output_char(out, '}');
 }

@@ -81,7 +81,8 @@ struct tl_graphdot;
 void tl_report_graph_data(tl_output *out, const struct tl_graphdot *gd, size_t max_nodes);
 
 /* Two runs: the graph of the second (`run1`) coloured by each node's
- * change in time from the first, as graph-render --diff colours it, for
+ * change in time from the first, as graph-render --diff colours it (and,
+ * as the object's "memory", in output memory, as --color-by memory), for
  * the graph tab to apply to the second run's picture (emit/dot.h,
  * tl_dot_diff_json); `d` holds the first run's side (added as it came,
  * `steps0` whether it has a timeline) and gets the second's here. "null"

@@ -64,8 +64,11 @@ int tl_dot_render_string(const tl_graphdot *gd, const char *format, GString **ou
  * [A, B (in unit), new 0/1, fill or ""]} for every node drawn, a collapsed
  * one's too}. A sum of nodes takes the fill of colors[4 + k] (slower) or
  * colors[4 - k] (faster), k 1..4 for |B - A| in (0, s/64], (s/64, s/16],
- * (s/16, s/4], (s/4, ...) of the scale s; 0 and 0: no fill. */
-void tl_dot_diff_json(const tl_graphdot *gd, tl_output *out);
+ * (s/16, s/4], (s/4, ...) of the scale s; 0 and 0: no fill. With
+ * `memory` (NULL, or a --diff picture of the same run by the other
+ * statistic, output memory), the object also has "memory": that
+ * picture's object, of the same shape. */
+void tl_dot_diff_json(const tl_graphdot *gd, const tl_graphdot *memory, tl_output *out);
 
 /* Appends `text` to `s` as a DOT double-quoted string. As a label (escString)
  * a newline becomes a line break and a backslash stays a backslash; as an id

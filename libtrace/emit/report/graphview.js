@@ -14,8 +14,9 @@
  * children). Numbered sibling scopes fold as graph-render --fold folds
  * them ("conv2d_1 ... conv2d_10/ (10 folded)"), a click opening the list.
  * On a two-run page the second run is coloured by each node's change in
- * time from the first (the page's graph_diff, as graph-render --diff
- * colours it). A click on a collapsed node opens it; the breadcrumb goes
+ * time from the first, or in output memory (the page's graph_diff and its
+ * member "memory", as graph-render --diff colours them, --color-by memory
+ * for the second). A click on a collapsed node opens it; the breadcrumb goes
  * back up. Layout: layered (cycles broken by a depth-first search,
  * longest-path layers, dummy nodes along long edges, barycentre sweeps for
  * the order, then positions pulled towards their neighbours' mean),
@@ -34,15 +35,25 @@
  *                            returns true (redraw), else false
  *     .go(path)              opens the scope of that path ('' the top) on
  *                            every device; false when there is none
- *     .crumbs(redraw)        the breadcrumb and legend element; a click on
- *                            a crumb goes back up and calls redraw()
+ *     .crumbs(redraw, extra) the breadcrumb, extra (an element, or null)
+ *                            and legend element; a click on a crumb goes
+ *                            back up and calls redraw()
+ *     .colours()             the colourings offered, the first the
+ *                            default: 'diff' (the change in time) and
+ *                            'memory' (in output memory) with a
+ *                            graph_diff, then 'time'
+ *     .set(colour, fold)     colours by one of those (another: the
+ *                            default), numbered sibling scopes folded or
+ *                            not (the page keeps both in its address)
+ *     .folds                 folded entries in the current view
  *     .nodes                 nodes of the graph
  * Each layout sets on <html>: data-graph-view (the view's scope path, or
  * its devices or range; "(top)"), data-graph-view-depth (its crumbs),
  * data-graph-view-ops and data-graph-view-collapsed (its nodes of each
  * kind), data-graph-view-folded (its folded entries), data-graph-view-edges,
  * data-graph-view-device (the device of a view of one), data-graph-colour
- * (time, or diff: by the change), data-graph-layout-ms. */
+ * (time; diff: by the change in time; memory: in output memory),
+ * data-graph-layout-ms. */
 (function () {
   'use strict';
 
@@ -502,14 +513,34 @@
 
   function Viewer(m, diff) {
     this.m = m;
-    this.diff = diffOf(diff);
-    this.byDiff = !!this.diff;
-    if (this.diff) m.diffOutline = this.diff.outline;
+    /* the colourings: by the change in time (diff), in output memory */
+    this.diffs = { diff: diffOf(diff), memory: null };
+    if (this.diffs.diff) {
+      this.diffs.memory = diffOf(diff.memory);
+      m.diffOutline = this.diffs.diff.outline;
+    }
+    this.colour = this.colours()[0];
     this.nodes = m.N;
     this.stack = [{ scope: 0, devs: null, only: null, label: 'graph' }];
     this.cur = null;
     this.fold = true;
   }
+  /* the colourings this graph offers, the first its default */
+  Viewer.prototype.colours = function () {
+    var c = [];
+    if (this.diffs.diff) c.push('diff');
+    if (this.diffs.memory) c.push('memory');
+    return c.concat('time');
+  };
+  /* colour by one of colours() (another: the default), numbered scopes
+   * folded or not; the next markup() lays out again where that changed */
+  Viewer.prototype.set = function (colour, fold) {
+    if (this.colours().indexOf(colour) < 0) colour = this.colours()[0];
+    if (colour === this.colour && !fold === !this.fold) return;
+    this.colour = colour;
+    this.fold = !!fold;
+    this.cur = null;
+  };
   Viewer.prototype.layout = function () {
     var began = (typeof performance !== 'undefined' ? performance.now() : Date.now());
     var m = this.m, v = this.stack[this.stack.length - 1], r = itemsOf(m, v, this.fold), i;
@@ -520,7 +551,8 @@
       r = itemsOf(m, v, this.fold);
     }
     var items = r.items;
-    this.legend = this.diff && this.byDiff ? diffItems(m, items, r.itemOf, this.diff) : colourItems(items);
+    var d = this.diffs[this.colour];
+    this.legend = d ? diffItems(m, items, r.itemOf, d) : colourItems(items);
     items.forEach(function (it) { it.w = Math.max(it.l1.length, (it.l2 || '').length, 4) * CHAR_W + 16; });
     var edges = viewEdges(m, items, r.itemOf), pic = clustersOf(m, items, edges);
     var o = pictureOf(m, items, edges, pic);
@@ -533,7 +565,7 @@
     html.setAttribute('data-graph-view-ops', String(o.nOps));
     html.setAttribute('data-graph-view-collapsed', String(o.nColl));
     html.setAttribute('data-graph-view-folded', String(o.nFold));
-    html.setAttribute('data-graph-colour', this.legend && this.legend.diff ? 'diff' : 'time');
+    html.setAttribute('data-graph-colour', d ? this.colour : 'time');
     html.setAttribute('data-graph-view-edges', String(edges.length));
     html.setAttribute('data-graph-layout-ms', String(Math.round((typeof performance !== 'undefined' ? performance.now() : Date.now()) - began)));
   };
@@ -612,15 +644,17 @@
       title: String(gd.title || 'change from A to B'), unit: gd.unit === 'bytes' ? 'bytes' : 'ns',
       gone: at < 0 ? [] : lg.slice(at).map(function (e) { return [String(e[0]), String(e[1])]; }) };
   }
-  /* per graph node of m: A, B and new, from the diff's nodes by name */
+  /* per graph node of m: A, B and new, from the diff's nodes by name
+   * (once per diff) */
   function diffValues(m, d) {
-    if (m.dA) return;
-    m.dA = new Float64Array(m.N); m.dB = new Float64Array(m.N); m.dNew = new Uint8Array(m.N);
+    if (d.A) return d;
+    d.A = new Float64Array(m.N); d.B = new Float64Array(m.N); d.New = new Uint8Array(m.N);
     for (var i = 0; i < m.N; i++) {
       var c = d.nodes[m.name(i)];
-      if (!Array.isArray(c)) { m.dNew[i] = 1; continue; } /* as graph-render: not in B's table, new */
-      m.dA[i] = +c[0] || 0; m.dB[i] = +c[1] || 0; m.dNew[i] = c[2] ? 1 : 0;
+      if (!Array.isArray(c)) { d.New[i] = 1; continue; } /* as graph-render: not in B's table, new */
+      d.A[i] = +c[0] || 0; d.B[i] = +c[1] || 0; d.New[i] = c[2] ? 1 : 0;
     }
+    return d;
   }
   /* graph-render's bin of a change against the view's largest, s
    * (graphdot_color.c, diff_bin): 4 unchanged; 1 to 4 steps away, slower
@@ -642,14 +676,14 @@
    * picture; its second line the change (graph-render's diff_line).
    * Returns the legend. */
   function diffItems(m, items, itemOf, d) {
-    diffValues(m, d);
+    var V = diffValues(m, d);
     items.forEach(function (it) { it.dA = 0; it.dB = 0; it.dNew = 0; it.dN = 0; });
     for (var i = 0; i < m.N; i++) {
       var t = itemOf[i];
       if (t < 0) continue;
       var x = items[t];
-      x.dN++; x.dB += m.dB[i];
-      if (m.dNew[i]) x.dNew++; else x.dA += m.dA[i];
+      x.dN++; x.dB += V.B[i];
+      if (V.New[i]) x.dNew++; else x.dA += V.A[i];
     }
     var up = 0, down = 0, nNew = 0, u = d.unit;
     items.forEach(function (it) { var c = it.dB - it.dA; up = Math.max(up, c); down = Math.max(down, -c); nNew += it.dNew; });
@@ -764,7 +798,7 @@
     this.cur = null;
     return true;
   };
-  Viewer.prototype.crumbs = function (redraw) {
+  Viewer.prototype.crumbs = function (redraw, extra) {
     var self = this, box = document.createElement('span');
     box.className = 'g-crumbs';
     var n = this.stack.length;
@@ -784,9 +818,9 @@
       box.appendChild(b);
     });
     this.markup();
-    this.toggles(box, redraw);
+    if (extra) { box.appendChild(document.createTextNode(' \u00b7')); box.appendChild(extra); }
     var lg = this.legend;
-    if (lg && lg.diff) box.appendChild(diffLegendEl(lg, this.diff));
+    if (lg && lg.diff) box.appendChild(diffLegendEl(lg, this.diffs[this.colour]));
     else if (lg) {
       var leg = document.createElement('span');
       leg.className = 'g-legend';
@@ -804,24 +838,6 @@
     return box;
   };
 
-  /* the view's switches: numbered scopes folded or not; on a two-run page,
-   * colour by the change from A or by time */
-  Viewer.prototype.toggles = function (box, redraw) {
-    var self = this;
-    function button(text, tip, on) {
-      var b = document.createElement('button');
-      b.type = 'button'; b.className = 'btn'; b.textContent = text; b.title = tip;
-      b.addEventListener('click', function () { on(); self.cur = null; redraw(); });
-      box.appendChild(document.createTextNode(' '));
-      box.appendChild(b);
-    }
-    if (this.folds || !this.fold)
-      button(this.fold ? 'Unfold' : 'Fold', this.fold ? 'Show numbered sibling scopes (layer_1 ... layer_9) one by one'
-        : 'Fold numbered sibling scopes into one entry, as graph-render --fold', function () { self.fold = !self.fold; });
-    if (this.diff)
-      button(this.byDiff ? 'Colour: change' : 'Colour: time', this.byDiff ? 'Coloured by the change from A (' + this.diff.title + '); click for time'
-        : 'Coloured by time; click for the change from A', function () { self.byDiff = !self.byDiff; });
-  };
   /* the diverging legend: a swatch per line of graph-render's (its text
    * on hover), the view's largest changes each way, the new nodes */
   function diffLegendEl(lg, d) {

@@ -139,12 +139,46 @@ static void test_memory(void **state)
 	tl_warn_clear();
 }
 
+/* A twin made before the runs come (as the page makes one, after A's
+ * run): the other statistic over the same runs, each finished and freed
+ * on its own, the twin first or last. */
+static void test_twin(void **state)
+{
+	for (int order = 0; order < 2; order++) {
+		tl_graphdot_diff *d = tl_graphdot_diff_new(false);
+		tl_run *ra = td_run_of_text(text_a, "a");
+		tl_graphdot_diff_add_run(d, 0, ra);
+		tl_run_free(ra);
+		tl_graphdot_diff *m = tl_graphdot_diff_twin(d);
+		assert_true(tl_graphdot_diff_memory(m));
+		tl_run *rb = td_run_of_text(text_b, "b");
+		tl_graphdot_diff_add_run(order ? m : d, 1, rb); /* a run added to either */
+		tl_run_free(rb);
+		tl_graphdot_diff_finish(order ? m : d);
+		tl_graphdot_diff_finish(order ? d : m);
+		assert_change(d, "s/add", 10, 4, "s/add");
+		assert_change(d, "s/neg_2", 3, 7, "s/neg_1");
+		assert_change(m, "s/add", 1000, 6000, "s/add");
+		assert_change(m, "s/neg_2", 0, 0, "s/neg_1");
+		assert_change(m, "u/y", 0, 0, NULL);
+		assert_int_equal(tl_graphdot_diff_common(m), 4);
+		char *title = tl_graphdot_diff_title(m);
+		assert_string_equal(title, "change from a to b");
+		g_free(title);
+		tl_graphdot_diff_free(order ? d : m);
+		assert_change(order ? m : d, "s/add", order ? 1000 : 10, order ? 6000 : 4, "s/add");
+		tl_graphdot_diff_free(order ? m : d);
+	}
+	tl_warn_clear();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_match),
 	    cmocka_unit_test(test_runs_averaged),
 	    cmocka_unit_test(test_memory),
+	    cmocka_unit_test(test_twin),
 	};
 	return cmocka_run_group_tests_name("graphdot diff", tests, NULL, NULL);
 }

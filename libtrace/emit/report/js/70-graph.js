@@ -3,7 +3,13 @@ var Graph = (function () {
   /* ---------- graph ---------- */
 
   var graph = { svg: null, vb: null, nodes: null, sel: null, view: null, drag: null };
-  var byDiff = true; /* a two-run page's second run: coloured by its change from the first */
+  /* The graph's view state, which the page's address keeps (graph-colour,
+   * graph-fold): the colouring ('diff': the change in time, 'memory': in
+   * output memory, both on a two-run page's second run only; 'time'; '':
+   * the run's first, as offered()) and whether numbered sibling scopes
+   * fold in the views graphview.js lays out. */
+  var mode = { colour: '', fold: true };
+  var COLOURS = ['diff', 'memory', 'time'], COLOUR_NAMES = ['change in time', 'change in memory', 'time'];
 
   function buildGraph() {
     var panel = $('panel-graph');
@@ -14,6 +20,7 @@ var Graph = (function () {
       panel.innerHTML = '<div class="card empty" style="margin:16px 18px">' + esc(msg) + '</div>';
       return 0;
     }
+    if (run.graphView) run.graphView.set(mode.colour, mode.fold);
     /* graphview.js lays out when the tab is first shown, not in the first draw */
     if (!run.graph && run.graphView && activeTab !== 'graph') { graph.later = true; return empty('The graph is laid out when this tab is shown.'); }
     var s = run.graph || (run.graphView && run.graphView.markup());
@@ -28,8 +35,9 @@ var Graph = (function () {
     svg.removeAttribute('width');
     svg.removeAttribute('height');
     svg.setAttribute('preserveAspectRatio', 'xMidYMid meet');
-    var gd = run.graphView ? null : svgDiff();
-    if (gd && byDiff) colourSvgDiff(svg, gd);
+    var gd = run.graphView ? null : svgDiff(), colour = colourNow(gd);
+    if (gd && colour !== 'time') colourSvgDiff(svg, colour === 'memory' ? gd.memory : gd);
+    if (gd) html.setAttribute('data-graph-colour', colour);
     graph.svg = svg;
     graph.home = vbs.slice();
     graph.vb = vbs.slice();
@@ -58,8 +66,9 @@ var Graph = (function () {
       applyVb();
     });
     bar.appendChild(one);
-    if (run.graphView) bar.insertBefore(run.graphView.crumbs(buildGraph), bar.firstChild);
-    else if (gd) bar.insertBefore(svgDiffBar(gd), bar.firstChild);
+    var sw = switches(gd, colour);
+    if (run.graphView) bar.insertBefore(run.graphView.crumbs(buildGraph, sw), bar.firstChild);
+    else if (gd) bar.insertBefore(svgDiffBar(colour === 'memory' ? gd.memory : colour === 'diff' ? gd : null, sw), bar.firstChild);
     var view = document.createElement('div');
     view.className = 'g-view';
     view.appendChild(svg);
@@ -73,11 +82,79 @@ var Graph = (function () {
   }
   /* The two-run page's colouring of the second run's Graphviz picture
    * (data.graph_diff: graph-render --diff's fills, change texts and legend,
-   * keyed by the SVG's node titles), or null. */
+   * keyed by the SVG's node titles; its "memory" the same by output
+   * memory, dropped when unusable), or null. */
   function svgDiff() {
     var gd = data.graph_diff;
-    if (run.index !== 1 || data.runs.length !== 2 || !gd || typeof gd !== 'object' || !gd.vertices || !Array.isArray(gd.colors) || gd.colors.length !== 9) return null;
+    if (run.index !== 1 || data.runs.length !== 2 || !diffShape(gd)) return null;
+    if (gd.memory !== undefined && !diffShape(gd.memory)) delete gd.memory;
     return gd;
+  }
+  function diffShape(gd) {
+    return !!gd && typeof gd === 'object' && !!gd.vertices && typeof gd.vertices === 'object' && Array.isArray(gd.colors) && gd.colors.length === 9;
+  }
+  /* the colourings the run's graph offers (its first the default), and
+   * the one drawn: the mode's where offered */
+  function offered(gd) {
+    if (run.graphView) return run.graphView.colours();
+    return gd ? (gd.memory ? ['diff', 'memory', 'time'] : ['diff', 'time']) : ['time'];
+  }
+  function colourNow(gd) {
+    var c = offered(gd);
+    return c.indexOf(mode.colour) >= 0 ? mode.colour : c[0];
+  }
+  /* The view's switches, or null: numbered scopes folded or not (views
+   * with some folded, or unfolded), the colouring where there is a choice.
+   * Each keeps its state in the page's address. */
+  function switches(gd, colour) {
+    var box = document.createElement('span'), v = run.graphView, c = offered(gd);
+    box.className = 'g-switch';
+    if (v && (v.folds || !mode.fold)) {
+      var b = document.createElement('button');
+      b.type = 'button'; b.className = 'btn'; b.textContent = mode.fold ? 'Unfold' : 'Fold';
+      b.title = mode.fold ? 'Show numbered sibling scopes (layer_1 ... layer_9) one by one' : 'Fold numbered sibling scopes into one entry, as graph-render --fold';
+      b.addEventListener('click', function () { mode.fold = !mode.fold; keepInAddress('graph-fold', mode.fold ? '1' : '0'); buildGraph(); });
+      box.appendChild(document.createTextNode(' '));
+      box.appendChild(b);
+    }
+    if (c.length > 1) {
+      var sel = document.createElement('select');
+      sel.className = 'btn'; sel.id = 'g-colour';
+      sel.title = 'Colour the nodes by time, or by their change from A to B in time or in output memory (graph-render --diff, --color-by memory)';
+      c.forEach(function (k) {
+        var o = document.createElement('option');
+        o.value = k; o.textContent = COLOUR_NAMES[COLOURS.indexOf(k)];
+        sel.appendChild(o);
+      });
+      sel.value = colour;
+      sel.addEventListener('change', function () { mode.colour = sel.value; keepInAddress('graph-colour', sel.value); buildGraph(); });
+      box.appendChild(document.createTextNode(' Colour: '));
+      box.appendChild(sel);
+    }
+    return box.firstChild ? box : null;
+  }
+  /* Writes key=val into the page's address without a hashchange (which
+   * would apply its other keys again), so that a reload or a shared link
+   * shows the same view. */
+  function keepInAddress(key, val) {
+    var out = [], done = false;
+    (location.hash || '').replace(/^#/, '').split('&').forEach(function (kv) {
+      if (!kv) return;
+      var k = kv.split('=')[0];
+      try { k = decodeURIComponent(k); } catch (e) { /* kept as written */ }
+      if (k !== key) out.push(kv);
+      else if (!done) { out.push(key + '=' + encodeURIComponent(val)); done = true; }
+    });
+    if (!done) out.push(key + '=' + encodeURIComponent(val));
+    try { history.replaceState(history.state, '', '#' + out.join('&')); } catch (e) { /* an address that cannot change */ }
+  }
+  /* The address's graph-colour and graph-fold (undefined: not given);
+   * true when the mode changed. */
+  function applyMode(colour, fold) {
+    var was = mode.colour + ' ' + mode.fold;
+    if (colour === '' || COLOURS.indexOf(colour) >= 0) mode.colour = colour;
+    if (fold === '0' || fold === '1') mode.fold = fold === '1';
+    return mode.colour + ' ' + mode.fold !== was;
   }
   /* Each node's shapes filled as graph-render --diff fills it (white where
    * it has no fill), its text white on the darkest fills, a dashed outline
@@ -103,16 +180,12 @@ var Graph = (function () {
     });
     svg.addEventListener('mouseleave', function (ev) { showTip(ev, null); });
   }
-  /* the switch between the change and time, and graph-render's legend */
-  function svgDiffBar(gd) {
-    var box = document.createElement('span'), b = document.createElement('button');
+  /* the switches, and graph-render's legend of gd (null: none) */
+  function svgDiffBar(gd, sw) {
+    var box = document.createElement('span');
     box.className = 'g-crumbs';
-    b.type = 'button'; b.className = 'btn';
-    b.textContent = byDiff ? 'Colour: change' : 'Colour: time';
-    b.title = byDiff ? 'Coloured by the change from A (' + gd.title + '); click for time' : 'Coloured by time; click for the change from A';
-    b.addEventListener('click', function () { byDiff = !byDiff; buildGraph(); });
-    box.appendChild(b);
-    if (!byDiff || !Array.isArray(gd.legend)) return box;
+    if (sw) box.appendChild(sw);
+    if (!gd || !Array.isArray(gd.legend)) return box;
     var leg = document.createElement('span'), h = ' \u00b7 ' + esc(gd.legend_title || 'change') + ' ';
     leg.className = 'g-legend';
     leg.title = gd.title + ':\n' + gd.legend.map(function (l) { return String(l[1]); }).join('\n');
@@ -253,6 +326,6 @@ var Graph = (function () {
 
   return {
     buildGraph: buildGraph, bindGraphWindow: bindGraphWindow, markGraphNode: markGraphNode,
-    resetZoom: resetZoom, onShow: onShow
+    resetZoom: resetZoom, onShow: onShow, applyMode: applyMode
   };
 })();

@@ -58,11 +58,13 @@ var Tabs = (function () {
   }
   function applyHash() {
     var h = parseHash();
+    /* the graph's colouring and folding first, so a run drawn here has them */
+    var redraw = Graph.applyMode(h['graph-colour'], h['graph-fold']);
     if (h.run !== undefined) {
       var k = -1;
       data.runs.forEach(function (r, q) { if (r && r.label === h.run) k = q; });
       if (k < 0 && /^\d+$/.test(h.run) && +h.run < data.runs.length) k = +h.run;
-      if (k >= 0 && (!run || run.index !== k)) setRun(k);
+      if (k >= 0 && (!run || run.index !== k)) { setRun(k); redraw = false; }
     }
     if (h.select) {
       var S = run.strings, want = -1, q, i, best = -1;
@@ -78,7 +80,8 @@ var Tabs = (function () {
       $('tl-search').value = h.search;
       Search.runSearch(h.search);
     }
-    if (h.graph !== undefined && run.graphView && run.graphView.go(h.graph)) Graph.buildGraph();
+    if (h.graph !== undefined && run.graphView && run.graphView.go(h.graph)) redraw = true;
+    if (redraw) Graph.buildGraph();
     if (h.tab) showTab(h.tab);
   }
 
