@@ -5,6 +5,7 @@
 #include "base/warn.h"
 #include "analysis/summary_internal.h"
 #include "analysis/summary_nest.h"
+#include "model/nametab.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -59,11 +60,20 @@ static void row_free(gpointer p)
 	g_array_free(r->runs, TRUE);
 }
 
+/* A row's name hashed eight bytes at a time (GLib's g_str_hash takes a
+ * byte at a time, and a scope view's names are a hundred bytes long). No
+ * output depends on the rows' order in the table: every walk over it
+ * sorts by a whole order (a value, then the name). */
+static guint row_hash(gconstpointer name)
+{
+	return tl_nametab_name_str(name).hash;
+}
+
 tl_summary *tl_summary_new(tl_summary_view view)
 {
 	tl_summary *s = g_new0(tl_summary, 1);
 	s->view = view;
-	s->rows = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, row_free);
+	s->rows = g_hash_table_new_full(row_hash, g_str_equal, NULL, row_free);
 	s->arena = tl_arena_new();
 	s->run_labels = g_ptr_array_new_with_free_func(g_free);
 	return s;
@@ -89,6 +99,24 @@ char *tl_summary_valid_dup(const char *s)
 	return g_utf8_validate(s, -1, NULL) ? g_strdup(s) : g_utf8_make_valid(s, -1);
 }
 
+/* Whether a name is valid UTF-8: ASCII checked eight bytes at a time,
+ * GLib's check (a byte at a time) only for a name with other bytes. */
+static bool valid_utf8(const char *name)
+{
+	size_t len = strlen(name), i = 0;
+	uint64_t high = 0;
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w;
+		memcpy(&w, name + i, 8);
+		high |= w;
+	}
+	for (; i < len; i++)
+		high |= (unsigned char)name[i];
+	if ((high & UINT64_C(0x8080808080808080)) == 0)
+		return true;
+	return g_utf8_validate(name, (gssize)len, NULL);
+}
+
 /* The row of a name, or NULL; with `create`, a new one when none. */
 static tl_row *row_find(tl_summary *s, const char *name, bool create)
 {
@@ -97,7 +125,7 @@ static tl_row *row_find(tl_summary *s, const char *name, bool create)
 	tl_row *r = g_hash_table_lookup(s->rows, name);
 	if (r != NULL)
 		return r;
-	char *valid = g_utf8_validate(name, -1, NULL) ? NULL : g_utf8_make_valid(name, -1);
+	char *valid = valid_utf8(name) ? NULL : g_utf8_make_valid(name, -1);
 	if (valid != NULL) {
 		name = valid;
 		r = g_hash_table_lookup(s->rows, name);
@@ -702,6 +730,31 @@ double tl_summary_row_stat(const tl_summary *s, const tl_row *r, int col, const 
 	return out;
 }
 
+void tl_summary_row_stats(const tl_summary *s, const tl_row *r, const tl_summary_opts *o,
+			  double *v)
+{
+	size_t n = s->n_runs;
+	if (o->stat != TL_STAT_AVG || o->step >= 0 || s->view == TL_VIEW_STEP || n == 0) {
+		for (int c = 0; c < TL_N_COLS; c++)
+			v[c] = tl_summary_row_stat(s, r, c, o);
+		return;
+	}
+	/* the runs the row holds, each column summed in run order as
+	 * tl_summary_row_stat sums it, then divided by every run */
+	for (int c = 0; c < TL_N_COLS; c++)
+		v[c] = 0;
+	size_t held = r->first_run < n ? MIN((size_t)r->runs->len, n - r->first_run) : 0;
+	for (size_t k = 0; k < held; k++) {
+		const tl_summary_vals *x = &g_array_index(r->runs, tl_summary_vals, k);
+		for (int c = 0; c < TL_N_COLS; c++)
+			v[c] += x->v[c];
+	}
+	for (int c = 0; c < TL_N_COLS; c++)
+		v[c] /= (double)n;
+	if (o->occurrence_defined)
+		v[TL_COL_OCCURRENCE] = (double)r->defined;
+}
+
 /* ---- the flat table ---------------------------------------------------- */
 
 bool tl_summary_name_passes(const tl_summary_opts *o, const tl_row *r)
@@ -740,8 +793,7 @@ tl_summary_flat *tl_summary_flat_new(const tl_summary *s, const tl_summary_opts 
 	GArray *shown = g_array_new(FALSE, FALSE, sizeof(tl_summary_line));
 	for (guint i = 0; i < rows->len; i++) {
 		tl_summary_line line = {.row = g_ptr_array_index(rows, i)};
-		for (int c = 0; c < TL_N_COLS; c++)
-			line.v[c] = tl_summary_row_stat(s, line.row, c, o);
+		tl_summary_row_stats(s, line.row, o, line.v);
 		if (!tl_summary_name_passes(o, line.row))
 			continue;
 		if (!o->displayed_only || tl_summary_values_pass(o, line.v))

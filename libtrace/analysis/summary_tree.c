@@ -137,8 +137,7 @@ tl_summary_tree *tl_summary_tree_new(const tl_summary *s, const tl_summary_opts 
 		t->row = r;
 		if (t->self == NULL)
 			t->self = g_new(double, TL_N_COLS);
-		for (int c = 0; c < TL_N_COLS; c++)
-			t->self[c] = tl_summary_row_stat(s, r, c, o);
+		tl_summary_row_stats(s, r, o, t->self);
 	}
 	g_ptr_array_free(rows, TRUE);
 	sum_tree(root);
