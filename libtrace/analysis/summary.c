@@ -445,6 +445,27 @@ static bool exec_is_host(const tl_run *run, const tl_exec *e)
 	return is_host(&run->devices[e->device]);
 }
 
+/* The rows of the last keys looked up, by the key's address: a run's
+ * executions point at a few strings many times (every execution of an op
+ * type at its one name), and a string does not change while the run is
+ * added, so the row found for its address stays the row of its text. */
+enum { KEY_CACHE = 256 };
+typedef struct key_cache {
+	const char *key[KEY_CACHE];
+	tl_row *row[KEY_CACHE];
+} key_cache;
+
+static tl_row *cached_row(tl_summary *s, key_cache *c, const char *key)
+{
+	uint64_t h = (uint64_t)(uintptr_t)key * UINT64_C(0x9E3779B97F4A7C15);
+	size_t i = (size_t)(h >> 56);
+	if (c->key[i] != key) {
+		c->key[i] = key;
+		c->row[i] = tl_summary_row_get(s, key);
+	}
+	return c->row[i];
+}
+
 static void add_kernel_row(tl_summary *s, const tl_run *run, const tl_exec *e, size_t ri)
 {
 	const char *label = e->ns->timeline_label ? e->ns->timeline_label : "";
@@ -511,6 +532,7 @@ void tl_summary_add_run(tl_summary *s, const tl_run *run)
 		s->have_graph = true;
 	double *accel = kernel_time(run);
 	int64_t *self = s->view == TL_VIEW_KERNEL ? NULL : exec_self(s, run);
+	key_cache *cache = g_new0(key_cache, 1);
 	for (uint32_t i = 0; i < run->n_execs; i++) {
 		const tl_exec *e = &run->execs[i];
 		if (s->view == TL_VIEW_KERNEL) {
@@ -534,7 +556,7 @@ void tl_summary_add_run(tl_summary *s, const tl_run *run)
 			tl_summary_vals v = {{0}};
 			v.v[TL_COL_ACCEL] = v.v[TL_COL_TOTAL] = v.v[TL_COL_SELF] = op_micros(e);
 			/* occurrence counts the op's executions, not its kernels */
-			tl_summary_row_add(s, key, ri, &v);
+			tl_summary_vals_add(tl_summary_row_run(cached_row(s, cache, key), ri), &v);
 			continue;
 		}
 		if (e->ns->n_memory > 0 || e->ns->memory_stats != NULL)
@@ -544,7 +566,8 @@ void tl_summary_add_run(tl_summary *s, const tl_run *run)
 		if (gm != NULL)
 			v.v[TL_COL_FLOPS] = tl_summary_graph_float_ops(gm, i);
 		/* node rows remember their op type, for --account-type */
-		tl_row *r = tl_summary_row_add(s, key, ri, &v);
+		tl_row *r = cached_row(s, cache, key);
+		tl_summary_vals_add(tl_summary_row_run(r, ri), &v);
 		if (r->extra == NULL && (s->view == TL_VIEW_NODE || s->view == TL_VIEW_SCOPE))
 			r->extra =
 			    g_strdup(gm != NULL ? tl_summary_graph_op(gm, (uint32_t)gn) : e->op);
@@ -556,6 +579,7 @@ void tl_summary_add_run(tl_summary *s, const tl_run *run)
 		count_defined(s, run);
 	}
 	tl_summary_graph_free(gm);
+	g_free(cache);
 	g_free(accel);
 	g_free(self);
 }
