@@ -346,10 +346,13 @@ static int64_t *exec_self(tl_summary *s, const tl_run *run)
 	tl_summary_slice *sl = g_new(tl_summary_slice, cap);
 	uint32_t *of = g_new(uint32_t, cap);
 	size_t n = 0;
+	bool *nest_dev = g_new(bool, run->n_devices + 1);
+	for (size_t d = 0; d < run->n_devices; d++)
+		nest_dev[d] = nests(&run->devices[d]);
 	for (uint32_t i = 0; i < run->n_execs; i++) {
 		const tl_exec *e = &run->execs[i];
 		self[i] = e->end - e->start;
-		if (!nests(&run->devices[e->device]))
+		if (!nest_dev[e->device])
 			continue;
 		sl[n] = (tl_summary_slice){.thread = (uint64_t)e->device << 32 | e->thread,
 					   .start = e->start,
@@ -360,6 +363,7 @@ static int64_t *exec_self(tl_summary *s, const tl_run *run)
 		s->nested = true;
 	for (size_t k = 0; k < n; k++)
 		self[of[k]] = sl[k].self;
+	g_free(nest_dev);
 	g_free(sl);
 	g_free(of);
 	return self;
@@ -533,6 +537,9 @@ void tl_summary_add_run(tl_summary *s, const tl_run *run)
 	double *accel = kernel_time(run);
 	int64_t *self = s->view == TL_VIEW_KERNEL ? NULL : exec_self(s, run);
 	key_cache *cache = g_new0(key_cache, 1);
+	bool *host_dev = g_new(bool, run->n_devices + 1); /* is_host, per device */
+	for (size_t d = 0; d < run->n_devices; d++)
+		host_dev[d] = is_host(&run->devices[d]);
 	for (uint32_t i = 0; i < run->n_execs; i++) {
 		const tl_exec *e = &run->execs[i];
 		if (s->view == TL_VIEW_KERNEL) {
@@ -540,7 +547,7 @@ void tl_summary_add_run(tl_summary *s, const tl_run *run)
 				add_kernel_row(s, run, e, ri);
 			continue;
 		}
-		bool host = exec_is_host(run, e);
+		bool host = host_dev[e->device];
 		if (!host && !orphan_kernel(run, e))
 			continue;
 		int32_t gn = gm != NULL ? tl_summary_graph_node(gm, i) : -1;
@@ -580,6 +587,7 @@ void tl_summary_add_run(tl_summary *s, const tl_run *run)
 	}
 	tl_summary_graph_free(gm);
 	g_free(cache);
+	g_free(host_dev);
 	g_free(accel);
 	g_free(self);
 }

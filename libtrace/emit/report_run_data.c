@@ -813,16 +813,18 @@ static bool has_kernels(const tl_run *run)
 	return false;
 }
 
-/* trace-summarize's op, scope and kernel views of the run, summed and
+/* trace-summarize's op, kernel and scope views of the run, summed and
  * written out aside (into memory) while the timeline is written (the run
- * is only read): the scope view, the largest, on one thread, the op and
- * kernel views on another. */
+ * is only read), one after the other on one thread: each view's rows are
+ * freed before the next is summed, whose rows then take the same memory
+ * (two threads had both views' rows at once, and paid the kernel for
+ * fresh pages for each). */
 typedef struct tables_job {
 	const tl_run *run;
 	size_t max_rows;
-	tl_summary_view views[2];
+	tl_summary_view views[3];
 	int n_views;
-	GString *text[2]; /* each view's table, or NULL: none */
+	GString *text[3]; /* each view's table, or NULL: none */
 	tl_summary *op;	  /* the op view's sums, kept for the caller */
 	aside bg;
 } tables_job;
@@ -877,19 +879,19 @@ static void drop_table(GString *text)
 		g_string_free(text, TRUE);
 }
 
-/* {"op": ..., "scope": ..., "kernel": ...}; the op table stays the
- * caller's (the compact object writes it again). */
-static GString *write_tables(tl_output *out, tables_job *op_kernel, tables_job *scope)
+/* {"op": ..., "scope": ..., "kernel": ...} of the job's op, kernel and
+ * scope views; the op table stays the caller's (the compact object writes
+ * it again). */
+static GString *write_tables(tl_output *out, tables_job *j)
 {
-	aside_join(&op_kernel->bg);
-	aside_join(&scope->bg);
-	write_table(out, ",\n\"tables\":{\"op\":", op_kernel->text[0]);
-	write_table(out, ",\n\"scope\":", scope->text[0]);
-	write_table(out, ",\n\"kernel\":", op_kernel->text[1]);
+	aside_join(&j->bg);
+	write_table(out, ",\n\"tables\":{\"op\":", j->text[0]);
+	write_table(out, ",\n\"scope\":", j->text[2]);
+	write_table(out, ",\n\"kernel\":", j->text[1]);
 	tl_output_char(out, '}');
-	drop_table(scope->text[0]);
-	drop_table(op_kernel->text[1]);
-	return op_kernel->text[0];
+	drop_table(j->text[2]);
+	drop_table(j->text[1]);
+	return j->text[0];
 }
 
 /* The path's length, or -1 without one. */
@@ -1171,11 +1173,9 @@ int tl_report_run(tl_output *out, const tl_run *run, const tl_report_opts *o, bo
 {
 	if (!timeline)
 		return report_compact(out, run, o, draw_graph, at, dg, err);
-	tables_job scope, op_kernel;
-	static const tl_summary_view scope_view[] = {TL_VIEW_SCOPE},
-				     op_kernel_views[] = {TL_VIEW_OP, TL_VIEW_KERNEL};
-	tables_start(&scope, run, o->table_rows, 1, scope_view);
-	tables_start(&op_kernel, run, o->table_rows, 2, op_kernel_views);
+	tables_job tables;
+	static const tl_summary_view views[] = {TL_VIEW_OP, TL_VIEW_KERNEL, TL_VIEW_SCOPE};
+	tables_start(&tables, run, o->table_rows, 3, views);
 	memory_job memory = {.run = run};
 	aside_start(&memory.bg, "tl-rep-memory", memory_build, &memory);
 	layout l;
@@ -1190,8 +1190,8 @@ int tl_report_run(tl_output *out, const tl_run *run, const tl_report_opts *o, bo
 	graph_start(&graph, run, mem, o, draw_graph);
 	dg->arrows = write_arrows(out, &l);
 	write_memory(out, &l, mem, o->max_live, dg);
-	GString *op_table = write_tables(out, &op_kernel, &scope);
-	dg->ops = op_kernel.op;
+	GString *op_table = write_tables(out, &tables);
+	dg->ops = tables.op;
 	dg->critical_ns = write_critical_path(out, &l);
 	tl_output *idle_out = tl_output_new_memory();
 	write_idle(idle_out, run);
