@@ -48,8 +48,9 @@ static void strtab_init(strtab *t, size_t expect)
 	g_ptr_array_add(t->strs, (gpointer) "");
 }
 
-/* s[0..len), which need not outlive the call. */
-static uint32_t strtab_of_len(strtab *t, const char *s, size_t len)
+/* s[0..len), which need not outlive the call; or, `kept`, a string of
+ * the run ending at len, which outlives the table and is not copied. */
+static uint32_t strtab_add(strtab *t, const char *s, size_t len, bool kept)
 {
 	if (s == NULL || len == 0)
 		return 0;
@@ -58,7 +59,8 @@ static uint32_t strtab_of_len(strtab *t, const char *s, size_t len)
 	if (i != TL_NAMETAB_NONE)
 		return i;
 	i = t->strs->len;
-	name.s = g_string_chunk_insert_len(t->chunk, s, (gssize)name.len);
+	if (!kept || name.len != len)
+		name.s = g_string_chunk_insert_len(t->chunk, s, (gssize)name.len);
 	g_ptr_array_add(t->strs, (gpointer)name.s);
 	tl_nametab_put(t->index, 0, name, i);
 	return i;
@@ -66,7 +68,13 @@ static uint32_t strtab_of_len(strtab *t, const char *s, size_t len)
 
 static uint32_t strtab_of(strtab *t, const char *s)
 {
-	return s != NULL ? strtab_of_len(t, s, strlen(s)) : 0;
+	return s != NULL ? strtab_add(t, s, strlen(s), false) : 0;
+}
+
+/* A string of the run (which outlives the table). */
+static uint32_t strtab_of_run(strtab *t, const char *s)
+{
+	return s != NULL ? strtab_add(t, s, strlen(s), true) : 0;
 }
 
 static size_t ptr_slot(const strtab *t, const char *s)
@@ -105,7 +113,7 @@ static uint32_t strtab_of_kept(strtab *t, const char *s)
 	for (; t->ptr[i] != NULL; i = (i + 1) & t->ptr_mask)
 		if (t->ptr[i] == s)
 			return t->ptr_index[i];
-	uint32_t v = strtab_of(t, s);
+	uint32_t v = strtab_of_run(t, s);
 	t->ptr[i] = s;
 	t->ptr_index[i] = v;
 	if (++t->ptr_used * 2 > t->ptr_mask)
@@ -280,7 +288,7 @@ static uint32_t node_string(layout *l, node_str *cache, int32_t g, const char *s
 		return strtab_of_kept(&l->strings, s);
 	if (cache[g].s != s || s == NULL) {
 		cache[g].s = s;
-		cache[g].id = strtab_of(&l->strings, s);
+		cache[g].id = strtab_of_run(&l->strings, s);
 	}
 	return cache[g].id;
 }
@@ -289,7 +297,7 @@ static uint32_t node_string(layout *l, node_str *cache, int32_t g, const char *s
  * looked up, never the pointer. */
 static uint32_t record_string(layout *l, const char *s)
 {
-	return strtab_of(&l->strings, s);
+	return strtab_of_run(&l->strings, s);
 }
 
 /* What a slice shows: an op's node, a tracer record's kernel (its label
@@ -304,7 +312,8 @@ static uint32_t slice_name(layout *l, const tl_exec *e)
 		return record_string(l, e->node);
 	const char *at = strstr(label, "@@");
 	size_t len = at != NULL ? (size_t)(at - label) : strlen(label);
-	return len > 0 ? strtab_of_len(&l->strings, label, len) : record_string(l, e->node);
+	return len > 0 ? strtab_add(&l->strings, label, len, at == NULL)
+		       : record_string(l, e->node);
 }
 
 /* An execution's op or node: through its graph node's cache for an op;
