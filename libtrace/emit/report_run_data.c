@@ -903,13 +903,13 @@ static GString *write_tables(tl_output *out, tables_job *j)
 	return j->text[0];
 }
 
-/* The path's length, or -1 without one. */
-static int64_t write_critical_path(tl_output *out, const layout *l)
+/* The run's critical path (tl_critical_path's n steps, freed here); the
+ * path's length, or -1 without one. */
+static int64_t write_critical_path(tl_output *out, const layout *l, tl_path_step *steps, size_t n)
 {
-	tl_path_step *steps = NULL;
-	size_t n = tl_critical_path(l->run, &steps);
 	tl_output_str(out, ",\n\"critical_path\":");
 	if (n == 0) {
+		g_free(steps);
 		tl_output_str(out, "null");
 		return -1;
 	}
@@ -1199,22 +1199,29 @@ int tl_report_run(tl_output *out, const tl_run *run, const tl_report_opts *o, bo
 	graph_start(&graph, run, mem, o, draw_graph);
 	dg->arrows = write_arrows(out, &l);
 	write_memory(out, &l, mem, o->max_live, dg);
-	GString *op_table = write_tables(out, &tables);
-	dg->ops = tables.op;
-	dg->critical_ns = write_critical_path(out, &l);
-	tl_output *idle_out = tl_output_new_memory();
-	write_idle(idle_out, run);
-	GString *idle = tl_output_take(idle_out);
-	tl_output_bytes(out, idle->str, idle->len);
 	piece_end(out, at->full);
-	at->graph[0] = tl_output_tell(out);
-	int rc = write_graph(out, &graph, err);
-	piece_end(out, at->graph);
-	tl_memory_free(mem);
+	/* What needs no table is done before the tables are waited for (they
+	 * take the longest aside): the strings are all known once the
+	 * slices and arrows are written, and go first into the scratch. */
 	at->tail[0] = tl_output_tell(out);
 	write_strings(out, &l);
 	tl_output_char(out, '}');
 	piece_end(out, at->tail);
+	tl_path_step *steps = NULL;
+	size_t n_steps = tl_critical_path(run, &steps);
+	tl_output *idle_out = tl_output_new_memory();
+	write_idle(idle_out, run);
+	GString *idle = tl_output_take(idle_out);
+	at->rest[0] = tl_output_tell(out);
+	GString *op_table = write_tables(out, &tables);
+	dg->ops = tables.op;
+	dg->critical_ns = write_critical_path(out, &l, steps, n_steps);
+	tl_output_bytes(out, idle->str, idle->len);
+	piece_end(out, at->rest);
+	at->graph[0] = tl_output_tell(out);
+	int rc = write_graph(out, &graph, err);
+	piece_end(out, at->graph);
+	tl_memory_free(mem);
 	at->compact[0] = tl_output_tell(out);
 	write_compact(out, run, op_table, idle);
 	piece_end(out, at->compact);
