@@ -56,7 +56,6 @@ static void row_free(gpointer p)
 {
 	tl_row *r = p;
 	g_free(r->shape);
-	g_free(r->extra);
 	g_array_free(r->runs, TRUE);
 }
 
@@ -485,7 +484,7 @@ static void add_kernel_row(tl_summary *s, const tl_run *run, const tl_exec *e, s
 	v.v[TL_COL_OCCURRENCE] = 1;
 	tl_row *r = tl_summary_row_add(s, kname, ri, &v);
 	if (r->extra == NULL)
-		r->extra = g_strdup(e->op);
+		r->extra = tl_summary_arena_dup(s, e->op);
 	if (kname != small)
 		g_free(kname);
 }
@@ -509,7 +508,7 @@ static void add_params(tl_summary *s, const tl_run *run, size_t ri)
 		if (r->shape == NULL && s->view != TL_VIEW_OP && s->view != TL_VIEW_DEVICE)
 			r->shape = tl_opcost_shape_string(sh);
 		if (r->extra == NULL && (s->view == TL_VIEW_NODE || s->view == TL_VIEW_SCOPE))
-			r->extra = g_strdup(g->op);
+			r->extra = tl_summary_arena_dup(s, g->op);
 	}
 }
 
@@ -576,8 +575,8 @@ void tl_summary_add_run(tl_summary *s, const tl_run *run)
 		tl_row *r = cached_row(s, cache, key);
 		tl_summary_vals_add(tl_summary_row_run(r, ri), &v);
 		if (r->extra == NULL && (s->view == TL_VIEW_NODE || s->view == TL_VIEW_SCOPE))
-			r->extra =
-			    g_strdup(gm != NULL ? tl_summary_graph_op(gm, (uint32_t)gn) : e->op);
+			r->extra = tl_summary_arena_dup(
+			    s, gm != NULL ? tl_summary_graph_op(gm, (uint32_t)gn) : e->op);
 	}
 	if (gm != NULL) {
 		tl_summary_graph_rows(s, gm, ri);
@@ -881,7 +880,7 @@ void tl_summary_absorb(tl_summary *dst, tl_summary *src)
 		if (d->shape == NULL && r->shape != NULL)
 			d->shape = g_strdup(r->shape);
 		if (d->extra == NULL && r->extra != NULL)
-			d->extra = g_strdup(r->extra);
+			d->extra = tl_summary_arena_dup(dst, r->extra);
 		for (guint i = 0; i < r->runs->len; i++)
 			*tl_summary_row_run(d, base + r->first_run + i) =
 			    g_array_index(r->runs, tl_summary_vals, i);

@@ -117,7 +117,7 @@ typedef struct tl_row {
 	size_t first_run;
 	int64_t defined; /* graph nodes in the row */
 	char *shape;	 /* variables: "784x128" */
-	char *extra;	 /* kernel view: the op; op view: "" */
+	char *extra;	 /* kernel view: the op; op view: "" (in the summary's arena) */
 } tl_row;
 
 typedef struct tl_summary {
