@@ -5,6 +5,7 @@
 #include "base/warn.h"
 #include "analysis/summary_internal.h"
 #include "analysis/summary_nest.h"
+#include "model/nametab.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -55,15 +56,23 @@ static void row_free(gpointer p)
 {
 	tl_row *r = p;
 	g_free(r->shape);
-	g_free(r->extra);
 	g_array_free(r->runs, TRUE);
+}
+
+/* A row's name hashed eight bytes at a time (GLib's g_str_hash takes a
+ * byte at a time, and a scope view's names are a hundred bytes long). No
+ * output depends on the rows' order in the table: every walk over it
+ * sorts by a whole order (a value, then the name). */
+static guint row_hash(gconstpointer name)
+{
+	return tl_nametab_name_str(name).hash;
 }
 
 tl_summary *tl_summary_new(tl_summary_view view)
 {
 	tl_summary *s = g_new0(tl_summary, 1);
 	s->view = view;
-	s->rows = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, row_free);
+	s->rows = g_hash_table_new_full(row_hash, g_str_equal, NULL, row_free);
 	s->arena = tl_arena_new();
 	s->run_labels = g_ptr_array_new_with_free_func(g_free);
 	return s;
@@ -89,6 +98,24 @@ char *tl_summary_valid_dup(const char *s)
 	return g_utf8_validate(s, -1, NULL) ? g_strdup(s) : g_utf8_make_valid(s, -1);
 }
 
+/* Whether a name is valid UTF-8: ASCII checked eight bytes at a time,
+ * GLib's check (a byte at a time) only for a name with other bytes. */
+static bool valid_utf8(const char *name)
+{
+	size_t len = strlen(name), i = 0;
+	uint64_t high = 0;
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w;
+		memcpy(&w, name + i, 8);
+		high |= w;
+	}
+	for (; i < len; i++)
+		high |= (unsigned char)name[i];
+	if ((high & UINT64_C(0x8080808080808080)) == 0)
+		return true;
+	return g_utf8_validate(name, (gssize)len, NULL);
+}
+
 /* The row of a name, or NULL; with `create`, a new one when none. */
 static tl_row *row_find(tl_summary *s, const char *name, bool create)
 {
@@ -97,7 +124,7 @@ static tl_row *row_find(tl_summary *s, const char *name, bool create)
 	tl_row *r = g_hash_table_lookup(s->rows, name);
 	if (r != NULL)
 		return r;
-	char *valid = g_utf8_validate(name, -1, NULL) ? NULL : g_utf8_make_valid(name, -1);
+	char *valid = valid_utf8(name) ? NULL : g_utf8_make_valid(name, -1);
 	if (valid != NULL) {
 		name = valid;
 		r = g_hash_table_lookup(s->rows, name);
@@ -318,10 +345,13 @@ static int64_t *exec_self(tl_summary *s, const tl_run *run)
 	tl_summary_slice *sl = g_new(tl_summary_slice, cap);
 	uint32_t *of = g_new(uint32_t, cap);
 	size_t n = 0;
+	bool *nest_dev = g_new(bool, run->n_devices + 1);
+	for (size_t d = 0; d < run->n_devices; d++)
+		nest_dev[d] = nests(&run->devices[d]);
 	for (uint32_t i = 0; i < run->n_execs; i++) {
 		const tl_exec *e = &run->execs[i];
 		self[i] = e->end - e->start;
-		if (!nests(&run->devices[e->device]))
+		if (!nest_dev[e->device])
 			continue;
 		sl[n] = (tl_summary_slice){.thread = (uint64_t)e->device << 32 | e->thread,
 					   .start = e->start,
@@ -332,6 +362,7 @@ static int64_t *exec_self(tl_summary *s, const tl_run *run)
 		s->nested = true;
 	for (size_t k = 0; k < n; k++)
 		self[of[k]] = sl[k].self;
+	g_free(nest_dev);
 	g_free(sl);
 	g_free(of);
 	return self;
@@ -417,6 +448,27 @@ static bool exec_is_host(const tl_run *run, const tl_exec *e)
 	return is_host(&run->devices[e->device]);
 }
 
+/* The rows of the last keys looked up, by the key's address: a run's
+ * executions point at a few strings many times (every execution of an op
+ * type at its one name), and a string does not change while the run is
+ * added, so the row found for its address stays the row of its text. */
+enum { KEY_CACHE = 256 };
+typedef struct key_cache {
+	const char *key[KEY_CACHE];
+	tl_row *row[KEY_CACHE];
+} key_cache;
+
+static tl_row *cached_row(tl_summary *s, key_cache *c, const char *key)
+{
+	uint64_t h = (uint64_t)(uintptr_t)key * UINT64_C(0x9E3779B97F4A7C15);
+	size_t i = (size_t)(h >> 56);
+	if (c->key[i] != key) {
+		c->key[i] = key;
+		c->row[i] = tl_summary_row_get(s, key);
+	}
+	return c->row[i];
+}
+
 static void add_kernel_row(tl_summary *s, const tl_run *run, const tl_exec *e, size_t ri)
 {
 	const char *label = e->ns->timeline_label ? e->ns->timeline_label : "";
@@ -432,7 +484,7 @@ static void add_kernel_row(tl_summary *s, const tl_run *run, const tl_exec *e, s
 	v.v[TL_COL_OCCURRENCE] = 1;
 	tl_row *r = tl_summary_row_add(s, kname, ri, &v);
 	if (r->extra == NULL)
-		r->extra = g_strdup(e->op);
+		r->extra = tl_summary_arena_dup(s, e->op);
 	if (kname != small)
 		g_free(kname);
 }
@@ -456,7 +508,7 @@ static void add_params(tl_summary *s, const tl_run *run, size_t ri)
 		if (r->shape == NULL && s->view != TL_VIEW_OP && s->view != TL_VIEW_DEVICE)
 			r->shape = tl_opcost_shape_string(sh);
 		if (r->extra == NULL && (s->view == TL_VIEW_NODE || s->view == TL_VIEW_SCOPE))
-			r->extra = g_strdup(g->op);
+			r->extra = tl_summary_arena_dup(s, g->op);
 	}
 }
 
@@ -483,6 +535,10 @@ void tl_summary_add_run(tl_summary *s, const tl_run *run)
 		s->have_graph = true;
 	double *accel = kernel_time(run);
 	int64_t *self = s->view == TL_VIEW_KERNEL ? NULL : exec_self(s, run);
+	key_cache *cache = g_new0(key_cache, 1);
+	bool *host_dev = g_new(bool, run->n_devices + 1); /* is_host, per device */
+	for (size_t d = 0; d < run->n_devices; d++)
+		host_dev[d] = is_host(&run->devices[d]);
 	for (uint32_t i = 0; i < run->n_execs; i++) {
 		const tl_exec *e = &run->execs[i];
 		if (s->view == TL_VIEW_KERNEL) {
@@ -490,7 +546,7 @@ void tl_summary_add_run(tl_summary *s, const tl_run *run)
 				add_kernel_row(s, run, e, ri);
 			continue;
 		}
-		bool host = exec_is_host(run, e);
+		bool host = host_dev[e->device];
 		if (!host && !orphan_kernel(run, e))
 			continue;
 		int32_t gn = gm != NULL ? tl_summary_graph_node(gm, i) : -1;
@@ -506,7 +562,7 @@ void tl_summary_add_run(tl_summary *s, const tl_run *run)
 			tl_summary_vals v = {{0}};
 			v.v[TL_COL_ACCEL] = v.v[TL_COL_TOTAL] = v.v[TL_COL_SELF] = op_micros(e);
 			/* occurrence counts the op's executions, not its kernels */
-			tl_summary_row_add(s, key, ri, &v);
+			tl_summary_vals_add(tl_summary_row_run(cached_row(s, cache, key), ri), &v);
 			continue;
 		}
 		if (e->ns->n_memory > 0 || e->ns->memory_stats != NULL)
@@ -516,10 +572,11 @@ void tl_summary_add_run(tl_summary *s, const tl_run *run)
 		if (gm != NULL)
 			v.v[TL_COL_FLOPS] = tl_summary_graph_float_ops(gm, i);
 		/* node rows remember their op type, for --account-type */
-		tl_row *r = tl_summary_row_add(s, key, ri, &v);
+		tl_row *r = cached_row(s, cache, key);
+		tl_summary_vals_add(tl_summary_row_run(r, ri), &v);
 		if (r->extra == NULL && (s->view == TL_VIEW_NODE || s->view == TL_VIEW_SCOPE))
-			r->extra =
-			    g_strdup(gm != NULL ? tl_summary_graph_op(gm, (uint32_t)gn) : e->op);
+			r->extra = tl_summary_arena_dup(
+			    s, gm != NULL ? tl_summary_graph_op(gm, (uint32_t)gn) : e->op);
 	}
 	if (gm != NULL) {
 		tl_summary_graph_rows(s, gm, ri);
@@ -528,6 +585,8 @@ void tl_summary_add_run(tl_summary *s, const tl_run *run)
 		count_defined(s, run);
 	}
 	tl_summary_graph_free(gm);
+	g_free(cache);
+	g_free(host_dev);
 	g_free(accel);
 	g_free(self);
 }
@@ -702,6 +761,31 @@ double tl_summary_row_stat(const tl_summary *s, const tl_row *r, int col, const 
 	return out;
 }
 
+void tl_summary_row_stats(const tl_summary *s, const tl_row *r, const tl_summary_opts *o,
+			  double *v)
+{
+	size_t n = s->n_runs;
+	if (o->stat != TL_STAT_AVG || o->step >= 0 || s->view == TL_VIEW_STEP || n == 0) {
+		for (int c = 0; c < TL_N_COLS; c++)
+			v[c] = tl_summary_row_stat(s, r, c, o);
+		return;
+	}
+	/* the runs the row holds, each column summed in run order as
+	 * tl_summary_row_stat sums it, then divided by every run */
+	for (int c = 0; c < TL_N_COLS; c++)
+		v[c] = 0;
+	size_t held = r->first_run < n ? MIN((size_t)r->runs->len, n - r->first_run) : 0;
+	for (size_t k = 0; k < held; k++) {
+		const tl_summary_vals *x = &g_array_index(r->runs, tl_summary_vals, k);
+		for (int c = 0; c < TL_N_COLS; c++)
+			v[c] += x->v[c];
+	}
+	for (int c = 0; c < TL_N_COLS; c++)
+		v[c] /= (double)n;
+	if (o->occurrence_defined)
+		v[TL_COL_OCCURRENCE] = (double)r->defined;
+}
+
 /* ---- the flat table ---------------------------------------------------- */
 
 bool tl_summary_name_passes(const tl_summary_opts *o, const tl_row *r)
@@ -740,8 +824,7 @@ tl_summary_flat *tl_summary_flat_new(const tl_summary *s, const tl_summary_opts 
 	GArray *shown = g_array_new(FALSE, FALSE, sizeof(tl_summary_line));
 	for (guint i = 0; i < rows->len; i++) {
 		tl_summary_line line = {.row = g_ptr_array_index(rows, i)};
-		for (int c = 0; c < TL_N_COLS; c++)
-			line.v[c] = tl_summary_row_stat(s, line.row, c, o);
+		tl_summary_row_stats(s, line.row, o, line.v);
 		if (!tl_summary_name_passes(o, line.row))
 			continue;
 		if (!o->displayed_only || tl_summary_values_pass(o, line.v))
@@ -797,7 +880,7 @@ void tl_summary_absorb(tl_summary *dst, tl_summary *src)
 		if (d->shape == NULL && r->shape != NULL)
 			d->shape = g_strdup(r->shape);
 		if (d->extra == NULL && r->extra != NULL)
-			d->extra = g_strdup(r->extra);
+			d->extra = tl_summary_arena_dup(dst, r->extra);
 		for (guint i = 0; i < r->runs->len; i++)
 			*tl_summary_row_run(d, base + r->first_run + i) =
 			    g_array_index(r->runs, tl_summary_vals, i);

@@ -171,7 +171,7 @@ void tl_summary_graph_rows(tl_summary *s, const tl_summary_graph *m, size_t ri)
 		}
 		tl_row *r = tl_summary_row_add(s, key, ri, &(tl_summary_vals){{0}});
 		if (r->extra == NULL && (s->view == TL_VIEW_NODE || s->view == TL_VIEW_SCOPE))
-			r->extra = g_strdup(op);
+			r->extra = tl_summary_arena_dup(s, op);
 		tl_summary_defined_add(counts, r);
 	}
 	tl_summary_defined_set(counts);

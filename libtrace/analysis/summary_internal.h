@@ -6,6 +6,7 @@
 #define TL_ANALYSIS_SUMMARY_INTERNAL_H
 
 #include "analysis/summary.h"
+#include "base/arena.h"
 
 typedef struct tl_summary_vals {
 	double v[TL_N_COLS];
@@ -21,6 +22,12 @@ const tl_summary_vals *tl_summary_row_vals(const tl_row *r, size_t run);
 void tl_summary_vals_add(tl_summary_vals *dst, const tl_summary_vals *v);
 /* Adds v to the row's run, making the row if need be; returns the row. */
 tl_row *tl_summary_row_add(tl_summary *s, const char *name, size_t run, const tl_summary_vals *v);
+/* A row's op (tl_row.extra) copied into the summary's arena; NULL stays
+ * NULL. */
+static inline char *tl_summary_arena_dup(tl_summary *s, const char *str)
+{
+	return str != NULL ? tl_arena_strdup(s->arena, str) : NULL;
+}
 /* A label kept as valid UTF-8 (bad bytes become U+FFFD), newly allocated. */
 char *tl_summary_valid_dup(const char *s);
 

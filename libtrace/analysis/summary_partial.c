@@ -71,7 +71,7 @@ int tl_summary_read_partial(tl_summary *s, const uint8_t *data, size_t len, tl_e
 			r->shape = g_strdup(shape);
 		const char *extra = json_string_value(json_object_get(o, "extra"));
 		if (extra != NULL && r->extra == NULL)
-			r->extra = g_strdup(extra);
+			r->extra = tl_summary_arena_dup(s, extra);
 		for (size_t k = 0; k < n_runs; k++) {
 			json_t *vs = json_array_get(runs, k);
 			tl_summary_vals *dst = tl_summary_row_run(r, base + k);

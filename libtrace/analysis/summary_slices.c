@@ -197,7 +197,7 @@ static void add_slice_rows(slices *c, size_t ri)
 		tl_row *r = tl_summary_row_add(c->s, name, ri, &vals);
 		const char *op = event_of(c, e)->op;
 		if (v == TL_VIEW_KERNEL && r->extra == NULL && op != NULL)
-			r->extra = g_strdup(op);
+			r->extra = tl_summary_arena_dup(c->s, op);
 	}
 	g_free(launcher);
 }

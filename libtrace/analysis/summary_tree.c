@@ -117,29 +117,53 @@ tl_summary_tree *tl_summary_tree_new(const tl_summary *s, const tl_summary_opts 
 	tree->root = root;
 	tree->index = g_hash_table_new(tnode_hash, tnode_equal);
 	GPtrArray *rows = tl_summary_sorted_rows(s);
+	/* The scopes of the last name walked, and where each ends in it: the
+	 * names come sorted, so the next shares most of them (a scope is its
+	 * path: the same bytes up to a component's end, the same scope), and
+	 * only the scopes past the shared ones are looked up. */
+	typedef struct step {
+		tl_summary_scope *t;
+		size_t end;
+	} step;
+	GArray *path = g_array_new(FALSE, FALSE, sizeof(step));
+	const char *prev = "";
 	for (guint i = 0; i < rows->len; i++) {
 		const tl_row *r = g_ptr_array_index(rows, i);
 		if (!tl_summary_name_passes(o, r))
 			continue;
+		size_t common = 0;
+		while (prev[common] != '\0' && prev[common] == r->name[common])
+			common++;
 		/* walk the scopes of the name: a/b/c -> a, a/b, a/b/c */
 		tl_summary_scope *t = root;
 		const char *p = r->name;
-		for (;;) {
+		guint depth = 0;
+		for (;; depth++) {
 			const char *slash = strchr(p, '/');
 			size_t len = slash ? (size_t)(slash - r->name) : strlen(r->name);
-			t = child(t, r->name, (size_t)(p - r->name), len, tree->index);
+			if (depth < path->len && len <= common &&
+			    g_array_index(path, step, depth).end == len) {
+				t = g_array_index(path, step, depth).t;
+			} else {
+				t = child(t, r->name, (size_t)(p - r->name), len, tree->index);
+				if (depth >= path->len)
+					g_array_set_size(path, depth + 1);
+				g_array_index(path, step, depth) = (step){t, len};
+			}
 			if (slash == NULL)
 				break;
 			p = slash + 1;
 		}
+		g_array_set_size(path, depth + 1);
+		prev = r->name;
 		if (t->row == NULL)
 			t->name = r->name; /* its own name, terminated */
 		t->row = r;
 		if (t->self == NULL)
 			t->self = g_new(double, TL_N_COLS);
-		for (int c = 0; c < TL_N_COLS; c++)
-			t->self[c] = tl_summary_row_stat(s, r, c, o);
+		tl_summary_row_stats(s, r, o, t->self);
 	}
+	g_array_free(path, TRUE);
 	g_ptr_array_free(rows, TRUE);
 	sum_tree(root);
 	return tree;

@@ -50,6 +50,20 @@ static void mkqs(key *keys, size_t count)
 			insertion(a, n, d);
 			continue;
 		}
+		/* The characters every string of the part shares from d on
+		 * (none of them the end): each would take a pass that moves
+		 * nothing and leaves one part, so they are stepped over, each
+		 * string read once along its length (a scope's names share
+		 * long prefixes). */
+		size_t common = strlen((const char *)a[0].s + d);
+		for (size_t i = 1; i < n && common > 0; i++) {
+			const unsigned char *x = a[0].s + d, *y = a[i].s + d;
+			size_t k = 0;
+			while (k < common && x[k] == y[k])
+				k++;
+			common = k;
+		}
+		d += common;
 		unsigned char v = median3(a[0].s[d], a[n / 2].s[d], a[n - 1].s[d]);
 		/* three ways on the character at depth d: lt | eq | gt */
 		size_t lt = 0, i = 0, gt = n;

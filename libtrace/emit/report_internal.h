@@ -52,16 +52,20 @@ typedef struct tl_report_digest {
 } tl_report_digest;
 
 /* Where a run's pieces lie in the scratch output, each {offset, length}:
- *   full     its object, timeline and all, up to its "graph" (exclusive);
+ *   full     its object from its start: the timeline, the arrows and
+ *            memory;
+ *   rest     then its tables, critical path and idle time, up to its
+ *            "graph" (exclusive);
  *   graph    the graph's value, {"svg": ..., "data": ...} or {"data": ...},
  *            where one was drawn; else empty;
  *   tail     after the graph: its strings and the closing brace;
  *   compact  its object without the timeline (its op table and idle
  *            time), up to its "graph".
- * The page joins full, ",\n\"graph\":", a graph value and tail, or compact,
- * the graph and "}". */
+ * The page joins full, rest, ",\n\"graph\":", a graph value and tail, or
+ * compact, the graph and "}". The scratch output holds them in the order
+ * they are ready (the strings before the tables, which are made aside). */
 typedef struct tl_report_pieces {
-	uint64_t full[2], graph[2], tail[2], compact[2];
+	uint64_t full[2], rest[2], graph[2], tail[2], compact[2];
 } tl_report_pieces;
 
 /* Writes one run's pieces into `out` and fills its digest. The picture of

@@ -539,6 +539,7 @@ static int write_run(tl_output *out, const page *p, size_t k, tl_error *err)
 	const step *st = step_at(p->r, k);
 	if (p->timeline[k])
 		return copy_piece(out, p->r, st->at.full, err) < 0 ||
+			       copy_piece(out, p->r, st->at.rest, err) < 0 ||
 			       write_graph_value(out, p->r, k, err) < 0 ||
 			       copy_piece(out, p->r, st->at.tail, err) < 0
 			   ? -1

@@ -48,8 +48,9 @@ static void strtab_init(strtab *t, size_t expect)
 	g_ptr_array_add(t->strs, (gpointer) "");
 }
 
-/* s[0..len), which need not outlive the call. */
-static uint32_t strtab_of_len(strtab *t, const char *s, size_t len)
+/* s[0..len), which need not outlive the call; or, `kept`, a string of
+ * the run ending at len, which outlives the table and is not copied. */
+static uint32_t strtab_add(strtab *t, const char *s, size_t len, bool kept)
 {
 	if (s == NULL || len == 0)
 		return 0;
@@ -58,7 +59,8 @@ static uint32_t strtab_of_len(strtab *t, const char *s, size_t len)
 	if (i != TL_NAMETAB_NONE)
 		return i;
 	i = t->strs->len;
-	name.s = g_string_chunk_insert_len(t->chunk, s, (gssize)name.len);
+	if (!kept || name.len != len)
+		name.s = g_string_chunk_insert_len(t->chunk, s, (gssize)name.len);
 	g_ptr_array_add(t->strs, (gpointer)name.s);
 	tl_nametab_put(t->index, 0, name, i);
 	return i;
@@ -66,7 +68,13 @@ static uint32_t strtab_of_len(strtab *t, const char *s, size_t len)
 
 static uint32_t strtab_of(strtab *t, const char *s)
 {
-	return s != NULL ? strtab_of_len(t, s, strlen(s)) : 0;
+	return s != NULL ? strtab_add(t, s, strlen(s), false) : 0;
+}
+
+/* A string of the run (which outlives the table). */
+static uint32_t strtab_of_run(strtab *t, const char *s)
+{
+	return s != NULL ? strtab_add(t, s, strlen(s), true) : 0;
 }
 
 static size_t ptr_slot(const strtab *t, const char *s)
@@ -105,7 +113,7 @@ static uint32_t strtab_of_kept(strtab *t, const char *s)
 	for (; t->ptr[i] != NULL; i = (i + 1) & t->ptr_mask)
 		if (t->ptr[i] == s)
 			return t->ptr_index[i];
-	uint32_t v = strtab_of(t, s);
+	uint32_t v = strtab_of_run(t, s);
 	t->ptr[i] = s;
 	t->ptr_index[i] = v;
 	if (++t->ptr_used * 2 > t->ptr_mask)
@@ -280,7 +288,7 @@ static uint32_t node_string(layout *l, node_str *cache, int32_t g, const char *s
 		return strtab_of_kept(&l->strings, s);
 	if (cache[g].s != s || s == NULL) {
 		cache[g].s = s;
-		cache[g].id = strtab_of(&l->strings, s);
+		cache[g].id = strtab_of_run(&l->strings, s);
 	}
 	return cache[g].id;
 }
@@ -289,7 +297,7 @@ static uint32_t node_string(layout *l, node_str *cache, int32_t g, const char *s
  * looked up, never the pointer. */
 static uint32_t record_string(layout *l, const char *s)
 {
-	return strtab_of(&l->strings, s);
+	return strtab_of_run(&l->strings, s);
 }
 
 /* What a slice shows: an op's node, a tracer record's kernel (its label
@@ -304,7 +312,8 @@ static uint32_t slice_name(layout *l, const tl_exec *e)
 		return record_string(l, e->node);
 	const char *at = strstr(label, "@@");
 	size_t len = at != NULL ? (size_t)(at - label) : strlen(label);
-	return len > 0 ? strtab_of_len(&l->strings, label, len) : record_string(l, e->node);
+	return len > 0 ? strtab_add(&l->strings, label, len, at == NULL)
+		       : record_string(l, e->node);
 }
 
 /* An execution's op or node: through its graph node's cache for an op;
@@ -813,16 +822,18 @@ static bool has_kernels(const tl_run *run)
 	return false;
 }
 
-/* trace-summarize's op, scope and kernel views of the run, summed and
+/* trace-summarize's op, kernel and scope views of the run, summed and
  * written out aside (into memory) while the timeline is written (the run
- * is only read): the scope view, the largest, on one thread, the op and
- * kernel views on another. */
+ * is only read), one after the other on one thread: each view's rows are
+ * freed before the next is summed, whose rows then take the same memory
+ * (two threads had both views' rows at once, and paid the kernel for
+ * fresh pages for each). */
 typedef struct tables_job {
 	const tl_run *run;
 	size_t max_rows;
-	tl_summary_view views[2];
+	tl_summary_view views[3];
 	int n_views;
-	GString *text[2]; /* each view's table, or NULL: none */
+	GString *text[3]; /* each view's table, or NULL: none */
 	tl_summary *op;	  /* the op view's sums, kept for the caller */
 	aside bg;
 } tables_job;
@@ -877,28 +888,28 @@ static void drop_table(GString *text)
 		g_string_free(text, TRUE);
 }
 
-/* {"op": ..., "scope": ..., "kernel": ...}; the op table stays the
- * caller's (the compact object writes it again). */
-static GString *write_tables(tl_output *out, tables_job *op_kernel, tables_job *scope)
+/* {"op": ..., "scope": ..., "kernel": ...} of the job's op, kernel and
+ * scope views; the op table stays the caller's (the compact object writes
+ * it again). */
+static GString *write_tables(tl_output *out, tables_job *j)
 {
-	aside_join(&op_kernel->bg);
-	aside_join(&scope->bg);
-	write_table(out, ",\n\"tables\":{\"op\":", op_kernel->text[0]);
-	write_table(out, ",\n\"scope\":", scope->text[0]);
-	write_table(out, ",\n\"kernel\":", op_kernel->text[1]);
+	aside_join(&j->bg);
+	write_table(out, ",\n\"tables\":{\"op\":", j->text[0]);
+	write_table(out, ",\n\"scope\":", j->text[2]);
+	write_table(out, ",\n\"kernel\":", j->text[1]);
 	tl_output_char(out, '}');
-	drop_table(scope->text[0]);
-	drop_table(op_kernel->text[1]);
-	return op_kernel->text[0];
+	drop_table(j->text[2]);
+	drop_table(j->text[1]);
+	return j->text[0];
 }
 
-/* The path's length, or -1 without one. */
-static int64_t write_critical_path(tl_output *out, const layout *l)
+/* The run's critical path (tl_critical_path's n steps, freed here); the
+ * path's length, or -1 without one. */
+static int64_t write_critical_path(tl_output *out, const layout *l, tl_path_step *steps, size_t n)
 {
-	tl_path_step *steps = NULL;
-	size_t n = tl_critical_path(l->run, &steps);
 	tl_output_str(out, ",\n\"critical_path\":");
 	if (n == 0) {
+		g_free(steps);
 		tl_output_str(out, "null");
 		return -1;
 	}
@@ -1171,11 +1182,9 @@ int tl_report_run(tl_output *out, const tl_run *run, const tl_report_opts *o, bo
 {
 	if (!timeline)
 		return report_compact(out, run, o, draw_graph, at, dg, err);
-	tables_job scope, op_kernel;
-	static const tl_summary_view scope_view[] = {TL_VIEW_SCOPE},
-				     op_kernel_views[] = {TL_VIEW_OP, TL_VIEW_KERNEL};
-	tables_start(&scope, run, o->table_rows, 1, scope_view);
-	tables_start(&op_kernel, run, o->table_rows, 2, op_kernel_views);
+	tables_job tables;
+	static const tl_summary_view views[] = {TL_VIEW_OP, TL_VIEW_KERNEL, TL_VIEW_SCOPE};
+	tables_start(&tables, run, o->table_rows, 3, views);
 	memory_job memory = {.run = run};
 	aside_start(&memory.bg, "tl-rep-memory", memory_build, &memory);
 	layout l;
@@ -1190,22 +1199,29 @@ int tl_report_run(tl_output *out, const tl_run *run, const tl_report_opts *o, bo
 	graph_start(&graph, run, mem, o, draw_graph);
 	dg->arrows = write_arrows(out, &l);
 	write_memory(out, &l, mem, o->max_live, dg);
-	GString *op_table = write_tables(out, &op_kernel, &scope);
-	dg->ops = op_kernel.op;
-	dg->critical_ns = write_critical_path(out, &l);
-	tl_output *idle_out = tl_output_new_memory();
-	write_idle(idle_out, run);
-	GString *idle = tl_output_take(idle_out);
-	tl_output_bytes(out, idle->str, idle->len);
 	piece_end(out, at->full);
-	at->graph[0] = tl_output_tell(out);
-	int rc = write_graph(out, &graph, err);
-	piece_end(out, at->graph);
-	tl_memory_free(mem);
+	/* What needs no table is done before the tables are waited for (they
+	 * take the longest aside): the strings are all known once the
+	 * slices and arrows are written, and go first into the scratch. */
 	at->tail[0] = tl_output_tell(out);
 	write_strings(out, &l);
 	tl_output_char(out, '}');
 	piece_end(out, at->tail);
+	tl_path_step *steps = NULL;
+	size_t n_steps = tl_critical_path(run, &steps);
+	tl_output *idle_out = tl_output_new_memory();
+	write_idle(idle_out, run);
+	GString *idle = tl_output_take(idle_out);
+	at->rest[0] = tl_output_tell(out);
+	GString *op_table = write_tables(out, &tables);
+	dg->ops = tables.op;
+	dg->critical_ns = write_critical_path(out, &l, steps, n_steps);
+	tl_output_bytes(out, idle->str, idle->len);
+	piece_end(out, at->rest);
+	at->graph[0] = tl_output_tell(out);
+	int rc = write_graph(out, &graph, err);
+	piece_end(out, at->graph);
+	tl_memory_free(mem);
 	at->compact[0] = tl_output_tell(out);
 	write_compact(out, run, op_table, idle);
 	piece_end(out, at->compact);

@@ -100,6 +100,8 @@ static void write_flat(const tl_summary *s, const tl_summary_opts *o, const tl_t
 	struct human {
 		char s[48];
 	} *human = g_new(struct human, (size_t)o->n_select);
+	/* only text shows a number as its text (tl_summary_human) */
+	bool text = strcmp(sink->name, "text") == 0;
 	double cum = 0, total = f->total[f->share_col];
 	for (size_t i = 0; i < f->n; i++) {
 		if (tl_table_full(&t)) {
@@ -110,6 +112,11 @@ static void write_flat(const tl_summary *s, const tl_summary_opts *o, const tl_t
 		cells[0].s = line->row->name;
 		for (int k = 0; k < o->n_select; k++) {
 			int c = o->select[k];
+			if (!text) {
+				/* CSV, JSON and the page write the number itself */
+				cells[1 + k] = (tl_cell){.v = line->v[c]};
+				continue;
+			}
 			tl_summary_human(c, line->v[c], human[k].s, sizeof human[k].s);
 			/* tfprof's "run|defined" where a graph defines the nodes */
 			if (c == TL_COL_OCCURRENCE && s->have_graph && !o->occurrence_defined &&

@@ -117,7 +117,7 @@ typedef struct tl_row {
 	size_t first_run;
 	int64_t defined; /* graph nodes in the row */
 	char *shape;	 /* variables: "784x128" */
-	char *extra;	 /* kernel view: the op; op view: "" */
+	char *extra;	 /* kernel view: the op; op view: "" (in the summary's arena) */
 } tl_row;
 
 typedef struct tl_summary {
@@ -228,6 +228,10 @@ double tl_summary_row_value(const tl_row *r, size_t run, int col);
 GPtrArray *tl_summary_sorted_rows(const tl_summary *s);
 /* One column of a row as the options' statistic over the runs. */
 double tl_summary_row_stat(const tl_summary *s, const tl_row *r, int col, const tl_summary_opts *o);
+/* Every column of a row at once into v[TL_N_COLS], each as
+ * tl_summary_row_stat gives it (the average walks the runs once). */
+void tl_summary_row_stats(const tl_summary *s, const tl_row *r, const tl_summary_opts *o,
+			  double *v);
 /* Whether a row's name passes --show, --hide and --account-type, and its
  * values every --min-<col>. */
 bool tl_summary_name_passes(const tl_summary_opts *o, const tl_row *r);

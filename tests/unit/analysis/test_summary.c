@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "analysis/summary.h"
+#include "analysis/summary_internal.h"
 #include "emit/summary.h"
 
 #include <glib.h>
@@ -621,6 +622,57 @@ static void test_tree(void **state)
 	tl_summary_free(s);
 }
 
+/* Names that share bytes but not scopes, walked in sorted order ("/x",
+ * "/y/z", "a/b", "a/b-x", "a/b/c", "a/bc/d"): a/b/c comes after a/b-x,
+ * with which it shares "a/b" but not the scope a/b, and goes under a/b
+ * (made by the row a/b); a/bc is a scope of its own; "/x" and "/y" are
+ * under the empty first component. Values 1, 2, 4, 8, 16, 32 in that
+ * order of the names above as given to the summary: a/b 1, a/b-x 2,
+ * a/b/c 4, a/bc/d 8, /x 16, /y/z 32. */
+static void test_tree_shared_bytes(void **state)
+{
+	(void)state;
+	static const char *const names[] = {"a/b", "a/b-x", "a/b/c", "a/bc/d", "/x", "/y/z"};
+	tl_summary *s = tl_summary_new(TL_VIEW_SCOPE);
+	s->n_runs = 1;
+	for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+		tl_summary_vals v = {{0}};
+		v.v[TL_COL_TOTAL] = (double)(1 << i);
+		tl_summary_row_add(s, names[i], 0, &v);
+	}
+	tl_summary_opts o;
+	tl_summary_opts_init(&o);
+	tl_summary_tree *tree = tl_summary_tree_new(s, &o);
+	GString *buf = g_string_new(NULL);
+	const tl_summary_scope *root = tree->root;
+	assert_true(root->total[TL_COL_TOTAL] == 63);
+	assert_int_equal(root->n_kids, 2);
+	const tl_summary_scope *empty = root->first_kid, *a = empty->next;
+	assert_string_equal(tl_summary_tree_name(empty, buf), "");
+	assert_int_equal(empty->n_kids, 2);
+	assert_true(empty->total[TL_COL_TOTAL] == 48);
+	assert_string_equal(tl_summary_tree_name(empty->first_kid, buf), "/x");
+	assert_string_equal(tl_summary_tree_name(empty->first_kid->next, buf), "/y");
+	assert_string_equal(tl_summary_tree_name(a, buf), "a");
+	assert_int_equal(a->n_kids, 3);
+	assert_true(a->total[TL_COL_TOTAL] == 15);
+	const tl_summary_scope *ab = a->first_kid, *abx = ab->next, *abc = abx->next;
+	assert_string_equal(tl_summary_tree_name(ab, buf), "a/b");
+	assert_true(ab->self[TL_COL_TOTAL] == 1);
+	assert_true(ab->total[TL_COL_TOTAL] == 5);
+	assert_int_equal(ab->n_kids, 1);
+	assert_string_equal(tl_summary_tree_name(ab->first_kid, buf), "a/b/c");
+	assert_string_equal(tl_summary_tree_name(abx, buf), "a/b-x");
+	assert_int_equal(abx->n_kids, 0);
+	assert_true(abx->total[TL_COL_TOTAL] == 2);
+	assert_string_equal(tl_summary_tree_name(abc, buf), "a/bc");
+	assert_null(abc->row);
+	assert_true(abc->total[TL_COL_TOTAL] == 8);
+	g_string_free(buf, TRUE);
+	tl_summary_tree_free(tree);
+	tl_summary_free(s);
+}
+
 /* The name filters leave rows out of the tree: --hide a/d makes a 7 and
  * the root 55. */
 static void test_tree_hide(void **state)
@@ -828,6 +880,7 @@ int main(void)
 	    cmocka_unit_test(test_flat_order),
 	    cmocka_unit_test(test_tree),
 	    cmocka_unit_test(test_tree_hide),
+	    cmocka_unit_test(test_tree_shared_bytes),
 	    cmocka_unit_test(test_absorb),
 	    cmocka_unit_test(test_defined_split),
 	    cmocka_unit_test(test_partial),
