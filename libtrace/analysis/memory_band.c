@@ -66,7 +66,12 @@
  * linear in the group, where it gives no bound);
  * each bound a sum of bounds every true history meets: the truth lies in
  * the band whenever the records hold (sizes, frees, windows) and the
- * samples say what they say. Where every pin is exact and no window is
+ * samples say what they say. The placed births may weigh more by t than
+ * these bounds allow (each birth fits its window, but the ids leave no
+ * room for all of them by t): then births placed by t move to the next
+ * instant of the band, between the same samples and inside their windows
+ * (unplace), so the curve is a history the bounds allow where it can be,
+ * and the band, which holds the curve, is not widened around it. Where every pin is exact and no window is
  * open, low == high == curve. The true peak lies in [max low, max high].
  * Each bound is a running sum over the estimated buffers sorted by lo,
  * hi and placed birth, swept once with the curve's points and the pins:
