@@ -130,15 +130,23 @@ def parse_dump(path):
 def matchable(slots, wins):
     """Whether buffers with windows wins (per buffer, the slot indices
     [l, r] it may take) can each take a slot of their own: the earliest
-    deadline first, exact for intervals."""
-    taken = set()
+    deadline first, exact for intervals (the next free slot found through
+    a table of jumps, path-halved)."""
+    nxt = {}
+
+    def free(j):
+        root = j
+        while root in nxt:
+            root = nxt[root]
+        while j in nxt and nxt[j] != root:
+            nxt[j], j = root, nxt[j]
+        return root
+
     for l, r in sorted(wins, key=lambda w: (w[1], w[0])):
-        j = l
-        while j <= r and j in taken:
-            j += 1
+        j = free(l)
         if j > r:
             return False
-        taken.add(j)
+        nxt[j] = j + 1
     return True
 
 
@@ -149,19 +157,23 @@ def window(slots, lo, hi, first, last):
     return l, r
 
 
-def extreme(slots, bufs, k, largest):
+def extreme(slots, bufs, k, largest, full=None):
     """The most (largest) or least bytes the first k slots can hold, each
     buffer (size, lo, hi) taking one slot inside its window: the buffers by
     size, each put among the first k while every buffer can still take a
-    slot (the ones put there among the first k, the others anywhere)."""
+    slot (the ones put there among the first k, the others anywhere).
+    full: each buffer's window over all the slots, when known."""
+    if full is None:
+        full = [window(slots, b[1], b[2], 0, len(slots) - 1) for b in bufs]
     order = sorted(range(len(bufs)), key=lambda i: bufs[i][0], reverse=largest)
     early, total = set(), 0
     for i in order:
-        if len(early) == k:
-            break
+        if len(early) == k or (largest and bufs[i][0] == 0):
+            break  # nothing left to add
+        if full[i][0] > k - 1:
+            continue  # no slot among the first k
         trial = early | {i}
-        wins = [window(slots, b[1], b[2], 0, k - 1 if j in trial else len(slots) - 1)
-                for j, b in enumerate(bufs)]
+        wins = [(w[0], min(w[1], k - 1)) if j in trial else w for j, w in enumerate(full)]
         if matchable(slots, wins):
             early, total = trial, total + bufs[i][0]
     return total
@@ -222,10 +234,12 @@ def permuted(us, target, sampled, deltas=None):
         truth = list(itertools.accumulate(sorted(members, key=lambda m: m[2]),
                                           lambda d, m: d + m[3], initial=0))[1:]
         big, small = history(slots, bufs, True), history(slots, bufs, False)
+        full = [window(slots, b[1], b[2], 0, len(slots) - 1) for b in bufs]
         for k in range(1, len(slots)):
             dt = slots[k] - slots[k - 1]
             if dt > 0:
-                width += (extreme(slots, bufs, k, True) - extreme(slots, bufs, k, False)) * dt
+                width += (extreme(slots, bufs, k, True, full) -
+                          extreme(slots, bufs, k, False, full)) * dt
         far += max(sum(abs(x[k - 1] - y[k - 1]) * (slots[k] - slots[k - 1])
                        for k in range(1, len(slots)))
                    for x, y in ((big, small), (big, truth), (truth, small)))
