@@ -871,6 +871,50 @@ static int64_t unplace(struct unplace *x, size_t from, size_t to, int64_t t, int
 	return moved;
 }
 
+/* After births moved (unplace), the curve before the instant they were
+ * found at may have fallen out of the band there: the band widened to the
+ * curve wherever it is not inside (the curve changes only at the band's
+ * instants, so a walk of both finds every such stretch), and the peak's
+ * range made again from it. */
+static void band_hold_curve(tl_allocator *a)
+{
+	if (a->n_band == 0 || a->n_curve == 0)
+		return;
+	GArray *out = g_array_sized_new(FALSE, FALSE, sizeof(tl_band_point), a->n_band + 1);
+	size_t i = 0, j = 0;
+	int64_t t = a->band[0].us;
+	a->peak_low = a->peak_high = 0;
+	for (;;) {
+		while (i + 1 < a->n_band && a->band[i + 1].us <= t)
+			i++;
+		while (j + 1 < a->n_curve && a->curve[j + 1].us <= t)
+			j++;
+		tl_band_point b = a->band[i];
+		b.us = t;
+		if (a->curve[j].us <= t) {
+			int64_t c = a->curve[j].bytes;
+			b.low = c < b.low ? c : b.low;
+			b.high = c > b.high ? c : b.high;
+		}
+		const tl_band_point *last =
+		    out->len > 0 ? &g_array_index(out, tl_band_point, out->len - 1) : NULL;
+		if (last == NULL || last->low != b.low || last->high != b.high)
+			g_array_append_val(out, b);
+		a->peak_low = b.low > a->peak_low ? b.low : a->peak_low;
+		a->peak_high = b.high > a->peak_high ? b.high : a->peak_high;
+		int64_t nb = i + 1 < a->n_band ? a->band[i + 1].us : INT64_MAX;
+		int64_t nc = a->curve[j].us > t ? a->curve[j].us
+			     : j + 1 < a->n_curve ? a->curve[j + 1].us
+						  : INT64_MAX;
+		t = nb < nc ? nb : nc;
+		if (t == INT64_MAX)
+			break;
+	}
+	g_free(a->band);
+	a->n_band = out->len;
+	a->band = (tl_band_point *)(void *)g_array_free(out, FALSE);
+}
+
 static void band_estimated(tl_memory *mem, tl_allocator *a, const struct smp *s, size_t n_s,
 			   const int64_t *r, const int64_t *resid0, const GArray *u,
 			   const struct id_gaps *gaps, const struct group_room *groups)
@@ -929,14 +973,16 @@ static void band_estimated(tl_memory *mem, tl_allocator *a, const struct smp *s,
 		if (last == NULL || last->low != b.low || last->high != b.high)
 			g_array_append_val(band, b);
 	}
-	if (moved)
+	a->n_band = band->len;
+	a->band = (tl_band_point *)(void *)g_array_free(band, FALSE);
+	if (moved) {
 		tl_memory_curve_rebuild(mem, a);
+		band_hold_curve(a);
+	}
 	if (a->peak_low > a->peak_bytes)
 		a->peak_low = a->peak_bytes;
 	if (a->peak_high < a->peak_bytes)
 		a->peak_high = a->peak_bytes;
-	a->n_band = band->len;
-	a->band = (tl_band_point *)(void *)g_array_free(band, FALSE);
 	g_array_free(un.cand, TRUE);
 	g_free(room.cand);
 	g_free(ts);
