@@ -876,14 +876,13 @@ static int64_t unplace(struct unplace *x, size_t from, size_t to, int64_t t, int
  * curve wherever it is not inside (the curve changes only at the band's
  * instants, so a walk of both finds every such stretch), and the peak's
  * range made again from it. */
-static void band_hold_curve(tl_allocator *a)
+/* Walks the band and the curve together: with out NULL, whether the
+ * curve leaves the band somewhere; else the band widened to the curve
+ * appended to out (and the peak's range from it). */
+static bool band_walk(tl_allocator *a, GArray *out)
 {
-	if (a->n_band == 0 || a->n_curve == 0)
-		return;
-	GArray *out = g_array_sized_new(FALSE, FALSE, sizeof(tl_band_point), a->n_band + 1);
 	size_t i = 0, j = 0;
 	int64_t t = a->band[0].us;
-	a->peak_low = a->peak_high = 0;
 	for (;;) {
 		while (i + 1 < a->n_band && a->band[i + 1].us <= t)
 			i++;
@@ -893,15 +892,20 @@ static void band_hold_curve(tl_allocator *a)
 		b.us = t;
 		if (a->curve[j].us <= t) {
 			int64_t c = a->curve[j].bytes;
+			if (out == NULL && (c < b.low || c > b.high))
+				return true;
 			b.low = c < b.low ? c : b.low;
 			b.high = c > b.high ? c : b.high;
 		}
+		if (out == NULL)
+			goto next;
 		const tl_band_point *last =
 		    out->len > 0 ? &g_array_index(out, tl_band_point, out->len - 1) : NULL;
 		if (last == NULL || last->low != b.low || last->high != b.high)
 			g_array_append_val(out, b);
 		a->peak_low = b.low > a->peak_low ? b.low : a->peak_low;
 		a->peak_high = b.high > a->peak_high ? b.high : a->peak_high;
+	next:;
 		int64_t nb = i + 1 < a->n_band ? a->band[i + 1].us : INT64_MAX;
 		int64_t nc = a->curve[j].us > t ? a->curve[j].us
 			     : j + 1 < a->n_curve ? a->curve[j + 1].us
@@ -910,6 +914,19 @@ static void band_hold_curve(tl_allocator *a)
 		if (t == INT64_MAX)
 			break;
 	}
+	return false;
+}
+
+static void band_hold_curve(tl_allocator *a)
+{
+	if (a->n_band == 0 || a->n_curve == 0 || !band_walk(a, NULL))
+		return;
+	GArray *out = g_array_sized_new(FALSE, FALSE, sizeof(tl_band_point), a->n_band + 1);
+	int64_t low = a->peak_low, high = a->peak_high;
+	a->peak_low = a->peak_high = 0;
+	band_walk(a, out);
+	a->peak_low = a->peak_low < low ? a->peak_low : low;
+	a->peak_high = a->peak_high > high ? a->peak_high : high;
 	g_free(a->band);
 	a->n_band = out->len;
 	a->band = (tl_band_point *)(void *)g_array_free(out, FALSE);
