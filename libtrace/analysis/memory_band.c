@@ -66,7 +66,12 @@
  * linear in the group, where it gives no bound);
  * each bound a sum of bounds every true history meets: the truth lies in
  * the band whenever the records hold (sizes, frees, windows) and the
- * samples say what they say. Where every pin is exact and no window is
+ * samples say what they say. The placed births may weigh more by t than
+ * these bounds allow (each birth fits its window, but the ids leave no
+ * room for all of them by t): then births placed by t move to the next
+ * instant of the band, between the same samples and inside their windows
+ * (unplace), so the curve is a history the bounds allow where it can be,
+ * and the band, which holds the curve, is not widened around it. Where every pin is exact and no window is
  * open, low == high == curve. The true peak lies in [max low, max high].
  * Each bound is a running sum over the estimated buffers sorted by lo,
  * hi and placed birth, swept once with the curve's points and the pins:
@@ -96,6 +101,7 @@ struct mark {
 	int64_t us;
 	int64_t size;
 	int64_t lo, hi; /* its window, for the sums the bounds take */
+	uint32_t buf;	/* the buffer */
 };
 
 static int cmp_smp(const void *a, const void *b)
@@ -376,7 +382,8 @@ static void marks_of(const tl_memory *mem, const GArray *u, struct mark *lo, str
 {
 	for (guint i = 0; i < u->len; i++) {
 		const tl_buffer *b = &mem->buffers[g_array_index(u, uint32_t, i)];
-		struct mark m = {0, b->allocated, b->window_lo, b->window_hi};
+		struct mark m = {0, b->allocated, b->window_lo, b->window_hi,
+				 g_array_index(u, uint32_t, i)};
 		lo[i] = m;
 		lo[i].us = b->window_lo;
 		hi[i] = m;
@@ -737,9 +744,14 @@ static void advance(struct sweep *w, int64_t t)
 	w->dp = sum_to(w->born, w->n_u, &w->ib, w->dp, t);
 }
 
-/* The band at t (after advance), around the curve's value there, holding
- * until `until` (the instant before the next point). */
-static tl_band_point band_at(struct sweep *w, int64_t t, int64_t until, int64_t curve)
+/* The bounds on D at t (after advance), holding until `until` (the
+ * instant before the next point), and the pin's adjustments (see the
+ * top). */
+struct raw {
+	int64_t dlow, dhigh, adj_low, adj_high;
+};
+
+static struct raw band_raw(struct sweep *w, int64_t t, int64_t until)
 {
 	int64_t dlow = w->dmin, dhigh = w->dmax, adj_low = 0, adj_high = 0;
 	if (w->k > 0) {
@@ -770,9 +782,16 @@ static tl_band_point band_at(struct sweep *w, int64_t t, int64_t until, int64_t 
 		int64_t a = r == INT64_MAX ? INT64_MIN : add_sat(w->pins[w->k].a, -r);
 		dlow = a > dlow ? a : dlow;
 	}
-	int64_t base = add_sat(curve, -w->dp);
-	tl_band_point b = {t, add_sat(add_sat(base, dlow), adj_low),
-			   add_sat(add_sat(base, dhigh), adj_high)};
+	return (struct raw){dlow, dhigh, adj_low, adj_high};
+}
+
+/* The band at t around the curve's value there, the placed births
+ * weighing dp by then. */
+static tl_band_point band_point(int64_t t, int64_t curve, int64_t dp, struct raw x)
+{
+	int64_t base = add_sat(curve, -dp);
+	tl_band_point b = {t, add_sat(add_sat(base, x.dlow), x.adj_low),
+			   add_sat(add_sat(base, x.dhigh), x.adj_high)};
 	/* the placed history is one the records allow */
 	if (b.low > curve)
 		b.low = curve;
@@ -781,6 +800,136 @@ static tl_band_point band_at(struct sweep *w, int64_t t, int64_t until, int64_t 
 	if (b.low < 0)
 		b.low = 0;
 	return b;
+}
+
+/* Where the placed births weigh more by t than the bounds allow (the ids
+ * leave no room for them all by then, though each alone fits), births
+ * placed by t that may come at the next band instant (inside their
+ * windows, no sample of the allocator in between, so every sample reads
+ * as it did) move there: the latest placed first, as many as it takes
+ * (those that fit the excess first, then the smallest that covers the
+ * rest), as unbear() does. The candidates: the placed births in (after,
+ * t] (born[from .. to)), within the steps left. The bytes moved. */
+struct unplace {
+	tl_memory *mem;
+	const struct smp *s;
+	size_t n_s;
+	const struct mark *born;
+	GArray *cand;
+	size_t budget;
+};
+
+static int64_t unplace(struct unplace *x, size_t from, size_t to, int64_t t, int64_t next,
+		       int64_t over)
+{
+	tl_memory *mem = x->mem;
+	GArray *cand = x->cand;
+	g_array_set_size(cand, 0);
+	for (size_t i = from; i < to && x->budget > 0; i++, x->budget--) {
+		uint32_t bi = x->born[i].buf;
+		const tl_buffer *b = &mem->buffers[bi];
+		if (b->birth != TL_BIRTH_PINNED || b->alloc_us > t || b->window_hi < next ||
+		    b->birth_hi < next || b->free_us <= next)
+			continue;
+		size_t lo = 0, hi = x->n_s; /* the first sample at or after the birth */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (x->s[mid].us < b->alloc_us)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < x->n_s && x->s[lo].us < next)
+			continue;
+		g_array_append_val(cand, bi);
+	}
+	if (cand->len > 1)
+		g_qsort_with_data(cand->data, (gint)cand->len, sizeof(uint32_t), cmp_latest,
+				  mem->buffers);
+	int64_t moved = 0;
+	guint best = cand->len;
+	for (guint i = 0; i < cand->len && over > 0; i++) {
+		tl_buffer *b = &mem->buffers[g_array_index(cand, uint32_t, i)];
+		if (b->allocated > over)
+			continue;
+		over -= b->allocated;
+		moved += b->allocated;
+		b->alloc_us = next;
+	}
+	for (guint i = 0; i < cand->len && over > 0; i++) {
+		const tl_buffer *b = &mem->buffers[g_array_index(cand, uint32_t, i)];
+		if (b->alloc_us != next && b->allocated >= over &&
+		    (best == cand->len ||
+		     b->allocated < mem->buffers[g_array_index(cand, uint32_t, best)].allocated))
+			best = i;
+	}
+	if (over > 0 && best < cand->len) {
+		tl_buffer *b = &mem->buffers[g_array_index(cand, uint32_t, best)];
+		moved += b->allocated;
+		b->alloc_us = next;
+	}
+	return moved;
+}
+
+/* After births moved (unplace), the curve before the instant they were
+ * found at may have fallen out of the band there: the band widened to the
+ * curve wherever it is not inside (the curve changes only at the band's
+ * instants, so a walk of both finds every such stretch), and the peak's
+ * range made again from it. */
+/* Walks the band and the curve together: with out NULL, whether the
+ * curve leaves the band somewhere; else the band widened to the curve
+ * appended to out (and the peak's range from it). */
+static bool band_walk(tl_allocator *a, GArray *out)
+{
+	size_t i = 0, j = 0;
+	int64_t t = a->band[0].us;
+	for (;;) {
+		while (i + 1 < a->n_band && a->band[i + 1].us <= t)
+			i++;
+		while (j + 1 < a->n_curve && a->curve[j + 1].us <= t)
+			j++;
+		tl_band_point b = a->band[i];
+		b.us = t;
+		if (a->curve[j].us <= t) {
+			int64_t c = a->curve[j].bytes;
+			if (out == NULL && (c < b.low || c > b.high))
+				return true;
+			b.low = c < b.low ? c : b.low;
+			b.high = c > b.high ? c : b.high;
+		}
+		if (out == NULL)
+			goto next;
+		const tl_band_point *last =
+		    out->len > 0 ? &g_array_index(out, tl_band_point, out->len - 1) : NULL;
+		if (last == NULL || last->low != b.low || last->high != b.high)
+			g_array_append_val(out, b);
+		a->peak_low = b.low > a->peak_low ? b.low : a->peak_low;
+		a->peak_high = b.high > a->peak_high ? b.high : a->peak_high;
+	next:;
+		int64_t nb = i + 1 < a->n_band ? a->band[i + 1].us : INT64_MAX;
+		int64_t nc = a->curve[j].us > t ? a->curve[j].us
+			     : j + 1 < a->n_curve ? a->curve[j + 1].us
+						  : INT64_MAX;
+		t = nb < nc ? nb : nc;
+		if (t == INT64_MAX)
+			break;
+	}
+	return false;
+}
+
+static void band_hold_curve(tl_allocator *a)
+{
+	if (a->n_band == 0 || a->n_curve == 0 || !band_walk(a, NULL))
+		return;
+	GArray *out = g_array_sized_new(FALSE, FALSE, sizeof(tl_band_point), a->n_band + 1);
+	int64_t low = a->peak_low, high = a->peak_high;
+	a->peak_low = a->peak_high = 0;
+	band_walk(a, out);
+	a->peak_low = a->peak_low < low ? a->peak_low : low;
+	a->peak_high = a->peak_high > high ? a->peak_high : high;
+	g_free(a->band);
+	a->n_band = out->len;
+	a->band = (tl_band_point *)(void *)g_array_free(out, FALSE);
 }
 
 static void band_estimated(tl_memory *mem, tl_allocator *a, const struct smp *s, size_t n_s,
@@ -804,17 +953,34 @@ static void band_estimated(tl_memory *mem, tl_allocator *a, const struct smp *s,
 			  .pins = pins,
 			  .n_pins = n_pins,
 			  .room = &room};
+	struct unplace un = {mem, s, n_s, born, g_array_new(FALSE, FALSE, sizeof(uint32_t)),
+			     4 * (n_u + n_t) + ((size_t)1 << 16)};
 	enter(&w);
 	GArray *band = g_array_sized_new(FALSE, FALSE, sizeof(tl_band_point), a->n_curve + 1);
 	int64_t start = a->n_curve > 0 ? a->curve[0].us : mem->step_start_us;
-	size_t hint = 0;
+	size_t hint = 0, from = 0;
+	bool moved = false;
 	a->peak_low = a->peak_high = 0;
 	for (size_t i = 0; i < n_t; i++) {
 		advance(&w, ts[i]);
 		if (ts[i] < start)
 			continue;
 		int64_t until = i + 1 < n_t ? ts[i + 1] - 1 : INT64_MAX;
-		tl_band_point b = band_at(&w, ts[i], until, tl_memory_in_use_near(a, ts[i], &hint));
+		struct raw x = band_raw(&w, ts[i], until);
+		int64_t curve = tl_memory_in_use_near(a, ts[i], &hint), dp = w.dp;
+		/* the births placed since the pin before (born[from .. ib)) */
+		int64_t after = w.k > 0 ? pins[w.k - 1].us : INT64_MIN;
+		while (from < w.ib && born[from].us <= after)
+			from++;
+		int64_t over = add_sat(dp, -add_sat(x.dhigh, x.adj_high));
+		if (over > 0 && i + 1 < n_t &&
+		    (w.k >= n_pins || ts[i + 1] <= pins[w.k].us)) {
+			int64_t m = unplace(&un, from, w.ib, ts[i], ts[i + 1], over);
+			curve -= m;
+			dp -= m;
+			moved = moved || m > 0;
+		}
+		tl_band_point b = band_point(ts[i], curve, dp, x);
 		if (b.low > a->peak_low)
 			a->peak_low = b.low;
 		if (b.high > a->peak_high)
@@ -824,12 +990,17 @@ static void band_estimated(tl_memory *mem, tl_allocator *a, const struct smp *s,
 		if (last == NULL || last->low != b.low || last->high != b.high)
 			g_array_append_val(band, b);
 	}
+	a->n_band = band->len;
+	a->band = (tl_band_point *)(void *)g_array_free(band, FALSE);
+	if (moved) {
+		tl_memory_curve_rebuild(mem, a);
+		band_hold_curve(a);
+	}
 	if (a->peak_low > a->peak_bytes)
 		a->peak_low = a->peak_bytes;
 	if (a->peak_high < a->peak_bytes)
 		a->peak_high = a->peak_bytes;
-	a->n_band = band->len;
-	a->band = (tl_band_point *)(void *)g_array_free(band, FALSE);
+	g_array_free(un.cand, TRUE);
 	g_free(room.cand);
 	g_free(ts);
 	g_free(pins);

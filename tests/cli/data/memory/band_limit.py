@@ -49,9 +49,29 @@ in the truth, so a band must hold both: per allocator the time-weighted
 distance between them is printed (a band is at least that wide), and
 --histories PREFIX (after --slide) writes them as PREFIX.big.json and
 PREFIX.small.json.
+band_limit.py --rematch DUMP.pbtxt TRUTH.json: two whole histories in which
+the unrecorded births take other ids than the truth's. Every allocation the
+truth holds but these births keeps its id and instant (the recorded ones,
+the temporaries, the unrecorded ones no node reads); they cut the ids into
+gaps, each with a time window (the instants of the kept ids around it) and
+room for the births whose truth ids fall in it. Each unrecorded birth may
+take any instant that stays inside its window and between the same two
+samples of its own allocator (as above, so every sample reads what it
+read), and then any gap whose window meets that range, no gap holding more
+than its room (checked by the earliest deadline first, exact for ranges of
+gaps); in a gap the births take its ids in the order of their instants, so
+the ids keep increasing with the births. Per allocator, its births one by
+one, the largest first, each take the earliest (big) or the latest (small)
+gap that leaves every other birth a gap, and the earliest (latest) instant
+of it; the others are placed where the room leaves them (at their own
+instant when their gap holds it). The band must hold the truth and both:
+per allocator the time-weighted spread of the three is printed (a band is
+at least that wide). --histories PREFIX (after --rematch) writes them as
+PREFIX.big.json and PREFIX.small.json.
 """
 import bisect
 import collections
+import heapq
 import itertools
 import json
 import re
@@ -110,15 +130,23 @@ def parse_dump(path):
 def matchable(slots, wins):
     """Whether buffers with windows wins (per buffer, the slot indices
     [l, r] it may take) can each take a slot of their own: the earliest
-    deadline first, exact for intervals."""
-    taken = set()
+    deadline first, exact for intervals (the next free slot found through
+    a table of jumps, path-halved)."""
+    nxt = {}
+
+    def free(j):
+        root = j
+        while root in nxt:
+            root = nxt[root]
+        while j in nxt and nxt[j] != root:
+            nxt[j], j = root, nxt[j]
+        return root
+
     for l, r in sorted(wins, key=lambda w: (w[1], w[0])):
-        j = l
-        while j <= r and j in taken:
-            j += 1
+        j = free(l)
         if j > r:
             return False
-        taken.add(j)
+        nxt[j] = j + 1
     return True
 
 
@@ -129,19 +157,23 @@ def window(slots, lo, hi, first, last):
     return l, r
 
 
-def extreme(slots, bufs, k, largest):
+def extreme(slots, bufs, k, largest, full=None):
     """The most (largest) or least bytes the first k slots can hold, each
     buffer (size, lo, hi) taking one slot inside its window: the buffers by
     size, each put among the first k while every buffer can still take a
-    slot (the ones put there among the first k, the others anywhere)."""
+    slot (the ones put there among the first k, the others anywhere).
+    full: each buffer's window over all the slots, when known."""
+    if full is None:
+        full = [window(slots, b[1], b[2], 0, len(slots) - 1) for b in bufs]
     order = sorted(range(len(bufs)), key=lambda i: bufs[i][0], reverse=largest)
     early, total = set(), 0
     for i in order:
-        if len(early) == k:
-            break
+        if len(early) == k or (largest and bufs[i][0] == 0):
+            break  # nothing left to add
+        if full[i][0] > k - 1:
+            continue  # no slot among the first k
         trial = early | {i}
-        wins = [window(slots, b[1], b[2], 0, k - 1 if j in trial else len(slots) - 1)
-                for j, b in enumerate(bufs)]
+        wins = [(w[0], min(w[1], k - 1)) if j in trial else w for j, w in enumerate(full)]
         if matchable(slots, wins):
             early, total = trial, total + bufs[i][0]
     return total
@@ -202,10 +234,12 @@ def permuted(us, target, sampled, deltas=None):
         truth = list(itertools.accumulate(sorted(members, key=lambda m: m[2]),
                                           lambda d, m: d + m[3], initial=0))[1:]
         big, small = history(slots, bufs, True), history(slots, bufs, False)
+        full = [window(slots, b[1], b[2], 0, len(slots) - 1) for b in bufs]
         for k in range(1, len(slots)):
             dt = slots[k] - slots[k - 1]
             if dt > 0:
-                width += (extreme(slots, bufs, k, True) - extreme(slots, bufs, k, False)) * dt
+                width += (extreme(slots, bufs, k, True, full) -
+                          extreme(slots, bufs, k, False, full)) * dt
         far += max(sum(abs(x[k - 1] - y[k - 1]) * (slots[k] - slots[k - 1])
                        for k in range(1, len(slots)))
                    for x, y in ((big, small), (big, truth), (truth, small)))
@@ -302,11 +336,197 @@ def slid(truth, us, sampled, s0, s1, peaks, out):
     return dist
 
 
+def rematch(truth, dump_ids, readers, first_start, sampled, s0, s1, peaks, out):
+    """The --rematch histories (see the top): per allocator the
+    time-weighted spread of the truth and both, as a share of its peak."""
+    movable, kept = [], []  # movable: [id, birth, size, allocator, lo, hi]
+    for b in truth['buffers']:
+        if b['allocation_id'] is None or b['alloc_micros'] is None:
+            continue
+        starts = [first_start[c] for c in readers.get(b['producer'], []) if c in first_start]
+        if b['producer_recorded'] or b['kind'] != 'output' or b['allocation_id'] in dump_ids \
+                or not starts:
+            kept.append((b['allocation_id'], b['alloc_micros']))
+            continue
+        t, a = b['alloc_micros'], b['allocator']
+        lo, hi = s0 + 1, min(starts)
+        ss = sampled.get(a, [])
+        i = bisect.bisect_left(ss, t)
+        first = max(lo, ss[i - 1] + 1 if i > 0 else lo)
+        last = min(hi, ss[i] if i < len(ss) else hi)
+        movable.append([b['allocation_id'], t, b['bytes_allocated'], a, min(first, t),
+                        max(last, t)])
+    kept.sort()
+    kid = [k[0] for k in kept]
+    kt = [k[1] for k in kept]
+    if any(kt[j] < kt[j - 1] for j in range(1, len(kt))):
+        sys.exit("band_limit.py: the truth's ids do not increase with its births")
+    # gap j lies between kept[j - 1] and kept[j]: window [kt[j - 1], kt[j]]
+    ng = len(kept) + 1
+    room = [0] * ng
+    for m in movable:
+        room[bisect.bisect_left(kid, m[0])] += 1
+
+    def glo(j):
+        return kt[j - 1] if j > 0 else -10**30
+
+    def ghi(j):
+        return kt[j] if j < len(kt) else 10**30
+
+    def span(m):
+        # the gaps whose windows meet [lo, hi]: those not ending before lo,
+        # not starting after hi
+        return bisect.bisect_left(kt, m[4]), bisect.bisect_right(kt, m[5])
+
+    spans = [span(m) for m in movable]
+    for m, (l, r) in zip(movable, spans):
+        j = bisect.bisect_left(kid, m[0])
+        if not l <= j <= r:
+            sys.exit(f"band_limit.py: id {m[0]} outside its range")
+
+    def assign(rng):
+        """Each birth a gap in its range, none over its room (the earliest
+        deadline first), or None."""
+        got, heap = [None] * len(rng), []
+        order, k, j = sorted(range(len(rng)), key=lambda i: rng[i][0]), 0, -1
+        while k < len(order) or heap:
+            if not heap:
+                j = max(j, rng[order[k]][0])
+            while k < len(order) and rng[order[k]][0] <= j:
+                heapq.heappush(heap, (rng[order[k]][1], order[k]))
+                k += 1
+            c = room[j]
+            while c > 0 and heap:
+                r, i = heapq.heappop(heap)
+                if r < j:
+                    return None
+                got[i] = j
+                c -= 1
+            if heap and heap[0][0] <= j:
+                return None
+            j += 1
+        return got
+
+    def reach(a, t, by):
+        """The most bytes of allocator a's births that can come by t (by),
+        or after t: the largest first, each kept while every birth still
+        has a gap (as extreme() above)."""
+        rng, total = list(spans), 0
+        gt = bisect.bisect_right(kt, t) if by else bisect.bisect_right(kt, t)
+        for i in sorted((i for i, m in enumerate(movable) if m[3] == a),
+                        key=lambda i: -movable[i][2]):
+            m, (l, r) = movable[i], spans[i]
+            if by:  # a gap starting by t: g <= gt (glo(g) = kt[g - 1] <= t)
+                if m[4] > t:
+                    continue
+                trial = (l, min(r, gt))
+            else:  # a gap ending after t: ghi(g) = kt[g] > t
+                if m[5] <= t:
+                    continue
+                trial = (max(l, gt), r)
+            if trial[0] > trial[1]:
+                continue
+            rng[i] = trial
+            if assign(rng) is None:
+                rng[i] = spans[i]
+            else:
+                total += m[2]
+        return total
+
+    births = {}
+    targets = sorted(set(m[3] for m in movable))
+    for name, early in (('big', True), ('small', False)):
+        births[name] = {}
+        for a in targets:
+            rng = list(spans)
+            mine = sorted((i for i, m in enumerate(movable) if m[3] == a),
+                          key=lambda i: (-movable[i][2], movable[i][1]))
+            for i in mine:
+                l, r = rng[i]
+                # the earliest g with [l, g] feasible (the latest with
+                # [g, r]): in the assignment that finds it, it takes g
+                lo, hi = l, r
+                while lo < hi:
+                    g = (lo + hi) // 2 if early else (lo + hi + 1) // 2
+                    rng[i] = (l, g) if early else (g, r)
+                    ok = assign(rng) is not None
+                    if early:
+                        lo, hi = (lo, g) if ok else (g + 1, hi)
+                    else:
+                        lo, hi = (g, hi) if ok else (lo, g - 1)
+                rng[i] = (lo, lo)
+            got = assign(rng)
+            if got is None:
+                sys.exit("band_limit.py: no gap for every birth")
+            place = {}
+            for i, m in enumerate(movable):
+                lo, hi = max(m[4], glo(got[i])), min(m[5], ghi(got[i]))
+                if lo > hi:
+                    sys.exit("band_limit.py: a gap outside a range")
+                if m[3] == a:
+                    place[i] = lo if early else hi
+                else:
+                    place[i] = min(max(m[1], lo), hi)
+            # ids in each gap by instant: increasing with the births overall
+            seq = [(kt[j], kid[j]) for j in range(len(kt))]
+            per = collections.defaultdict(list)
+            for i in place:
+                per[got[i]].append(place[i])
+            for j, ts in per.items():
+                if len(ts) > room[j]:
+                    sys.exit("band_limit.py: a gap over its room")
+                base = kid[j - 1] if j > 0 else min(kid[0], min(m[0] for m in movable)) - 10**6
+                seq += [(t, base + 1 + n) for n, t in enumerate(sorted(ts))]
+            seq.sort(key=lambda x: x[1])
+            if any(seq[k][0] < seq[k - 1][0] for k in range(1, len(seq))):
+                sys.exit("band_limit.py: ids do not increase with the births")
+            births[name][a] = {i: place[i] for i in place if movable[i][3] == a}
+    spread, inst = {}, {}
+    for a in targets:
+        delta = {'big': collections.Counter(), 'small': collections.Counter()}
+        for name in delta:
+            for i, t in births[name][a].items():
+                m = movable[i]
+                if t != m[1]:
+                    delta[name][t] += m[2]
+                    delta[name][m[1]] -= m[2]
+        total, cur, last = 0, {'big': 0, 'small': 0}, s0
+        for x in sorted(set(delta['big']) | set(delta['small'])):
+            vals = [0, cur['big'], cur['small']]
+            total += (max(vals) - min(vals)) * (x - last)
+            for name in cur:
+                cur[name] += delta[name][x]
+            last = x
+        spread[a] = total / (s1 - s0) / peaks[a] * 100
+        # at each instant where what may come by it changes, the most
+        # less the least the allocator's births by then can weigh
+        mine = [m for m in movable if m[3] == a]
+        whole = sum(m[2] for m in mine)
+        lo_all, hi_all = min(m[4] for m in mine), max(m[5] for m in mine)
+        cuts = {x for m in mine for x in (m[4], m[5])}
+        cuts |= {x for x in kt if lo_all <= x <= hi_all}
+        cuts = sorted(cuts)
+        width = 0
+        for n, x in enumerate(cuts[:-1]):
+            width += (reach(a, x, True) - (whole - reach(a, x, False))) * (cuts[n + 1] - x)
+        inst[a] = width / (s1 - s0) / peaks[a] * 100
+        if out:
+            for name in delta:
+                path = f"{out}.{name}.json"
+                other = json.load(open(path)) if a != targets[0] else json.loads(json.dumps(truth))
+                write_history(other, a, delta[name], path)
+    if out and not targets:
+        for name in ('big', 'small'):
+            json.dump(truth, open(f"{out}.{name}.json", 'w'))
+    return spread, inst, collections.Counter(m[3] for m in movable)
+
+
 def main():
     args = sys.argv[1:]
     slide = args[:1] == ['--slide']
     permute = args[:1] == ['--permute']
-    args = args[1:] if permute or slide else args
+    again = args[:1] == ['--rematch']
+    args = args[1:] if permute or slide or again else args
     out = None
     if args[:1] == ['--histories']:
         out, args = args[1], args[2:]
@@ -325,6 +545,13 @@ def main():
             us.append((b['alloc_micros'], b['bytes_allocated'], s0 + 1, min(starts),
                        b['allocator']))
     sampled = {a: sorted(v) for a, v in samples.items()}
+    if again:
+        spread, inst, n = rematch(truth, ids, readers, first_start, sampled, s0, s1, peaks,
+                                  out)
+        for a, d in spread.items():
+            print(f"{a}: {n[a]} unrecorded births re-matched to the id gaps: band >= "
+                  f"{inst[a]:.2f}%, truth and histories spread {d:.2f}%")
+        return
     if slide:
         for a, d in slid(truth, us, sampled, s0, s1, peaks, out).items():
             print(f"{a}: {sum(u[4] == a for u in us)} unrecorded births slid within their id "
