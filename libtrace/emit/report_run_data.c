@@ -985,13 +985,15 @@ typedef struct graph_job {
 /* The picture of the run, every node drawn (max_depth 0), or only its
  * top-level scopes (1): the data reads only what is per graph node, so
  * a graph the page lays out is built at depth 1, where its vertices and
- * edges (each with its tensor's label) are few. */
+ * edges are few, and without the edges' tensors, which only a drawn
+ * picture labels (a second pass over the step stats). */
 static int graph_build(graph_job *j, int max_depth, tl_graphdot **gd)
 {
 	tl_graphdot_opts go;
 	tl_graphdot_opts_init(&go);
 	go.max_nodes = 0;
 	go.max_depth = max_depth;
+	go.untyped_edges = max_depth > 0;
 	go.memory = &j->mem;
 	tl_run *const runs[] = {(tl_run *)j->run};
 	return tl_graphdot_build(gd, runs, 1, &go, &j->err);
