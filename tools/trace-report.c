@@ -74,10 +74,12 @@ static const tl_cli_opt options[] = {
 		"slowest; comma-separated (default: median,slowest)"),
     TL_OPT("no-graph", 0, TL_ARG_FLAG, JOB(no_graph), NULL, "leave the graph out"),
     TL_OPT("max-nodes", 0, TL_ARG_SIZE, JOB(max_nodes), "N",
-	   "the graph: up to N nodes laid out by Graphviz; above N the page lays it out "
-	   "itself, N nodes at most at once: scopes collapsed, numbered siblings folded as "
-	   "graph-render --fold folds them, a click opens one (default 400; 0: Graphviz "
-	   "draws every node)"),
+	   "the graph: laid out by Graphviz when its layout cost is at most N: its nodes, "
+	   "plus one for each rank a long edge crosses and one for each device and scope "
+	   "cluster (dot's time grows about as the square of that, whatever the nodes "
+	   "alone); above N the page lays it out itself, N nodes at most at once: scopes "
+	   "collapsed, numbered siblings folded as graph-render --fold folds them, a click "
+	   "opens one (default 400; 0: Graphviz draws every node)"),
     TL_OPT("top", 0, TL_ARG_COUNT, JOB(top), "N",
 	   "buffers listed live at each memory peak (default 200; 0: all)"),
     TL_OPT("table-rows", 0, TL_ARG_COUNT, JOB(table_rows), "N",

@@ -496,6 +496,8 @@ static void edge_tensors(tl_graphdot *gd, struct rview *rv, const tl_run *run)
 {
 	rv->ebytes = g_new0(int64_t, rv->n_edges + 1);
 	rv->etensor = g_new0(const char *, rv->n_edges + 1);
+	if (gd->opts.untyped_edges)
+		return;
 	GString *text = g_string_new(NULL);
 	for (size_t e = 0; e < rv->n_edges; e++) {
 		const struct cedge *c = &rv->edges[e];

@@ -973,11 +973,12 @@ static const char *svg_element(GString *svg)
 }
 
 /* The run's graph: as data always (emit/report_graph.c), for the page to
- * lay out and open scope by scope (graphview.js); and, when it has at most
- * max_nodes nodes (or max_nodes is 0), also graph-render -T svg of every
- * node, laid out by Graphviz. Above that the page draws it: Graphviz's time
- * grows faster than the nodes (a collapsed picture of 200 scopes of a
- * 6,000-node graph took it 0.8 s, a dump of 2,200 devices 19 s), and the
+ * lay out and open scope by scope (graphview.js); and, when its layout
+ * cost is within max_nodes (or max_nodes is 0), also graph-render -T svg
+ * of every node, laid out by Graphviz (graphviz_draws). Above that the
+ * page draws it: Graphviz's time grows faster than the nodes (a collapsed
+ * picture of 200 scopes of a 6,000-node graph took it 0.8 s, a dump of
+ * 2,200 devices 19 s, 200 nodes in 92 scope clusters 1 to 10 s), and the
  * page lays out a view of a few hundred nodes in milliseconds. Built from
  * the memory analysis the page already has, aside while the rest is
  * written (the picture has its own arena and only reads the run). */
@@ -995,38 +996,56 @@ typedef struct graph_job {
 /* The picture of the run, every node drawn (max_depth 0), or only its
  * top-level scopes (1): the data reads only what is per graph node, so
  * a graph the page lays out is built at depth 1, where its vertices and
- * edges (each with its tensor's label) are few. */
+ * edges are few, and without the edges' tensors, which only a drawn
+ * picture labels (a second pass over the step stats). */
 static int graph_build(graph_job *j, int max_depth, tl_graphdot **gd)
 {
 	tl_graphdot_opts go;
 	tl_graphdot_opts_init(&go);
 	go.max_nodes = 0;
 	go.max_depth = max_depth;
+	go.untyped_edges = max_depth > 0;
 	go.memory = &j->mem;
 	tl_run *const runs[] = {(tl_run *)j->run};
 	return tl_graphdot_build(gd, runs, 1, &go, &j->err);
 }
 
+/* Whether Graphviz lays out the picture of every node (built at depth
+ * 0): its layout cost, the nodes plus a node for each rank a long edge
+ * crosses (dot lays out each bend as one), plus one for each partition
+ * and scope cluster, is at most max_nodes (0: always). dot's time grows
+ * about as the square of that sum, on this project's 2-core machine 0.05 s
+ * at 400 (the default), 0.25 s at 1,000, 1 to 10 s at 2,000 to 5,000 (the
+ * runs-1000 bench shape's first run: 213 nodes, 93 clusters, 4,944 for
+ * the nodes and bends; 0.7 s), whatever the count of nodes alone; the page
+ * lays out a view of a few hundred nodes in milliseconds. */
+static bool graphviz_draws(const tl_graphdot_stats *st, size_t max_nodes)
+{
+	return max_nodes == 0 || st->layout_cost + st->clusters <= max_nodes;
+}
+
 static void graph_render(void *p)
 {
 	graph_job *j = p;
-	bool small = j->max_nodes == 0 || j->run->n_nodes <= j->max_nodes;
+	bool whole = j->max_nodes == 0 || j->run->n_nodes <= j->max_nodes;
 	tl_graphdot *gd = NULL;
-	j->rc = graph_build(j, small ? 0 : 1, &gd);
+	j->rc = graph_build(j, whole ? 0 : 1, &gd);
 	if (j->rc < 0)
 		return;
-	if (!small && tl_graphdot_get_stats(gd)->nodes <= j->max_nodes) {
+	if (!whole && tl_graphdot_get_stats(gd)->nodes <= j->max_nodes) {
 		/* few nodes once _Send/_Recv pairs are edges */
 		tl_graphdot_free(gd);
-		small = true;
+		whole = true;
 		j->rc = graph_build(j, 0, &gd);
 		if (j->rc < 0)
 			return;
 	}
+	/* the data is the same at either depth (it reads only what is per
+	 * graph node) */
 	tl_output *data = tl_output_new_memory();
 	tl_report_graph_data(data, gd, j->max_nodes);
 	j->data = tl_output_take(data);
-	if (small)
+	if (whole && graphviz_draws(tl_graphdot_get_stats(gd), j->max_nodes))
 		j->rc = tl_dot_render_string(gd, "svg", &j->svg, &j->err);
 	tl_graphdot_free(gd);
 }

@@ -77,6 +77,10 @@ typedef struct tl_graphdot_opts {
 	/* --diff: each node coloured by its change from A (color_by TIME or
 	 * MEMORY says which), the runs drawn being B's (analysis/graphdot_diff.h) */
 	const struct tl_graphdot_diff *diff;
+	/* the picture is counted, never drawn (trace-report's graph data):
+	 * no edge's tensor is looked up (its dtype, shape and bytes), which
+	 * reads each producer's step stats again */
+	bool untyped_edges;
 } tl_graphdot_opts;
 
 void tl_graphdot_opts_init(tl_graphdot_opts *o);
