@@ -71,8 +71,9 @@
  * room for all of them by t): then births placed by t move to the next
  * instant of the band, between the same samples and inside their windows
  * (unplace), so the curve is a history the bounds allow where it can be,
- * and the band, which holds the curve, is not widened around it. Where every pin is exact and no window is
- * open, low == high == curve. The true peak lies in [max low, max high].
+ * and the band, which holds the curve, is not widened around it. Where
+ * every pin is exact and no window is open, low == high == curve. The
+ * true peak lies in [max low, max high].
  * Each bound is a running sum over the estimated buffers sorted by lo,
  * hi and placed birth, swept once with the curve's points and the pins:
  * O((n + m) log(n + m)) for n curve points and m estimated buffers.
@@ -89,6 +90,20 @@ struct smp {
 	int64_t us;
 	int64_t v;
 };
+
+/* The first of n samples (in time order) at or after us: n where none. */
+static size_t smp_first_at(const struct smp *s, size_t n, int64_t us)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s[mid].us < us)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
 
 /* A pinned sample: D(t) at it lies in [a, c]; p the placed D. */
 struct pin {
@@ -296,15 +311,7 @@ static bool settle(tl_memory *mem, const GArray *s, const GArray *u)
 		tl_buffer *b = &mem->buffers[g_array_index(u, uint32_t, i)];
 		if (b->birth != TL_BIRTH_PINNED)
 			continue; /* kept where the report says it is */
-		/* the first sample at or after the birth */
-		size_t lo = 0, hi = s->len;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (sv[mid].us < b->alloc_us)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		size_t lo = smp_first_at(sv, s->len, b->alloc_us);
 		int64_t from = lo > 0 ? add_sat(sv[lo - 1].us, 1) : b->window_lo;
 		int64_t to = lo < s->len ? sv[lo].us : b->window_hi;
 		from = from > b->window_lo ? from : b->window_lo;
@@ -831,14 +838,7 @@ static int64_t unplace(struct unplace *x, size_t from, size_t to, int64_t t, int
 		if (b->birth != TL_BIRTH_PINNED || b->alloc_us > t || b->window_hi < next ||
 		    b->birth_hi < next || b->free_us <= next)
 			continue;
-		size_t lo = 0, hi = x->n_s; /* the first sample at or after the birth */
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (x->s[mid].us < b->alloc_us)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		size_t lo = smp_first_at(x->s, x->n_s, b->alloc_us);
 		if (lo < x->n_s && x->s[lo].us < next)
 			continue;
 		g_array_append_val(cand, bi);
