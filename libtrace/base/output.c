@@ -20,17 +20,49 @@ static bool same_file(const char *a, const char *b)
 	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+/* Whether `path` names the file standard output already is (/dev/stdout,
+ * /dev/fd/1, or a link of one's own to /proc/self/fd/1): written through
+ * fd 1 then, as "-" is, so a shell's ">>" keeps appending and nothing is
+ * renamed over the link. */
+static bool is_stdout(const char *path)
+{
+	struct stat sp, so;
+	return stat(path, &sp) == 0 && fstat(STDOUT_FILENO, &so) == 0 &&
+	       sp.st_dev == so.st_dev && sp.st_ino == so.st_ino;
+}
+
+/* The file `path` names once its links are followed (a link's target may
+ * not exist yet); `path` itself where it is no link, or where the links
+ * loop or cannot be read (then the rename reports it). */
+static char *link_target(const char *path)
+{
+	char *at = g_strdup(path);
+	struct stat st;
+	for (int hops = 0; hops < 40 && lstat(at, &st) == 0 && S_ISLNK(st.st_mode); hops++) {
+		char *to = g_file_read_link(at, NULL);
+		if (to == NULL)
+			break;
+		char *dir = g_path_get_dirname(at);
+		g_free(at);
+		at = g_path_is_absolute(to) ? g_strdup(to) : g_build_filename(dir, to, NULL);
+		g_free(dir);
+		g_free(to);
+	}
+	return at;
+}
+
 int tl_output_open(tl_output **out, const char *path, bool gzip, const char *const *inputs,
 		   size_t n_inputs, tl_error *err)
 {
-	bool to_stdout = path == NULL || strcmp(path, "-") == 0;
-	if (!to_stdout) {
+	bool to_stdout = path == NULL || strcmp(path, "-") == 0 || is_stdout(path);
+	if (path != NULL && strcmp(path, "-") != 0) {
 		if (g_str_has_suffix(path, ".gz"))
 			gzip = true;
 		for (size_t i = 0; i < n_inputs; i++)
 			if (same_file(path, inputs[i]))
 				return tl_error_set(err, "output '%s' is also an input", path);
-	} else if (gzip && isatty(STDOUT_FILENO)) {
+	}
+	if (to_stdout && gzip && isatty(STDOUT_FILENO)) {
 		return tl_error_set(err, "refusing to write compressed output to a terminal "
 					 "(redirect it, or use -o FILE)");
 	}
@@ -52,9 +84,12 @@ int tl_output_open(tl_output **out, const char *path, bool gzip, const char *con
 		}
 		o->path = g_strdup(path);
 	} else {
+		/* A link to a plain file stays a link: the new file is made
+		 * beside the file it names and renamed onto that. */
 		o->path = g_strdup(path);
-		char *dir = g_path_get_dirname(path);
-		char *base = g_path_get_basename(path);
+		o->dest = link_target(path);
+		char *dir = g_path_get_dirname(o->dest);
+		char *base = g_path_get_basename(o->dest);
 		o->tmp = g_strdup_printf("%s/.%s.XXXXXX", dir, base);
 		g_free(dir);
 		g_free(base);
@@ -221,6 +256,7 @@ static void release(tl_output *o)
 	}
 	g_free(o->buf);
 	g_free(o->path);
+	g_free(o->dest);
 	g_free(o->tmp);
 	if (o->memory != NULL)
 		g_string_free(o->memory, TRUE);
@@ -251,7 +287,7 @@ int tl_output_close(tl_output *o, tl_error *err)
 				  o->error > 0 ? strerror(o->error) : "compression failed");
 		if (o->tmp != NULL)
 			unlink(o->tmp);
-	} else if (o->tmp != NULL && rename(o->tmp, o->path) < 0) {
+	} else if (o->tmp != NULL && rename(o->tmp, o->dest) < 0) {
 		rc = tl_error_set(err, "cannot write '%s': %s", name, strerror(errno));
 		unlink(o->tmp);
 	}

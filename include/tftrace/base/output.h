@@ -33,6 +33,7 @@ typedef struct tl_output {
 	int fd;
 	char *path;
 	char *tmp;
+	char *dest; /* what tmp is renamed onto: path, or the file a link names */
 	bool gzip;
 	void *zs;
 	int error;	  /* errno of the first failure, or -1 for zlib */
