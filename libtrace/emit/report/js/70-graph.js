@@ -202,8 +202,9 @@ var Graph = (function () {
     graph.framed = true;
     if (graph.nodes[p]) { markGraphNode(p); graph.seek = false; seekGraphNode(graph.nodes[p]); return; }
     if (!box) return;
-    var pad = 30;
-    graph.vb = [box[0] - pad, box[1] - pad, box[2] - box[0] + 2 * pad, box[3] - box[1] + 2 * pad];
+    /* with a margin, and no closer than actual size */
+    var w = Math.max(box[2] - box[0] + 60, view.clientWidth), h = Math.max(box[3] - box[1] + 60, view.clientHeight);
+    graph.vb = [(box[0] + box[2] - w) / 2, (box[1] + box[3] - h) / 2, w, h];
     applyVb();
   }
   /* The address's graph-colour and graph-fold (undefined: not given);
