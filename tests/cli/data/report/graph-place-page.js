@@ -7,9 +7,8 @@
  * A step is a node's <title> (a click on the first node of that title in
  * the graph tab), "^N" (a click on crumb N, 0 the top), "Unfold" or "Fold"
  * (that button), "colour=K" (the Colour select), "run=K" (the run select),
- * "back" or "forward" (the
- * history's, waiting for the page's hashchange), "history" (logs how many
- * entries the history has). */
+ * "back" or "forward" (the history's, waiting for the page's hashchange),
+ * "history" (logs how many entries the history has). */
 (function () {
   var log = [], html = document.documentElement, m = /(?:^#|&)place-steps=([^&]*)/.exec(location.hash);
   var steps = m ? decodeURIComponent(m[1]).split('\n') : [];
