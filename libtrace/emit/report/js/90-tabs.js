@@ -97,13 +97,15 @@ var Tabs = (function () {
     }
     /* #graph=: the view graphview.js opens (a view naming nothing: the
      * top), or the part of Graphviz's picture framed */
-    if (changed('graph') && (h.graph !== undefined || (last && was.graph !== undefined))) {
+    var moved = changed('graph') && (h.graph !== undefined || (last && was.graph !== undefined));
+    if (moved) {
       if (run.graphView) run.graphView.go(h.graph);
       else Graph.frame(h.graph);
       redraw = true;
     }
     if (redraw) Graph.buildGraph();
-    if (h.tab && changed('tab')) showTab(h.tab);
+    /* Back to another place of the graph shows it, whichever tab was shown */
+    if (h.tab && (changed('tab') || (moved && h.tab === 'graph'))) showTab(h.tab);
     noteAddress();
   }
 

@@ -3,10 +3,11 @@
  * which it drops from the address first) and plays them as a user would
  * (synthetic events through the page's own handlers), logging after each
  * what the view shows and the page's address:
- *   "STEP | run=R view=V depth=D device=E ops=O collapsed=C folded=F colour=K address=#..."
+ *   "STEP | run=R view=V depth=D device=E ops=O collapsed=C folded=F colour=K tab=T address=#..."
  * A step is a node's <title> (a click on the first node of that title in
  * the graph tab), "^N" (a click on crumb N, 0 the top), "Unfold" or "Fold"
  * (that button), "colour=K" (the Colour select), "run=K" (the run select),
+ * "tab=T" (a click on that tab),
  * "back" or "forward" (the history's, waiting for the page's hashchange),
  * "history" (logs how many entries the history has). */
 (function () {
@@ -16,7 +17,7 @@
   function a(k) { return html.getAttribute('data-graph-' + k); }
   function snap(what) {
     log.push(what + ' | run=' + html.getAttribute('data-run') + ' view=' + a('view') + ' depth=' + a('view-depth') + ' device=' + a('view-device') + ' ops=' + a('view-ops') +
-      ' collapsed=' + a('view-collapsed') + ' folded=' + a('view-folded') + ' colour=' + a('colour') + ' address=' + location.hash);
+      ' collapsed=' + a('view-collapsed') + ' folded=' + a('view-folded') + ' colour=' + a('colour') + ' tab=' + document.querySelector('#tabs button.on').getAttribute('data-tab') + ' address=' + location.hash);
   }
   function node(title) {
     var all = document.querySelectorAll('#panel-graph g.node');
@@ -59,6 +60,7 @@
       if (s === 'history') { log.push('history | ' + history.length + ' entries'); return next(q + 1); }
       if (/^\^\d+$/.test(s)) crumb(+s.slice(1)).click();
       else if (s === 'Unfold' || s === 'Fold') button(s).click();
+      else if (/^tab=/.test(s)) document.querySelector('#tabs button[data-tab="' + s.slice(4) + '"]').click();
       else if (/^(colour|run)=/.test(s)) {
         var sel = document.getElementById(s.charAt(0) === 'c' ? 'g-colour' : 'run-select');
         sel.value = s.replace(/^[a-z]*=/, '');
