@@ -11,7 +11,9 @@
  * its crumbs, its attributes and its markup are those of the clicks, else
  * what differs.
  *
- *   node graph-place.js PAGE.html RUN [--unfold] STEP...
+ *   node graph-place.js PAGE.html RUN [--titles FILE] [--unfold] STEP...
+ * (--titles: the restored view's node titles written to FILE, sorted by
+ * UTF-16 code unit, one a line.)
  * A STEP is a node's <title> (the first node of that title), "TITLE @ DEVICE"
  * (the node of that title on that device), "^N" (a click on crumb N: 0 the
  * top), "-fold" or "+fold" (Unfold, Fold: the fresh viewer's too), or "=ADDRESS" (a fresh viewer opened at #graph=ADDRESS, as written
@@ -32,6 +34,8 @@ const page = fs.readFileSync(process.argv[2], 'utf8');
 const text = /id="tftrace-data">([\s\S]*?)<\/script>/.exec(page)[1];
 const runAt = +process.argv[3];
 let args = process.argv.slice(4);
+let titles = null;
+if (args[0] === '--titles') { titles = args[1]; args = args.slice(2); }
 let fold = args[0] !== '--unfold';
 if (!fold) args = args.slice(1);
 function viewer() {
@@ -99,3 +103,9 @@ if (JSON.stringify(got.attrs) !== JSON.stringify(want.attrs)) diff.push('attribu
 if (JSON.stringify(got.crumbs) !== JSON.stringify(want.crumbs)) diff.push('crumbs ' + JSON.stringify(got.crumbs) + ' != ' + JSON.stringify(want.crumbs));
 if (got.markup !== want.markup) diff.push('markup differs');
 console.log(diff.length ? 'differs: ' + diff.join('; ') : 'same (' + want.crumbs.length + ' crumbs)');
+if (titles) {
+  const re = /<g class="node(?: collapsed)?" data-item="\d+"[^>]*><title>([^<]*)<\/title>/g, names = [];
+  let g;
+  while ((g = re.exec(w.cur.markup)) !== null) names.push(unesc(g[1]));
+  fs.writeFileSync(titles, names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map((n) => n + '\n').join(''));
+}
