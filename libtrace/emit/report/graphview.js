@@ -546,6 +546,7 @@
     var m = this.m, v = this.stack[this.stack.length - 1], r = itemsOf(m, v, this.fold), i;
     /* a view of one collapsed node opens it (a chain of single scopes) */
     for (i = 0; i < 64 && r.items.length === 1 && r.items[0].open; i++) {
+      r.items[0].open.step = stepOf(m, v, r.items[0], r.items);
       this.stack.push(r.items[0].open);
       v = this.stack[this.stack.length - 1];
       r = itemsOf(m, v, this.fold);
@@ -786,18 +787,67 @@
     if (!el || !this.cur || !el.getAttribute) return false;
     var it = this.cur.items[+el.getAttribute('data-item')];
     if (!it || !it.open) return false;
+    it.open.step = stepOf(this.m, this.stack[this.stack.length - 1], it, this.cur.items);
     this.stack.push(it.open);
     this.cur = null;
     return true;
   };
-  Viewer.prototype.go = function (path) {
-    var sc = this.m.findScope(path);
-    if (sc < 0) return false;
-    this.stack = [this.stack[0]];
-    if (sc > 0) this.stack.push({ scope: sc, devs: null, only: null, label: path, short: this.m.comp[sc] + '/' });
-    this.cur = null;
-    return true;
+  /* The view as the page's address keeps it (#graph=): the steps from the
+   * top view, '/' between them, each the node opened, by its <title> less
+   * the path of the scope it lies in ("conv1" in tower_0/), '%', '/' and '@'
+   * escaped as %25, %2F, %40, then "@DEVICE" (escaped so too) where the
+   * view had nodes of that name on several devices. A hand-written
+   * "tower_0/conv1" opens those scopes on every device. */
+  Viewer.prototype.where = function () {
+    this.markup();
+    return this.stack.slice(1).map(function (s) { return s.step || ''; }).join('/');
   };
+  /* Opens the view of where() w ('' or none: the top), laying nothing
+   * out; a step that opens nothing drops the whole address: the top view,
+   * and false. */
+  Viewer.prototype.go = function (w) {
+    var steps = String(w || '').split('/'), stack = [this.stack[0]];
+    for (var q = 0; q < steps.length; q++) {
+      if (!steps[q]) continue;
+      var next = stepTo(this.m, stack[stack.length - 1], steps[q], this.fold);
+      if (!next) { stack.length = 1; break; }
+      stack.push(next);
+    }
+    this.stack = stack;
+    this.cur = null;
+    return stack.length > 1 || !steps.some(Boolean);
+  };
+  function escStep(s) { return String(s).replace(/[%\/@]/g, encodeURIComponent); }
+  function unStep(s) { try { return decodeURIComponent(s); } catch (e) { return s; } }
+  /* an item's name less the path of v's scope */
+  function relName(m, v, it) {
+    var pre = m.path(v.scope);
+    return pre && it.name.indexOf(pre + '/') === 0 ? it.name.slice(pre.length + 1) : it.name;
+  }
+  /* item it of view v (its items: items) as a step of where() */
+  function stepOf(m, v, it, items) {
+    var name = relName(m, v, it), twins = 0;
+    items.forEach(function (x) { if (x.open && relName(m, v, x) === name) twins++; });
+    return escStep(name) + (twins > 1 && it.dev >= 0 ? '@' + escStep(m.devices[it.dev]) : '');
+  }
+  /* The view one step (of where()) opens from view v, or null: the
+   * collapsed node of that name (on that device) in v, as laid out with
+   * numbered scopes folded or not (fold first); several of one scope on
+   * as many devices, and a child scope of v hidden in a range, open on
+   * v's devices. */
+  function stepTo(m, v, step, fold) {
+    var at = step.indexOf('@'), name = unStep(at < 0 ? step : step.slice(0, at)), dev = at < 0 ? null : unStep(step.slice(at + 1));
+    for (var k = 0; k < 2; k++) {
+      var items = itemsOf(m, v, k ? !fold : fold).items, hit = items.filter(function (it) {
+        return it.open && relName(m, v, it) === name && (dev === null || (it.dev >= 0 && m.devices[it.dev] === dev));
+      });
+      if (hit.length === 1 || (hit.length && hit[0].kind !== 'scope')) { hit[0].open.step = stepOf(m, v, hit[0], items); return hit[0].open; }
+      if (hit.length) break;
+    }
+    var pre = m.path(v.scope), sc = name.indexOf('/') < 0 ? m.findScope(pre ? pre + '/' + name : name) : -1, d = dev === null ? -1 : m.devices.indexOf(dev);
+    if (sc <= 0 || m.parent[sc] !== v.scope || (dev !== null && d < 0)) return null;
+    return { scope: sc, devs: d >= 0 ? [d] : v.devs, only: null, label: m.path(sc), short: m.comp[sc] + '/', step: escStep(name) + (d >= 0 ? '@' + escStep(dev) : '') };
+  }
   Viewer.prototype.crumbs = function (redraw, extra) {
     var self = this, box = document.createElement('span');
     box.className = 'g-crumbs';

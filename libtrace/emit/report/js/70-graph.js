@@ -67,7 +67,7 @@ var Graph = (function () {
     });
     bar.appendChild(one);
     var sw = switches(gd, colour);
-    if (run.graphView) bar.insertBefore(run.graphView.crumbs(buildGraph, sw), bar.firstChild);
+    if (run.graphView) bar.insertBefore(run.graphView.crumbs(placeChanged, sw), bar.firstChild);
     else if (gd) bar.insertBefore(svgDiffBar(colour === 'memory' ? gd.memory : colour === 'diff' ? gd : null, sw), bar.firstChild);
     var view = document.createElement('div');
     view.className = 'g-view';
@@ -78,6 +78,7 @@ var Graph = (function () {
     bindGraph(view);
     var sel = Timeline.selected();
     markGraphNode(sel >= 0 ? str(run, run.node[sel]) : '');
+    if (!run.graphView && activeTab === 'graph') frameNow();
     return nodes.length;
   }
   /* The two-run page's colouring of the second run's Graphviz picture
@@ -113,7 +114,7 @@ var Graph = (function () {
       var b = document.createElement('button');
       b.type = 'button'; b.className = 'btn'; b.textContent = mode.fold ? 'Unfold' : 'Fold';
       b.title = mode.fold ? 'Show numbered sibling scopes (layer_1 ... layer_9) one by one' : 'Fold numbered sibling scopes into one entry, as graph-render --fold';
-      b.addEventListener('click', function () { mode.fold = !mode.fold; keepInAddress('graph-fold', mode.fold ? '1' : '0'); buildGraph(); });
+      b.addEventListener('click', function () { mode.fold = !mode.fold; keepInAddress([['graph-fold', mode.fold ? '1' : '0']].concat(here()), false); buildGraph(); });
       box.appendChild(document.createTextNode(' '));
       box.appendChild(b);
     }
@@ -127,26 +128,84 @@ var Graph = (function () {
         sel.appendChild(o);
       });
       sel.value = colour;
-      sel.addEventListener('change', function () { mode.colour = sel.value; keepInAddress('graph-colour', sel.value); buildGraph(); });
+      sel.addEventListener('change', function () { mode.colour = sel.value; keepInAddress([['graph-colour', sel.value]].concat(here()), false); buildGraph(); });
       box.appendChild(document.createTextNode(' Colour: '));
       box.appendChild(sel);
     }
     return box.firstChild ? box : null;
   }
-  /* Writes key=val into the page's address without a hashchange (which
-   * would apply its other keys again), so that a reload or a shared link
-   * shows the same view. */
-  function keepInAddress(key, val) {
-    var out = [], done = false;
+  /* Writes the pairs [key, val] (val null: the key dropped) into the
+   * page's address without a hashchange (which would apply its other keys
+   * again), so that a reload or a shared link shows the same view: as a
+   * new entry of the history (push: the places a reader opens, so that
+   * Back goes back to the last one) or in the current one's place (a
+   * colouring or folding of the same place). '/', ':' and '@' are kept as
+   * they are (an address's fragment may hold them) so that paths read as
+   * paths. */
+  function keepInAddress(pairs, push) {
+    var want = new Map(pairs), seen = Object.create(null), out = [];
+    function put(k, v) { if (v !== null) out.push(k + '=' + encodeURIComponent(v).replace(/%2F/g, '/').replace(/%3A/g, ':').replace(/%40/g, '@')); }
     (location.hash || '').replace(/^#/, '').split('&').forEach(function (kv) {
       if (!kv) return;
       var k = kv.split('=')[0];
       try { k = decodeURIComponent(k); } catch (e) { /* kept as written */ }
-      if (k !== key) out.push(kv);
-      else if (!done) { out.push(key + '=' + encodeURIComponent(val)); done = true; }
+      if (!want.has(k)) out.push(kv);
+      else if (!seen[k]) { seen[k] = 1; put(k, want.get(k)); }
     });
-    if (!done) out.push(key + '=' + encodeURIComponent(val));
-    try { history.replaceState(history.state, '', '#' + out.join('&')); } catch (e) { /* an address that cannot change */ }
+    want.forEach(function (v, k) { if (!seen[k]) put(k, v); });
+    var h = '#' + out.join('&');
+    if (h === '#' + (location.hash || '').replace(/^#/, '')) return;
+    try {
+      if (push) history.pushState(null, '', h.length > 1 ? h : location.pathname + location.search);
+      else history.replaceState(history.state, '', h.length > 1 ? h : location.pathname + location.search);
+    } catch (e) { /* an address that cannot change */ }
+    Tabs.noteAddress();
+  }
+  /* what every write of the graph's view adds: the tab, and on a page of
+   * several runs the run where the address names another */
+  function here() {
+    var p = [['tab', 'graph']];
+    if (data.runs.length > 1 && Tabs.runOf(Tabs.parseHash().run) !== run.index) p.push(['run', String(run.index)]);
+    return p;
+  }
+  /* a view graphview.js lays out opened or closed (a click on a collapsed
+   * node or on a crumb): drawn, and kept in the address as #graph= (the
+   * view's where(); none at the top) in a new history entry */
+  function placeChanged() {
+    buildGraph();
+    if (run.graphView) keepInAddress([['graph', run.graphView.where() || null]].concat(here()), true);
+  }
+  /* A Graphviz picture's #graph=PATH (where()'s steps joined into a path,
+   * devices left out): its view framed around the node of that name, or
+   * the nodes under PATH/ (a scope), when the tab is shown; a path naming
+   * none shows the whole picture. data-graph-framed: the nodes framed. */
+  var framePath = null;
+  function frame(w) {
+    framePath = w ? String(w).split('/').map(function (s) {
+      s = s.replace(/@.*$/, '');
+      try { return decodeURIComponent(s); } catch (e) { return s; }
+    }).join('/') : null;
+  }
+  function frameNow() {
+    var view = graph.view, p = framePath, n = 0, box = null;
+    if (p === null || !view || !view.clientWidth || !graph.nodes) return;
+    var b = view.getBoundingClientRect(), m = graphScale(view), vb = graph.vb;
+    for (var name in graph.nodes) {
+      if (name !== p && name.indexOf(p + '/') !== 0) continue;
+      var r = graph.nodes[name].getBoundingClientRect();
+      var x0 = vb[0] + (r.left - b.left - m.ox) / m.s, y0 = vb[1] + (r.top - b.top - m.oy) / m.s;
+      var x1 = x0 + r.width / m.s, y1 = y0 + r.height / m.s;
+      box = box ? [Math.min(box[0], x0), Math.min(box[1], y0), Math.max(box[2], x1), Math.max(box[3], y1)] : [x0, y0, x1, y1];
+      n++;
+    }
+    html.setAttribute('data-graph-framed', String(n));
+    graph.framed = true;
+    if (graph.nodes[p]) { markGraphNode(p); graph.seek = false; seekGraphNode(graph.nodes[p]); return; }
+    if (!box) return;
+    /* with a margin, and no closer than actual size */
+    var w = Math.max(box[2] - box[0] + 60, view.clientWidth), h = Math.max(box[3] - box[1] + 60, view.clientHeight);
+    graph.vb = [(box[0] + box[2] - w) / 2, (box[1] + box[3] - h) / 2, w, h];
+    applyVb();
   }
   /* The address's graph-colour and graph-fold (undefined: not given);
    * true when the mode changed. */
@@ -275,7 +334,7 @@ var Graph = (function () {
       graph.drag = null;
       if (graph.view) graph.view.classList.remove('drag');
       if (d.moved || !d.node) return;
-      if (run.graphView && run.graphView.open(d.node)) { buildGraph(); return; }
+      if (run.graphView && run.graphView.open(d.node)) { placeChanged(); return; }
       var t = d.node.querySelector('title');
       if (t) graphNodeToTimeline(t.textContent);
     });
@@ -321,11 +380,12 @@ var Graph = (function () {
     if (graph.later) html.setAttribute('data-graph-nodes', String(buildGraph()));
     if (!graph.svg) return;
     applyVb();
+    if (!run.graphView && !graph.framed) { graph.framed = true; frameNow(); }
     if (graph.sel && graph.seek) { graph.seek = false; seekGraphNode(graph.sel); }
   }
 
   return {
     buildGraph: buildGraph, bindGraphWindow: bindGraphWindow, markGraphNode: markGraphNode,
-    resetZoom: resetZoom, onShow: onShow, applyMode: applyMode
+    resetZoom: resetZoom, onShow: onShow, applyMode: applyMode, frame: frame
   };
 })();

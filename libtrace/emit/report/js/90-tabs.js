@@ -56,17 +56,32 @@ var Tabs = (function () {
     });
     return out;
   }
+  /* the run an address's run= names (its label, else its index), or -1 */
+  function runOf(v) {
+    var k = -1;
+    if (v === undefined) return k;
+    data.runs.forEach(function (r, q) { if (r && r.label === v) k = q; });
+    if (k < 0 && /^\d+$/.test(v) && +v < data.runs.length) k = +v;
+    return k;
+  }
+  /* the address the page shows: the last applied or written (noteAddress,
+   * after the page writes it), and its run */
+  var last = null, lastRun = -1;
+  function noteAddress() { last = parseHash(); lastRun = run ? run.index : -1; }
+  /* Applies the page's address: all of it on load or where the run
+   * changed, else (a hashchange: Back, Forward, an address edited) the
+   * keys that changed since it was last applied or written; a graph key
+   * dropped is its default (the top view, the first colouring, folded). */
   function applyHash() {
-    var h = parseHash();
+    var h = parseHash(), was = last || {}, all = !last || !run || lastRun !== run.index;
+    function changed(k) { return all || h[k] !== was[k]; }
     /* the graph's colouring and folding first, so a run drawn here has them */
-    var redraw = Graph.applyMode(h['graph-colour'], h['graph-fold']);
-    if (h.run !== undefined) {
-      var k = -1;
-      data.runs.forEach(function (r, q) { if (r && r.label === h.run) k = q; });
-      if (k < 0 && /^\d+$/.test(h.run) && +h.run < data.runs.length) k = +h.run;
-      if (k >= 0 && (!run || run.index !== k)) { setRun(k); redraw = false; }
+    var redraw = (changed('graph-colour') || changed('graph-fold')) && Graph.applyMode(h['graph-colour'] || '', h['graph-fold'] || '1');
+    if (h.run !== undefined && changed('run')) {
+      var k = runOf(h.run);
+      if (k >= 0 && (!run || run.index !== k)) { setRun(k); redraw = false; all = true; }
     }
-    if (h.select) {
+    if (h.select && changed('select')) {
       var S = run.strings, want = -1, q, i, best = -1;
       for (q = 1; q < S.length; q++) if (S[q] === h.select) { want = q; break; }
       if (want > 0) {
@@ -76,14 +91,23 @@ var Tabs = (function () {
       }
       if (best >= 0) Timeline.select(best, 'arrows');
     }
-    if (h.search) {
+    if (h.search && changed('search')) {
       $('tl-search').value = h.search;
       Search.runSearch(h.search);
     }
-    if (h.graph !== undefined && run.graphView && run.graphView.go(h.graph)) redraw = true;
+    /* #graph=: the view graphview.js opens (a view naming nothing: the
+     * top), or the part of Graphviz's picture framed */
+    var moved = changed('graph') && (h.graph !== undefined || (last && was.graph !== undefined));
+    if (moved) {
+      if (run.graphView) run.graphView.go(h.graph);
+      else Graph.frame(h.graph);
+      redraw = true;
+    }
     if (redraw) Graph.buildGraph();
-    if (h.tab) showTab(h.tab);
+    /* Back to another place of the graph shows it, whichever tab was shown */
+    if (h.tab && (changed('tab') || (moved && h.tab === 'graph'))) showTab(h.tab);
+    noteAddress();
   }
 
-  return { showTab: showTab, setRun: setRun, applyHash: applyHash };
+  return { showTab: showTab, setRun: setRun, applyHash: applyHash, parseHash: parseHash, runOf: runOf, noteAddress: noteAddress };
 })();
