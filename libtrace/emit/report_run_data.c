@@ -863,6 +863,7 @@ static void tables_sum(void *p)
 		tl_summary_opts o;
 		tl_summary_opts_init(&o);
 		o.fit_quietly = true;
+		o.keep = j->max_rows; /* the rows the sink takes, the rest counted */
 		tl_summary_opts_fit(&o, sum);
 		tl_summary_write(sum, &o, &sink.sink, out);
 		if (j->views[k] == TL_VIEW_OP)

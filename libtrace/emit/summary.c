@@ -132,6 +132,10 @@ static void write_flat(const tl_summary *s, const tl_summary_opts *o, const tl_t
 		cells[2 + o->n_select].v = cum;
 		tl_table_row(&t, cells);
 	}
+	/* the lines opts.keep left out, counted as a sink that is full
+	 * counts them */
+	for (size_t i = f->n; i < f->n_all; i++)
+		tl_table_skip_row(&t);
 	tl_table_end(&t);
 	g_free(human);
 	g_free(cells);
