@@ -422,10 +422,15 @@ static void add_step_rows(tl_summary *s, const tl_run *run, size_t ri)
 	tl_summary_row_add(s, run->label, ri, &v);
 }
 
+typedef struct key_cache key_cache;
+static tl_row *cached_find(tl_summary *s, key_cache *c, const char *key);
+
 /* Graph nodes per row (occurrence "defined"): the most any one run
  * defines, so a stream, its inputs summarized apart and absorbed, and
- * their partials combined all count the same. */
-static void count_defined(tl_summary *s, const tl_run *run)
+ * their partials combined all count the same. The rows are found through
+ * the cache of the run's executions (a node's name is the string its
+ * executions point at): no row is made here, and none after. */
+static void count_defined(tl_summary *s, const tl_run *run, key_cache *cache)
 {
 	if (s->view == TL_VIEW_KERNEL)
 		return;
@@ -435,7 +440,7 @@ static void count_defined(tl_summary *s, const tl_run *run)
 		const char *key = s->view == TL_VIEW_OP	      ? g->op
 				  : s->view == TL_VIEW_DEVICE ? g->device
 							      : g->name;
-		tl_row *r = row_find(s, key, false);
+		tl_row *r = cached_find(s, cache, key);
 		if (r != NULL)
 			tl_summary_defined_add(counts, r);
 	}
@@ -483,11 +488,11 @@ static bool exec_is_host(const tl_run *run, const tl_exec *e)
  * address stays the row of its text. Two slots per graph node (at least
  * 256, at most 2^18: 4 MB): a scope view's keys are the nodes' names,
  * each looked up by text about once. */
-typedef struct key_cache {
+struct key_cache {
 	const char **key;
 	tl_row **row;
 	unsigned shift; /* 64 - log2(slots) */
-} key_cache;
+};
 
 static key_cache *key_cache_new(size_t n_keys)
 {
@@ -515,6 +520,19 @@ static tl_row *cached_row(tl_summary *s, key_cache *c, const char *key)
 	if (c->key[i] != key) {
 		c->key[i] = key;
 		c->row[i] = tl_summary_row_get(s, key);
+	}
+	return c->row[i];
+}
+
+/* As cached_row, but a row not found is not made (NULL), and that is
+ * remembered too: no row may be made through the cache afterwards. */
+static tl_row *cached_find(tl_summary *s, key_cache *c, const char *key)
+{
+	uint64_t h = (uint64_t)(uintptr_t)key * UINT64_C(0x9E3779B97F4A7C15);
+	size_t i = (size_t)(h >> c->shift);
+	if (c->key[i] != key) {
+		c->key[i] = key;
+		c->row[i] = row_find(s, key, false);
 	}
 	return c->row[i];
 }
@@ -636,7 +654,7 @@ void tl_summary_add_run(tl_summary *s, const tl_run *run)
 		tl_summary_graph_rows(s, gm, ri);
 	} else {
 		add_params(s, run, ri);
-		count_defined(s, run);
+		count_defined(s, run, cache);
 	}
 	tl_summary_graph_free(gm);
 	if (cache != NULL)

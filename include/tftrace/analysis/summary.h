@@ -289,6 +289,7 @@ typedef struct tl_summary_scope {
 typedef struct tl_summary_tree {
 	tl_summary_scope *root;
 	GHashTable *index;
+	tl_arena *arena; /* the nodes and their values, freed at once */
 } tl_summary_tree;
 
 tl_summary_tree *tl_summary_tree_new(const tl_summary *s, const tl_summary_opts *o);
