@@ -423,7 +423,7 @@ static void add_step_rows(tl_summary *s, const tl_run *run, size_t ri)
 }
 
 typedef struct key_cache key_cache;
-static tl_row *cached_find(tl_summary *s, key_cache *c, const char *key);
+static tl_row *cached_find(tl_summary *s, key_cache *c, const char *key, int32_t gnode);
 
 /* Graph nodes per row (occurrence "defined"): the most any one run
  * defines, so a stream, its inputs summarized apart and absorbed, and
@@ -440,7 +440,7 @@ static void count_defined(tl_summary *s, const tl_run *run, key_cache *cache)
 		const char *key = s->view == TL_VIEW_OP	      ? g->op
 				  : s->view == TL_VIEW_DEVICE ? g->device
 							      : g->name;
-		tl_row *r = cached_find(s, cache, key);
+		tl_row *r = cached_find(s, cache, key, (int32_t)n);
 		if (r != NULL)
 			tl_summary_defined_add(counts, r);
 	}
@@ -485,56 +485,66 @@ static bool exec_is_host(const tl_run *run, const tl_exec *e)
  * executions point at a few strings many times (every execution of an op
  * type at its one name; of a graph node at the node's name), and a string
  * does not change while the run is added, so the row found for its
- * address stays the row of its text. Two slots per graph node (at least
- * 256, at most 2^18: 4 MB): a scope view's keys are the nodes' names,
- * each looked up by text about once. */
+ * address stays the row of its text. A slot per graph node first (the
+ * last key its executions looked up: a scope view's keys are the nodes'
+ * names, each then hashed about once, and the slots are read about in
+ * the nodes' order), then 256 slots by address (an op view's few types). */
+typedef struct key_slot {
+	const char *key;
+	tl_row *row;
+} key_slot;
+
+enum { KEY_CACHE = 256 };
 struct key_cache {
-	const char **key;
-	tl_row **row;
-	unsigned shift; /* 64 - log2(slots) */
+	key_slot *node; /* per graph node */
+	size_t n_node;
+	key_slot by_address[KEY_CACHE];
 };
 
-static key_cache *key_cache_new(size_t n_keys)
+static key_cache *key_cache_new(size_t n_nodes)
 {
-	unsigned bits = 8;
-	while (bits < 18 && ((size_t)1 << bits) < 2 * n_keys)
-		bits++;
-	key_cache *c = g_new(key_cache, 1);
-	c->key = g_new0(const char *, (size_t)1 << bits);
-	c->row = g_new0(tl_row *, (size_t)1 << bits);
-	c->shift = 64 - bits;
+	key_cache *c = g_new0(key_cache, 1);
+	c->node = g_new0(key_slot, n_nodes ? n_nodes : 1);
+	c->n_node = n_nodes;
 	return c;
 }
 
 static void key_cache_free(key_cache *c)
 {
-	g_free(c->key);
-	g_free(c->row);
+	g_free(c->node);
 	g_free(c);
 }
 
-static tl_row *cached_row(tl_summary *s, key_cache *c, const char *key)
+/* The row of key, looked up by an execution or a definition of graph node
+ * `gnode` (-1: none); with `create`, made where missing. A cache used
+ * without `create` stays so: a row not found is remembered as none. */
+static tl_row *cached(tl_summary *s, key_cache *c, const char *key, int32_t gnode, bool create)
 {
-	uint64_t h = (uint64_t)(uintptr_t)key * UINT64_C(0x9E3779B97F4A7C15);
-	size_t i = (size_t)(h >> c->shift);
-	if (c->key[i] != key) {
-		c->key[i] = key;
-		c->row[i] = tl_summary_row_get(s, key);
+	key_slot *ns = NULL;
+	if (gnode >= 0 && (size_t)gnode < c->n_node) {
+		ns = &c->node[gnode];
+		if (ns->key == key)
+			return ns->row;
 	}
-	return c->row[i];
+	uint64_t h = (uint64_t)(uintptr_t)key * UINT64_C(0x9E3779B97F4A7C15);
+	key_slot *as = &c->by_address[h >> 56];
+	if (as->key != key) {
+		as->key = key;
+		as->row = create ? tl_summary_row_get(s, key) : row_find(s, key, false);
+	}
+	if (ns != NULL)
+		*ns = *as;
+	return as->row;
 }
 
-/* As cached_row, but a row not found is not made (NULL), and that is
- * remembered too: no row may be made through the cache afterwards. */
-static tl_row *cached_find(tl_summary *s, key_cache *c, const char *key)
+static tl_row *cached_row(tl_summary *s, key_cache *c, const char *key, int32_t gnode)
 {
-	uint64_t h = (uint64_t)(uintptr_t)key * UINT64_C(0x9E3779B97F4A7C15);
-	size_t i = (size_t)(h >> c->shift);
-	if (c->key[i] != key) {
-		c->key[i] = key;
-		c->row[i] = row_find(s, key, false);
-	}
-	return c->row[i];
+	return cached(s, c, key, gnode, true);
+}
+
+static tl_row *cached_find(tl_summary *s, key_cache *c, const char *key, int32_t gnode)
+{
+	return cached(s, c, key, gnode, false);
 }
 
 static void add_kernel_row(tl_summary *s, const tl_run *run, const tl_exec *e, size_t ri)
@@ -634,7 +644,7 @@ void tl_summary_add_run(tl_summary *s, const tl_run *run)
 			tl_summary_vals v = {{0}};
 			v.v[TL_COL_ACCEL] = v.v[TL_COL_TOTAL] = v.v[TL_COL_SELF] = op_micros(e);
 			/* occurrence counts the op's executions, not its kernels */
-			tl_summary_vals_add(tl_summary_row_run(cached_row(s, cache, key), ri), &v);
+			tl_summary_vals_add(tl_summary_row_run(cached_row(s, cache, key, e->gnode), ri), &v);
 			continue;
 		}
 		if (e->ns->n_memory > 0 || e->ns->memory_stats != NULL)
@@ -644,7 +654,7 @@ void tl_summary_add_run(tl_summary *s, const tl_run *run)
 		if (gm != NULL)
 			v.v[TL_COL_FLOPS] = tl_summary_graph_float_ops(gm, i);
 		/* node rows remember their op type, for --account-type */
-		tl_row *r = cached_row(s, cache, key);
+		tl_row *r = cached_row(s, cache, key, e->gnode);
 		tl_summary_vals_add(tl_summary_row_run(r, ri), &v);
 		if (r->extra == NULL && (s->view == TL_VIEW_NODE || s->view == TL_VIEW_SCOPE))
 			r->extra = tl_summary_arena_dup(
