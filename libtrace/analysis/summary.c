@@ -70,9 +70,25 @@ static void row_free(gpointer p)
  * byte at a time, and a scope view's names are a hundred bytes long). No
  * output depends on the rows' order in the table: every walk over it
  * sorts by a whole order (a value, then the name). */
-static guint row_hash(gconstpointer name)
+static guint name_hash(const char *name)
 {
 	return tl_nametab_name_str(name).hash;
+}
+
+/* The hash of the name row_find is looking up, which GLib asks for again
+ * when row_find inserts the row under its copy of the name: a new row's
+ * name (a kernel's is 200 bytes long) is hashed once, not twice. Per
+ * thread: summaries are built on several at once. */
+static _Thread_local struct {
+	const char *name; /* NULL: none */
+	guint hash;
+} known_hash;
+
+static guint row_hash(gconstpointer name)
+{
+	if (name == known_hash.name && name != NULL)
+		return known_hash.hash;
+	return name_hash(name);
 }
 
 tl_summary *tl_summary_new(tl_summary_view view)
@@ -128,7 +144,11 @@ static tl_row *row_find(tl_summary *s, const char *name, bool create)
 {
 	/* Rows are named in valid UTF-8: a name found is valid, and only a
 	 * name not found needs the check. */
+	guint hash = name_hash(name);
+	known_hash.name = name;
+	known_hash.hash = hash;
 	tl_row *r = g_hash_table_lookup(s->rows, name);
+	known_hash.name = NULL;
 	if (r != NULL)
 		return r;
 	char *valid = valid_utf8(name) ? NULL : g_utf8_make_valid(name, -1);
@@ -143,7 +163,13 @@ static tl_row *row_find(tl_summary *s, const char *name, bool create)
 		r->name = tl_arena_strdup(s->arena, name);
 		r->vals = row_own_vals(r);
 		r->cap_vals = 1;
+		if (valid == NULL) {
+			/* the name looked up first, copied */
+			known_hash.name = r->name;
+			known_hash.hash = hash;
+		}
 		g_hash_table_insert(s->rows, r->name, r);
+		known_hash.name = NULL;
 	}
 	g_free(valid);
 	return r;
