@@ -460,17 +460,26 @@ static void count_defined(tl_summary *s, const tl_run *run, key_cache *cache)
 {
 	if (s->view == TL_VIEW_KERNEL)
 		return;
-	GHashTable *counts = g_hash_table_new(g_direct_hash, g_direct_equal);
+	/* counted in the rows themselves (a table of counts per run cost a
+	 * stream of a thousand runs more than its op rows) */
+	GPtrArray *seen = g_ptr_array_new();
 	for (uint32_t n = 0; n < run->n_nodes; n++) {
 		const tl_gnode *g = &run->nodes[n];
 		const char *key = s->view == TL_VIEW_OP	      ? g->op
 				  : s->view == TL_VIEW_DEVICE ? g->device
 							      : g->name;
 		tl_row *r = cached_find(s, cache, key, (int32_t)n);
-		if (r != NULL)
-			tl_summary_defined_add(counts, r);
+		if (r == NULL)
+			continue;
+		if (r->counted++ == 0)
+			g_ptr_array_add(seen, r);
 	}
-	tl_summary_defined_set(counts);
+	for (guint i = 0; i < seen->len; i++) {
+		tl_row *r = g_ptr_array_index(seen, i);
+		r->defined = MAX(r->defined, (int64_t)r->counted);
+		r->counted = 0;
+	}
+	g_ptr_array_free(seen, TRUE);
 }
 
 void tl_summary_defined_add(GHashTable *counts, tl_row *r)

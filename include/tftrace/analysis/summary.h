@@ -120,6 +120,7 @@ typedef struct tl_row {
 	uint32_t n_vals, cap_vals;
 	size_t first_run;
 	int64_t defined; /* graph nodes in the row */
+	size_t counted;	 /* scratch: the nodes of the run being added (0 after) */
 	char *shape;	 /* variables: "784x128" */
 	char *extra;	 /* kernel view: the op; op view: "" (in the summary's arena) */
 } tl_row;
