@@ -289,9 +289,10 @@ static void exec_memory(const Tensorflow__NodeExecStats *ns, tl_summary_vals *v)
 	}
 }
 
-/* `nested`: whether the execution's device nests (nests()) */
+/* `nested`: whether the execution's device nests (nests()); `times_only`:
+ * memory and float_ops left 0 (tl_summary.times_only) */
 static void exec_vals(const tl_run *run, uint32_t x, const double *accel, const int64_t *self,
-		      bool nested, tl_summary_vals *v)
+		      bool nested, bool times_only, tl_summary_vals *v)
 {
 	const tl_exec *e = &run->execs[x];
 	memset(v, 0, sizeof *v);
@@ -302,6 +303,8 @@ static void exec_vals(const tl_run *run, uint32_t x, const double *accel, const 
 	v->v[TL_COL_SELF] =
 	    nested ? (double)self[x] / 1000.0 + v->v[TL_COL_ACCEL] : v->v[TL_COL_TOTAL];
 	v->v[TL_COL_OCCURRENCE] = 1;
+	if (times_only)
+		return;
 	exec_memory(e->ns, v);
 	v->v[TL_COL_FLOPS] = tl_opcost_float_ops(run, x);
 }
@@ -685,8 +688,8 @@ void tl_summary_add_run(tl_summary *s, const tl_run *run)
 		if (e->ns->n_memory > 0 || e->ns->memory_stats != NULL)
 			s->have_memory = true;
 		tl_summary_vals v;
-		exec_vals(run, i, accel, self, nest_dev[e->device], &v);
-		if (gm != NULL)
+		exec_vals(run, i, accel, self, nest_dev[e->device], s->times_only, &v);
+		if (gm != NULL && !s->times_only)
 			v.v[TL_COL_FLOPS] = tl_summary_graph_float_ops(gm, i);
 		/* node rows remember their op type, for --account-type */
 		tl_row *r = cached_row(s, cache, key, e->gnode);

@@ -859,6 +859,7 @@ static void tables_sum(void *p)
 		tl_report_sink sink;
 		tl_report_sink_init(&sink, j->max_rows);
 		tl_summary *sum = tl_summary_new(j->views[k]);
+		sum->times_only = true; /* the page shows no memory or float_ops */
 		tl_summary_add_run(sum, j->run);
 		tl_summary_opts o;
 		tl_summary_opts_init(&o);

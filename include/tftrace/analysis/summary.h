@@ -139,6 +139,10 @@ typedef struct tl_summary {
 	GHashTable *kept_out;	      /* node name -> executions kept out (not in graph) */
 	size_t kept_out_execs;
 	tl_arena *arena; /* the rows and their names, freed at once */
+	bool times_only; /* set before adding runs: executions' memory and
+			  * float_ops are not read (their columns stay 0, params
+			  * are still counted): a page's tables, which show the
+			  * times and occurrence alone */
 } tl_summary;
 
 tl_summary *tl_summary_new(tl_summary_view view);
