@@ -51,21 +51,44 @@ const char *tl_summary_view_name(tl_summary_view v)
 const char *const tl_summary_stat_names[] = {"avg", "first", "min",    "max",
 					     "p50", "p90",   "stddev", NULL};
 
-/* A row and its name live in the summary's arena. */
+/* A row, its name and its first run's values live in the summary's
+ * arena; more runs' values, and a shape, in memory of their own. */
+static tl_summary_vals *row_own_vals(tl_row *r)
+{
+	return (tl_summary_vals *)(void *)(r + 1);
+}
+
 static void row_free(gpointer p)
 {
 	tl_row *r = p;
 	g_free(r->shape);
-	g_array_free(r->runs, TRUE);
+	if (r->vals != row_own_vals(r))
+		g_free(r->vals);
 }
 
 /* A row's name hashed eight bytes at a time (GLib's g_str_hash takes a
  * byte at a time, and a scope view's names are a hundred bytes long). No
  * output depends on the rows' order in the table: every walk over it
  * sorts by a whole order (a value, then the name). */
-static guint row_hash(gconstpointer name)
+static guint name_hash(const char *name)
 {
 	return tl_nametab_name_str(name).hash;
+}
+
+/* The hash of the name row_find is looking up, which GLib asks for again
+ * when row_find inserts the row under its copy of the name: a new row's
+ * name (a kernel's is 200 bytes long) is hashed once, not twice. Per
+ * thread: summaries are built on several at once. */
+static _Thread_local struct {
+	const char *name; /* NULL: none */
+	guint hash;
+} known_hash;
+
+static guint row_hash(gconstpointer name)
+{
+	if (name == known_hash.name && name != NULL)
+		return known_hash.hash;
+	return name_hash(name);
 }
 
 tl_summary *tl_summary_new(tl_summary_view view)
@@ -121,7 +144,11 @@ static tl_row *row_find(tl_summary *s, const char *name, bool create)
 {
 	/* Rows are named in valid UTF-8: a name found is valid, and only a
 	 * name not found needs the check. */
+	guint hash = name_hash(name);
+	known_hash.name = name;
+	known_hash.hash = hash;
 	tl_row *r = g_hash_table_lookup(s->rows, name);
+	known_hash.name = NULL;
 	if (r != NULL)
 		return r;
 	char *valid = valid_utf8(name) ? NULL : g_utf8_make_valid(name, -1);
@@ -130,10 +157,19 @@ static tl_row *row_find(tl_summary *s, const char *name, bool create)
 		r = g_hash_table_lookup(s->rows, name);
 	}
 	if (r == NULL && create) {
-		r = tl_arena_zalloc(s->arena, sizeof *r);
+		/* the row and room for one run: a table of one run (the
+		 * report's) makes no allocation of its own per row */
+		r = tl_arena_zalloc(s->arena, sizeof *r + sizeof(tl_summary_vals));
 		r->name = tl_arena_strdup(s->arena, name);
-		r->runs = g_array_new(FALSE, TRUE, sizeof(tl_summary_vals));
+		r->vals = row_own_vals(r);
+		r->cap_vals = 1;
+		if (valid == NULL) {
+			/* the name looked up first, copied */
+			known_hash.name = r->name;
+			known_hash.hash = hash;
+		}
 		g_hash_table_insert(s->rows, r->name, r);
+		known_hash.name = NULL;
 	}
 	g_free(valid);
 	return r;
@@ -147,29 +183,49 @@ tl_row *tl_summary_row_get(tl_summary *s, const char *name)
 /* The values of a run, added where missing. A row stores the runs from its
  * first on, so a stream of N runs whose rows each hold one (the step view)
  * costs N values, not N squared. */
+/* Room for n runs' values (zeroed past the n_vals held). */
+static void row_reserve(tl_row *r, size_t n)
+{
+	if (n <= r->cap_vals)
+		return;
+	if (n > UINT32_MAX)
+		g_error("tl_summary: a row of more than %u runs", UINT32_MAX);
+	size_t cap = MAX(n, MIN((size_t)r->cap_vals * 2, (size_t)UINT32_MAX));
+	tl_summary_vals *v = g_new0(tl_summary_vals, cap);
+	memcpy(v, r->vals, r->n_vals * sizeof *v);
+	if (r->vals != row_own_vals(r))
+		g_free(r->vals);
+	r->vals = v;
+	r->cap_vals = (uint32_t)cap;
+}
+
 tl_summary_vals *tl_summary_row_run(tl_row *r, size_t run)
 {
-	if (r->runs->len == 0)
+	if (r->n_vals == 0)
 		r->first_run = run;
 	if (run < r->first_run) {
-		guint more = (guint)(r->first_run - run);
-		g_array_set_size(r->runs, r->runs->len + more);
-		memmove(r->runs->data + (size_t)more * sizeof(tl_summary_vals), r->runs->data,
-			(r->runs->len - more) * sizeof(tl_summary_vals));
-		memset(r->runs->data, 0, (size_t)more * sizeof(tl_summary_vals));
+		size_t more = r->first_run - run;
+		row_reserve(r, r->n_vals + more);
+		memmove(r->vals + more, r->vals, r->n_vals * sizeof(tl_summary_vals));
+		memset(r->vals, 0, more * sizeof(tl_summary_vals));
+		r->n_vals += (uint32_t)more;
 		r->first_run = run;
 	}
-	if (r->runs->len <= run - r->first_run)
-		g_array_set_size(r->runs, (guint)(run - r->first_run) + 1);
-	return &g_array_index(r->runs, tl_summary_vals, run - r->first_run);
+	size_t at = run - r->first_run;
+	if (r->n_vals <= at) {
+		row_reserve(r, at + 1);
+		memset(r->vals + r->n_vals, 0, (at + 1 - r->n_vals) * sizeof(tl_summary_vals));
+		r->n_vals = (uint32_t)(at + 1);
+	}
+	return &r->vals[at];
 }
 
 /* The values of a run, or NULL when the row did not occur in it. */
 const tl_summary_vals *tl_summary_row_vals(const tl_row *r, size_t run)
 {
-	if (run < r->first_run || run - r->first_run >= r->runs->len)
+	if (run < r->first_run || run - r->first_run >= r->n_vals)
 		return NULL;
-	return &g_array_index(r->runs, tl_summary_vals, run - r->first_run);
+	return &r->vals[run - r->first_run];
 }
 
 double tl_summary_row_value(const tl_row *r, size_t run, int col)
@@ -233,10 +289,10 @@ static void exec_memory(const Tensorflow__NodeExecStats *ns, tl_summary_vals *v)
 	}
 }
 
-static bool nests(const tl_device *d);
-
+/* `nested`: whether the execution's device nests (nests()); `times_only`:
+ * memory and float_ops left 0 (tl_summary.times_only) */
 static void exec_vals(const tl_run *run, uint32_t x, const double *accel, const int64_t *self,
-		      tl_summary_vals *v)
+		      bool nested, bool times_only, tl_summary_vals *v)
 {
 	const tl_exec *e = &run->execs[x];
 	memset(v, 0, sizeof *v);
@@ -244,10 +300,11 @@ static void exec_vals(const tl_run *run, uint32_t x, const double *accel, const 
 	v->v[TL_COL_ACCEL] = accel[x];
 	v->v[TL_COL_TOTAL] = v->v[TL_COL_CPU] + v->v[TL_COL_ACCEL];
 	/* the kernels it launched ran on a device, inside no child of it */
-	v->v[TL_COL_SELF] = nests(&run->devices[e->device])
-				? (double)self[x] / 1000.0 + v->v[TL_COL_ACCEL]
-				: v->v[TL_COL_TOTAL];
+	v->v[TL_COL_SELF] =
+	    nested ? (double)self[x] / 1000.0 + v->v[TL_COL_ACCEL] : v->v[TL_COL_TOTAL];
 	v->v[TL_COL_OCCURRENCE] = 1;
+	if (times_only)
+		return;
 	exec_memory(e->ns, v);
 	v->v[TL_COL_FLOPS] = tl_opcost_float_ops(run, x);
 }
@@ -394,24 +451,38 @@ static void add_step_rows(tl_summary *s, const tl_run *run, size_t ri)
 	tl_summary_row_add(s, run->label, ri, &v);
 }
 
+typedef struct key_cache key_cache;
+static tl_row *cached_find(tl_summary *s, key_cache *c, const char *key, int32_t gnode);
+
 /* Graph nodes per row (occurrence "defined"): the most any one run
  * defines, so a stream, its inputs summarized apart and absorbed, and
- * their partials combined all count the same. */
-static void count_defined(tl_summary *s, const tl_run *run)
+ * their partials combined all count the same. The rows are found through
+ * the cache of the run's executions (a node's name is the string its
+ * executions point at): no row is made here, and none after. */
+static void count_defined(tl_summary *s, const tl_run *run, key_cache *cache)
 {
 	if (s->view == TL_VIEW_KERNEL)
 		return;
-	GHashTable *counts = g_hash_table_new(g_direct_hash, g_direct_equal);
+	/* counted in the rows themselves (a table of counts per run cost a
+	 * stream of a thousand runs more than its op rows) */
+	GPtrArray *seen = g_ptr_array_new();
 	for (uint32_t n = 0; n < run->n_nodes; n++) {
 		const tl_gnode *g = &run->nodes[n];
 		const char *key = s->view == TL_VIEW_OP	      ? g->op
 				  : s->view == TL_VIEW_DEVICE ? g->device
 							      : g->name;
-		tl_row *r = row_find(s, key, false);
-		if (r != NULL)
-			tl_summary_defined_add(counts, r);
+		tl_row *r = cached_find(s, cache, key, (int32_t)n);
+		if (r == NULL)
+			continue;
+		if (r->counted++ == 0)
+			g_ptr_array_add(seen, r);
 	}
-	tl_summary_defined_set(counts);
+	for (guint i = 0; i < seen->len; i++) {
+		tl_row *r = g_ptr_array_index(seen, i);
+		r->defined = MAX(r->defined, (int64_t)r->counted);
+		r->counted = 0;
+	}
+	g_ptr_array_free(seen, TRUE);
 }
 
 void tl_summary_defined_add(GHashTable *counts, tl_row *r)
@@ -450,23 +521,68 @@ static bool exec_is_host(const tl_run *run, const tl_exec *e)
 
 /* The rows of the last keys looked up, by the key's address: a run's
  * executions point at a few strings many times (every execution of an op
- * type at its one name), and a string does not change while the run is
- * added, so the row found for its address stays the row of its text. */
-enum { KEY_CACHE = 256 };
-typedef struct key_cache {
-	const char *key[KEY_CACHE];
-	tl_row *row[KEY_CACHE];
-} key_cache;
+ * type at its one name; of a graph node at the node's name), and a string
+ * does not change while the run is added, so the row found for its
+ * address stays the row of its text. A slot per graph node first (the
+ * last key its executions looked up: a scope view's keys are the nodes'
+ * names, each then hashed about once, and the slots are read about in
+ * the nodes' order), then 256 slots by address (an op view's few types). */
+typedef struct key_slot {
+	const char *key;
+	tl_row *row;
+} key_slot;
 
-static tl_row *cached_row(tl_summary *s, key_cache *c, const char *key)
+enum { KEY_CACHE = 256 };
+struct key_cache {
+	key_slot *node; /* per graph node */
+	size_t n_node;
+	key_slot by_address[KEY_CACHE];
+};
+
+static key_cache *key_cache_new(size_t n_nodes)
 {
-	uint64_t h = (uint64_t)(uintptr_t)key * UINT64_C(0x9E3779B97F4A7C15);
-	size_t i = (size_t)(h >> 56);
-	if (c->key[i] != key) {
-		c->key[i] = key;
-		c->row[i] = tl_summary_row_get(s, key);
+	key_cache *c = g_new0(key_cache, 1);
+	c->node = g_new0(key_slot, n_nodes ? n_nodes : 1);
+	c->n_node = n_nodes;
+	return c;
+}
+
+static void key_cache_free(key_cache *c)
+{
+	g_free(c->node);
+	g_free(c);
+}
+
+/* The row of key, looked up by an execution or a definition of graph node
+ * `gnode` (-1: none); with `create`, made where missing. A cache used
+ * without `create` stays so: a row not found is remembered as none. */
+static tl_row *cached(tl_summary *s, key_cache *c, const char *key, int32_t gnode, bool create)
+{
+	key_slot *ns = NULL;
+	if (gnode >= 0 && (size_t)gnode < c->n_node) {
+		ns = &c->node[gnode];
+		if (ns->key == key)
+			return ns->row;
 	}
-	return c->row[i];
+	uint64_t h = (uint64_t)(uintptr_t)key * UINT64_C(0x9E3779B97F4A7C15);
+	key_slot *as = &c->by_address[h >> 56];
+	if (as->key != key) {
+		as->key = key;
+		as->row = create ? tl_summary_row_get(s, key) : row_find(s, key, false);
+	}
+	if (ns != NULL)
+		*ns = *as;
+	return as->row;
+}
+
+static tl_row *cached_row(tl_summary *s, key_cache *c, const char *key, int32_t gnode)
+{
+	return cached(s, c, key, gnode, true);
+}
+
+static tl_row *cached_find(tl_summary *s, key_cache *c, const char *key, int32_t gnode)
+{
+	return cached(s, c, key, gnode, false);
 }
 
 static void add_kernel_row(tl_summary *s, const tl_run *run, const tl_exec *e, size_t ri)
@@ -535,10 +651,14 @@ void tl_summary_add_run(tl_summary *s, const tl_run *run)
 		s->have_graph = true;
 	double *accel = kernel_time(run);
 	int64_t *self = s->view == TL_VIEW_KERNEL ? NULL : exec_self(s, run);
-	key_cache *cache = g_new0(key_cache, 1);
-	bool *host_dev = g_new(bool, run->n_devices + 1); /* is_host, per device */
-	for (size_t d = 0; d < run->n_devices; d++)
+	key_cache *cache = s->view == TL_VIEW_KERNEL ? NULL : key_cache_new(run->n_nodes);
+	/* is_host and nests, per device */
+	bool *host_dev = g_new(bool, 2 * (run->n_devices + 1));
+	bool *nest_dev = host_dev + run->n_devices + 1;
+	for (size_t d = 0; d < run->n_devices; d++) {
 		host_dev[d] = is_host(&run->devices[d]);
+		nest_dev[d] = nests(&run->devices[d]);
+	}
 	for (uint32_t i = 0; i < run->n_execs; i++) {
 		const tl_exec *e = &run->execs[i];
 		if (s->view == TL_VIEW_KERNEL) {
@@ -562,17 +682,17 @@ void tl_summary_add_run(tl_summary *s, const tl_run *run)
 			tl_summary_vals v = {{0}};
 			v.v[TL_COL_ACCEL] = v.v[TL_COL_TOTAL] = v.v[TL_COL_SELF] = op_micros(e);
 			/* occurrence counts the op's executions, not its kernels */
-			tl_summary_vals_add(tl_summary_row_run(cached_row(s, cache, key), ri), &v);
+			tl_summary_vals_add(tl_summary_row_run(cached_row(s, cache, key, e->gnode), ri), &v);
 			continue;
 		}
 		if (e->ns->n_memory > 0 || e->ns->memory_stats != NULL)
 			s->have_memory = true;
 		tl_summary_vals v;
-		exec_vals(run, i, accel, self, &v);
-		if (gm != NULL)
+		exec_vals(run, i, accel, self, nest_dev[e->device], s->times_only, &v);
+		if (gm != NULL && !s->times_only)
 			v.v[TL_COL_FLOPS] = tl_summary_graph_float_ops(gm, i);
 		/* node rows remember their op type, for --account-type */
-		tl_row *r = cached_row(s, cache, key);
+		tl_row *r = cached_row(s, cache, key, e->gnode);
 		tl_summary_vals_add(tl_summary_row_run(r, ri), &v);
 		if (r->extra == NULL && (s->view == TL_VIEW_NODE || s->view == TL_VIEW_SCOPE))
 			r->extra = tl_summary_arena_dup(
@@ -582,10 +702,11 @@ void tl_summary_add_run(tl_summary *s, const tl_run *run)
 		tl_summary_graph_rows(s, gm, ri);
 	} else {
 		add_params(s, run, ri);
-		count_defined(s, run);
+		count_defined(s, run, cache);
 	}
 	tl_summary_graph_free(gm);
-	g_free(cache);
+	if (cache != NULL)
+		key_cache_free(cache);
 	g_free(host_dev);
 	g_free(accel);
 	g_free(self);
@@ -697,9 +818,9 @@ double tl_summary_row_stat(const tl_summary *s, const tl_row *r, int col, const 
 		return (double)r->defined;
 	if (s->view == TL_VIEW_STEP) {
 		/* a step row is one run: its own values, no statistic */
-		for (guint k = 0; k < r->runs->len; k++)
-			if (g_array_index(r->runs, tl_summary_vals, k).v[TL_COL_OCCURRENCE] > 0)
-				return g_array_index(r->runs, tl_summary_vals, k).v[col];
+		for (uint32_t k = 0; k < r->n_vals; k++)
+			if (r->vals[k].v[TL_COL_OCCURRENCE] > 0)
+				return r->vals[k].v[col];
 		return 0;
 	}
 	size_t first = 0, n = s->n_runs;
@@ -713,7 +834,7 @@ double tl_summary_row_stat(const tl_summary *s, const tl_row *r, int col, const 
 	 * 0): in a stream of thousands of runs whose rows each occur in a
 	 * few, a row costs its own runs, not the stream's. */
 	size_t lo = MAX(first, r->first_run);
-	size_t hi = MIN(first + n, (size_t)r->first_run + r->runs->len);
+	size_t hi = MIN(first + n, (size_t)r->first_run + r->n_vals);
 	size_t m = hi > lo ? hi - lo : 0;
 	double out = 0, sum = 0;
 	/* adding the 0 of a run not held leaves a sum as it was, so the sum
@@ -774,9 +895,9 @@ void tl_summary_row_stats(const tl_summary *s, const tl_row *r, const tl_summary
 	 * tl_summary_row_stat sums it, then divided by every run */
 	for (int c = 0; c < TL_N_COLS; c++)
 		v[c] = 0;
-	size_t held = r->first_run < n ? MIN((size_t)r->runs->len, n - r->first_run) : 0;
+	size_t held = r->first_run < n ? MIN((size_t)r->n_vals, n - r->first_run) : 0;
 	for (size_t k = 0; k < held; k++) {
-		const tl_summary_vals *x = &g_array_index(r->runs, tl_summary_vals, k);
+		const tl_summary_vals *x = &r->vals[k];
 		for (int c = 0; c < TL_N_COLS; c++)
 			v[c] += x->v[c];
 	}
@@ -817,9 +938,99 @@ static int cmp_line(const void *a, const void *b, void *ctx)
 	return strcmp(x->row->name, y->row->name);
 }
 
+/* The first `keep` lines of the table, in its order (cmp_line: the value,
+ * then the name, a whole order since names are unique), without sorting
+ * every row by name or by value: a heap of the best `keep` lines so far,
+ * its worst on top, then sorted. A row costs its statistics and a
+ * comparison with the heap's top. Where an ordering value is NaN (which
+ * no order holds: cmp_line then depends on the sort's steps) it gives up:
+ * false, and f untouched. */
+typedef struct line_heap {
+	tl_summary_line *at; /* `cap` lines, the first n a heap */
+	size_t n, cap;
+	int order_col;
+} line_heap;
+
+static void heap_down(line_heap *h, size_t i)
+{
+	tl_summary_line x = h->at[i];
+	for (;;) {
+		size_t k = 2 * i + 1;
+		if (k >= h->n)
+			break;
+		if (k + 1 < h->n && cmp_line(&h->at[k + 1], &h->at[k], &h->order_col) > 0)
+			k++;
+		if (cmp_line(&h->at[k], &x, &h->order_col) <= 0)
+			break;
+		h->at[i] = h->at[k];
+		i = k;
+	}
+	h->at[i] = x;
+}
+
+static void heap_up(line_heap *h, size_t i)
+{
+	tl_summary_line x = h->at[i];
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+		if (cmp_line(&h->at[p], &x, &h->order_col) >= 0)
+			break;
+		h->at[i] = h->at[p];
+		i = p;
+	}
+	h->at[i] = x;
+}
+
+static bool flat_kept(tl_summary_flat *f, const tl_summary *s, const tl_summary_opts *o)
+{
+	size_t rows = g_hash_table_size(s->rows);
+	line_heap h = {.cap = MIN(o->keep, rows), .order_col = o->order_by};
+	h.at = g_new(tl_summary_line, h.cap ? h.cap : 1);
+	double total[TL_N_COLS] = {0};
+	size_t n_all = 0;
+	GHashTableIter it;
+	gpointer k, v;
+	g_hash_table_iter_init(&it, s->rows);
+	while (g_hash_table_iter_next(&it, &k, &v)) {
+		tl_summary_line line = {.row = v};
+		if (!tl_summary_name_passes(o, line.row))
+			continue;
+		tl_summary_row_stats(s, line.row, o, line.v);
+		if (!o->displayed_only || tl_summary_values_pass(o, line.v))
+			for (int c = 0; c < TL_N_COLS; c++)
+				total[c] += line.v[c];
+		if (!tl_summary_values_pass(o, line.v))
+			continue;
+		if (o->order_by >= 0 && isnan(line.v[o->order_by])) {
+			g_free(h.at);
+			return false;
+		}
+		n_all++;
+		if (h.n < h.cap) {
+			h.at[h.n++] = line;
+			heap_up(&h, h.n - 1);
+		} else if (h.n > 0 && cmp_line(&line, &h.at[0], &h.order_col) < 0) {
+			h.at[0] = line;
+			heap_down(&h, 0);
+		}
+	}
+	if (h.n > 1)
+		qsort_r(h.at, h.n, sizeof(tl_summary_line), cmp_line, (void *)&o->order_by);
+	f->lines = h.at;
+	f->n = h.n;
+	f->n_all = n_all;
+	memcpy(f->total, total, sizeof total);
+	return true;
+}
+
 tl_summary_flat *tl_summary_flat_new(const tl_summary *s, const tl_summary_opts *o)
 {
 	tl_summary_flat *f = g_new0(tl_summary_flat, 1);
+	f->share_col = o->order_by >= 0 ? o->order_by : o->select[0];
+	if (s->nested && f->share_col == TL_COL_TOTAL)
+		f->share_col = TL_COL_SELF;
+	if (o->keep > 0 && o->keep < g_hash_table_size(s->rows) && flat_kept(f, s, o))
+		return f;
 	GPtrArray *rows = tl_summary_sorted_rows(s);
 	GArray *shown = g_array_new(FALSE, FALSE, sizeof(tl_summary_line));
 	for (guint i = 0; i < rows->len; i++) {
@@ -838,11 +1049,8 @@ tl_summary_flat *tl_summary_flat_new(const tl_summary *s, const tl_summary_opts 
 		qsort_r(shown->data, shown->len, sizeof(tl_summary_line), cmp_line,
 			(void *)&o->order_by);
 	g_ptr_array_free(rows, TRUE);
-	f->n = shown->len;
+	f->n = f->n_all = shown->len;
 	f->lines = (tl_summary_line *)(void *)g_array_free(shown, FALSE);
-	f->share_col = o->order_by >= 0 ? o->order_by : o->select[0];
-	if (s->nested && f->share_col == TL_COL_TOTAL)
-		f->share_col = TL_COL_SELF;
 	return f;
 }
 
@@ -881,9 +1089,8 @@ void tl_summary_absorb(tl_summary *dst, tl_summary *src)
 			d->shape = g_strdup(r->shape);
 		if (d->extra == NULL && r->extra != NULL)
 			d->extra = tl_summary_arena_dup(dst, r->extra);
-		for (guint i = 0; i < r->runs->len; i++)
-			*tl_summary_row_run(d, base + r->first_run + i) =
-			    g_array_index(r->runs, tl_summary_vals, i);
+		for (uint32_t i = 0; i < r->n_vals; i++)
+			*tl_summary_row_run(d, base + r->first_run + i) = r->vals[i];
 	}
 }
 

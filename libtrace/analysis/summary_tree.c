@@ -25,26 +25,16 @@ static gboolean tnode_equal(gconstpointer a, gconstpointer b)
 	       memcmp(x->name + x->comp, y->name + y->comp, x->len - x->comp) == 0;
 }
 
-static void tnode_free(tl_summary_scope *t)
-{
-	for (tl_summary_scope *c = t->first_kid, *next; c != NULL; c = next) {
-		next = c->next;
-		tnode_free(c);
-	}
-	g_free(t->self);
-	g_free(t);
-}
-
 /* The child of t whose path is name[0 .. len), its last component from
  * `comp` on. */
 static tl_summary_scope *child(tl_summary_scope *t, const char *name, size_t comp, size_t len,
-			       GHashTable *index)
+			       GHashTable *index, tl_arena *arena)
 {
 	tl_summary_scope key = {
 	    .name = name, .len = (uint32_t)len, .comp = (uint32_t)comp, .parent = t};
 	tl_summary_scope *c = g_hash_table_lookup(index, &key);
 	if (c == NULL) {
-		c = g_new0(tl_summary_scope, 1);
+		c = tl_arena_alloc(arena, sizeof *c);
 		*c = key;
 		if (t->last_kid != NULL)
 			t->last_kid->next = c;
@@ -112,7 +102,9 @@ bool tl_summary_tree_match(const GRegex *re, const tl_summary_scope *t)
 tl_summary_tree *tl_summary_tree_new(const tl_summary *s, const tl_summary_opts *o)
 {
 	tl_summary_tree *tree = g_new0(tl_summary_tree, 1);
-	tl_summary_scope *root = g_new0(tl_summary_scope, 1);
+	/* the nodes and their values live in the tree's arena */
+	tree->arena = tl_arena_new();
+	tl_summary_scope *root = tl_arena_zalloc(tree->arena, sizeof *root);
 	root->name = "";
 	tree->root = root;
 	tree->index = g_hash_table_new(tnode_hash, tnode_equal);
@@ -145,7 +137,8 @@ tl_summary_tree *tl_summary_tree_new(const tl_summary *s, const tl_summary_opts 
 			    g_array_index(path, step, depth).end == len) {
 				t = g_array_index(path, step, depth).t;
 			} else {
-				t = child(t, r->name, (size_t)(p - r->name), len, tree->index);
+				t = child(t, r->name, (size_t)(p - r->name), len, tree->index,
+					  tree->arena);
 				if (depth >= path->len)
 					g_array_set_size(path, depth + 1);
 				g_array_index(path, step, depth) = (step){t, len};
@@ -160,7 +153,7 @@ tl_summary_tree *tl_summary_tree_new(const tl_summary *s, const tl_summary_opts 
 			t->name = r->name; /* its own name, terminated */
 		t->row = r;
 		if (t->self == NULL)
-			t->self = g_new(double, TL_N_COLS);
+			t->self = tl_arena_alloc(tree->arena, TL_N_COLS * sizeof(double));
 		tl_summary_row_stats(s, r, o, t->self);
 	}
 	g_array_free(path, TRUE);
@@ -174,6 +167,6 @@ void tl_summary_tree_free(tl_summary_tree *tree)
 	if (tree == NULL)
 		return;
 	g_hash_table_destroy(tree->index);
-	tnode_free(tree->root);
+	tl_arena_free(tree->arena);
 	g_free(tree);
 }

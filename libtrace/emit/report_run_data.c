@@ -859,10 +859,12 @@ static void tables_sum(void *p)
 		tl_report_sink sink;
 		tl_report_sink_init(&sink, j->max_rows);
 		tl_summary *sum = tl_summary_new(j->views[k]);
+		sum->times_only = true; /* the page shows no memory or float_ops */
 		tl_summary_add_run(sum, j->run);
 		tl_summary_opts o;
 		tl_summary_opts_init(&o);
 		o.fit_quietly = true;
+		o.keep = j->max_rows; /* the rows the sink takes, the rest counted */
 		tl_summary_opts_fit(&o, sum);
 		tl_summary_write(sum, &o, &sink.sink, out);
 		if (j->views[k] == TL_VIEW_OP)

@@ -93,15 +93,16 @@ static void write_flat(const tl_summary *s, const tl_summary_opts *o, const tl_t
 	};
 	static const tl_table_spec meta = {meta_cols, 2, NULL};
 	tl_cell meta_cells[] = {{.s = tl_summary_view_name(s->view)}, {.v = (double)s->n_runs}};
-	char *head = flat_head(o, wname);
+	/* only text shows a number as its text (tl_summary_human), and only
+	 * text writes a head line (a page's tables are a thousand a page) */
+	bool text = strcmp(sink->name, "text") == 0;
+	char *head = text ? flat_head(o, wname) : NULL;
 	tl_table t;
 	tl_table_begin(&t, sink, out, &spec, NULL, &meta, meta_cells, head);
 	tl_cell *cells = g_new0(tl_cell, n_cols);
 	struct human {
 		char s[48];
 	} *human = g_new(struct human, (size_t)o->n_select);
-	/* only text shows a number as its text (tl_summary_human) */
-	bool text = strcmp(sink->name, "text") == 0;
 	double cum = 0, total = f->total[f->share_col];
 	for (size_t i = 0; i < f->n; i++) {
 		if (tl_table_full(&t)) {
@@ -132,6 +133,10 @@ static void write_flat(const tl_summary *s, const tl_summary_opts *o, const tl_t
 		cells[2 + o->n_select].v = cum;
 		tl_table_row(&t, cells);
 	}
+	/* the lines opts.keep left out, counted as a sink that is full
+	 * counts them */
+	for (size_t i = f->n; i < f->n_all; i++)
+		tl_table_skip_row(&t);
 	tl_table_end(&t);
 	g_free(human);
 	g_free(cells);
@@ -357,7 +362,8 @@ static void write_tree(const tl_summary *s, const tl_summary_opts *o, const tl_t
 			cols[2 + k] = (tl_table_col){tl_summary_col_name(o->select[k]), NULL,
 						     TL_CELL_AUTO, NULL, NULL};
 		tl_table_spec spec = {cols, n_cols, NULL};
-		char *head = tree_head(o);
+		/* only text writes the legend */
+		char *head = strcmp(sink->name, "text") == 0 ? tree_head(o) : NULL;
 		tl_table t;
 		w.t = &t;
 		w.cells = g_new0(tl_cell, n_cols);

@@ -112,10 +112,15 @@ extern const char *const tl_summary_stat_names[];
 
 typedef struct tl_row {
 	char *name;
-	GArray *runs; /* double[TL_N_COLS] per run from first_run on (a row
-		       * of one late run, as in the step view, holds one) */
+	/* double[TL_N_COLS] per run from first_run on (a row of one late run,
+	 * as in the step view, holds one): n_vals of them, room for cap_vals;
+	 * the first run's lie in the row's own block of the arena, more runs
+	 * in memory of their own */
+	struct tl_summary_vals *vals;
+	uint32_t n_vals, cap_vals;
 	size_t first_run;
 	int64_t defined; /* graph nodes in the row */
+	size_t counted;	 /* scratch: the nodes of the run being added (0 after) */
 	char *shape;	 /* variables: "784x128" */
 	char *extra;	 /* kernel view: the op; op view: "" (in the summary's arena) */
 } tl_row;
@@ -134,6 +139,10 @@ typedef struct tl_summary {
 	GHashTable *kept_out;	      /* node name -> executions kept out (not in graph) */
 	size_t kept_out_execs;
 	tl_arena *arena; /* the rows and their names, freed at once */
+	bool times_only; /* set before adding runs: executions' memory and
+			  * float_ops are not read (their columns stay 0, params
+			  * are still counted): a page's tables, which show the
+			  * times and occurrence alone */
 } tl_summary;
 
 tl_summary *tl_summary_new(tl_summary_view view);
@@ -208,6 +217,8 @@ typedef struct tl_summary_opts {
 	bool occurrence_defined; /* occurrence = graph nodes, not executions */
 	bool fit_quietly;	 /* tl_summary_opts_fit drops columns unwarned (a
 				  * report's own tables, no one's choice) */
+	size_t keep;		 /* a flat table keeps its first `keep` lines
+				  * in its order (0: all): tl_summary_flat */
 } tl_summary_opts;
 
 void tl_summary_opts_init(tl_summary_opts *o);
@@ -247,8 +258,13 @@ typedef struct tl_summary_line {
 typedef struct tl_summary_flat {
 	tl_summary_line *lines;
 	size_t n;
+	size_t n_all; /* the lines that pass the filters: n, or more where
+		       * opts.keep cut them (those past the first n are left
+		       * unordered: a page's table keeps its first 2,000) */
 	double total[TL_N_COLS]; /* over the rows that pass the name filters (and the
-				  * value filters too with --account-displayed-only) */
+				  * value filters too with --account-displayed-only);
+				  * where opts.keep cut the lines, summed in another
+				  * order (the last bits may differ) */
 	int share_col;		 /* the column shares are of: the order's, but
 				  * self_micros for total_micros where the inputs
 				  * nest (inclusive times do not add up) */
@@ -278,6 +294,7 @@ typedef struct tl_summary_scope {
 typedef struct tl_summary_tree {
 	tl_summary_scope *root;
 	GHashTable *index;
+	tl_arena *arena; /* the nodes and their values, freed at once */
 } tl_summary_tree;
 
 tl_summary_tree *tl_summary_tree_new(const tl_summary *s, const tl_summary_opts *o);

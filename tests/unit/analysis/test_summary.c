@@ -7,7 +7,9 @@
  * over allocators as tfprof does (peak too), output bytes,
  * params of variables whether they ran or not, float ops of a MatMul and
  * a Conv2D); the statistics over runs, a run without the row counting 0;
- * the flat table's filters, totals and order; the scope tree's totals and
+ * the flat table's filters, totals and order, and its first lines alone
+ * (opts.keep, the ties at the cut broken by name); a summary of the times
+ * alone (times_only, a page's); the scope tree's totals and
  * kids; absorbing summaries equal to adding their runs in order; a
  * partial written and read back equal to the summary it came from, and
  * one of another view refused. Times in the comments are us. */
@@ -533,6 +535,88 @@ static void test_flat_order(void **state)
 	tl_summary_free(s);
 }
 
+/* opts.keep: the first lines of the whole order alone, the ties at the
+ * cut (Relu and VariableV2, 2 us each) broken by name as the whole sort
+ * breaks them; every line passing counted (n_all) and in the totals
+ * (45 us, 20 us of CPU, integers: the same in any order); keep 0, or as
+ * many as the rows or more, the whole table. */
+static void test_flat_keep(void **state)
+{
+	(void)state;
+	tl_summary *s = summary_a(TL_VIEW_OP);
+	tl_summary_opts o;
+	tl_summary_opts_init(&o);
+	static const struct {
+		size_t keep;
+		int order_by;
+		const char *names;
+	} cases[] = {
+	    {0, TL_COL_TOTAL, "Conv2D MatMul Const Relu VariableV2"},
+	    {4, TL_COL_TOTAL, "Conv2D MatMul Const Relu"},
+	    {3, TL_COL_TOTAL, "Conv2D MatMul Const"},
+	    {1, TL_COL_TOTAL, "Conv2D"},
+	    {5, TL_COL_TOTAL, "Conv2D MatMul Const Relu VariableV2"},
+	    {9, TL_COL_TOTAL, "Conv2D MatMul Const Relu VariableV2"},
+	    {2, -1, "Const Conv2D"},
+	    {2, TL_COL_FLOPS, "Conv2D MatMul"},
+	    {4, TL_COL_FLOPS, "Conv2D MatMul Relu Const"},
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		o.keep = cases[i].keep;
+		o.order_by = cases[i].order_by;
+		tl_summary_flat *f = NULL;
+		char *names = flat_names(s, &o, &f);
+		assert_string_equal(names, cases[i].names);
+		assert_int_equal(f->n_all, 5);
+		assert_true(f->total[TL_COL_TOTAL] == 45);
+		assert_true(f->total[TL_COL_CPU] == 20);
+		/* the lines' values are the rows' statistics */
+		for (size_t k = 0; k < f->n; k++) {
+			double v[TL_N_COLS];
+			tl_summary_row_stats(s, f->lines[k].row, &o, v);
+			assert_memory_equal(v, f->lines[k].v, sizeof v);
+		}
+		g_free(names);
+		tl_summary_flat_free(f);
+	}
+	/* a value filter's lines (cpu 3 us or more: Conv2D, MatMul, Const)
+	 * are the ones kept from and counted; the totals take every row,
+	 * or with --account-displayed-only the lines that pass (41, 16) */
+	o.keep = 2;
+	o.order_by = TL_COL_TOTAL;
+	o.min[TL_COL_CPU] = 3;
+	assert_flat(s, &o, "Conv2D MatMul", 45, 20);
+	o.displayed_only = true;
+	assert_flat(s, &o, "Conv2D MatMul", 41, 16);
+	tl_summary_flat *f = tl_summary_flat_new(s, &o);
+	assert_int_equal(f->n_all, 3);
+	tl_summary_flat_free(f);
+	tl_summary_free(s);
+}
+
+/* times_only (a page's tables): the times, occurrence and definitions of
+ * test_op_view, the params of the variables too; no memory, no
+ * float_ops. */
+static void test_times_only(void **state)
+{
+	(void)state;
+	tl_summary *s = tl_summary_new(TL_VIEW_OP);
+	s->times_only = true;
+	tl_run *run = td_run_of_text(text_a, "a");
+	tl_summary_add_run(s, run);
+	tl_run_free(run);
+	tl_warn_clear();
+	assert_int_equal(g_hash_table_size(s->rows), 5);
+	assert_row(s, "Conv2D", VALS(28, 25, 3, 1, 0, 0, 0, 0, 0, 0, 28));
+	assert_row(s, "MatMul", VALS(10, 0, 10, 1, 0, 0, 0, 0, 0, 0, 10));
+	assert_row(s, "Const", VALS(3, 0, 3, 3, 0, 0, 0, 0, 0, 0, 3));
+	assert_row(s, "VariableV2", VALS(2, 0, 2, 1, 0, 0, 0, 0, 27, 0, 2));
+	assert_row(s, "Relu", VALS(2, 0, 2, 1, 0, 0, 0, 0, 0, 0, 2));
+	assert_int_equal(row_named(s, "Const")->defined, 3);
+	assert_int_equal(row_named(s, "VariableV2")->defined, 2);
+	tl_summary_free(s);
+}
+
 /* ---- the scope tree ----------------------------------------------------- */
 
 /* Nodes a 1, a/b 2, a/b/c 4, a/d 8, e 16, s/t/u 32 (Neg, us): the
@@ -878,6 +962,8 @@ int main(void)
 	    cmocka_unit_test(test_flat_filters),
 	    cmocka_unit_test(test_flat_account_type),
 	    cmocka_unit_test(test_flat_order),
+	    cmocka_unit_test(test_flat_keep),
+	    cmocka_unit_test(test_times_only),
 	    cmocka_unit_test(test_tree),
 	    cmocka_unit_test(test_tree_hide),
 	    cmocka_unit_test(test_tree_shared_bytes),
