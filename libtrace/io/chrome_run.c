@@ -836,7 +836,7 @@ static const tl_slice_event *slice_events(creader *c)
 					  .node = x->node,
 					  .op = x->op,
 					  .thread = x->thread,
-					  .kind = k | (x->kind & TL_SLICE_OP)};
+					  .kind = k | (x->kind & (TL_SLICE_OP | TL_SLICE_RUNTIME))};
 	}
 	g_free(by_thread);
 	return out;

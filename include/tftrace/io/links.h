@@ -19,7 +19,8 @@
 /* What a slice of a Chrome trace is (io/chrome_kind.h): host work, device
  * work (a kernel, a copy), a step, or a repeat of other slices that tables
  * leave out; TL_SLICE_OP marks an op whose launches are its own (Kineto's
- * cpu_op). */
+ * cpu_op), TL_SLICE_RUNTIME a runtime or driver call (Kineto's cuda_runtime,
+ * cuda_driver, ...), the host events HTA's critical path reads. */
 enum {
 	TL_SLICE_HOST = 0,
 	TL_SLICE_DEVICE = 1,
@@ -27,6 +28,7 @@ enum {
 	TL_SLICE_STEP = 3,
 	TL_SLICE_KIND = 3, /* the mask of the kinds above */
 	TL_SLICE_OP = 4,
+	TL_SLICE_RUNTIME = 8,
 };
 
 /* A slice's event as the file has it: its name, the node and op its args
