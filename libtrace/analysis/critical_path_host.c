@@ -12,7 +12,13 @@
 
 #define NONE UINT32_MAX
 
-enum { E_OP, E_DEP, E_LAUNCH, E_KERNEL, E_SYNC };
+enum {
+	E_OP = TL_PATH_EDGE_OP,
+	E_DEP = TL_PATH_EDGE_DEP,
+	E_LAUNCH = TL_PATH_EDGE_LAUNCH,
+	E_KERNEL = TL_PATH_EDGE_KERNEL,
+	E_SYNC = TL_PATH_EDGE_SYNC
+};
 
 typedef struct cedge {
 	uint32_t src, dst; /* nodes: 2k is event k's start, 2k + 1 its end */
@@ -330,7 +336,6 @@ static void longest(graph *g, GArray *path)
 	int64_t *dist = g_new0(int64_t, n + 1);
 	uint32_t *pred = g_new(uint32_t, n + 1); /* the edge into it on its path */
 	uint32_t *queue = g_new(uint32_t, n + 1);
-	bool *done = g_new0(bool, n + 1);
 	uint32_t head = 0, tail = 0;
 	for (uint32_t v = 0; v < n; v++) {
 		pred[v] = NONE;
@@ -339,7 +344,6 @@ static void longest(graph *g, GArray *path)
 	}
 	while (head < tail) {
 		uint32_t u = queue[head++];
-		done[u] = true;
 		for (uint32_t j = out.first[u]; j < out.first[u + 1]; j++) {
 			const cedge *e = &es[out.members[j]];
 			int64_t d = sat_add(dist[u], e->w);
@@ -356,12 +360,13 @@ static void longest(graph *g, GArray *path)
 			"'%s': %u instants of the critical path graph lie on cycles (clock "
 			"skew between host and device): they are left out",
 			g->run->label, n - tail);
-	/* the end: the longest, then the latest, then the first node */
+	/* the end: the longest, the first in topological order where several
+	 * are (as networkx's: a zero-weight edge out of the end, a sync, is
+	 * left off) */
 	uint32_t end = NONE;
-	for (uint32_t v = 0; v < n; v++)
-		if (done[v] && (end == NONE || dist[v] > dist[end] ||
-				(dist[v] == dist[end] && node_ts(g, v) > node_ts(g, end))))
-			end = v;
+	for (uint32_t i = 0; i < tail; i++)
+		if (end == NONE || dist[queue[i]] > dist[end])
+			end = queue[i];
 	for (uint32_t v = end; v != NONE && pred[v] != NONE; v = es[pred[v]].src)
 		g_array_append_val(path, pred[v]);
 	/* an end with no edge in: a path of one instant */
@@ -381,7 +386,6 @@ static void longest(graph *g, GArray *path)
 	g_free(dist);
 	g_free(pred);
 	g_free(queue);
-	g_free(done);
 }
 
 /* The path's events in the order it meets them, each with the weights of
@@ -430,6 +434,52 @@ static void path_steps(graph *g, const GArray *path, tl_path *out)
 	g_free(step_of);
 }
 
+/* HTA's graph of the window's events. */
+static void build(graph *g, const tl_run *run, int64_t wb, int64_t we)
+{
+	*g = (graph){.run = run,
+		     .ev = g_array_new(FALSE, FALSE, sizeof(uint32_t)),
+		     .ev_of = g_new(uint32_t, run->n_execs + 1),
+		     .edges = g_array_new(FALSE, FALSE, sizeof(cedge))};
+	for (size_t i = 0; i < run->n_execs; i++)
+		g->ev_of[i] = NONE;
+	pick_host(g, wb, we);
+	pick_device(g, wb, we);
+	host_edges(g);
+	GArray *by_stream = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	GArray *stream_first = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	device_edges(g, by_stream, stream_first);
+	sync_edges(g, by_stream, stream_first);
+	g_array_free(by_stream, TRUE);
+	g_array_free(stream_first, TRUE);
+}
+
+static void graph_free(graph *g)
+{
+	g_array_free(g->ev, TRUE);
+	g_array_free(g->edges, TRUE);
+	g_free(g->ev_of);
+}
+
+GArray *tl_critical_path_host_edges(const tl_run *run, int64_t wb, int64_t we)
+{
+	graph g;
+	build(&g, run, wb, we);
+	GArray *out = g_array_sized_new(FALSE, FALSE, sizeof(tl_path_edge), g.edges->len);
+	for (guint i = 0; i < g.edges->len; i++) {
+		const cedge *e = &g_array_index(g.edges, cedge, i);
+		tl_path_edge x = {.src = ev_exec(&g, e->src / 2),
+				  .dst = ev_exec(&g, e->dst / 2),
+				  .src_end = e->src & 1,
+				  .dst_end = e->dst & 1,
+				  .w = e->w,
+				  .type = e->type};
+		g_array_append_val(out, x);
+	}
+	graph_free(&g);
+	return out;
+}
+
 void tl_critical_path_host(const tl_run *run, int64_t wb, int64_t we, tl_path *out)
 {
 	out->rules = TL_PATH_HOST;
@@ -440,21 +490,8 @@ void tl_critical_path_host(const tl_run *run, int64_t wb, int64_t we, tl_path *o
 			"stream, device synchronizes); stream and event synchronizes are not "
 			"read",
 			run->label, run->input_kind != NULL ? run->input_kind : "a profile");
-	graph g = {.run = run,
-		   .ev = g_array_new(FALSE, FALSE, sizeof(uint32_t)),
-		   .ev_of = g_new(uint32_t, run->n_execs + 1),
-		   .edges = g_array_new(FALSE, FALSE, sizeof(cedge))};
-	for (size_t i = 0; i < run->n_execs; i++)
-		g.ev_of[i] = NONE;
-	pick_host(&g, wb, we);
-	pick_device(&g, wb, we);
-	host_edges(&g);
-	GArray *by_stream = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-	GArray *stream_first = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-	device_edges(&g, by_stream, stream_first);
-	sync_edges(&g, by_stream, stream_first);
-	g_array_free(by_stream, TRUE);
-	g_array_free(stream_first, TRUE);
+	graph g;
+	build(&g, run, wb, we);
 	if (g.negative > 0)
 		tl_warn("critical-path-negative",
 			"'%s': %zu edges of the critical path graph run back in time (a child "
@@ -466,7 +503,5 @@ void tl_critical_path_host(const tl_run *run, int64_t wb, int64_t we, tl_path *o
 		longest(&g, path);
 	path_steps(&g, path, out);
 	g_array_free(path, TRUE);
-	g_array_free(g.ev, TRUE);
-	g_array_free(g.edges, TRUE);
-	g_free(g.ev_of);
+	graph_free(&g);
 }
