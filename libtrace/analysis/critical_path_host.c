@@ -8,6 +8,7 @@
 #include "io/links.h"
 
 #include <glib.h>
+#include <inttypes.h>
 #include <string.h>
 
 #define NONE UINT32_MAX
@@ -33,6 +34,17 @@ typedef struct graph {
 	uint32_t *ev_of; /* per execution: its event, or NONE */
 	GArray *edges;	 /* cedge */
 	size_t negative; /* edges that ran back in time, weighed 0 */
+	/* the graph's kernels by stream device, in start order: those of
+	 * device d are kern[kfirst[d] .. kfirst[d] + kn[d]) */
+	GArray *kern;
+	uint32_t *kfirst, *kn;
+	uint32_t *ksync; /* per event: the kernel a stream wait makes it wait for */
+	/* cuda_sync: each record's execution; per stream device, its
+	 * executions by their launch's start (made when asked) */
+	uint32_t *exec_of_rec;
+	size_t n_recs;
+	GPtrArray *by_launch;
+	GHashTable *dev_by_name;
 } graph;
 
 const char *tl_critical_path_name(const tl_run *run, uint32_t e)
@@ -237,17 +249,18 @@ static void host_edges(graph *g)
 }
 
 /* Kernels on their streams, in start order: each one's span, and the edge
- * that let it start: its launch when the stream was idle at the call,
- * else the previous kernel's end. Fills by_stream: the graph's kernels,
- * stream by stream (stream_first[s] .. stream_first[s + 1]). */
-static void device_edges(graph *g, GArray *by_stream, GArray *stream_first)
+ * that let it start: its launch when the stream was idle at the call (and
+ * a stream wait's kernel, if any, ended before it), else the previous
+ * kernel's end (where that ended after the awaited kernel). */
+static void device_edges(graph *g)
 {
 	const tl_run *run = g->run;
 	for (size_t d = 0; d < run->n_devices; d++) {
 		const tl_device *dev = &run->devices[d];
+		g->kfirst[d] = g->kern->len;
 		if (!is_device_device(dev))
 			continue;
-		uint32_t first = by_stream->len, prev = NONE;
+		uint32_t prev = NONE;
 		for (uint32_t i = dev->first_exec; i < dev->first_exec + dev->n_exec; i++) {
 			uint32_t k = g->ev_of[i];
 			if (k == NONE)
@@ -255,49 +268,214 @@ static void device_edges(graph *g, GArray *by_stream, GArray *stream_first)
 			const tl_exec *e = &run->execs[i];
 			add_edge(g, 2 * k, 2 * k + 1, E_OP, false, k);
 			uint32_t l = e->launcher >= 0 ? g->ev_of[e->launcher] : NONE;
-			if (l != NONE && (prev == NONE || run->execs[ev_exec(g, prev)].end <
-							      run->execs[e->launcher].start))
-				add_edge(g, 2 * l, 2 * k, E_LAUNCH, false, k);
-			else if (prev != NONE)
+			int64_t prev_end = prev != NONE ? run->execs[ev_exec(g, prev)].end : 0;
+			uint32_t ks = g->ksync[k];
+			int64_t ks_end = ks != NONE ? run->execs[ev_exec(g, ks)].end : 0;
+			if (l != NONE) {
+				int64_t call = run->execs[e->launcher].start;
+				if ((prev == NONE || prev_end < call) && (ks == NONE || ks_end < call)) {
+					add_edge(g, 2 * l, 2 * k, E_LAUNCH, false, k);
+					l = NONE - 1; /* done */
+				}
+			}
+			if (l != NONE - 1 && prev != NONE && (ks == NONE || ks_end < prev_end))
 				add_edge(g, 2 * prev + 1, 2 * k, E_KERNEL, false, k);
 			prev = k;
-			g_array_append_val(by_stream, k);
+			g_array_append_val(g->kern, k);
 		}
-		if (by_stream->len > first)
-			g_array_append_val(stream_first, first);
+		g->kn[d] = g->kern->len - g->kfirst[d];
 	}
-	uint32_t end = by_stream->len;
-	g_array_append_val(stream_first, end);
+}
+
+/* The last of the graph's kernels on stream device d to start before t,
+ * or NONE. */
+static uint32_t last_before(const graph *g, uint32_t d, int64_t t)
+{
+	const uint32_t *ks = (const uint32_t *)(void *)g->kern->data + g->kfirst[d];
+	uint32_t lo = 0, hi = g->kn[d];
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (g->run->execs[ev_exec(g, ks[mid])].start < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 ? ks[lo - 1] : NONE;
 }
 
 /* A device synchronize's end waits for the last kernel to start before it
  * on every stream. */
-static void sync_edges(graph *g, const GArray *by_stream, const GArray *stream_first)
+static void device_syncs(graph *g)
 {
 	const tl_run *run = g->run;
-	const uint32_t *ks = (const uint32_t *)(void *)by_stream->data;
-	const uint32_t *sf = (const uint32_t *)(void *)stream_first->data;
 	uint32_t n_ev = g->ev->len;
 	for (uint32_t k = 0; k < n_ev; k++) {
 		uint32_t x = ev_exec(g, k);
 		if (is_device_device(&run->devices[run->execs[x].device]) ||
 		    !name_in(tl_critical_path_name(run, x), device_sync))
 			continue;
-		int64_t t = run->execs[x].end;
-		for (guint s = 0; s + 1 < stream_first->len; s++) {
-			/* the last kernel of [sf[s], sf[s + 1]) that starts before t */
-			uint32_t lo = sf[s], hi = sf[s + 1];
-			while (lo < hi) {
-				uint32_t mid = lo + (hi - lo) / 2;
-				if (run->execs[ev_exec(g, ks[mid])].start < t)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			if (lo > sf[s])
-				add_edge(g, 2 * ks[lo - 1] + 1, 2 * k + 1, E_SYNC, true, NONE);
+		for (uint32_t d = 0; d < run->n_devices; d++) {
+			uint32_t j = g->kn[d] > 0 ? last_before(g, d, run->execs[x].end) : NONE;
+			if (j != NONE)
+				add_edge(g, 2 * j + 1, 2 * k + 1, E_SYNC, true, NONE);
 		}
 	}
+}
+
+/* ---- Kineto's cuda_sync events ---------------------------------------- */
+
+/* The execution of record place r, or NONE. */
+static uint32_t exec_at(const graph *g, uint32_t r)
+{
+	return r < g->n_recs ? g->exec_of_rec[r] : NONE;
+}
+
+/* The stream device `stream` of the GPU a cuda_sync execution is on, or
+ * NONE. */
+static uint32_t stream_device(graph *g, uint32_t sync_exec, int64_t stream)
+{
+	if (stream < 0)
+		return NONE;
+	const tl_run *run = g->run;
+	char *name = g_strdup_printf("%s/stream:%" PRId64,
+				     run->devices[run->execs[sync_exec].device].name, stream);
+	gpointer d = g_hash_table_lookup(g->dev_by_name, name);
+	g_free(name);
+	return d != NULL ? (uint32_t)GPOINTER_TO_SIZE(d) - 1 : NONE;
+}
+
+static gint cmp_launch(gconstpointer a, gconstpointer b, gpointer data)
+{
+	const tl_run *run = data;
+	const tl_exec *x = &run->execs[run->execs[*(const uint32_t *)a].launcher];
+	const tl_exec *y = &run->execs[run->execs[*(const uint32_t *)b].launcher];
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->seq < y->seq ? -1 : (x->seq > y->seq);
+}
+
+/* Stream device d's launched executions by their launch's start. */
+static const GArray *launches(graph *g, uint32_t d)
+{
+	GArray *a = g_ptr_array_index(g->by_launch, d);
+	if (a != NULL)
+		return a;
+	const tl_device *dev = &g->run->devices[d];
+	a = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	for (uint32_t i = dev->first_exec; i < dev->first_exec + dev->n_exec; i++)
+		if (g->run->execs[i].launcher >= 0)
+			g_array_append_val(a, i);
+	g_array_sort_with_data(a, cmp_launch, (gpointer)g->run);
+	g_ptr_array_index(g->by_launch, d) = a;
+	return a;
+}
+
+/* The first of d's launches whose call starts at or after t. */
+static guint launch_at(graph *g, uint32_t d, int64_t t)
+{
+	const GArray *a = launches(g, d);
+	guint lo = 0, hi = a->len;
+	while (lo < hi) {
+		guint mid = lo + (hi - lo) / 2;
+		uint32_t x = g_array_index(a, uint32_t, mid);
+		if (g->run->execs[g->run->execs[x].launcher].start < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The kernel an event wait waits for: the last launched onto the
+ * recorded stream before the cudaEventRecord call (as HTA), as an event
+ * of the graph, or NONE. */
+static uint32_t recorded_kernel(graph *g, const tl_sync_rec *s, uint32_t sync_exec)
+{
+	uint32_t rec = exec_at(g, s->record);
+	uint32_t d = stream_device(g, sync_exec, s->wait_stream);
+	if (rec == NONE || d == NONE)
+		return NONE;
+	guint i = launch_at(g, d, g->run->execs[rec].start);
+	return i > 0 ? g->ev_of[g_array_index(launches(g, d), uint32_t, i - 1)] : NONE;
+}
+
+/* Stream waits (cudaStreamWaitEvent): the next kernel the calling thread
+ * launches onto the waiting stream waits for the recorded kernel. */
+static void stream_waits(graph *g)
+{
+	const tl_run *run = g->run;
+	for (size_t i = 0; i < run->n_syncs; i++) {
+		const tl_sync_rec *s = &run->syncs[i];
+		uint32_t x = exec_at(g, s->rec), call = exec_at(g, s->call);
+		if (s->kind != TL_SYNC_WAIT || x == NONE || call == NONE)
+			continue;
+		uint32_t src = recorded_kernel(g, s, x);
+		uint32_t d = stream_device(g, x, s->stream);
+		if (src == NONE || d == NONE)
+			continue;
+		const GArray *a = launches(g, d);
+		const tl_exec *c = &run->execs[call];
+		uint32_t dst = NONE;
+		for (guint j = launch_at(g, d, c->start + 1); j < a->len && dst == NONE; j++) {
+			const tl_exec *l =
+			    &run->execs[run->execs[g_array_index(a, uint32_t, j)].launcher];
+			if (l->device == c->device && l->thread == c->thread)
+				dst = g->ev_of[g_array_index(a, uint32_t, j)];
+		}
+		if (dst == NONE ||
+		    run->execs[ev_exec(g, dst)].device == run->execs[ev_exec(g, src)].device)
+			continue;
+		add_edge(g, 2 * src + 1, 2 * dst, E_SYNC, true, NONE);
+		g->ksync[dst] = src;
+	}
+}
+
+/* Stream synchronizes: the call's end waits for the last kernel to start
+ * on the stream before the sync event's end; event synchronizes: for the
+ * recorded kernel. */
+static void stream_event_syncs(graph *g)
+{
+	const tl_run *run = g->run;
+	for (size_t i = 0; i < run->n_syncs; i++) {
+		const tl_sync_rec *s = &run->syncs[i];
+		uint32_t x = exec_at(g, s->rec), call = exec_at(g, s->call);
+		uint32_t k = call != NONE ? g->ev_of[call] : NONE;
+		if (x == NONE || k == NONE)
+			continue;
+		uint32_t src = NONE;
+		if (s->kind == TL_SYNC_STREAM) {
+			uint32_t d = stream_device(g, x, s->stream);
+			src = d != NONE && g->kn[d] > 0 ? last_before(g, d, run->execs[x].end) : NONE;
+		} else if (s->kind == TL_SYNC_EVENT) {
+			src = recorded_kernel(g, s, x);
+		}
+		if (src != NONE)
+			add_edge(g, 2 * src + 1, 2 * k + 1, E_SYNC, true, NONE);
+	}
+}
+
+/* Each record place's execution (cuda_sync events name records). */
+static void index_records(graph *g)
+{
+	const tl_run *run = g->run;
+	if (run->n_syncs == 0 || run->rec == NULL)
+		return;
+	size_t n = 0;
+	for (size_t e = 0; e < run->n_execs; e++)
+		n = MAX(n, (size_t)run->rec[e] + 1);
+	g->n_recs = n;
+	g->exec_of_rec = g_new(uint32_t, n + 1);
+	for (size_t r = 0; r < n; r++)
+		g->exec_of_rec[r] = NONE;
+	for (uint32_t e = 0; e < run->n_execs; e++)
+		g->exec_of_rec[run->rec[e]] = e;
+	g->by_launch = g_ptr_array_new_full((guint)run->n_devices, NULL);
+	g_ptr_array_set_size(g->by_launch, (gint)run->n_devices);
+	g->dev_by_name = g_hash_table_new(g_str_hash, g_str_equal);
+	for (size_t d = 0; d < run->n_devices; d++)
+		if (is_device_device(&run->devices[d]))
+			g_hash_table_insert(g->dev_by_name, (gpointer)run->devices[d].name,
+					    GSIZE_TO_POINTER(d + 1));
 }
 
 static int64_t sat_add(int64_t a, int64_t b)
@@ -446,12 +624,19 @@ static void build(graph *g, const tl_run *run, int64_t wb, int64_t we)
 	pick_host(g, wb, we);
 	pick_device(g, wb, we);
 	host_edges(g);
-	GArray *by_stream = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-	GArray *stream_first = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-	device_edges(g, by_stream, stream_first);
-	sync_edges(g, by_stream, stream_first);
-	g_array_free(by_stream, TRUE);
-	g_array_free(stream_first, TRUE);
+	g->kern = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	g->kfirst = g_new0(uint32_t, run->n_devices + 1);
+	g->kn = g_new0(uint32_t, run->n_devices + 1);
+	g->ksync = g_new(uint32_t, g->ev->len + 1);
+	for (uint32_t k = 0; k < g->ev->len; k++)
+		g->ksync[k] = NONE;
+	index_records(g);
+	if (g->exec_of_rec != NULL)
+		stream_waits(g);
+	device_edges(g);
+	device_syncs(g);
+	if (g->exec_of_rec != NULL)
+		stream_event_syncs(g);
 }
 
 static void graph_free(graph *g)
@@ -459,6 +644,19 @@ static void graph_free(graph *g)
 	g_array_free(g->ev, TRUE);
 	g_array_free(g->edges, TRUE);
 	g_free(g->ev_of);
+	g_array_free(g->kern, TRUE);
+	g_free(g->kfirst);
+	g_free(g->kn);
+	g_free(g->ksync);
+	g_free(g->exec_of_rec);
+	if (g->by_launch != NULL) {
+		for (guint d = 0; d < g->by_launch->len; d++)
+			if (g_ptr_array_index(g->by_launch, d) != NULL)
+				g_array_free(g_ptr_array_index(g->by_launch, d), TRUE);
+		g_ptr_array_free(g->by_launch, TRUE);
+	}
+	if (g->dev_by_name != NULL)
+		g_hash_table_destroy(g->dev_by_name);
 }
 
 GArray *tl_critical_path_host_edges(const tl_run *run, int64_t wb, int64_t we)
@@ -483,12 +681,20 @@ GArray *tl_critical_path_host_edges(const tl_run *run, int64_t wb, int64_t we)
 void tl_critical_path_host(const tl_run *run, int64_t wb, int64_t we, tl_path *out)
 {
 	out->rules = TL_PATH_HOST;
-	if (run->n_execs > 0)
+	if (run->n_execs > 0 && run->n_syncs > 0)
 		tl_warn("critical-path-rules",
 			"'%s' is %s, which records no dataflow: its critical path follows "
 			"HTA's rules (host threads' nesting, launches, kernel order on each "
-			"stream, device synchronizes); stream and event synchronizes are not "
-			"read",
+			"stream, device synchronizes by name; stream and event synchronizes "
+			"and stream waits by its cuda_sync events)",
+			run->label, run->input_kind != NULL ? run->input_kind : "a profile");
+	else if (run->n_execs > 0)
+		tl_warn("critical-path-rules",
+			"'%s' is %s, which records no dataflow: its critical path follows "
+			"HTA's rules (host threads' nesting, launches, kernel order on each "
+			"stream, device synchronizes by name); it has no cuda_sync events "
+			"(PyTorch 2.1 on), so stream and event synchronizes and stream waits "
+			"are not drawn",
 			run->label, run->input_kind != NULL ? run->input_kind : "a profile");
 	graph g;
 	build(&g, run, wb, we);
