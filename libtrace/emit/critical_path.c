@@ -104,18 +104,22 @@ static char *dataflow_head(const tl_run *run, const tl_path *p, int64_t work)
 
 static char *host_head(const tl_run *run, const tl_path *p, const tl_path_opts *o, int64_t work)
 {
+	int64_t delay = 0;
+	for (size_t i = 0; i < p->n; i++)
+		delay += p->steps[i].wait_ns;
 	char *window = o != NULL && o->annotation != NULL
 			   ? g_strdup_printf("window of '%s' #%" PRIu32, o->annotation, o->instance)
 			   : g_strdup("step");
 	char *head = g_strdup_printf(
 	    "run %s: critical path by host/launch/stream/sync rules (as HTA) of %zu events "
 	    "(%zu instants, %zu edges: %zu launch, %zu kernel-kernel, %zu sync), %.3f ms of "
-	    "a %.3f ms %s (%.3f ms working, %.3f ms waiting)\n  %-4s %10s %10s %10s %10s %7s  "
-	    "%s\n",
+	    "a %.3f ms %s (%.3f ms working, %.3f ms launch and kernel-kernel delays, %.3f ms "
+	    "waiting)\n  %-4s %10s %10s %10s %10s %7s  %s\n",
 	    run->label, p->n, p->n_nodes, p->n_edges, p->n_launch, p->n_kernel, p->n_sync,
 	    (double)(p->end - p->begin) / 1e6, (double)(p->span_end - p->span_begin) / 1e6,
-	    window, (double)work / 1e6, (double)(p->end - p->begin - work) / 1e6, "#",
-	    "start ms", "dur ms", "gated ms", "delay ms", "share", "event on device");
+	    window, (double)work / 1e6, (double)delay / 1e6,
+	    (double)(p->end - p->begin - work - delay) / 1e6, "#", "start ms", "dur ms",
+	    "gated ms", "delay ms", "share", "event on device");
 	g_free(window);
 	return head;
 }

@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""gen_kineto.py OUT: a small PyTorch profiler (Kineto) trace whose critical
+path by HTA's rules is known, written to OUT.
+
+The rules (those of Holistic Trace Analysis, hta/analyzers/
+critical_path_analysis.py, as tests/cli/critical-path.test reads them):
+  1. every host event (cpu_op, cuda_runtime) and every kernel is a start
+     and an end instant;
+  2. on a host thread: a parent's start -> its first child's start, a
+     child's end -> the next sibling's start or the parent's end, each
+     weighing the time between them; an event with no child: start -> end,
+     its duration, except a blocking call (cudaDeviceSynchronize,
+     cudaEventSynchronize, ...), whose own span weighs 0; a top-level
+     event's end -> the next top-level event's start, weight 0;
+  3. a kernel: start -> end, its duration; its launch call's start -> its
+     start (the launch delay) when its stream was idle at the call, else
+     the previous kernel's end on the stream -> its start;
+  4. cudaDeviceSynchronize's end waits (weight 0) for the last kernel to
+     start before it on every stream; cudaEventSynchronize's end for the
+     kernel launched last onto the recorded stream before the
+     cudaEventRecord its Event Sync names;
+  5. the critical path is the longest path; its length is the sum of its
+     weights.
+
+The trace (times in us from 0; one GPU, streams 7 and 20; host threads
+main (tid 1) and worker (tid 2)):
+
+  main  aten::step            [0, 100]
+          cudaLaunchKernel    [10, 20]  corr 1 -> k_a on stream 7  [30, 50]
+          cudaLaunchKernel    [22, 28]  corr 2 -> k_b on stream 20 [32, 70]
+          cudaEventRecord     [30, 33]  corr 3 (on stream 20)
+          cudaEventSynchronize[35, 72]  corr 4, Event Sync [36, 71]
+                                        waits on stream 20, record corr 3
+          cudaLaunchKernel    [75, 80]  corr 5 -> k_c on stream 7  [85, 150]
+          aten::add           [82, 95]
+        cudaDeviceSynchronize [105, 152] corr 6, Context Sync [106, 151]
+        aten::tail            [155, 170]
+  worker aten::worker         [5, 120]
+           aten::mm           [10, 110]   (a decoy: 115 us of its own)
+
+The longest path, worked out by the rules (distance from aten::step's
+start at each instant):
+  aten::step start            0
+  cudaLaunchKernel#1 start   10  (+10, rule 2)
+  cudaLaunchKernel#1 end     20  (+10)
+  cudaLaunchKernel#2 start   22  (+2, sibling end -> start)
+  k_b start                  32  (+10, launch delay: stream 20 idle)
+  k_b end                    70  (+38)
+  cudaEventSynchronize end   70  (+0, event sync: k_b is the last launch
+                                  onto stream 20 before the record at 30;
+                                  the host way gives 35)
+  cudaLaunchKernel#5 start   73  (+3, 72 -> 75)
+  k_c start                  83  (+10, launch delay: k_a ended at 50)
+  k_c end                   148  (+65)
+  cudaDeviceSynchronize end 148  (+0, device sync; the host way gives 98)
+  aten::tail start          148  (+0, top-level order)
+  aten::tail end            163  (+15)
+13 instants, 12 edges (2 launch, 0 kernel-kernel, 2 sync), 9 events met in
+this order: aten::step, cudaLaunchKernel#1, cudaLaunchKernel#2, k_b,
+cudaEventSynchronize, cudaLaunchKernel#5, k_c, cudaDeviceSynchronize,
+aten::tail. Per event, the weights HTA attributes to it (an edge from a
+start: its event's; from an end to an end: the end's event's; from an end
+to a start: the parent's) and the delay into a kernel (launch or
+kernel-kernel):
+  aten::step 15 (10 + 2 + 3), cudaLaunchKernel#1 10, cudaLaunchKernel#2 0,
+  k_b 38 (delay 10), cudaEventSynchronize 0, cudaLaunchKernel#5 0,
+  k_c 65 (delay 10), cudaDeviceSynchronize 0, aten::tail 15.
+The path runs from 0 to 170 us (the whole 170 us step): 143 us working
+(15 + 10 + 38 + 65 + 15), 20 us of launch delays, 7 us waiting (the sync
+and top-level edges weigh 0: 148 -> 155 on the clock); 163 us of weights.
+"""
+import json
+import sys
+
+PID_CPU, PID_GPU = 100, 0
+
+
+def x(name, cat, pid, tid, ts, end, **args):
+    return {"ph": "X", "cat": cat, "name": name, "pid": pid, "tid": tid,
+            "ts": ts, "dur": end - ts, "args": args}
+
+
+def meta(name, pid, tid, args):
+    return {"ph": "M", "name": name, "pid": pid, "tid": tid, "args": args}
+
+
+def main():
+    ev = [
+        meta("process_name", PID_CPU, 0, {"name": "python3"}),
+        meta("process_labels", PID_CPU, 0, {"labels": "CPU"}),
+        meta("process_name", PID_GPU, 0, {"name": "python3"}),
+        meta("process_labels", PID_GPU, 0, {"labels": "GPU 0"}),
+        meta("thread_name", PID_GPU, 7, {"name": "stream 7 "}),
+        meta("thread_name", PID_GPU, 20, {"name": "stream 20 "}),
+        meta("thread_name", PID_CPU, 1, {"name": "thread 1 (main)"}),
+        meta("thread_name", PID_CPU, 2, {"name": "thread 2 (worker)"}),
+        x("aten::step", "cpu_op", PID_CPU, 1, 0, 100),
+        x("cudaLaunchKernel", "cuda_runtime", PID_CPU, 1, 10, 20, correlation=1),
+        x("cudaLaunchKernel", "cuda_runtime", PID_CPU, 1, 22, 28, correlation=2),
+        x("cudaEventRecord", "cuda_runtime", PID_CPU, 1, 30, 33, correlation=3),
+        x("cudaEventSynchronize", "cuda_runtime", PID_CPU, 1, 35, 72, correlation=4),
+        x("cudaLaunchKernel", "cuda_runtime", PID_CPU, 1, 75, 80, correlation=5),
+        x("aten::add", "cpu_op", PID_CPU, 1, 82, 95),
+        x("cudaDeviceSynchronize", "cuda_runtime", PID_CPU, 1, 105, 152, correlation=6),
+        x("aten::tail", "cpu_op", PID_CPU, 1, 155, 170),
+        x("aten::worker", "cpu_op", PID_CPU, 2, 5, 120),
+        x("aten::mm", "cpu_op", PID_CPU, 2, 10, 110),
+        x("k_a", "kernel", PID_GPU, 7, 30, 50, correlation=1, stream=7, device=0),
+        x("k_b", "kernel", PID_GPU, 20, 32, 70, correlation=2, stream=20, device=0),
+        x("Event Sync", "cuda_sync", PID_GPU, 20, 36, 71, correlation=4, stream=20,
+          wait_on_stream=20, wait_on_cuda_event_record_corr_id=3, device=0),
+        x("k_c", "kernel", PID_GPU, 7, 85, 150, correlation=5, stream=7, device=0),
+        x("Context Sync", "cuda_sync", PID_GPU, 7, 106, 151, correlation=6,
+          stream=-1, device=0),
+    ]
+    with open(sys.argv[1], "w") as f:
+        json.dump({"schemaVersion": 1, "traceEvents": ev}, f, indent=0)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
