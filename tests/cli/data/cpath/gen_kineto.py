@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""gen_kineto.py OUT: a small PyTorch profiler (Kineto) trace whose critical
-path by HTA's rules is known, written to OUT.
+"""gen_kineto.py [--wait] OUT: a small PyTorch profiler (Kineto) trace whose
+critical path by HTA's rules is known, written to OUT.
 
 The rules (those of Holistic Trace Analysis, hta/analyzers/
 critical_path_analysis.py, as tests/cli/critical-path.test reads them):
@@ -13,8 +13,15 @@ critical_path_analysis.py, as tests/cli/critical-path.test reads them):
      cudaEventSynchronize, ...), whose own span weighs 0; a top-level
      event's end -> the next top-level event's start, weight 0;
   3. a kernel: start -> end, its duration; its launch call's start -> its
-     start (the launch delay) when its stream was idle at the call, else
-     the previous kernel's end on the stream -> its start;
+     start (the launch delay) when its stream was idle at the call (and
+     the kernel a stream wait makes it wait for, if any, had ended), else
+     the previous kernel's end on the stream -> its start (where that ended
+     after the awaited kernel);
+  3b. cudaStreamWaitEvent (its Stream Wait Event names the waiting stream,
+     the recorded stream and the cudaEventRecord): the next kernel the
+     calling thread launches onto the waiting stream waits (weight 0,
+     end -> start) for the kernel launched last onto the recorded stream
+     before the record;
   4. cudaDeviceSynchronize's end waits (weight 0) for the last kernel to
      start before it on every stream; cudaEventSynchronize's end for the
      kernel launched last onto the recorded stream before the
@@ -69,6 +76,34 @@ The path runs from 0 to 170 us (the whole 170 us step): 143 us working
 (15 + 10 + 38 + 65 + 15), 20 us of launch delays, 7 us waiting (the sync
 and top-level edges weigh 0: 148 -> 155 on the clock); 163 us of weights.
 """
+WAIT = """
+With --wait, another trace, for rule 3b (one thread, streams 7 and 20):
+
+  main  aten::step            [0, 60]
+          cudaLaunchKernel    [5, 10]   corr 1 -> k_x on stream 20 [12, 50]
+          cudaEventRecord     [11, 13]  corr 2 (on stream 20)
+          cudaStreamWaitEvent [14, 16]  corr 3, Stream Wait Event [15, 16]:
+                                        stream 7 waits on stream 20, corr 2
+          cudaLaunchKernel    [18, 22]  corr 4 -> k_y on stream 7  [52, 70]
+        cudaDeviceSynchronize [62, 72]  corr 5
+        aten::tail            [75, 80]
+
+k_y waits for k_x (the last launch onto stream 20 before the record), which
+ends at 50, after k_y's launch at 18: so no launch edge into k_y (stream 7
+idle or not), only the wait. The path:
+  aten::step start 0, cudaLaunchKernel#1 start 5 (+5), k_x start 12 (+7,
+  launch delay), k_x end 50 (+38), k_y start 50 (+0, the wait), k_y end 68
+  (+18), cudaDeviceSynchronize end 68 (+0), aten::tail start 68 (+0),
+  aten::tail end 73 (+5);
+the host way to the sync's end gives 60. 9 instants, 8 edges (1 launch, 0
+kernel-kernel, 2 sync), 6 events: aten::step 5, cudaLaunchKernel#1 0, k_x
+38 (delay 7), k_y 18, cudaDeviceSynchronize 0, aten::tail 5; from 0 to 80
+us: 66 us working, 7 of delays, 7 waiting. Without rule 3b, k_y would have
+a launch edge of 34 us from its call (start 18 at distance 18): 52, 70,
+and 75 in all, through cudaLaunchKernel#4 instead of k_x.
+"""
+__doc__ += WAIT
+
 import json
 import sys
 
@@ -84,7 +119,34 @@ def meta(name, pid, tid, args):
     return {"ph": "M", "name": name, "pid": pid, "tid": tid, "args": args}
 
 
+def wait_events():
+    return [
+        meta("process_name", PID_CPU, 0, {"name": "python3"}),
+        meta("process_labels", PID_CPU, 0, {"labels": "CPU"}),
+        meta("process_name", PID_GPU, 0, {"name": "python3"}),
+        meta("process_labels", PID_GPU, 0, {"labels": "GPU 0"}),
+        meta("thread_name", PID_GPU, 7, {"name": "stream 7 "}),
+        meta("thread_name", PID_GPU, 20, {"name": "stream 20 "}),
+        x("aten::step", "cpu_op", PID_CPU, 1, 0, 60),
+        x("cudaLaunchKernel", "cuda_runtime", PID_CPU, 1, 5, 10, correlation=1),
+        x("cudaEventRecord", "cuda_runtime", PID_CPU, 1, 11, 13, correlation=2),
+        x("cudaStreamWaitEvent", "cuda_runtime", PID_CPU, 1, 14, 16, correlation=3),
+        x("cudaLaunchKernel", "cuda_runtime", PID_CPU, 1, 18, 22, correlation=4),
+        x("cudaDeviceSynchronize", "cuda_runtime", PID_CPU, 1, 62, 72, correlation=5),
+        x("aten::tail", "cpu_op", PID_CPU, 1, 75, 80),
+        x("k_x", "kernel", PID_GPU, 20, 12, 50, correlation=1, stream=20, device=0),
+        x("Stream Wait Event", "cuda_sync", PID_GPU, 7, 15, 16, correlation=3, stream=7,
+          wait_on_stream=20, wait_on_cuda_event_record_corr_id=2, device=0),
+        x("k_y", "kernel", PID_GPU, 7, 52, 70, correlation=4, stream=7, device=0),
+    ]
+
+
 def main():
+    if sys.argv[1] == "--wait":
+        with open(sys.argv[2], "w") as f:
+            json.dump({"schemaVersion": 1, "traceEvents": wait_events()}, f, indent=0)
+            f.write("\n")
+        return
     ev = [
         meta("process_name", PID_CPU, 0, {"name": "python3"}),
         meta("process_labels", PID_CPU, 0, {"labels": "CPU"}),
