@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""gen_kineto.py [--wait] OUT: a small PyTorch profiler (Kineto) trace whose
+"""gen_kineto.py [--wait | --stream-sync] OUT: a small PyTorch profiler (Kineto) trace whose
 critical path by HTA's rules is known, written to OUT.
 
 The rules (those of Holistic Trace Analysis, hta/analyzers/
@@ -102,7 +102,19 @@ us: 66 us working, 7 of delays, 7 waiting. Without rule 3b, k_y would have
 a launch edge of 34 us from its call (start 18 at distance 18): 52, 70,
 and 75 in all, through cudaLaunchKernel#4 instead of k_x.
 """
-__doc__ += WAIT
+STREAM_SYNC = """
+With --stream-sync, a third (one thread, stream 7): cudaLaunchKernel
+[0, 5] corr 1 -> k on stream 7 [10, 100]; cudaStreamSynchronize [20, 102]
+corr 2 with its Stream Sync [21, 101] on stream 7; aten::after [110, 120].
+The sync's end waits for k (the last kernel to start on stream 7 before
+the Stream Sync's end): launch start 0, k start 10 (+10, launch delay), k
+end 100 (+90), sync end 100 (+0), aten::after start 100 (+0, top-level
+order), its end 110 (+10): 6 instants, 5 edges (1 launch, 1 sync), 4
+events (cudaLaunchKernel 0, k 90 with delay 10, cudaStreamSynchronize 0,
+aten::after 10); 0 to 120 us: 100 working, 10 of delays, 10 waiting.
+Without the Stream Sync the path would end at k's end (100 of weights).
+"""
+__doc__ += WAIT + STREAM_SYNC
 
 import json
 import sys
@@ -141,10 +153,25 @@ def wait_events():
     ]
 
 
+def stream_sync_events():
+    return [
+        meta("process_labels", PID_CPU, 0, {"labels": "CPU"}),
+        meta("process_labels", PID_GPU, 0, {"labels": "GPU 0"}),
+        meta("thread_name", PID_GPU, 7, {"name": "stream 7 "}),
+        x("cudaLaunchKernel", "cuda_runtime", PID_CPU, 1, 0, 5, correlation=1),
+        x("k", "kernel", PID_GPU, 7, 10, 100, correlation=1, stream=7, device=0),
+        x("cudaStreamSynchronize", "cuda_runtime", PID_CPU, 1, 20, 102, correlation=2),
+        x("Stream Sync", "cuda_sync", PID_GPU, 7, 21, 101, correlation=2, stream=7,
+          device=0),
+        x("aten::after", "cpu_op", PID_CPU, 1, 110, 120),
+    ]
+
+
 def main():
-    if sys.argv[1] == "--wait":
+    other = {"--wait": wait_events, "--stream-sync": stream_sync_events}
+    if sys.argv[1] in other:
         with open(sys.argv[2], "w") as f:
-            json.dump({"schemaVersion": 1, "traceEvents": wait_events()}, f, indent=0)
+            json.dump({"schemaVersion": 1, "traceEvents": other[sys.argv[1]]()}, f, indent=0)
             f.write("\n")
         return
     ev = [
