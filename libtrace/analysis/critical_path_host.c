@@ -1,6 +1,38 @@
 /* The critical path of a run without dataflow, by the rules of Holistic
  * Trace Analysis (analysis/critical_path.h): a graph of start and end
- * instants of host events and kernels, and its longest path. */
+ * instants of host events and kernels, and its longest path.
+ *
+ * Where it departs from HTA (hta/analyzers/critical_path_analysis.py), and
+ * why:
+ *   - launch or kernel-kernel edge: HTA reads queue lengths (no kernel
+ *     outstanding on the stream at the call); here, the previous kernel on
+ *     the stream ended before the call started: the same thing, from the
+ *     stream itself;
+ *   - device synchronize: HTA needs Kineto's Context Sync event; here the
+ *     call's name (cudaDeviceSynchronize, hipDeviceSynchronize,
+ *     cuCtxSynchronize) and its end, so older Kineto, HIP and XSpace runs
+ *     get it too; stream and event synchronizes and stream waits need the
+ *     cuda_sync events (their args name the stream and the record), as in
+ *     HTA, and a run without them is told so;
+ *   - kernels with no recorded launch (an XSpace without correlation ids):
+ *     HTA leaves them out; here those that start in the window stay, with
+ *     their stream's order;
+ *   - a host event that starts inside another and ends after it is its
+ *     sibling, not its child; an edge that runs back in time weighs 0, with
+ *     a warning (HTA: -1 us is let pass, worse fails the analysis);
+ *     instants on a cycle (clock skew) are left out with a warning (HTA
+ *     fails);
+ *   - ties: HTA takes networkx's first best predecessor (in the order the
+ *     edges were added); here the later instant, then the later node; the
+ *     end is, as in networkx, the first of the longest in topological order
+ *     (Kahn's here), so a zero-weight sync out of the end is left off;
+ *   - an edge HTA attributes to an event off the path (a parent whose
+ *     start and end the path skips) counts for the event it enters;
+ *   - the annotation window: executions whose name holds the text, by
+ *     start (HTA: the symbols that hold it, in its frame's order);
+ *   - Kineto's user_annotation and python_function slices are left out by
+ *     their cat, as HTA's; inputs without cats (TF2, XSpace) give every
+ *     host slice. */
 #include "analysis/critical_path_internal.h"
 
 #include "base/group.h"
