@@ -89,7 +89,8 @@ const char *tl_critical_path_name(const tl_run *run, uint32_t e)
 gint tl_critical_path_cmp_start(gconstpointer a, gconstpointer b, gpointer data)
 {
 	const tl_run *run = data;
-	const tl_exec *x = &run->execs[*(const uint32_t *)a], *y = &run->execs[*(const uint32_t *)b];
+	const tl_exec *x = &run->execs[*(const uint32_t *)a],
+		      *y = &run->execs[*(const uint32_t *)b];
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
 	return x->seq < y->seq ? -1 : (x->seq > y->seq);
@@ -105,11 +106,22 @@ static bool name_in(const char *name, const char *const *list)
 
 /* Calls that wait for the device: their own span weighs 0 (HTA's
  * BLOCKING_SYNC_CALLS, with their HIP and driver twins). */
-static const char *const blocking[] = {
-    "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventQuery", "cudaEventSynchronize",
-    "cudaMemcpy",	     "cudaMemcpyAsync",	      "hipDeviceSynchronize", "hipStreamSynchronize",
-    "hipEventQuery",	     "hipEventSynchronize",   "hipMemcpy",	      "hipMemcpyAsync",
-    "cuCtxSynchronize",	     "cuStreamSynchronize",   "cuEventSynchronize",   NULL};
+static const char *const blocking[] = {"cudaDeviceSynchronize",
+				       "cudaStreamSynchronize",
+				       "cudaEventQuery",
+				       "cudaEventSynchronize",
+				       "cudaMemcpy",
+				       "cudaMemcpyAsync",
+				       "hipDeviceSynchronize",
+				       "hipStreamSynchronize",
+				       "hipEventQuery",
+				       "hipEventSynchronize",
+				       "hipMemcpy",
+				       "hipMemcpyAsync",
+				       "cuCtxSynchronize",
+				       "cuStreamSynchronize",
+				       "cuEventSynchronize",
+				       NULL};
 /* Calls that wait for every stream. */
 static const char *const device_sync[] = {"cudaDeviceSynchronize", "hipDeviceSynchronize",
 					  "cuCtxSynchronize", NULL};
@@ -184,7 +196,8 @@ static void pick_device(graph *g, int64_t wb, int64_t we)
 		const tl_exec *e = &run->execs[i];
 		if (!is_device_device(&run->devices[e->device]))
 			continue;
-		if (e->launcher >= 0 ? g->ev_of[e->launcher] == NONE : e->start < wb || e->start > we)
+		if (e->launcher >= 0 ? g->ev_of[e->launcher] == NONE
+				     : e->start < wb || e->start > we)
 			continue;
 		g->ev_of[i] = g->ev->len;
 		g_array_append_val(g->ev, i);
@@ -195,7 +208,8 @@ static void pick_device(graph *g, int64_t wb, int64_t we)
 static gint cmp_thread(gconstpointer a, gconstpointer b, gpointer data)
 {
 	const tl_run *run = data;
-	const tl_exec *x = &run->execs[*(const uint32_t *)a], *y = &run->execs[*(const uint32_t *)b];
+	const tl_exec *x = &run->execs[*(const uint32_t *)a],
+		      *y = &run->execs[*(const uint32_t *)b];
 	if (x->device != y->device)
 		return x->device < y->device ? -1 : 1;
 	if (x->thread != y->thread)
@@ -220,8 +234,9 @@ static void enter(graph *g, walk *w, uint32_t k)
 		add_edge(g, w->last_top, 2 * k, E_DEP, true, NONE);
 	if (w->last != NONE) {
 		/* from a start: its event's; from an end (a sibling's): the parent's */
-		uint32_t attr = (w->last & 1) == 0 ? w->last / 2
-						   : g_array_index(w->stack, uint32_t, w->stack->len - 1);
+		uint32_t attr = (w->last & 1) == 0
+				    ? w->last / 2
+				    : g_array_index(w->stack, uint32_t, w->stack->len - 1);
 		add_edge(g, w->last, 2 * k, E_OP, false, attr);
 	}
 	w->last = 2 * k;
@@ -252,7 +267,8 @@ static void host_edges(graph *g)
 		if (is_host_device(&run->devices[run->execs[ev_exec(g, k)].device]))
 			g_array_append_val(host, g_array_index(g->ev, uint32_t, k));
 	g_array_sort_with_data(host, cmp_thread, (gpointer)run);
-	walk w = {.last = NONE, .last_top = NONE, .stack = g_array_new(FALSE, FALSE, sizeof(uint32_t))};
+	walk w = {
+	    .last = NONE, .last_top = NONE, .stack = g_array_new(FALSE, FALSE, sizeof(uint32_t))};
 	for (guint i = 0; i < host->len; i++) {
 		const tl_exec *e = &run->execs[g_array_index(host, uint32_t, i)];
 		if (i > 0) {
@@ -266,8 +282,8 @@ static void host_edges(graph *g)
 		/* close what ends before it starts, or ends before it ends (a
 		 * partial overlap is a sibling, not a child) */
 		while (w.stack->len > 0) {
-			const tl_exec *top =
-			    &run->execs[ev_exec(g, g_array_index(w.stack, uint32_t, w.stack->len - 1))];
+			const tl_exec *top = &run->execs[ev_exec(
+			    g, g_array_index(w.stack, uint32_t, w.stack->len - 1))];
 			if (top->end > e->start && top->end >= e->end)
 				break;
 			leave(g, &w);
@@ -305,7 +321,8 @@ static void device_edges(graph *g)
 			int64_t ks_end = ks != NONE ? run->execs[ev_exec(g, ks)].end : 0;
 			if (l != NONE) {
 				int64_t call = run->execs[e->launcher].start;
-				if ((prev == NONE || prev_end < call) && (ks == NONE || ks_end < call)) {
+				if ((prev == NONE || prev_end < call) &&
+				    (ks == NONE || ks_end < call)) {
 					add_edge(g, 2 * l, 2 * k, E_LAUNCH, false, k);
 					l = NONE - 1; /* done */
 				}
@@ -477,7 +494,8 @@ static void stream_event_syncs(graph *g)
 		uint32_t src = NONE;
 		if (s->kind == TL_SYNC_STREAM) {
 			uint32_t d = stream_device(g, x, s->stream);
-			src = d != NONE && g->kn[d] > 0 ? last_before(g, d, run->execs[x].end) : NONE;
+			src =
+			    d != NONE && g->kn[d] > 0 ? last_before(g, d, run->execs[x].end) : NONE;
 		} else if (s->kind == TL_SYNC_EVENT) {
 			src = recorded_kernel(g, s, x);
 		}
@@ -557,7 +575,8 @@ static void longest(graph *g, GArray *path)
 		for (uint32_t j = out.first[u]; j < out.first[u + 1]; j++) {
 			const cedge *e = &es[out.members[j]];
 			int64_t d = sat_add(dist[u], e->w);
-			if (pred[e->dst] == NONE || better(g, d, u, dist[e->dst], es[pred[e->dst]].src)) {
+			if (pred[e->dst] == NONE ||
+			    better(g, d, u, dist[e->dst], es[pred[e->dst]].src)) {
 				dist[e->dst] = d;
 				pred[e->dst] = out.members[j];
 			}
@@ -625,8 +644,8 @@ static void path_steps(graph *g, const GArray *path, tl_path *out)
 		uint32_t to = step_of[e->dst / 2];
 		tl_path_step *s = (tl_path_step *)(void *)steps->data;
 		if (e->type == E_OP)
-			s[e->attr != NONE && step_of[e->attr] != NONE ? step_of[e->attr] : to].gated_ns +=
-			    e->w;
+			s[e->attr != NONE && step_of[e->attr] != NONE ? step_of[e->attr] : to]
+			    .gated_ns += e->w;
 		else if (e->type == E_LAUNCH || e->type == E_KERNEL)
 			s[to].wait_ns += e->w;
 		out->n_launch += e->type == E_LAUNCH;

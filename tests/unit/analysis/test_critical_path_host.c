@@ -76,7 +76,8 @@ static const tl_path_edge *edge(const GArray *edges, uint32_t src, bool src_end,
 {
 	for (guint i = 0; i < edges->len; i++) {
 		const tl_path_edge *e = &g_array_index(edges, tl_path_edge, i);
-		if (e->src == src && e->src_end == src_end && e->dst == dst && e->dst_end == dst_end)
+		if (e->src == src && e->src_end == src_end && e->dst == dst &&
+		    e->dst_end == dst_end)
 			return e;
 	}
 	fail_msg("no edge %u%s -> %u%s", src, src_end ? ".end" : ".start", dst,
