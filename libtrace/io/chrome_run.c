@@ -335,8 +335,8 @@ static void read_sync(creader *c, const tl_chrome_in_event *ev)
 {
 	static const char *const kinds[] = {"Context Sync", "Stream Sync", "Event Sync",
 					    "Stream Wait Event"};
-	if (ev->cat.len == 0 ||
-	    strcmp(tl_chrome_reader_span_text(ev, ev->cat, c->buf2), "cuda_sync") != 0)
+	/* the raw value, quotes and all: Kineto writes it plain */
+	if (ev->cat.len != 11 || memcmp(ev->raw + ev->cat.off, "\"cuda_sync\"", 11) != 0)
 		return;
 	const char *name = ev->name.len ? tl_chrome_reader_span_text(ev, ev->name, c->buf) : "";
 	uint8_t kind = 0;
