@@ -30,6 +30,8 @@ struct job {
 	enum { OCC_RUN, OCC_DEFINED } defined; /* --occurrence */
 	enum { PLOT_NONE = -1, PLOT_SVG } plot; /* --plot */
 	const char *overlay;
+	const char *annotation; /* --annotation, --instance */
+	int instance;
 	const char *graph_path; /* --graph */
 	tl_graph_attach *graph;
 	tl_summary *s, *b; /* the inputs' summary; B of --diff */
@@ -99,18 +101,22 @@ static const tl_cli_opt fixed[] = {
     TL_OPT("diff", 0, TL_ARG_FLAG, JOB(diff), NULL,
 	   "exactly two inputs A B (files of runs): per row, the change from A to B, by "
 	   "impact"),
-    TL_OPT_HEAD("Analyses (per run, RunMetadata inputs):"),
+    TL_OPT_HEAD("Analyses (per run, every input with a timeline):"),
     TL_OPT("idle", 0, TL_ARG_FLAG, JOB(idle), NULL,
 	   "per device busy %, idle gaps, the longest gaps with the ops around them"),
     TL_OPT("critical-path", 0, TL_ARG_FLAG, JOB(critical_path), NULL,
-	   "the chain of executions that gated the step's end (data, control, Send/Recv, "
-	   "launches, same-stream order), with durations, waits and shares"),
+	   "what gated the step's end, with durations, waits, shares: by its dataflow where "
+	   "the input records one (data, control, Send/Recv, launches, stream order), else "
+	   "by HTA's rules (host nesting, launch and kernel-kernel delays, syncs)"),
     TL_OPT("advise", 0, TL_ARG_FLAG, JOB(advise), NULL,
 	   "tfprof's checkers: most expensive op types, accelerator utilization, NHWC "
 	   "convolutions on GPU, unfused batch norm"),
     TL_OPT("overlay", 0, TL_ARG_STRING, JOB(overlay), "FILE",
-	   "with --critical-path: also write the path as a Chrome trace overlay (load it "
-	   "beside trace-dataflow's trace)"),
+	   "with --critical-path: the path as a Chrome trace overlay (load it beside the trace)"),
+    TL_OPT("annotation", 0, TL_ARG_STRING, JOB(annotation), "TEXT",
+	   "with --critical-path: the window of an execution named with TEXT (HTA's annotation)"),
+    TL_OPT("instance", 0, TL_ARG_COUNT, JOB(instance), "N",
+	   "with --annotation: its N-th execution by start (0-based, default 0)"),
     TL_OPT_CHOICE("plot", 0, JOB(plot), ((const char *const[]){"svg", NULL}), "svg",
 		  "an SVG: the top 20 rows as bars of the ordering column (--view step: each "
 		  "step's wall time, executor and GPU busy time)"),
@@ -195,15 +201,16 @@ static int write_analyses(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, t
 			return -1;
 		tl_chrome_begin(&w, ov);
 	}
-	tl_run_analyses what = {.advise = job->advise,
-			      .idle = job->idle,
-			      .top_gaps = 3,
-			      .critical_path = job->critical_path};
-	for (guint r = 0; r < runs->len; r++)
-		tl_run_analyses_write(g_ptr_array_index(runs, r), &what, job->sink, out,
-				    ov != NULL && r == 0 ? &w : NULL);
-	if (ov == NULL)
-		return 0;
+	tl_run_analyses what = {job->advise, job->idle, job->critical_path, 3,
+				{job->annotation, (uint32_t)job->instance}};
+	int rc = 0; /* an annotation a run lacks ends it */
+	for (guint r = 0; r < runs->len && rc == 0; r++)
+		rc = tl_run_analyses_write(g_ptr_array_index(runs, r), &what, job->sink, out,
+					   ov != NULL && r == 0 ? &w : NULL, err);
+	if (ov != NULL && rc < 0)
+		tl_output_abort(ov);
+	if (ov == NULL || rc < 0)
+		return rc;
 	tl_chrome_end(&w, "{\"tool\":\"trace-summarize " TL_VERSION "\"}");
 	return tl_output_close(ov, err);
 }
@@ -217,6 +224,10 @@ int main(int argc, char **argv)
 		tl_cli_usage_error(&job.cli, "--diff takes exactly two inputs, A and B");
 	if (job.overlay != NULL && !job.critical_path)
 		tl_cli_usage_error(&job.cli, "--overlay goes with --critical-path");
+	if (job.annotation != NULL && !job.critical_path)
+		tl_cli_usage_error(&job.cli, "--annotation goes with --critical-path");
+	if (job.instance != 0 && job.annotation == NULL)
+		tl_cli_usage_error(&job.cli, "--instance goes with --annotation");
 	static const tl_cli_tool tables = {
 	    .stream = true, .prepare = read_inputs, .write = write_tables};
 	static const tl_cli_tool analyses = {.write = write_analyses};
@@ -225,7 +236,7 @@ int main(int argc, char **argv)
 		tl_cli_input_error(&job.cli, job.graph_path, &gerr);
 		return 1;
 	}
-	bool per_run = job.idle || job.critical_path || job.advise;
+	bool per_run = job.cli.chrome_runs = job.idle || job.critical_path || job.advise;
 	int status = tl_cli_run(&job.cli, argc, argv, per_run ? &analyses : &tables, &job);
 	tl_summary_free(job.s);
 	tl_summary_free(job.b);
@@ -233,7 +244,6 @@ int main(int argc, char **argv)
 	GRegex *res[] = {job.topts.account_type, job.topts.show, job.topts.hide, job.topts.start,
 			 job.topts.trim};
 	for (size_t i = 0; i < G_N_ELEMENTS(res); i++)
-		if (res[i] != NULL)
-			g_regex_unref(res[i]);
+		g_clear_pointer(&res[i], g_regex_unref);
 	return status;
 }

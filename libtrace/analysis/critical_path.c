@@ -1,10 +1,13 @@
 #include "analysis/critical_path.h"
+#include "analysis/critical_path_internal.h"
 #include "base/group.h"
 
 #include "analysis/dataflow.h"
 #include "analysis/idle.h"
 
 #include <glib.h>
+#include <inttypes.h>
+#include <string.h>
 
 /* A step's own share of the path: from when its predecessor released it
  * (or its start, if later) to its end; with the waits this adds up to the
@@ -61,14 +64,17 @@ static void build_preds(const tl_run *run, const bool *used, uint32_t **first_ou
 	*pred_out = g.members;
 }
 
-size_t tl_critical_path(const tl_run *run, tl_path_step **steps)
+/* The dataflow path among the executions of the idle-counted devices that
+ * start in [wb, we]. */
+static size_t dataflow_path(const tl_run *run, int64_t wb, int64_t we, tl_path_step **steps)
 {
 	*steps = NULL;
 	if (run->n_execs == 0)
 		return 0;
 	bool *used = g_new0(bool, run->n_execs);
 	for (size_t i = 0; i < run->n_execs; i++)
-		used[i] = tl_idle_counts(&run->devices[run->execs[i].device]);
+		used[i] = tl_idle_counts(&run->devices[run->execs[i].device]) &&
+			  run->execs[i].start >= wb && run->execs[i].start <= we;
 	uint32_t *first, *pred;
 	build_preds(run, used, &first, &pred);
 
@@ -79,6 +85,13 @@ size_t tl_critical_path(const tl_run *run, tl_path_step **steps)
 			best_end = run->execs[i].end;
 			cur = i;
 		}
+	/* a window with nothing in it (without one, as ever: the first) */
+	if (best_end == INT64_MIN && wb != INT64_MIN) {
+		g_free(first);
+		g_free(pred);
+		g_free(used);
+		return 0;
+	}
 	GArray *path = g_array_new(FALSE, FALSE, sizeof(tl_path_step));
 	bool *on_path = g_new0(bool, run->n_execs);
 	for (;;) {
@@ -121,4 +134,67 @@ size_t tl_critical_path(const tl_run *run, tl_path_step **steps)
 	g_free(pred);
 	g_free(used);
 	return n;
+}
+
+/* The window of the instance-th execution whose name holds `text`. */
+static int annotation_window(const tl_run *run, const tl_path_opts *o, int64_t *wb, int64_t *we,
+			     tl_error *err)
+{
+	GArray *hits = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	for (uint32_t i = 0; i < run->n_execs; i++)
+		if (strstr(tl_critical_path_name(run, i), o->annotation) != NULL)
+			g_array_append_val(hits, i);
+	/* by start, then by place in the input */
+	g_array_sort_with_data(hits, tl_critical_path_cmp_start, (gpointer)run);
+	int rc = 0;
+	if (o->instance >= hits->len) {
+		rc = tl_error_set(err,
+				  "no instance %" PRIu32 " of annotation '%s' in '%s' (%u found)",
+				  o->instance, o->annotation, run->label, hits->len);
+	} else {
+		const tl_exec *e = &run->execs[g_array_index(hits, uint32_t, o->instance)];
+		*wb = e->start;
+		*we = e->end;
+	}
+	g_array_free(hits, TRUE);
+	return rc;
+}
+
+int tl_critical_path_find(const tl_run *run, const tl_path_opts *o, tl_path *out,
+			  tl_error *err)
+{
+	*out = (tl_path){.span_begin = run->t_begin, .span_end = run->t_end};
+	int64_t wb = INT64_MIN, we = INT64_MAX;
+	if (o != NULL && o->annotation != NULL) {
+		if (annotation_window(run, o, &wb, &we, err) < 0)
+			return -1;
+		out->span_begin = wb;
+		out->span_end = we;
+	}
+	if (run->no_dataflow) {
+		tl_critical_path_host(run, wb, we, out);
+		return 0;
+	}
+	out->rules = TL_PATH_DATAFLOW;
+	out->n = dataflow_path(run, wb, we, &out->steps);
+	if (out->n > 0) {
+		out->begin = run->execs[out->steps[0].exec].start;
+		out->end = run->execs[out->steps[out->n - 1].exec].end;
+	}
+	return 0;
+}
+
+size_t tl_critical_path(const tl_run *run, tl_path_step **steps)
+{
+	tl_path p;
+	tl_critical_path_find(run, NULL, &p, NULL);
+	*steps = p.steps;
+	return p.n;
+}
+
+void tl_path_clear(tl_path *p)
+{
+	g_free(p->steps);
+	p->steps = NULL;
+	p->n = 0;
 }

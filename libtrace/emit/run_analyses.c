@@ -6,8 +6,8 @@
 
 #include <glib.h>
 
-void tl_run_analyses_write(const tl_run *run, const tl_run_analyses *what, const tl_table_sink *sink,
-			 tl_output *out, tl_chrome *overlay)
+int tl_run_analyses_write(const tl_run *run, const tl_run_analyses *what, const tl_table_sink *sink,
+			  tl_output *out, tl_chrome *overlay, tl_error *err)
 {
 	if (what->advise) {
 		tl_advice *a = tl_advise_new(run);
@@ -20,11 +20,13 @@ void tl_run_analyses_write(const tl_run *run, const tl_run_analyses *what, const
 		tl_idle_free(idle);
 	}
 	if (what->critical_path) {
-		tl_path_step *steps = NULL;
-		size_t n = tl_critical_path(run, &steps);
-		tl_critical_path_write(run, steps, n, sink, out);
+		tl_path p;
+		if (tl_critical_path_find(run, &what->path, &p, err) < 0)
+			return -1;
+		tl_critical_path_write(run, &p, &what->path, sink, out);
 		if (overlay != NULL)
-			tl_critical_path_trace(overlay, run, steps, n);
-		g_free(steps);
+			tl_critical_path_trace(overlay, run, &p);
+		tl_path_clear(&p);
 	}
+	return 0;
 }

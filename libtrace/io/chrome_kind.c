@@ -15,6 +15,8 @@ uint8_t tl_chrome_kind_of_cat(const char *cat)
 		return TL_SLICE_SKIP | TL_CHROME_KIND_BY_CAT;
 	case TL_KINETO_OP:
 		return TL_SLICE_OP;
+	case TL_KINETO_LAUNCH:
+		return TL_SLICE_RUNTIME;
 	default:
 		return 0;
 	}

@@ -20,6 +20,8 @@
  *   host       everything else.
  *   op         (a flag) Kineto cat cpu_op, older Operator: an op, whose
  *              kernels are those launched by runtime calls inside it.
+ *   runtime    (a flag) Kineto cat cuda_runtime, cuda_driver, ...: a
+ *              runtime call (analysis/critical_path_host.c reads them).
  */
 #ifndef TL_IO_CHROME_KIND_H
 #define TL_IO_CHROME_KIND_H
@@ -29,7 +31,7 @@
 
 #include <stdint.h>
 
-/* What a slice's cat says: TL_SLICE_OP, and a kind where the cat decides
+/* What a slice's cat says: TL_SLICE_OP or TL_SLICE_RUNTIME, and a kind where the cat decides
  * it (then with CHROME_KIND_BY_CAT set); 0 where its thread decides. */
 #define TL_CHROME_KIND_BY_CAT 0x80
 uint8_t tl_chrome_kind_of_cat(const char *cat);

@@ -61,8 +61,16 @@ typedef struct counts {
 	size_t bad_time, unmatched_end, unclosed_begin;
 } counts;
 
+/* A cuda_sync slice's args as read (correlations, not yet records). */
+typedef struct csync {
+	uint32_t slice;
+	uint8_t kind;
+	int64_t corr, stream, wait_stream, wait_corr; /* -1: absent */
+} csync;
+
 typedef struct creader {
 	tl_arena *arena;
+	GArray *syncs; /* csync */
 	tl_chrome_ids ids;
 	cplace *place; /* per slot (slot_of), made when the devices are decided */
 	long *kstream; /* per thread of ids: its Kineto GPU stream, or -1 */
@@ -313,6 +321,41 @@ static cslice slice_of_event(creader *c, const tl_chrome_in_event *ev)
 	return x;
 }
 
+/* An integer arg of an args object; -1 where absent or not one. */
+static int64_t int_arg(json_t *a, const char *key)
+{
+	json_t *v = json_object_get(a, key);
+	return json_is_integer(v) && json_integer_value(v) >= 0 ? (int64_t)json_integer_value(v)
+								: -1;
+}
+
+/* Kineto's cuda_sync slices, for the critical path's sync edges (its
+ * args parsed: a few per step). */
+static void read_sync(creader *c, const tl_chrome_in_event *ev)
+{
+	static const char *const kinds[] = {"Context Sync", "Stream Sync", "Event Sync",
+					    "Stream Wait Event"};
+	/* the raw value, quotes and all: Kineto writes it plain */
+	if (ev->cat.len != 11 || memcmp(ev->raw + ev->cat.off, "\"cuda_sync\"", 11) != 0)
+		return;
+	const char *name = ev->name.len ? tl_chrome_reader_span_text(ev, ev->name, c->buf) : "";
+	uint8_t kind = 0;
+	for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++)
+		if (strcmp(name, kinds[i]) == 0)
+			kind = (uint8_t)(TL_SYNC_CONTEXT + i);
+	json_t *a = kind != 0 ? args_of(ev) : NULL;
+	if (json_is_object(a)) {
+		csync y = {.slice = c->slices->len - 1,
+			   .kind = kind,
+			   .corr = int_arg(a, "correlation"),
+			   .stream = int_arg(a, "stream"),
+			   .wait_stream = int_arg(a, "wait_on_stream"),
+			   .wait_corr = int_arg(a, "wait_on_cuda_event_record_corr_id")};
+		g_array_append_val(c->syncs, y);
+	}
+	json_decref(a);
+}
+
 static void read_complete(creader *c, const tl_chrome_in_event *ev)
 {
 	int64_t start, dur;
@@ -325,6 +368,7 @@ static void read_complete(creader *c, const tl_chrome_in_event *ev)
 	x.start = start;
 	x.end = start + dur;
 	add_slice(c, &x);
+	read_sync(c, ev);
 }
 
 static GArray *b_stack(creader *c, uint32_t thread)
@@ -715,6 +759,52 @@ static void link_correlations(creader *c, linker *l)
 	g_array_free(launch, TRUE);
 }
 
+/* The first launch slice of correlation id `corr` in v[0 .. n), or
+ * UINT32_MAX. */
+static uint32_t launch_of(const corr_at *v, size_t n, int64_t corr)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid].corr < corr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return corr >= 0 && lo < n && v[lo].corr == corr ? v[lo].at : UINT32_MAX;
+}
+
+/* The cuda_sync slices with their runtime calls (and an event wait's
+ * cudaEventRecord) found by correlation id. */
+static const tl_sync_rec *resolve_syncs(creader *c)
+{
+	if (c->syncs->len == 0)
+		return NULL;
+	GArray *launch = g_array_new(FALSE, FALSE, sizeof(corr_at));
+	for (guint i = 0; i < c->slices->len; i++) {
+		const cslice *x = &g_array_index(c->slices, cslice, i);
+		if (x->has_corr && x->role == R_LAUNCH) {
+			corr_at k = {.corr = x->corr, .at = i};
+			g_array_append_val(launch, k);
+		}
+	}
+	if (launch->len > 0)
+		qsort(launch->data, launch->len, sizeof(corr_at), cmp_corr_at);
+	const corr_at *v = (const corr_at *)(const void *)launch->data;
+	tl_sync_rec *out = tl_arena_alloc(c->arena, c->syncs->len * sizeof *out);
+	for (guint i = 0; i < c->syncs->len; i++) {
+		const csync *y = &g_array_index(c->syncs, csync, i);
+		out[i] = (tl_sync_rec){.rec = y->slice,
+				       .call = launch_of(v, launch->len, y->corr),
+				       .record = launch_of(v, launch->len, y->wait_corr),
+				       .stream = y->stream,
+				       .wait_stream = y->wait_stream,
+				       .kind = y->kind};
+	}
+	g_array_free(launch, TRUE);
+	return out;
+}
+
 static int cmp_thread_start(const void *a, const void *b, void *ctx)
 {
 	const cslice *s = ctx;
@@ -836,7 +926,7 @@ static const tl_slice_event *slice_events(creader *c)
 					  .node = x->node,
 					  .op = x->op,
 					  .thread = x->thread,
-					  .kind = k | (x->kind & TL_SLICE_OP)};
+					  .kind = k | (x->kind & (TL_SLICE_OP | TL_SLICE_RUNTIME))};
 	}
 	g_free(by_thread);
 	return out;
@@ -869,6 +959,7 @@ static void creader_free(creader *c)
 	g_free(c->place);
 	g_free(c->kstream);
 	g_array_free(c->slices, TRUE);
+	g_array_free(c->syncs, TRUE);
 	for (guint i = 0; i < c->flows->len; i++)
 		g_free(g_array_index(c->flows, cflow, i).key);
 	g_array_free(c->flows, TRUE);
@@ -912,6 +1003,7 @@ int tl_chrome_run_read(const uint8_t *data, size_t len, const char *name, tl_are
 	    .slices =
 		g_array_sized_new(FALSE, FALSE, sizeof(cslice), (guint)MIN(len / 128, 1u << 24)),
 	    .flows = g_array_new(FALSE, FALSE, sizeof(cflow)),
+	    .syncs = g_array_new(FALSE, FALSE, sizeof(csync)),
 	    .open_b = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, stack_free),
 	    .buf = g_string_new(NULL),
 	    .buf2 = g_string_new(NULL),
@@ -974,6 +1066,8 @@ int tl_chrome_run_read(const uint8_t *data, size_t len, const char *name, tl_are
 				.n = l.pairs->len / 2,
 				.whole = whole_names(&c)};
 	out->links.events = slice_events(&c);
+	out->links.syncs = resolve_syncs(&c);
+	out->links.n_syncs = c.syncs->len;
 	g_array_free(l.pairs, TRUE);
 	g_hash_table_destroy(l.has);
 	g_array_free(devs, TRUE);

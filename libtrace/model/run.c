@@ -1000,6 +1000,8 @@ static void set_events(tl_run *run, const tl_links *l)
 		rec[e] = (uint32_t)(((uintptr_t)run->execs[e].ns - base) / sizeof *l->recs);
 	run->rec = rec;
 	run->events = l->events;
+	run->syncs = l->syncs;
+	run->n_syncs = l->n_syncs;
 }
 
 /* The first of the events from `from` on at or after t (`after`: after

@@ -64,13 +64,13 @@ static void analyses(const tl_run *run)
 	tl_idle_write(run, idle, text, out);
 	fuzz_close(out);
 	tl_idle_free(idle);
-	tl_path_step *steps = NULL;
-	size_t n = tl_critical_path(run, &steps);
+	tl_path p;
+	tl_critical_path_find(run, NULL, &p, NULL);
 	out = fuzz_output();
-	tl_critical_path_write(run, steps, n, json, out);
+	tl_critical_path_write(run, &p, NULL, json, out);
 	fuzz_check_json(out, false);
 	out = fuzz_output();
-	tl_critical_path_write(run, steps, n, text, out);
+	tl_critical_path_write(run, &p, NULL, text, out);
 	tl_advice *a = tl_advise_new(run);
 	tl_advise_write(run, a, text, out);
 	fuzz_close(out);
@@ -81,10 +81,10 @@ static void analyses(const tl_run *run)
 	out = fuzz_output();
 	tl_chrome w;
 	tl_chrome_begin(&w, out);
-	tl_critical_path_trace(&w, run, steps, n);
+	tl_critical_path_trace(&w, run, &p);
 	tl_chrome_end(&w, NULL);
 	fuzz_check_json(out, false);
-	g_free(steps);
+	tl_path_clear(&p);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -12,10 +12,13 @@
 #include "emit/chrome.h"
 #include "emit/table.h"
 
-void tl_critical_path_write(const tl_run *run, const tl_path_step *steps, size_t n,
+/* The path as a table; `o` (NULL: none) names its window. A path by HTA's
+ * rules says so in its header (and meta fields), with its instants and
+ * edges; its wait column is the launch or kernel-kernel delay. */
+void tl_critical_path_write(const tl_run *run, const tl_path *p, const tl_path_opts *o,
 			    const tl_table_sink *sink, tl_output *out);
 /* The path as a Chrome trace overlay: a "Critical path" process with the
- * path's executions and arrows between them. */
-void tl_critical_path_trace(tl_chrome *w, const tl_run *run, const tl_path_step *steps, size_t n);
+ * path's executions (HTA's rules: on a row per thread or stream). */
+void tl_critical_path_trace(tl_chrome *w, const tl_run *run, const tl_path *p);
 
 #endif

@@ -19,7 +19,8 @@
 /* What a slice of a Chrome trace is (io/chrome_kind.h): host work, device
  * work (a kernel, a copy), a step, or a repeat of other slices that tables
  * leave out; TL_SLICE_OP marks an op whose launches are its own (Kineto's
- * cpu_op). */
+ * cpu_op), TL_SLICE_RUNTIME a runtime or driver call (Kineto's cuda_runtime,
+ * cuda_driver, ...), the host events HTA's critical path reads. */
 enum {
 	TL_SLICE_HOST = 0,
 	TL_SLICE_DEVICE = 1,
@@ -27,6 +28,7 @@ enum {
 	TL_SLICE_STEP = 3,
 	TL_SLICE_KIND = 3, /* the mask of the kinds above */
 	TL_SLICE_OP = 4,
+	TL_SLICE_RUNTIME = 8,
 };
 
 /* A slice's event as the file has it: its name, the node and op its args
@@ -37,6 +39,23 @@ typedef struct tl_slice_event {
 	uint32_t thread;
 	uint8_t kind;
 } tl_slice_event;
+
+/* A Kineto cuda_sync event (PyTorch 2.1 on): what kind of wait, the
+ * record of the runtime call it is (by its correlation), its stream, and
+ * for an event wait the stream and the cudaEventRecord call of the event
+ * (by wait_on_stream and wait_on_cuda_event_record_corr_id). Places are
+ * records' (UINT32_MAX: none); streams -1 where the args hold none. */
+enum {
+	TL_SYNC_CONTEXT = 1, /* "Context Sync": cudaDeviceSynchronize */
+	TL_SYNC_STREAM,	     /* "Stream Sync": cudaStreamSynchronize */
+	TL_SYNC_EVENT,	     /* "Event Sync": cudaEventSynchronize */
+	TL_SYNC_WAIT,	     /* "Stream Wait Event": cudaStreamWaitEvent */
+};
+typedef struct tl_sync_rec {
+	uint32_t rec, call, record;
+	int64_t stream, wait_stream;
+	uint8_t kind;
+} tl_sync_rec;
 
 typedef struct tl_links {
 	const Tensorflow__NodeExecStats *recs; /* the run's records, recs[0 .. n_recs) */
@@ -51,6 +70,9 @@ typedef struct tl_links {
 	 * to a summary and the event as the file has it; NULL for other
 	 * inputs. */
 	const tl_slice_event *events;
+	/* A Kineto trace's cuda_sync events, in file order; NULL, 0: none. */
+	const tl_sync_rec *syncs;
+	size_t n_syncs;
 } tl_links;
 
 #endif

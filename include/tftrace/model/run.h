@@ -149,6 +149,10 @@ typedef struct tl_run {
 	 * both NULL for other inputs. In the run's arena. */
 	const tl_slice_event *events;
 	const uint32_t *rec;
+	/* A Kineto trace's cuda_sync events (io/links.h), their places those
+	 * of rec's records; NULL, 0 for other inputs. In the run's arena. */
+	const tl_sync_rec *syncs;
+	size_t n_syncs;
 	int64_t t_begin, t_end; /* span of all execs, ns */
 } tl_run;
 

@@ -56,8 +56,9 @@ static char *report(const tl_run_analyses *what, const char *sink, const char *o
 		assert_int_equal(tl_output_open(&ov, overlay_path, false, NULL, 0, &err), 0);
 		tl_chrome_begin(&w, ov);
 	}
-	tl_run_analyses_write(run, what, tl_table_sink_find(sink), out,
-			    overlay_path != NULL ? &w : NULL);
+	assert_int_equal(tl_run_analyses_write(run, what, tl_table_sink_find(sink), out,
+					       overlay_path != NULL ? &w : NULL, &err),
+			 0);
 	if (overlay_path != NULL) {
 		tl_chrome_end(&w, NULL);
 		assert_int_equal(tl_output_close(ov, &err), 0);

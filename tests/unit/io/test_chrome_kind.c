@@ -20,6 +20,7 @@
 #define S TL_SLICE_SKIP
 #define P TL_SLICE_STEP
 #define OP TL_SLICE_OP
+#define RT TL_SLICE_RUNTIME
 
 /* Reads the trace and checks each record's kind (in the file's order of
  * its slices) and name. */
@@ -104,8 +105,8 @@ static void test_tf2(void **state)
 
 /* Kineto: the cat decides, whatever the thread: kernels, copies and sets
  * (any case) are device work; the profiler's span and the GPU annotations
- * are left out; cpu_op and the older Operator are ops; runtime calls and
- * the rest are host work. */
+ * are left out; cpu_op and the older Operator are ops; runtime calls are
+ * host work marked as runtime calls; the rest are host work. */
 static void test_kineto(void **state)
 {
 	(void)state;
@@ -124,7 +125,7 @@ static void test_kineto(void **state)
 											      "rne"
 											      "l") "," XC("user_annotation",
 													  "ProfilerStep#1") "]}";
-	static const uint8_t k[] = {D, D, D, S, S, H | OP, H | OP, H, H};
+	static const uint8_t k[] = {D, D, D, S, S, H | OP, H | OP, H | RT, H};
 	static const char *const n[] = {"gemm",
 					"Memcpy HtoD",
 					"set",
@@ -136,7 +137,8 @@ static void test_kineto(void **state)
 					"ProfilerStep#1"};
 	assert_kinds(json, k, n, 9);
 	assert_int_equal(tl_chrome_kind_of_cat("KERNEL"), D | TL_CHROME_KIND_BY_CAT);
-	assert_int_equal(tl_chrome_kind_of_cat("cuda_driver"), 0);
+	assert_int_equal(tl_chrome_kind_of_cat("cuda_driver"), RT);
+	assert_int_equal(tl_chrome_kind_of_cat("python_function"), 0);
 }
 
 int main(void)
