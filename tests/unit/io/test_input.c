@@ -8,8 +8,10 @@
 
 #include "io/input.h"
 
+#include <fcntl.h>
 #include <glib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "tmpdir.h"
@@ -112,6 +114,39 @@ static void test_plain_sizes(void **state)
 	}
 }
 
+/* Standard input that is a file already read part way starts where it
+ * stands: not mapped from the file's start. */
+static void test_stdin_part_read(void **state)
+{
+	(void)state;
+	size_t n = (2u << 20) + 100, skip = 4096 + 3;
+	uint8_t *want = pattern(n);
+	char *path = write_file("stdin.bin", want, n);
+	int fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(lseek(fd, (off_t)skip, SEEK_SET), (off_t)skip);
+	int saved = dup(STDIN_FILENO);
+	assert_true(saved >= 0);
+	assert_int_equal(dup2(fd, STDIN_FILENO), STDIN_FILENO);
+	close(fd);
+	tl_input *in = NULL;
+	tl_error err = {{0}};
+	assert_int_equal(tl_input_open(&in, "-", &err), 0);
+	dup2(saved, STDIN_FILENO);
+	close(saved);
+	tl_arena *arena = tl_arena_new();
+	uint8_t *data = NULL;
+	size_t len = 0;
+	assert_int_equal(tl_input_read_all(in, arena, &data, &len, &err), 0);
+	assert_int_equal(len, n - skip);
+	assert_memory_equal(data, want + skip, len);
+	assert_int_equal(data[len], 0);
+	tl_input_close(in);
+	tl_arena_free(arena);
+	g_free(path);
+	g_free(want);
+}
+
 /* A gzip file is decompressed as ever, never mapped. */
 static void test_gzip_not_mapped(void **state)
 {
@@ -170,6 +205,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_plain_sizes),
+	    cmocka_unit_test(test_stdin_part_read),
 	    cmocka_unit_test(test_gzip_not_mapped),
 	    cmocka_unit_test(test_adopted_map),
 	};
