@@ -35,11 +35,18 @@ typedef struct str_ref {
 	uint32_t hash; /* tl_nametab_name's */
 } str_ref;
 
+/* A slot of the text table: a string's index + 1 (0: free) and its hash,
+ * so that a probe reads the string only where the hashes agree. */
+typedef struct text_slot {
+	uint32_t id1;
+	uint32_t hash;
+} text_slot;
+
 typedef struct strtab {
 	const char **ptr; /* open addressing: the caller's pointers (NULL: free) */
 	uint32_t *ptr_index;
 	size_t ptr_mask, ptr_used;
-	uint32_t *text; /* open addressing by hash: index + 1 (0: free) */
+	text_slot *text; /* open addressing by hash */
 	size_t text_mask;
 	GArray *strs; /* str_ref, by index */
 	GStringChunk *chunk;
@@ -57,7 +64,7 @@ static void strtab_init(strtab *t, size_t expect)
 	size_t m = 16;
 	while (m < expect * 2)
 		m *= 2;
-	t->text = g_new0(uint32_t, m);
+	t->text = g_new0(text_slot, m);
 	t->text_mask = m - 1;
 	t->strs = g_array_sized_new(FALSE, FALSE, sizeof(str_ref), (guint)expect);
 	t->chunk = g_string_chunk_new(1 << 16);
@@ -69,14 +76,14 @@ static void text_grow(strtab *t)
 {
 	size_t n = t->text_mask + 1;
 	g_free(t->text);
-	t->text = g_new0(uint32_t, n * 2);
+	t->text = g_new0(text_slot, n * 2);
 	t->text_mask = n * 2 - 1;
 	const str_ref *r = (const str_ref *)(void *)t->strs->data;
 	for (guint k = 1; k < t->strs->len; k++) {
 		size_t i = r[k].hash & t->text_mask;
-		while (t->text[i] != 0)
+		while (t->text[i].id1 != 0)
 			i = (i + 1) & t->text_mask;
-		t->text[i] = k + 1;
+		t->text[i] = (text_slot){.id1 = k + 1, .hash = r[k].hash};
 	}
 }
 
@@ -89,17 +96,19 @@ static uint32_t strtab_add(strtab *t, const char *s, size_t len, bool kept)
 	tl_name name = tl_nametab_name(s, len);
 	const str_ref *r = (const str_ref *)(void *)t->strs->data;
 	size_t i = name.hash & t->text_mask;
-	for (; t->text[i] != 0; i = (i + 1) & t->text_mask) {
-		const str_ref *x = &r[t->text[i] - 1];
-		if (x->hash == name.hash && x->len == name.len && memcmp(x->s, s, name.len) == 0)
-			return t->text[i] - 1;
+	for (; t->text[i].id1 != 0; i = (i + 1) & t->text_mask) {
+		if (t->text[i].hash != name.hash)
+			continue;
+		const str_ref *x = &r[t->text[i].id1 - 1];
+		if (x->len == name.len && memcmp(x->s, s, name.len) == 0)
+			return t->text[i].id1 - 1;
 	}
 	uint32_t id = t->strs->len;
 	str_ref add = {.s = s, .len = name.len, .hash = name.hash};
 	if (!kept)
 		add.s = g_string_chunk_insert_len(t->chunk, s, (gssize)name.len);
 	g_array_append_val(t->strs, add);
-	t->text[i] = id + 1;
+	t->text[i] = (text_slot){.id1 = id + 1, .hash = name.hash};
 	if ((size_t)t->strs->len * 2 > t->text_mask + 1)
 		text_grow(t);
 	return id;
