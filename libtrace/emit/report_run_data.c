@@ -563,16 +563,25 @@ static void slice_bytes(layout *l, const tl_memory *mem)
 static GHashTable *reported_peaks(const tl_run *run)
 {
 	GHashTable *peaks = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
+	/* the record before's allocator first: a run has a few allocators,
+	 * and records of one follow each other */
+	const char *last = NULL;
+	int64_t *last_peak = NULL;
 	for (size_t i = 0; i < run->n_execs; i++) {
 		const Tensorflow__NodeExecStats *ns = run->execs[i].ns;
 		for (size_t m = 0; ns != NULL && m < ns->n_memory; m++) {
 			const Tensorflow__AllocatorMemoryUsed *mu = ns->memory[m];
 			if (mu->allocator_name == NULL || mu->allocator_bytes_in_use <= 0)
 				continue;
-			int64_t *peak = g_hash_table_lookup(peaks, mu->allocator_name);
-			if (peak == NULL) {
-				peak = g_new0(int64_t, 1);
-				g_hash_table_insert(peaks, mu->allocator_name, peak);
+			int64_t *peak = last_peak;
+			if (last == NULL || strcmp(last, mu->allocator_name) != 0) {
+				peak = g_hash_table_lookup(peaks, mu->allocator_name);
+				if (peak == NULL) {
+					peak = g_new0(int64_t, 1);
+					g_hash_table_insert(peaks, mu->allocator_name, peak);
+				}
+				last = mu->allocator_name;
+				last_peak = peak;
 			}
 			if (mu->allocator_bytes_in_use > *peak)
 				*peak = mu->allocator_bytes_in_use;
