@@ -24,17 +24,8 @@ struct block {
 	_Alignas(ALIGN) unsigned char data[];
 };
 
-/* A mapping the arena was given (tl_arena_own_map): unmapped, never kept,
- * when the arena is freed. */
-struct own_map {
-	struct own_map *next;
-	void *p;
-	size_t len;
-};
-
 struct tl_arena {
 	struct block *head; /* the block allocations come from */
-	struct own_map *maps;
 	size_t total;
 	size_t next_size; /* size of the next block */
 	ProtobufCAllocator pb;
@@ -120,12 +111,6 @@ void tl_arena_free(tl_arena *a)
 		struct block *next = b->next;
 		block_free(b);
 		b = next;
-	}
-	while (a->maps != NULL) {
-		struct own_map *m = a->maps;
-		a->maps = m->next;
-		munmap(m->p, m->len);
-		g_free(m);
 	}
 	g_free(a);
 }
@@ -247,22 +232,8 @@ void tl_arena_adopt(tl_arena *a, tl_arena *other)
 			a->head->next = other->head;
 		}
 	}
-	if (other->maps != NULL) {
-		struct own_map *m = other->maps;
-		while (m->next != NULL)
-			m = m->next;
-		m->next = a->maps;
-		a->maps = other->maps;
-	}
 	a->total += other->total;
 	g_free(other);
-}
-
-void tl_arena_own_map(tl_arena *a, void *p, size_t len)
-{
-	struct own_map *m = g_new(struct own_map, 1);
-	*m = (struct own_map){.next = a->maps, .p = p, .len = len};
-	a->maps = m;
 }
 
 size_t tl_arena_used(const tl_arena *a)

@@ -458,51 +458,8 @@ uint64_t tl_input_size_left(const tl_input *in)
 	return (uint64_t)(in->file_size - in->offset);
 }
 
-/* Plain files from this size on are mapped by tl_input_read_all; below it
- * the arena's memory comes from malloc, whose pages are seldom fresh. */
-#define MAP_MIN (2u << 20)
-
-/* A plain file not read yet, mapped private and writable, every page
- * copied at once (MAP_POPULATE on such a mapping breaks copy-on-write for
- * all of it in one call), a zero byte behind it: read() into fresh memory
- * made the kernel zero each page before the copy, and fresh huge pages are
- * dear in a virtual machine (a 100 MB read took 0.04 to 0.24 s of CPU, the
- * mapping 0.05 s). NULL where it cannot be mapped, or the file changed
- * size since it was opened (it is read then, as a pipe is). */
-static uint8_t *map_copy(tl_input *in, tl_arena *arena)
-{
-	if (!tl_input_can_map(in) || in->file_size < MAP_MIN)
-		return NULL;
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	size_t span = (in->file_size / page + 1) * page; /* the byte after too */
-	uint8_t *p = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return NULL;
-	struct stat st;
-	uint8_t after;
-	if (mmap(p, in->file_size, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_FIXED | MAP_POPULATE, in->fd, 0) == MAP_FAILED ||
-	    fstat(in->fd, &st) != 0 || (uint64_t)st.st_size != (uint64_t)in->file_size ||
-	    pread(in->fd, &after, 1, (off_t)in->file_size) != 0) {
-		munmap(p, span);
-		return NULL;
-	}
-	tl_arena_own_map(arena, p, span);
-	p[in->file_size] = '\0';
-	in->offset = in->produced = in->file_size;
-	in->head_pos = in->head_len;
-	in->eof = true;
-	return p;
-}
-
 int tl_input_read_all(tl_input *in, tl_arena *arena, uint8_t **data, size_t *len, tl_error *err)
 {
-	uint8_t *mapped = map_copy(in, arena);
-	if (mapped != NULL) {
-		*data = mapped;
-		*len = in->file_size;
-		return 0;
-	}
 	/* A plain file's size is known: one read into one buffer, one byte
 	 * bigger, so that reading fewer bytes than asked proves the end. */
 	size_t first = 1u << 20;

@@ -32,10 +32,6 @@ char *tl_arena_strndup(tl_arena *a, const char *s, size_t n);
  * decoding, one run arena after). */
 void tl_arena_adopt(tl_arena *a, tl_arena *other);
 
-/* Hands the arena a mapping (mmap's `p`, `len` bytes), unmapped when the
- * arena is freed (tl_input_read_all's mapped file). */
-void tl_arena_own_map(tl_arena *a, void *p, size_t len);
-
 /* Bytes handed out so far (for the benchmarks). */
 size_t tl_arena_used(const tl_arena *a);
 
