@@ -360,8 +360,7 @@ static uint32_t slice_name(layout *l, const tl_exec *e)
 		return record_string(l, e->node);
 	const char *at = strstr(label, "@@");
 	size_t len = at != NULL ? (size_t)(at - label) : strlen(label);
-	return len > 0 ? strtab_add(&l->strings, label, len, true)
-		       : record_string(l, e->node);
+	return len > 0 ? strtab_add(&l->strings, label, len, true) : record_string(l, e->node);
 }
 
 /* An execution's op or node: through its graph node's cache for an op;
@@ -899,11 +898,11 @@ typedef struct tables_job {
 	size_t max_rows;
 	tl_summary_view views[3];
 	int n_views;
-	int order[3];	      /* the views by their cost, the longest first */
-	GString *text[3];     /* each view's table, or NULL: none */
-	tl_warn_log *log[3];  /* each view's warnings, or NULL */
-	tl_summary *op;	      /* the op view's sums, kept for the caller */
-	gint next;	      /* the next place of `order` to claim (atomic) */
+	int order[3];	     /* the views by their cost, the longest first */
+	GString *text[3];    /* each view's table, or NULL: none */
+	tl_warn_log *log[3]; /* each view's warnings, or NULL */
+	tl_summary *op;	     /* the op view's sums, kept for the caller */
+	gint next;	     /* the next place of `order` to claim (atomic) */
 	aside bg;
 } tables_job;
 

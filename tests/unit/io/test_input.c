@@ -93,8 +93,8 @@ static void test_read_all(void **state)
 	static const struct {
 		size_t n, skip;
 	} cases[] = {
-	    {(2u << 20) - 1, 0}, {2u << 20, 0}, {(2u << 20) + 7, 0},
-	    {(3u << 20) + 4096, 0}, {(2u << 20) + 7, 10}, {100, 0}, {4096, 0},
+	    {(2u << 20) - 1, 0},  {2u << 20, 0}, {(2u << 20) + 7, 0}, {(3u << 20) + 4096, 0},
+	    {(2u << 20) + 7, 10}, {100, 0},	 {4096, 0},
 	};
 	for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
 		uint8_t *want = pattern(cases[k].n);
