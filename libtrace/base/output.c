@@ -197,11 +197,36 @@ static int scratch_error(int e, tl_error *err)
 			    e > 0 ? strerror(e) : "short read");
 }
 
+/* From a scratch file into a plain file, the kernel copies the bytes
+ * (copy_file_range), not read into the buffer and written out again (a
+ * 100 MB run's page is 42 MB). False where it cannot (a pipe, another
+ * file system, an older kernel), for the buffer's way to do the rest. */
+static bool copy_in_kernel(tl_output *dst, tl_output *src, uint64_t *from, uint64_t *len)
+{
+	if (dst->fd < 0 || dst->gzip || dst->memory != NULL || dst->error != 0)
+		return false;
+	tl_output_flush(dst);
+	while (*len > 0) {
+		off_t at = (off_t)*from;
+		ssize_t got = copy_file_range(src->fd, &at, dst->fd, NULL, (size_t)*len, 0);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return false;
+		*from += (uint64_t)got;
+		*len -= (uint64_t)got;
+		dst->flushed += (uint64_t)got;
+	}
+	return true;
+}
+
 int tl_output_copy(tl_output *dst, tl_output *src, uint64_t from, uint64_t len, tl_error *err)
 {
 	tl_output_flush(src);
 	if (src->error != 0)
 		return scratch_error(src->error, err);
+	if (len >= TL_OUTPUT_BUF && copy_in_kernel(dst, src, &from, &len))
+		return 0;
 	while (len > 0) {
 		if (dst->len == TL_OUTPUT_BUF)
 			tl_output_flush(dst);

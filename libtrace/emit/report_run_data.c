@@ -23,13 +23,32 @@
 /* The run's strings, each once, index 0 being "". The run's own strings
  * repeat as pointers (every execution of a node points at one name), so a
  * table by pointer answers most lookups without reading the text; the
- * text is then hashed eight bytes at a time (model/nametab.h). */
+ * text is then hashed eight bytes at a time (model/nametab.h's hash) into
+ * a table of the strings where they lie: the run's own (its arena outlives
+ * the table) are not copied, only those made for the page are. A kernel's
+ * name is its record's label up to "@@", which is not copied either (a
+ * 100 MB dump's 52,000 names of 300 bytes were copied twice, into the
+ * page's strings and into a name table's pool). */
+typedef struct str_ref {
+	const char *s;
+	uint32_t len;
+	uint32_t hash; /* tl_nametab_name's */
+} str_ref;
+
+/* A slot of the text table: a string's index + 1 (0: free) and its hash,
+ * so that a probe reads the string only where the hashes agree. */
+typedef struct text_slot {
+	uint32_t id1;
+	uint32_t hash;
+} text_slot;
+
 typedef struct strtab {
 	const char **ptr; /* open addressing: the caller's pointers (NULL: free) */
 	uint32_t *ptr_index;
 	size_t ptr_mask, ptr_used;
-	tl_nametab *index; /* text -> index */
-	GPtrArray *strs;
+	text_slot *text; /* open addressing by hash */
+	size_t text_mask;
+	GArray *strs; /* str_ref, by index */
 	GStringChunk *chunk;
 } strtab;
 
@@ -42,28 +61,57 @@ static void strtab_init(strtab *t, size_t expect)
 	t->ptr_index = g_new(uint32_t, n);
 	t->ptr_mask = n - 1;
 	t->ptr_used = 0;
-	t->index = tl_nametab_new(expect);
-	t->strs = g_ptr_array_new();
+	size_t m = 16;
+	while (m < expect * 2)
+		m *= 2;
+	t->text = g_new0(text_slot, m);
+	t->text_mask = m - 1;
+	t->strs = g_array_sized_new(FALSE, FALSE, sizeof(str_ref), (guint)expect);
 	t->chunk = g_string_chunk_new(1 << 16);
-	g_ptr_array_add(t->strs, (gpointer) "");
+	str_ref empty = {.s = "", .len = 0};
+	g_array_append_val(t->strs, empty);
 }
 
-/* s[0..len), which need not outlive the call; or, `kept`, a string of
- * the run ending at len, which outlives the table and is not copied. */
+static void text_grow(strtab *t)
+{
+	size_t n = t->text_mask + 1;
+	g_free(t->text);
+	t->text = g_new0(text_slot, n * 2);
+	t->text_mask = n * 2 - 1;
+	const str_ref *r = (const str_ref *)(void *)t->strs->data;
+	for (guint k = 1; k < t->strs->len; k++) {
+		size_t i = r[k].hash & t->text_mask;
+		while (t->text[i].id1 != 0)
+			i = (i + 1) & t->text_mask;
+		t->text[i] = (text_slot){.id1 = k + 1, .hash = r[k].hash};
+	}
+}
+
+/* s[0..len), which need not outlive the call; or, `kept`, bytes of the
+ * run, which outlive the table and are not copied. */
 static uint32_t strtab_add(strtab *t, const char *s, size_t len, bool kept)
 {
 	if (s == NULL || len == 0)
 		return 0;
 	tl_name name = tl_nametab_name(s, len);
-	uint32_t i = tl_nametab_get(t->index, 0, name);
-	if (i != TL_NAMETAB_NONE)
-		return i;
-	i = t->strs->len;
-	if (!kept || name.len != len)
-		name.s = g_string_chunk_insert_len(t->chunk, s, (gssize)name.len);
-	g_ptr_array_add(t->strs, (gpointer)name.s);
-	tl_nametab_put(t->index, 0, name, i);
-	return i;
+	const str_ref *r = (const str_ref *)(void *)t->strs->data;
+	size_t i = name.hash & t->text_mask;
+	for (; t->text[i].id1 != 0; i = (i + 1) & t->text_mask) {
+		if (t->text[i].hash != name.hash)
+			continue;
+		const str_ref *x = &r[t->text[i].id1 - 1];
+		if (x->len == name.len && memcmp(x->s, s, name.len) == 0)
+			return t->text[i].id1 - 1;
+	}
+	uint32_t id = t->strs->len;
+	str_ref add = {.s = s, .len = name.len, .hash = name.hash};
+	if (!kept)
+		add.s = g_string_chunk_insert_len(t->chunk, s, (gssize)name.len);
+	g_array_append_val(t->strs, add);
+	t->text[i] = (text_slot){.id1 = id + 1, .hash = name.hash};
+	if ((size_t)t->strs->len * 2 > t->text_mask + 1)
+		text_grow(t);
+	return id;
 }
 
 static uint32_t strtab_of(strtab *t, const char *s)
@@ -125,8 +173,8 @@ static void strtab_free(strtab *t)
 {
 	g_free(t->ptr);
 	g_free(t->ptr_index);
-	tl_nametab_free(t->index);
-	g_ptr_array_free(t->strs, TRUE);
+	g_free(t->text);
+	g_array_free(t->strs, TRUE);
 	g_string_chunk_free(t->chunk);
 }
 
@@ -312,8 +360,7 @@ static uint32_t slice_name(layout *l, const tl_exec *e)
 		return record_string(l, e->node);
 	const char *at = strstr(label, "@@");
 	size_t len = at != NULL ? (size_t)(at - label) : strlen(label);
-	return len > 0 ? strtab_add(&l->strings, label, len, at == NULL)
-		       : record_string(l, e->node);
+	return len > 0 ? strtab_add(&l->strings, label, len, true) : record_string(l, e->node);
 }
 
 /* An execution's op or node: through its graph node's cache for an op;
@@ -515,16 +562,25 @@ static void slice_bytes(layout *l, const tl_memory *mem)
 static GHashTable *reported_peaks(const tl_run *run)
 {
 	GHashTable *peaks = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
+	/* the record before's allocator first: a run has a few allocators,
+	 * and records of one follow each other */
+	const char *last = NULL;
+	int64_t *last_peak = NULL;
 	for (size_t i = 0; i < run->n_execs; i++) {
 		const Tensorflow__NodeExecStats *ns = run->execs[i].ns;
 		for (size_t m = 0; ns != NULL && m < ns->n_memory; m++) {
 			const Tensorflow__AllocatorMemoryUsed *mu = ns->memory[m];
 			if (mu->allocator_name == NULL || mu->allocator_bytes_in_use <= 0)
 				continue;
-			int64_t *peak = g_hash_table_lookup(peaks, mu->allocator_name);
-			if (peak == NULL) {
-				peak = g_new0(int64_t, 1);
-				g_hash_table_insert(peaks, mu->allocator_name, peak);
+			int64_t *peak = last_peak;
+			if (last == NULL || strcmp(last, mu->allocator_name) != 0) {
+				peak = g_hash_table_lookup(peaks, mu->allocator_name);
+				if (peak == NULL) {
+					peak = g_new0(int64_t, 1);
+					g_hash_table_insert(peaks, mu->allocator_name, peak);
+				}
+				last = mu->allocator_name;
+				last_peak = peak;
 			}
 			if (mu->allocator_bytes_in_use > *peak)
 				*peak = mu->allocator_bytes_in_use;
@@ -831,18 +887,48 @@ static bool has_kernels(const tl_run *run)
  * a view the thread has not begun when the main thread comes to wait for
  * the tables is summed there instead (the page's main work done, a core
  * is free: the devices bench shape's scope view, begun last, waited for
- * the kernel view's 0.3 s). Each view's text is the same whichever
- * thread sums it. */
+ * the kernel view's 0.3 s). The longest view is claimed first (by the
+ * thread, which begins at once), so that the main thread, done with its
+ * own work, takes the next longest rather than waiting for a long view
+ * the thread began last (one-run's scope view, 0.25 s, began after its
+ * kernel view). Each view's text is the same whichever thread sums it,
+ * and its warnings are held in a log of its own, told in view order. */
 typedef struct tables_job {
 	const tl_run *run;
 	size_t max_rows;
 	tl_summary_view views[3];
 	int n_views;
-	GString *text[3]; /* each view's table, or NULL: none */
-	tl_summary *op;	  /* the op view's sums, kept for the caller */
-	gint next;	  /* the next view to claim (atomic) */
+	int order[3];	     /* the views by their cost, the longest first */
+	GString *text[3];    /* each view's table, or NULL: none */
+	tl_warn_log *log[3]; /* each view's warnings, or NULL */
+	tl_summary *op;	     /* the op view's sums, kept for the caller */
+	gint next;	     /* the next place of `order` to claim (atomic) */
 	aside bg;
 } tables_job;
+
+/* A view's cost, from what it sums: the op view a fifth of a microsecond
+ * for each op execution, the scope view about 2.7 (its tree), the kernel
+ * view about 3.6 for each kernel record (measured on the one-run and
+ * devices bench shapes). */
+static double view_cost(const tl_run *run, tl_summary_view view)
+{
+	size_t ops = 0, kernels = 0;
+	for (size_t d = 0; d < run->n_devices; d++) {
+		const tl_device *dev = &run->devices[d];
+		if (slice_kind(dev) == 0)
+			ops += dev->n_exec;
+		else if (dev->kind == TL_DEV_STREAM)
+			kernels += dev->n_exec;
+	}
+	switch (view) {
+	case TL_VIEW_KERNEL:
+		return 3.6 * (double)kernels;
+	case TL_VIEW_SCOPE:
+		return 2.7 * (double)ops;
+	default:
+		return 0.2 * (double)ops;
+	}
+}
 
 /* Each view with trace-summarize's default columns; the kernel view only
  * where the run has kernels. */
@@ -850,11 +936,13 @@ static void tables_sum(void *p)
 {
 	tables_job *j = p;
 	for (;;) {
-		int k = g_atomic_int_add(&j->next, 1);
-		if (k >= j->n_views)
+		int at = g_atomic_int_add(&j->next, 1);
+		if (at >= j->n_views)
 			break;
+		int k = j->order[at];
 		if (j->views[k] == TL_VIEW_KERNEL && !has_kernels(j->run))
 			continue;
+		j->log[k] = tl_warn_log_begin();
 		tl_output *out = tl_output_new_memory();
 		tl_report_sink sink;
 		tl_report_sink_init(&sink, j->max_rows);
@@ -872,6 +960,7 @@ static void tables_sum(void *p)
 		else
 			tl_summary_free(sum);
 		j->text[k] = tl_output_take(out);
+		tl_warn_log_end();
 	}
 }
 
@@ -880,6 +969,17 @@ static void tables_start(tables_job *j, const tl_run *run, size_t max_rows, int 
 {
 	*j = (tables_job){.run = run, .max_rows = max_rows, .n_views = n_views};
 	memcpy(j->views, views, (size_t)n_views * sizeof *views);
+	double cost[3];
+	for (int k = 0; k < n_views; k++) {
+		cost[k] = view_cost(run, views[k]);
+		/* insertion by cost, the longest first; ties in view order */
+		int at = k;
+		while (at > 0 && cost[j->order[at - 1]] < cost[k]) {
+			j->order[at] = j->order[at - 1];
+			at--;
+		}
+		j->order[at] = k;
+	}
 	aside_start(&j->bg, "tl-rep-tables", tables_sum, j);
 }
 
@@ -904,13 +1004,12 @@ static void drop_table(GString *text)
  * it again). */
 static GString *write_tables(tl_output *out, tables_job *j)
 {
-	/* the views the thread has not claimed, here; their warnings told
-	 * after the thread's, which summed the views before them */
-	tl_warn_log *log = tl_warn_log_begin();
+	/* the views the thread has not claimed, here; every view's warnings
+	 * told in view order, whichever thread summed it */
 	tables_sum(j);
-	tl_warn_log_end();
 	aside_join(&j->bg);
-	tl_warn_log_tell(log);
+	for (int k = 0; k < j->n_views; k++)
+		tl_warn_log_tell(j->log[k]);
 	write_table(out, ",\n\"tables\":{\"op\":", j->text[0]);
 	write_table(out, ",\n\"scope\":", j->text[2]);
 	write_table(out, ",\n\"kernel\":", j->text[1]);
@@ -1108,10 +1207,11 @@ static int write_graph(tl_output *out, graph_job *j, tl_error *err)
 static void write_strings(tl_output *out, const layout *l)
 {
 	tl_output_str(out, ",\n\"strings\":[");
+	const str_ref *r = (const str_ref *)(void *)l->strings.strs->data;
 	for (guint i = 0; i < l->strings.strs->len; i++) {
 		if (i > 0)
 			tl_output_str(out, i % 8 == 0 ? ",\n" : ",");
-		tl_report_string(out, g_ptr_array_index(l->strings.strs, i));
+		tl_json_string_script(out, r[i].s, r[i].len);
 	}
 	tl_output_char(out, ']');
 }
@@ -1200,6 +1300,7 @@ static int report_compact(tl_output *out, const tl_run *run, const tl_report_opt
 	write_idle(idle_out, run);
 	GString *idle = tl_output_take(idle_out);
 	aside_join(&op.bg);
+	tl_warn_log_tell(op.log[0]);
 	dg->ops = op.op;
 	at->graph[0] = tl_output_tell(out);
 	int rc = write_graph(out, &graph, err);

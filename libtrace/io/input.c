@@ -227,7 +227,9 @@ int tl_input_open(tl_input **out, const char *path, tl_error *err)
 			close(fd);
 			return tl_error_set(err, "is a directory");
 		}
-		if (S_ISREG(st.st_mode) && st.st_size > 0)
+		/* (standard input may be a file read part way already: its
+		 * bytes start where it stands, which a map would not) */
+		if (S_ISREG(st.st_mode) && st.st_size > 0 && lseek(fd, 0, SEEK_CUR) == 0)
 			file_size = (size_t)st.st_size;
 	}
 	tl_input *in = g_new0(tl_input, 1);
