@@ -718,10 +718,10 @@ static void label_links(const tl_run *run, const tl_dataflow_opts *opts, GArray 
 	}
 	g_hash_table_destroy(by_name);
 	if (run->n_execs > 0)
-		tl_warn("no-graphs",
-			"no partition graphs in '%s': producer-consumer edges are guessed "
-			"from timeline labels",
-			run->label);
+		tl_warn_about("no-graphs", run->label,
+			      "no partition graphs in '%s': producer-consumer edges are "
+			      "guessed from timeline labels",
+			      run->label);
 }
 
 void tl_dataflow_links(const tl_run *run, const tl_dataflow_opts *opts, GArray *links)
@@ -731,11 +731,12 @@ void tl_dataflow_links(const tl_run *run, const tl_dataflow_opts *opts, GArray *
 	else if (!run->no_dataflow)
 		label_links(run, opts, links);
 	else if (run->n_execs > 0)
-		tl_warn("no-dataflow",
-			"'%s' is %s, which records no dataflow: "
-			"the timeline and launch arrows only",
-			run->label,
-			run->input_kind != NULL ? run->input_kind : "a TF2/JAX profile (XSpace)");
+		tl_warn_about("no-dataflow", run->label,
+			      "'%s' is %s, which records no dataflow: "
+			      "the timeline and launch arrows only",
+			      run->label,
+			      run->input_kind != NULL ? run->input_kind
+						      : "a TF2/JAX profile (XSpace)");
 	if (!opts->launches)
 		return;
 	for (uint32_t i = 0; i < run->n_execs; i++) {

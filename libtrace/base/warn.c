@@ -22,6 +22,7 @@ static GPtrArray *warnings;	/* struct warning *, first-seen order */
 static GHashTable *by_key;	/* key -> struct warning * */
 static GHashTable *damage_seen; /* damage key -> NULL: every damage, shown or not */
 static GHashTable *by_input;	/* input -> struct input_damage * */
+static GHashTable *subjects;	/* "KEY\x1eSUBJECT" of tl_warn_about, counted */
 static size_t damage_total;
 static bool strict;
 static GMutex lock; /* tools may decode runs on several threads */
@@ -43,6 +44,40 @@ static void registry_init(void)
 	by_key = g_hash_table_new(g_str_hash, g_str_equal);
 	damage_seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	by_input = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	subjects = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+}
+
+/* Whether SUBJECT is new under KEY in `set` (then noted there). */
+static bool subject_new(GHashTable *set, const char *key, const char *subject)
+{
+	char *k = g_strconcat(key, "\x1e", subject, NULL);
+	if (g_hash_table_contains(set, k)) {
+		g_free(k);
+		return false;
+	}
+	g_hash_table_add(set, k);
+	return true;
+}
+
+/* A log's subjects told into `set`: one the set already holds was counted
+ * there, so the log's warning of its key counts one less (lookup: the log's
+ * warnings by key). */
+static void subjects_merge(GHashTable *set, GHashTable *from, GHashTable *lookup)
+{
+	GHashTableIter it;
+	gpointer k;
+	g_hash_table_iter_init(&it, from);
+	while (g_hash_table_iter_next(&it, &k, NULL)) {
+		if (!g_hash_table_contains(set, k)) {
+			g_hash_table_add(set, g_strdup(k));
+			continue;
+		}
+		char *key = g_strndup(k, strcspn(k, "\x1e"));
+		struct warning *w = g_hash_table_lookup(lookup, key);
+		if (w != NULL && w->count > 0)
+			w->count--;
+		g_free(key);
+	}
 }
 
 /* Counts one more under `key`, or adds it with `msg` (taken over). Called
@@ -67,7 +102,8 @@ static struct warning *count_key(const char *key, char *msg)
 struct tl_warn_log {
 	GPtrArray *items; /* struct warning *, first-met order */
 	GHashTable *by_key;
-	tl_warn_log *outer; /* the log open when this one began, or NULL */
+	GHashTable *subjects; /* as the registry's */
+	tl_warn_log *outer;   /* the log open when this one began, or NULL */
 };
 
 static _Thread_local tl_warn_log *logging; /* this thread's open log */
@@ -77,6 +113,7 @@ tl_warn_log *tl_warn_log_begin(void)
 	tl_warn_log *log = g_new0(tl_warn_log, 1);
 	log->items = g_ptr_array_new_with_free_func(warning_free);
 	log->by_key = g_hash_table_new(g_str_hash, g_str_equal);
+	log->subjects = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	log->outer = logging;
 	logging = log;
 	return log;
@@ -95,6 +132,7 @@ void tl_warn_log_drop(tl_warn_log *log)
 	if (logging == log) /* told or dropped before it ended */
 		logging = log->outer;
 	g_hash_table_destroy(log->by_key);
+	g_hash_table_destroy(log->subjects);
 	g_ptr_array_free(log->items, TRUE);
 	g_free(log);
 }
@@ -102,6 +140,8 @@ void tl_warn_log_drop(tl_warn_log *log)
 /* One warning of a log told into the log open now (a nested log's). */
 static void log_merge(tl_warn_log *into, struct warning *w)
 {
+	if (w->count == 0) /* its subjects all counted before */
+		return;
 	struct warning *had = g_hash_table_lookup(into->by_key, w->key);
 	if (had != NULL) {
 		had->count += w->count;
@@ -123,6 +163,7 @@ void tl_warn_log_tell(tl_warn_log *log)
 	if (logging == log)
 		logging = log->outer;
 	if (logging != NULL) {
+		subjects_merge(logging->subjects, log->subjects, log->by_key);
 		for (guint i = 0; i < log->items->len; i++)
 			log_merge(logging, g_ptr_array_index(log->items, i));
 		tl_warn_log_drop(log);
@@ -130,8 +171,11 @@ void tl_warn_log_tell(tl_warn_log *log)
 	}
 	g_mutex_lock(&lock);
 	registry_init();
+	subjects_merge(subjects, log->subjects, log->by_key);
 	for (guint i = 0; i < log->items->len; i++) {
 		struct warning *w = g_ptr_array_index(log->items, i);
+		if (w->count == 0)
+			continue;
 		struct warning *r = count_key(w->key, w->msg);
 		w->msg = NULL;
 		r->count += w->count - 1;
@@ -159,28 +203,46 @@ static void log_warning(tl_warn_log *log, const char *key, const char *fmt, va_l
 	g_hash_table_insert(log->by_key, w->key, w);
 }
 
-void tl_warn(const char *key, const char *fmt, ...)
+/* tl_warn, and tl_warn_about where `subject` (not NULL) is new under key. */
+static void warn_v(const char *key, const char *subject, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+
+static void warn_v(const char *key, const char *subject, const char *fmt, va_list ap)
 {
 	if (logging != NULL) {
-		va_list ap;
-		va_start(ap, fmt);
-		log_warning(logging, key, fmt, ap);
-		va_end(ap);
+		if (subject == NULL || subject_new(logging->subjects, key, subject))
+			log_warning(logging, key, fmt, ap);
 		return;
 	}
 	g_mutex_lock(&lock);
 	registry_init();
+	if (subject != NULL && !subject_new(subjects, key, subject)) {
+		g_mutex_unlock(&lock);
+		return;
+	}
 	if (g_hash_table_contains(by_key, key)) {
 		count_key(key, NULL);
 		g_mutex_unlock(&lock);
 		return;
 	}
+	count_key(key, g_strdup_vprintf(fmt, ap));
+	g_mutex_unlock(&lock);
+}
+
+void tl_warn(const char *key, const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	char *msg = g_strdup_vprintf(fmt, ap);
+	warn_v(key, NULL, fmt, ap);
 	va_end(ap);
-	count_key(key, msg);
-	g_mutex_unlock(&lock);
+}
+
+void tl_warn_about(const char *key, const char *subject, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	warn_v(key, subject, fmt, ap);
+	va_end(ap);
 }
 
 void tl_warn_set_strict(bool on)
@@ -336,6 +398,7 @@ void tl_warn_clear(void)
 		g_hash_table_destroy(by_key);
 		g_hash_table_destroy(damage_seen);
 		g_hash_table_destroy(by_input);
+		g_hash_table_destroy(subjects);
 		g_ptr_array_free(warnings, TRUE);
 		warnings = NULL;
 		by_key = NULL;

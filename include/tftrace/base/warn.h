@@ -34,6 +34,12 @@
  * given for a key is the one printed. */
 void tl_warn(const char *key, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* tl_warn counted once per `subject` (what the warning is about: a run's
+ * label): a fact of one input that several analyses meet is told once for
+ * it, not once per analysis. */
+void tl_warn_about(const char *key, const char *subject, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* A log of the warnings one thread met, held back from the registry: work
  * split over threads (tl_crew_for) tells its parts' logs in the parts'
  * order, so that the lines and counts are those of one thread; a reader

@@ -174,14 +174,56 @@ static void test_warn_log_nested(void **state)
 	g_free(text);
 }
 
+/* tl_warn_about counts a subject once under its key, whether it comes
+ * again straight to the registry, in one log, or in two logs told one
+ * after the other or one inside the other; another subject counts. */
+static void test_warn_about(void **state)
+{
+	tl_warn_about("about", "a", "about %s", "a");
+	tl_warn_about("about", "a", "about %s", "a");
+	tl_warn_about("about", "b", "about %s", "b");
+	assert_int_equal(tl_warn_count("about"), 2);
+	tl_warn_log *one = tl_warn_log_begin();
+	tl_warn_about("about", "a", "about %s", "a");
+	tl_warn_about("about", "c", "about %s", "c");
+	tl_warn_about("about", "c", "about %s", "c");
+	tl_warn_log_end();
+	tl_warn_log *two = tl_warn_log_begin();
+	tl_warn_about("about", "c", "about %s", "c");
+	tl_warn_log *inner = tl_warn_log_begin();
+	tl_warn_about("about", "c", "about %s", "c");
+	tl_warn_about("about", "d", "about %s", "d");
+	tl_warn_log_end();
+	tl_warn_log_tell(inner);
+	tl_warn_log_end();
+	assert_int_equal(tl_warn_count("about"), 2);
+	tl_warn_log_tell(one);
+	assert_int_equal(tl_warn_count("about"), 3);
+	tl_warn_log_tell(two);
+	assert_int_equal(tl_warn_count("about"), 4);
+	tl_warn_log *only_seen = tl_warn_log_begin();
+	tl_warn_about("again", "x", "again");
+	tl_warn_about("about", "a", "about %s", "a");
+	tl_warn_log_end();
+	tl_warn_log_tell(only_seen);
+	tl_warn("plain", "plain");
+	tl_warn("plain", "plain");
+	char *text = flushed();
+	assert_string_equal(text, "t: warning: about a (4 times)\nt: warning: again\n"
+				  "t: warning: plain (2 times)\n");
+	g_free(text);
+	tl_warn_about("about", "a", "about %s", "a");
+	assert_int_equal(tl_warn_count("about"), 1);
+	tl_warn_clear();
+}
+
 int main(void)
 {
 	td_filter();
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_crew_items),
-	    cmocka_unit_test(test_crew_warnings),
-	    cmocka_unit_test(test_warn_log),
-	    cmocka_unit_test(test_warn_log_nested),
+	    cmocka_unit_test(test_crew_items), cmocka_unit_test(test_crew_warnings),
+	    cmocka_unit_test(test_warn_log),   cmocka_unit_test(test_warn_log_nested),
+	    cmocka_unit_test(test_warn_about),
 	};
 	return cmocka_run_group_tests_name("crew", tests, NULL, NULL);
 }
