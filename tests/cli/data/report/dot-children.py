@@ -9,27 +9,16 @@ scope may share a name: conv2d_12/kernel and conv2d_12/kernel/read); sorted
   dot-children.py GRAPH.dot PATH DEVICE
 """
 import html
-import re
 import sys
+
+from dotnodes import dot_nodes
 
 path, device = sys.argv[2], sys.argv[3]
 pre = path + "/" if path else ""
-depth, dev, out = 0, None, set()
-for line in open(sys.argv[1], encoding="utf-8"):
-    m = re.match(r'\s*subgraph "cluster \S+ (.*)" \{$', line)
-    if m:
-        depth += 1
-        if depth == 1:
-            dev = m.group(1)
-        continue
-    if re.match(r"\s*\}$", line):
-        depth -= 1
-        continue
-    m = re.match(r'\s*"((?:[^"\\]|\\.)*)"\s*\[', line)
-    if not m or depth < 1 or dev != device:
-        continue
-    name = html.unescape(m.group(1).replace('\\"', '"'))
-    if not name.startswith(pre):
+out = set()
+for written, dev in dot_nodes(sys.argv[1]).items():
+    name = html.unescape(written)
+    if dev != device or not name.startswith(pre):
         continue
     rest = name[len(pre):].split("/")
     out.add(("op", name) if len(rest) == 1 else ("scope", pre + rest[0]))

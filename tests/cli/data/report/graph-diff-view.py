@@ -35,6 +35,8 @@ import math
 import re
 import sys
 
+from dotnodes import dot_nodes
+
 SLOWER = ["#fddbc7", "#f4a582", "#d6604d", "#b2182b"]
 FASTER = ["#d1e5f0", "#92c5de", "#4393c3", "#2166ac"]
 
@@ -42,27 +44,6 @@ dom_path, csv_path, a_dot, b_dot = sys.argv[1:5]
 paired = dict(sys.argv[i + 1].split("=", 1) for i, a in enumerate(sys.argv) if a == "--paired")
 memory = "--memory" in sys.argv
 unit, col = ("bytes", "output_bytes") if memory else ("ns", "total_micros")
-
-
-def dot_nodes(path):
-    """name -> device (the first-level cluster's label) of every node."""
-    out, depth, dev = {}, 0, None
-    for line in open(path, encoding="utf-8"):
-        m = re.match(r'\s*subgraph "cluster \S+ (.*)" \{$', line)
-        if m:
-            depth += 1
-            if depth == 1:
-                dev = m.group(1)
-            continue
-        if re.match(r"\s*\}$", line):
-            depth -= 1
-            continue
-        m = re.match(r'\s*"((?:[^"\\]|\\.)*)"\s*\[', line)
-        if m and depth >= 1:
-            out[m.group(1).replace('\\"', '"')] = dev
-    return out
-
-
 a_nodes, b_nodes = dot_nodes(a_dot), dot_nodes(b_dot)
 rows = {r["name"]: r for r in csv.DictReader(open(csv_path))}
 
