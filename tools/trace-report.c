@@ -38,7 +38,9 @@ static const tl_cli_help help = {
 	     "\n"
 	     "Runs are read one at a time, each one's page data waiting in a temporary file "
 	     "($TMPDIR, else /tmp) until the last is read: the page is written at the end, "
-	     "so a bad input leaves no page, on standard output as with -o.",
+	     "so a bad input leaves no page, on standard output as with -o. One XSpace file of "
+	     "several steps tells every step's wall time before the first is built: only the "
+	     "picked steps' timelines are made.",
     .exit_1 = "bad input, layout or write error, a --runs number past the last run",
 };
 
@@ -51,6 +53,9 @@ struct job {
 	size_t max_nodes;
 	int top;
 	int table_rows;
+	bool one_input;
+	int64_t *walls; /* every run's, where the one input told them ahead */
+	size_t n_walls;
 };
 
 static void runs_option(tl_cli *cli, void *ctx, const char *value)
@@ -89,13 +94,34 @@ static const tl_cli_opt options[] = {
     TL_OPT_END,
 };
 
+/* One input whose runs are all known once the first is read (an XSpace
+ * of several steps): their wall times, so that the page makes the
+ * timelines of only the runs it will hold. The first run read is given
+ * as the input's first. */
+static int read_ahead(void *ctx, tl_source *src, tl_run **first, tl_error *err)
+{
+	struct job *job = ctx;
+	if (!job->one_input)
+		return 0;
+	if (tl_cli_source_as_runs(&job->cli, src, err) < 0)
+		return -1;
+	int rc = tl_run_next(src, first, err);
+	if (rc <= 0)
+		return rc < 0 ? -1 : 1; /* no run: nothing more to read */
+	job->n_walls = tl_run_walls_ahead(src, &job->walls);
+	return 0;
+}
+
 /* The page's state is made once the inputs are known, before the first run. */
 static int begin_report(void *ctx, const tl_cli_inputs *in, tl_output *out, tl_error *err)
 {
 	struct job *job = ctx;
 	job->opts.inputs = in->paths;
 	job->opts.n_inputs = in->n;
-	return tl_report_new(&job->report, &job->opts, err);
+	if (tl_report_new(&job->report, &job->opts, err) < 0)
+		return -1;
+	tl_report_expect(job->report, job->walls, job->n_walls);
+	return 0;
 }
 
 /* Each run into the page as it is read; the driver frees it after, unless
@@ -128,9 +154,12 @@ int main(int argc, char **argv)
 	job.opts.graph_max_nodes = job.max_nodes;
 	job.opts.max_live = (size_t)job.top;
 	job.opts.table_rows = (size_t)job.table_rows;
-	static const tl_cli_tool tool = {.begin = begin_report, .run = add_run, .end = end_report};
+	job.one_input = tl_cli_inputs_of(argc, argv, optind).n <= 1;
+	static const tl_cli_tool tool = {
+	    .input = read_ahead, .begin = begin_report, .run = add_run, .end = end_report};
 	int status = tl_cli_run(&job.cli, argc, argv, &tool, &job);
 	tl_report_free(job.report);
 	g_free(job.picks);
+	g_free(job.walls);
 	return status;
 }

@@ -65,6 +65,11 @@ typedef struct tl_report tl_report;
 /* A page to come; `o` (and what it points to) must outlive it. Fails (-1,
  * err) when no temporary file can be made. */
 int tl_report_new(tl_report **out, const tl_report_opts *o, tl_error *err);
+/* Every run's wall time (ns, t_end - t_begin), told before the first run
+ * is added (tl_run_walls_ahead): the page then makes the timeline of only
+ * the runs it will hold (--runs, by default the median and the slowest),
+ * the others' compact data alone. */
+void tl_report_expect(tl_report *r, const int64_t *wall, size_t n);
 /* Adds the next run; the caller may free it on return. Fails when Graphviz
  * cannot lay its graph out or the temporary file cannot be written. */
 int tl_report_add(tl_report *r, const tl_run *run, tl_error *err);

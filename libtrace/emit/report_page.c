@@ -252,6 +252,11 @@ struct tl_report {
 	 * made only then, so a page of one run never makes it. */
 	tl_run *run0;
 	tl_run *run1; /* the second run, kept until a third comes (add_own) */
+	/* Where the input told every run's wall time before the first came
+	 * (tl_report_expect): per run, whether the page will hold its
+	 * timeline; the others are made compact. NULL: any run may be. */
+	bool *ahead;
+	size_t n_ahead;
 };
 
 int tl_report_new(tl_report **out, const tl_report_opts *o, tl_error *err)
@@ -274,6 +279,7 @@ void tl_report_free(tl_report *r)
 {
 	if (r == NULL)
 		return;
+	g_free(r->ahead);
 	for (guint i = 0; i < r->steps->len; i++) {
 		step *st = &g_array_index(r->steps, step, i);
 		g_free(st->label);
@@ -322,11 +328,15 @@ static void keep_ops(tl_report *r, step *st, const tl_summary *sum)
 	}
 }
 
-/* Whether run k's timeline may be on the page: always, unless --runs
+/* Whether run k's timeline may be on the page: where every run's time
+ * was told ahead, whether the picks name k; else always, unless --runs
  * names runs by number only (no median or slowest, which only the end
  * knows) and none of them is k. */
-static bool timeline_known(const tl_report_opts *o, size_t k)
+static bool timeline_known(const tl_report *r, size_t k)
 {
+	const tl_report_opts *o = r->o;
+	if (r->ahead != NULL && k < r->n_ahead)
+		return r->ahead[k];
 	if (o->picks == NULL)
 		return true;
 	bool named = false;
@@ -381,7 +391,7 @@ static int add_run(tl_report *r, const tl_run *run, tl_run **keep, tl_error *err
 	if (draw)
 		g_hash_table_insert(r->first, g_memdup2(&st->print, sizeof st->print),
 				    GSIZE_TO_POINTER(k));
-	int rc = tl_report_run(r->scratch, run, r->o, draw, timeline_known(r->o, k), &st->at,
+	int rc = tl_report_run(r->scratch, run, r->o, draw, timeline_known(r, k), &st->at,
 			       &st->dg, err);
 	if (rc == 0 && k == 0 && r->o->graph && keep != NULL) {
 		r->run0 = *keep;
@@ -468,48 +478,87 @@ static const step *step_at(const tl_report *r, size_t k)
 
 static int cmp_duration(const void *a, const void *b, void *ctx)
 {
-	const tl_report *r = ctx;
+	const int64_t *wall = ctx;
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	int64_t dx = step_at(r, x)->dg.duration_ns, dy = step_at(r, y)->dg.duration_ns;
-	if (dx != dy)
-		return dx < dy ? -1 : 1;
+	if (wall[x] != wall[y])
+		return wall[x] < wall[y] ? -1 : 1;
 	return (x > y) - (x < y);
 }
 
-/* The median step (the lower one of an even count) and the slowest,
- * ties to the lower run number; then which runs the picks name. */
-static int page_pick(page *p, tl_report *r, tl_error *err)
+/* Of n runs whose wall times are wall[]: the median (the lower one of an
+ * even count) and the slowest, ties to the lower run number; then which
+ * runs the picks name (timeline[], n of them). */
+static int pick_runs(const tl_report_opts *o, const int64_t *wall, size_t n, size_t *median,
+		     size_t *slowest, bool *timeline, tl_error *err)
 {
-	p->r = r;
-	p->n = r->steps->len;
-	size_t *order = g_new(size_t, p->n);
-	for (size_t k = 0; k < p->n; k++)
+	size_t *order = g_new(size_t, n);
+	for (size_t k = 0; k < n; k++)
 		order[k] = k;
-	g_qsort_with_data(order, (gint)p->n, sizeof *order, cmp_duration, r);
-	p->median = order[(p->n - 1) / 2];
-	p->slowest = order[p->n - 1];
+	g_qsort_with_data(order, (gint)n, sizeof *order, cmp_duration, (gpointer)wall);
+	*median = order[(n - 1) / 2];
+	*slowest = order[n - 1];
 	g_free(order);
 	static const tl_report_pick both[] = {{TL_REPORT_MEDIAN, TL_REPORT_MEDIAN},
 					      {TL_REPORT_SLOWEST, TL_REPORT_SLOWEST}};
-	const tl_report_pick *picks = r->o->picks != NULL ? r->o->picks : both;
-	size_t n_picks = r->o->picks != NULL ? r->o->n_picks : G_N_ELEMENTS(both);
-	p->timeline = g_new0(bool, p->n);
+	const tl_report_pick *picks = o->picks != NULL ? o->picks : both;
+	size_t n_picks = o->picks != NULL ? o->n_picks : G_N_ELEMENTS(both);
 	for (size_t i = 0; i < n_picks; i++) {
 		const tl_report_pick *q = &picks[i];
 		if (q->from == TL_REPORT_MEDIAN || q->from == TL_REPORT_SLOWEST) {
-			p->timeline[q->from == TL_REPORT_MEDIAN ? p->median : p->slowest] = true;
+			timeline[q->from == TL_REPORT_MEDIAN ? *median : *slowest] = true;
 			continue;
 		}
-		if (q->to >= (int64_t)p->n)
+		if (q->to >= (int64_t)n)
 			return tl_error_set(err,
 					    "run %" PRId64
 					    " (--runs) is not in the input: it has %zu "
 					    "run%s, numbered 0 to %zu",
-					    q->to, p->n, p->n == 1 ? "" : "s", p->n - 1);
+					    q->to, n, n == 1 ? "" : "s", n - 1);
 		for (int64_t k = q->from; k <= q->to; k++)
-			p->timeline[k] = true;
+			timeline[k] = true;
 	}
 	return 0;
+}
+
+void tl_report_expect(tl_report *r, const int64_t *wall, size_t n)
+{
+	g_free(r->ahead);
+	r->ahead = NULL;
+	if (n == 0 || r->steps->len > 0)
+		return;
+	size_t median, slowest;
+	tl_error err = {{0}};
+	r->ahead = g_new0(bool, n);
+	r->n_ahead = n;
+	if (pick_runs(r->o, wall, n, &median, &slowest, r->ahead, &err) < 0) {
+		/* a pick past the last run: the end says so */
+		g_free(r->ahead);
+		r->ahead = NULL;
+	}
+}
+
+/* The page's picks, from the runs' wall times as their timelines found
+ * them. A run picked whose timeline was not made (the times told ahead
+ * were not the runs': not expected) is shown as the others are, told. */
+static int page_pick(page *p, tl_report *r, tl_error *err)
+{
+	p->r = r;
+	p->n = r->steps->len;
+	int64_t *wall = g_new(int64_t, p->n);
+	for (size_t k = 0; k < p->n; k++)
+		wall[k] = step_at(r, k)->dg.duration_ns;
+	p->timeline = g_new0(bool, p->n);
+	int rc = pick_runs(r->o, wall, p->n, &p->median, &p->slowest, p->timeline, err);
+	g_free(wall);
+	for (size_t k = 0; rc == 0 && k < p->n; k++)
+		if (p->timeline[k] && step_at(r, k)->at.full[1] == 0) {
+			tl_warn("report-ahead",
+				"run %zu's timeline was not made: the input's times told "
+				"ahead were not its runs' (--runs %zu makes a page with it)",
+				k, k);
+			p->timeline[k] = false;
+		}
+	return rc;
 }
 
 static int copy_piece(tl_output *out, tl_report *r, const uint64_t *piece, tl_error *err)

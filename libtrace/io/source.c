@@ -491,6 +491,19 @@ bool tl_source_xspace_steps(const tl_source *src)
 	return src->xs != NULL && tl_xspace_n_runs(src->xs) > 1;
 }
 
+size_t tl_source_runs_ahead(const tl_source *src)
+{
+	if (src->xs == NULL || src->files != NULL || tl_xspace_n_runs(src->xs) < 2)
+		return 0;
+	return tl_xspace_n_runs(src->xs);
+}
+
+void tl_source_run_times(const tl_source *src, size_t i, tl_record_fn each, void *ctx)
+{
+	if (src->xs != NULL && i < tl_xspace_n_runs(src->xs))
+		tl_xspace_run_times(src->xs, i, each, ctx);
+}
+
 void tl_source_want_allocs(tl_source *src, bool want)
 {
 	src->want_allocs = want;

@@ -300,18 +300,25 @@ static const name_memo *op_names(name_memo *memo, const char *name, uint32_t fla
 	return m;
 }
 
-static void fill_exec(const tl_xspace *xs, const xev *v, Tensorflow__NodeExecStats *ns,
-		      name_memo *memo, tl_arena *arena)
+/* An event's times as its record holds them: to the nanosecond, and in
+ * the micros every reader knows. */
+static void set_times(Tensorflow__NodeExecStats *ns, const xev *v)
 {
-	tensorflow__node_exec_stats__init(ns);
-	const xdev *d = &g_array_index(xs->devs, xdev, dev_of(xs, v));
-	const tl_xspace_wire_line *l = line_of(xs, v);
 	ns->all_start_nanos = v->start;
 	ns->all_start_micros = v->start / 1000;
 	ns->all_end_rel_nanos = v->end - v->start;
 	ns->all_end_rel_micros = v->end / 1000 - ns->all_start_micros;
 	ns->op_end_rel_nanos = ns->all_end_rel_nanos;
 	ns->op_end_rel_micros = ns->all_end_rel_micros;
+}
+
+static void fill_exec(const tl_xspace *xs, const xev *v, Tensorflow__NodeExecStats *ns,
+		      name_memo *memo, tl_arena *arena)
+{
+	tensorflow__node_exec_stats__init(ns);
+	const xdev *d = &g_array_index(xs->devs, xdev, dev_of(xs, v));
+	const tl_xspace_wire_line *l = line_of(xs, v);
+	set_times(ns, v);
 	ns->thread_id = d->threads ? (uint32_t)l->id : 0;
 	if (xs->line_stream[v->line]) {
 		ns->node_name = (char *)device_node_name(xs, v, arena);
@@ -493,4 +500,14 @@ int tl_xspace_run(const tl_xspace *xs, size_t run, const char *base, tl_arena *a
 	*meta_out = meta;
 	(void)err;
 	return 0;
+}
+
+void tl_xspace_run_times(const tl_xspace *xs, size_t run, tl_record_fn each, void *ctx)
+{
+	Tensorflow__NodeExecStats ns;
+	tensorflow__node_exec_stats__init(&ns);
+	for (uint32_t k = xs->run_first[run]; k < xs->run_first[run + 1]; k++) {
+		set_times(&ns, &xs->ev[xs->run_order[k]]);
+		each(&ns, ctx);
+	}
 }

@@ -48,6 +48,7 @@
 #include "base/warn.h"
 #include "io/alloc_event.h"
 #include "io/links.h"
+#include "io/source.h"
 #include "tensorflow.pb-c.h"
 
 #include <stdbool.h>
@@ -81,6 +82,10 @@ int tl_xspace_warn(const tl_xspace *xs, tl_error *err);
 
 /* Runs: one per step of a "Steps" line holding two or more, else one. */
 size_t tl_xspace_n_runs(const tl_xspace *xs);
+
+/* Each record of run i (tl_xspace_run's, in event order) to `each`, its
+ * times only: the rest of the record is empty. No run is built. */
+void tl_xspace_run_times(const tl_xspace *xs, size_t i, tl_record_fn each, void *ctx);
 
 /* The host the profile was taken on: the XSpace's first hostname, else its
  * file's name less ".xplane.pb" (TensorBoard writes HOST.xplane.pb); NULL

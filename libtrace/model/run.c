@@ -324,28 +324,56 @@ static void check_compute_span(const struct span_fields *f)
 }
 
 /* The *_nanos fields are a finer copy of the micros: when the two that
- * place the execution are unusable, the micros serve. */
-static bool exec_uses_nanos(const Tensorflow__NodeExecStats *ns)
+ * place the execution are unusable, the micros serve. Why they cannot
+ * serve (a warning's key), or NULL where they do; "" where a record has
+ * none, which is nothing to say. */
+static const char *nanos_unusable(const Tensorflow__NodeExecStats *ns)
 {
 	if (ns->all_start_nanos == 0)
-		return false;
-	if (!in_range_ns(ns->all_start_nanos)) {
-		tl_warn("start-nanos-range", "all_start_nanos beyond 73 years from 1970 ignored; "
-					     "using microseconds");
-		return false;
-	}
-	if (!rel_in_range(ns->all_start_nanos, ns->all_end_rel_nanos, TL_TIME_LIMIT_NS)) {
-		tl_warn("end-nanos-range", "all_end_rel_nanos beyond 73 years from 1970 ignored; "
-					   "using microseconds");
-		return false;
-	}
+		return "";
+	if (!in_range_ns(ns->all_start_nanos))
+		return "start-nanos-range";
+	if (!rel_in_range(ns->all_start_nanos, ns->all_end_rel_nanos, TL_TIME_LIMIT_NS))
+		return "end-nanos-range";
 	int64_t diff = ns->all_start_nanos / 1000 - ns->all_start_micros;
-	if (diff < -1 || diff > 1) {
-		tl_warn("nanos-mismatch",
-			"nanosecond times disagree with microsecond times; using microseconds");
-		return false;
-	}
-	return true;
+	if (diff < -1 || diff > 1)
+		return "nanos-mismatch";
+	return NULL;
+}
+
+static bool exec_uses_nanos(const Tensorflow__NodeExecStats *ns)
+{
+	const char *why = nanos_unusable(ns);
+	if (why == NULL)
+		return true;
+	if (strcmp(why, "start-nanos-range") == 0)
+		tl_warn(why, "all_start_nanos beyond 73 years from 1970 ignored; using microseconds");
+	else if (strcmp(why, "end-nanos-range") == 0)
+		tl_warn(why, "all_end_rel_nanos beyond 73 years from 1970 ignored; using microseconds");
+	else if (why[0] != '\0')
+		tl_warn(why, "nanosecond times disagree with microsecond times; using microseconds");
+	return false;
+}
+
+/* Why a record's start or end cannot place it (a warning's key), or NULL. */
+static const char *unplaced(const Tensorflow__NodeExecStats *ns)
+{
+	if (!in_range_us(ns->all_start_micros))
+		return "start-range";
+	if (!rel_in_range(ns->all_start_micros, ns->all_end_rel_micros, TIME_LIMIT_US))
+		return "end-range";
+	return NULL;
+}
+
+/* A placed record's span in ns (from the *_nanos fields when `nanos`); an
+ * end before the start is the start (fill_exec says so). */
+static void exec_span(const Tensorflow__NodeExecStats *ns, bool nanos, int64_t *start,
+		      int64_t *end)
+{
+	*start = ns_time(ns->all_start_micros, ns->all_start_nanos, nanos);
+	*end = *start + ns_time(ns->all_end_rel_micros, ns->all_end_rel_nanos, nanos);
+	if (*end < *start)
+		*end = *start;
 }
 
 /* What an out-of-range time costs depends on who needs it. The start and
@@ -355,14 +383,11 @@ static bool exec_uses_nanos(const Tensorflow__NodeExecStats *ns)
  * execution kept. *nanos says whether the *_nanos fields are used. */
 static bool exec_times_usable(Tensorflow__NodeExecStats *ns, tl_device_kind kind, bool *nanos)
 {
-	if (!in_range_us(ns->all_start_micros)) {
-		tl_warn("start-range", "executions whose all_start_micros is beyond 73 years from "
-				       "1970 skipped");
-		return false;
-	}
-	if (!rel_in_range(ns->all_start_micros, ns->all_end_rel_micros, TIME_LIMIT_US)) {
-		tl_warn("end-range", "executions whose all_end_rel_micros puts their end beyond 73 "
-				     "years from 1970 skipped");
+	const char *why = unplaced(ns);
+	if (why != NULL) {
+		tl_warn(why, "executions whose %s beyond 73 years from 1970 skipped",
+			why[0] == 's' ? "all_start_micros is"
+				      : "all_end_rel_micros puts their end");
 		return false;
 	}
 	/* the usual case first: both in range, nothing to say */
@@ -478,14 +503,11 @@ static void fill_exec(tl_exec *e, Tensorflow__NodeExecStats *ns, bool nanos, uin
 	e->node = e->op = NULL; /* link_execs_part's */
 	e->iter = 0;		/* index_node_execs' where it has a node */
 	e->seq = seq;
-	e->start = ns_time(ns->all_start_micros, ns->all_start_nanos, nanos);
-	e->end = e->start + ns_time(ns->all_end_rel_micros, ns->all_end_rel_nanos, nanos);
+	exec_span(ns, nanos, &e->start, &e->end);
 	e->op_start = e->start + ns_time(ns->op_start_rel_micros, ns->op_start_rel_nanos, nanos);
 	e->op_end = e->start + ns_time(ns->op_end_rel_micros, ns->op_end_rel_nanos, nanos);
-	if (e->end < e->start) {
+	if (ns_time(ns->all_end_rel_micros, ns->all_end_rel_nanos, nanos) < 0)
 		tl_warn("negative-duration", "execution with a negative duration treated as zero");
-		e->end = e->start;
-	}
 	e->device = d;
 	e->thread = ns->thread_id;
 	e->gnode = -1;
@@ -1085,4 +1107,33 @@ int tl_run_next(tl_source *src, tl_run **run, tl_error *err)
 	if (links.events != NULL)
 		set_events(*run, &links);
 	return 1;
+}
+
+/* tl_run_walls_ahead's span of one run: its records as tl_run_build places
+ * them (fill_device_execs), said nothing about. */
+struct wall {
+	int64_t lo, hi;
+};
+
+static void widen_wall(const Tensorflow__NodeExecStats *ns, void *ctx)
+{
+	struct wall *w = ctx;
+	int64_t start, end;
+	if (unplaced(ns) != NULL)
+		return;
+	exec_span(ns, nanos_unusable(ns) == NULL, &start, &end);
+	w->lo = MIN(w->lo, start);
+	w->hi = MAX(w->hi, end);
+}
+
+size_t tl_run_walls_ahead(tl_source *src, int64_t **walls)
+{
+	size_t n = tl_source_runs_ahead(src);
+	*walls = n > 0 ? g_new(int64_t, n) : NULL;
+	for (size_t r = 0; r < n; r++) {
+		struct wall w = {INT64_MAX, INT64_MIN};
+		tl_source_run_times(src, r, widen_wall, &w);
+		(*walls)[r] = w.lo <= w.hi ? w.hi - w.lo : 0;
+	}
+	return n;
 }

@@ -128,6 +128,7 @@ struct cfg {
 	uint64_t seed;
 	int steps, ops, gpus, threads, mem;
 	long long size; /* --size target in bytes, 0: none */
+	int64_t spread;	/* --step-spread: ns (step_len_ns) */
 	enum hostile hostile;
 	bool no_launches; /* --no-launches: host API tracing off (kernels, no launch events) */
 	enum { F_XSPACE, F_TRACE_VIEWER, F_KINETO } format;
@@ -402,14 +403,19 @@ struct gen {
 	struct buf *bufs; /* a step's buffers, op K's at [K * mem, (K + 1) * mem) */
 };
 
-static int64_t step_len_ns(const struct cfg *c)
+/* Step s lasts what its ops take, plus (s * 7 mod 5) times --step-spread
+ * (0 2 4 1 3, then again): its "train_function" and "Steps" events end
+ * that much later, its ops stay where they are in it. */
+static int64_t step_len_ns(const struct cfg *c, int s)
 {
-	return (int64_t)c->ops * OP_GAP_NS + 2 * MARGIN_NS;
+	return (int64_t)c->ops * OP_GAP_NS + 2 * MARGIN_NS + (int64_t)(s * 7 % 5) * c->spread;
 }
 
 static int64_t step_start_ns(const struct cfg *c, int s)
 {
-	return T0_NS + (int64_t)s * (step_len_ns(c) + STEP_GAP_NS);
+	static const int64_t before[5] = {0, 0, 2, 6, 7}; /* the spreads of steps s - s % 5 .. s - 1 */
+	int64_t spreads = (int64_t)(s / 5) * 10 + before[s % 5];
+	return T0_NS + (int64_t)s * (step_len_ns(c, 0) + STEP_GAP_NS) + spreads * c->spread;
 }
 
 static int64_t op_start_ns(const struct cfg *c, int s, int k)
@@ -695,7 +701,7 @@ static void host_plane(struct gen *g, GByteArray *file)
 	int64_t train_md = md_id(&h.p.ev, "train_function");
 	for (int s = 0; s < c->steps; s++) {
 		struct event ev;
-		ev_at(&ev, &main_line, train_md, step_start_ns(c, s), step_len_ns(c));
+		ev_at(&ev, &main_line, train_md, step_start_ns(c, s), step_len_ns(c, s));
 		ev_i64(&ev, h.si.group_id, s);
 		ev_i64(&ev, h.si.step_num, s);
 		line_put(&main_line, &ev);
@@ -801,7 +807,7 @@ static void gpu_step(struct gpu *d, int s)
 	char sname[32];
 	snprintf(sname, sizeof sname, "%d", s);
 	struct event ev;
-	ev_at(&ev, &d->steps, md_id(&d->p.ev, sname), step_start_ns(c, s), step_len_ns(c));
+	ev_at(&ev, &d->steps, md_id(&d->p.ev, sname), step_start_ns(c, s), step_len_ns(c, s));
 	ev_i64(&ev, d->si.group_id, s);
 	ev_str(&ev, d->si.step_name, sname);
 	line_put(&d->steps, &ev);
@@ -1003,7 +1009,7 @@ static void tv_host(const struct cfg *c, GString *o, struct truth *tr)
 		char sn[24];
 		snprintf(sn, sizeof sn, "%d", s);
 		const char *a[] = {"group_id", sn, "step_num", sn, NULL};
-		tv_event(o, TV_HOST_PID, 1, step_start_ns(c, s), step_len_ns(c), "train_function",
+		tv_event(o, TV_HOST_PID, 1, step_start_ns(c, s), step_len_ns(c, s), "train_function",
 			 a);
 	}
 	for (int t = 0; t < c->threads; t++)
@@ -1063,7 +1069,7 @@ static void tv_gpu(const struct cfg *c, GString *o, struct truth *tr, int n)
 		char sn[24];
 		snprintf(sn, sizeof sn, "%d", s);
 		const char *a[] = {"group_id", sn, "step_name", sn, NULL};
-		tv_event(o, pid, LINE_STEPS, step_start_ns(c, s), step_len_ns(c), sn, a);
+		tv_event(o, pid, LINE_STEPS, step_start_ns(c, s), step_len_ns(c, s), sn, a);
 	}
 	for (int s = 0; s < c->steps && n < c->ops; s++) {
 		char sn[24];
@@ -1197,7 +1203,7 @@ static GString *kineto_json(const struct cfg *c, struct truth *tr)
 		char step[32];
 		snprintf(step, sizeof step, "ProfilerStep#%d", s);
 		k_event(o, "X", "user_annotation", step, KINETO_PID, KINETO_PID,
-			step_start_ns(c, s), step_len_ns(c), NULL);
+			step_start_ns(c, s), step_len_ns(c, s), NULL);
 		for (int k = 0; k < c->ops; k++)
 			k_op(c, o, tr, s, k, &ext);
 		for (int n = 0; n < c->gpus && n < c->ops; n++) {
@@ -1225,7 +1231,7 @@ static GString *kineto_json(const struct cfg *c, struct truth *tr)
 		k_meta(o, "thread_name", n, 7, "name", "stream 7 ");
 	}
 	g_string_append(o, "  {\n    \"ph\": \"X\", \"cat\": \"Trace\", \"ts\": 0.000, \"dur\": ");
-	json_us(o, step_start_ns(c, c->steps - 1) + step_len_ns(c) - T0_NS);
+	json_us(o, step_start_ns(c, c->steps - 1) + step_len_ns(c, c->steps - 1) - T0_NS);
 	g_string_append(
 	    o, ",\n    \"pid\": \"Spans\", \"tid\": \"PyTorch Profiler\",\n    \"name\": "
 	       "\"PyTorch Profiler (0)\",\n    \"args\": {\n      \"Op count\": 0\n    }\n  "
@@ -1299,6 +1305,8 @@ static int ops_for_size(const struct cfg *c)
 static void truth_write(FILE *f, const struct cfg *c, const struct truth *tr)
 {
 	fprintf(f, "steps %d\nops_per_step %d\nops %ld\n", c->steps, c->ops, tr->ops);
+	for (int s = 0; c->spread > 0 && s < c->steps; s++)
+		fprintf(f, "step_wall %d %" PRId64 "\n", s, step_len_ns(c, s));
 	int types = 0;
 	for (int i = 0; i < 8; i++)
 		types += tr->op_type[i] > 0;
@@ -1357,6 +1365,8 @@ static const char usage_text[] =
     "  --mem N          buffers allocated per op, 0..16 (default 1)\n"
     "  --size BYTES     as many ops per step as make about BYTES\n"
     "  --seed N         durations and sizes (default 1)\n"
+    "  --step-spread NS step S lasts (S * 7 mod 5) * NS longer than its ops need\n"
+    "                   (0 2 4 1 3 ...; the truth lists step_wall S NS); default 0\n"
     "  --no-launches    no host launch events (host API tracing off): kernels stand\n"
     "                   alone, named by their tf_op stat\n"
     "  --hostile KIND   stat-ref, missing-metadata, time-overflow, occurrences,\n"
@@ -1401,7 +1411,7 @@ static void parse_args(int argc, char **argv, struct cfg *c)
 {
 	enum { O_HOSTILE = 256, O_TRUTH, O_NO_LAUNCHES, O_HOST, O_TRACE, O_FROM, O_FORMAT, O_NUM };
 	long long steps = c->steps, ops = c->ops, gpus = c->gpus, threads = c->threads;
-	long long mem = c->mem, size = 0, seed = (long long)c->seed, t0 = t0_ns;
+	long long mem = c->mem, size = 0, seed = (long long)c->seed, t0 = t0_ns, spread = 0;
 	const struct {
 		struct option o;
 		long long *v, lo, hi;
@@ -1414,6 +1424,7 @@ static void parse_args(int argc, char **argv, struct cfg *c)
 	    {{"size", required_argument, NULL, O_NUM + 5}, &size, 1, 2000000000},
 	    {{"seed", required_argument, NULL, O_NUM + 6}, &seed, 0, INT64_MAX},
 	    {{"t0", required_argument, NULL, O_NUM + 7}, &t0, 0, T0_DEFAULT},
+	    {{"step-spread", required_argument, NULL, O_NUM + 8}, &spread, 0, 1000000000},
 	};
 	struct option opts[G_N_ELEMENTS(nums) + 9] = {
 	    {"trace", required_argument, NULL, O_TRACE},
@@ -1471,7 +1482,7 @@ static void parse_args(int argc, char **argv, struct cfg *c)
 	if (optind < argc)
 		usage_error("unexpected argument '%s' (xspace-gen reads no input)", argv[optind]);
 	c->steps = (int)steps, c->ops = (int)ops, c->gpus = (int)gpus, c->threads = (int)threads;
-	c->mem = (int)mem, c->size = size, c->seed = (uint64_t)seed;
+	c->mem = (int)mem, c->size = size, c->seed = (uint64_t)seed, c->spread = spread;
 	t0_ns = t0;
 	if (c->format != F_XSPACE && c->hostile != H_NONE)
 		usage_error("--hostile makes damaged XSpaces only (not --format %s)",

@@ -80,6 +80,16 @@ bool tl_source_tf2trace(const tl_source *src);
 /* Whether the XSpace being read is cut into runs by its steps. */
 bool tl_source_xspace_steps(const tl_source *src);
 
+/* The runs this source will give, where it knows them all before it gives
+ * the first: a file (not a folder) holding an XSpace of several steps,
+ * once its first run is read (tl_source_next_model). 0 elsewhere. */
+size_t tl_source_runs_ahead(const tl_source *src);
+
+/* Each record of run i (of tl_source_runs_ahead's) to `each`, its times
+ * only (the rest of the record empty); nothing is built. */
+typedef void (*tl_record_fn)(const Tensorflow__NodeExecStats *ns, void *ctx);
+void tl_source_run_times(const tl_source *src, size_t i, tl_record_fn each, void *ctx);
+
 /* The allocator events of the Chrome trace run last read ([memory],
  * on the run's clock, in that run's arena), or NULL. */
 const tl_alloc_events *tl_source_chrome_allocs(const tl_source *src);

@@ -167,6 +167,13 @@ void tl_run_free(tl_run *run);
  * tl_run_build): 1 with *run the caller's, 0 at the end, -1 on error. */
 int tl_run_next(tl_source *src, tl_run **run, tl_error *err);
 
+/* Each run's wall time in ns, as tl_run_build finds it (t_end - t_begin),
+ * for a source that knows all its runs before it gives the first (a file
+ * holding an XSpace of several steps, once its first run is read):
+ * returns their count and *walls (g_free'd by the caller); 0 (and NULL)
+ * where the source cannot tell. */
+size_t tl_run_walls_ahead(tl_source *src, int64_t **walls);
+
 /* Normalizes a device name into the arena; NULL/empty gives "". */
 const char *tl_run_device_normalize(tl_arena *arena, const char *raw);
 tl_device_kind tl_run_device_kind_of(const char *normalized);

@@ -5,7 +5,8 @@
  * transfer: the markers replaced, the data parsed back with jansson, rows
  * in trace-dataflow's order, slices sorted by row then start, the arrows
  * (data and transfer) between the right slices, the memory curve and its
- * peak, the tables, the graph's SVG with no namespace URL. */
+ * peak, the tables, the graph's SVG with no namespace URL; the runs whose
+ * timeline is made when their walls are told ahead, told right and wrong. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -136,19 +137,26 @@ static void write_page(tl_output *out, void *ctx)
 	assert_int_equal(tl_report_write(out, runs, 1, &o, &err), 0);
 }
 
-static json_t *page_data(const char *page)
+/* The JSON of the page's script element of that id. */
+static json_t *page_json(const char *page, const char *id)
 {
-	const char *open = "<script type=\"application/json\" id=\"tftrace-data\">";
+	char *open = g_strdup_printf("<script type=\"application/json\" id=\"%s\">", id);
 	const char *at = strstr(page, open);
 	assert_non_null(at);
 	at += strlen(open);
+	g_free(open);
 	const char *end = strstr(at, "</script>");
 	assert_non_null(end);
 	json_error_t jerr;
 	json_t *d = json_loadb(at, (size_t)(end - at), 0, &jerr);
 	if (d == NULL)
-		fail_msg("data: %s at %d", jerr.text, jerr.position);
+		fail_msg("%s: %s at %d", id, jerr.text, jerr.position);
 	return d;
+}
+
+static json_t *page_data(const char *page)
+{
+	return page_json(page, "tftrace-data");
 }
 
 /* The name of slice i of run r (its node's string). */
@@ -234,6 +242,69 @@ static void test_page(void **state)
 	tl_run_free(run);
 }
 
+/* A page of three runs of equal wall told their walls ahead
+ * (tl_report_expect). Told right (any walls whose order gives the same
+ * picks), runs 1 (the median) and 2 (the slowest) carry their timeline and
+ * nothing is said. Told wrong ({5, 0, 0} picks 2 and 0), run 1's timeline
+ * was never made: the page still holds run 2's, shows run 1 as the others
+ * and says so once. */
+struct ahead_page {
+	tl_run *run;
+	int64_t walls[3];
+};
+
+static void write_ahead_page(tl_output *out, void *ctx)
+{
+	const struct ahead_page *a = ctx;
+	tl_report_opts o;
+	tl_report_opts_init(&o);
+	o.generator = "test";
+	o.graph = false;
+	tl_report *r = NULL;
+	tl_error err = {{0}};
+	assert_int_equal(tl_report_new(&r, &o, &err), 0);
+	tl_report_expect(r, a->walls, 3);
+	for (int k = 0; k < 3; k++)
+		assert_int_equal(tl_report_add(r, a->run, &err), 0);
+	assert_int_equal(tl_report_finish(r, out, &err), 0);
+	tl_report_free(r);
+}
+
+/* Which runs of a page carry a timeline, as bits. */
+static unsigned timelines(const char *page)
+{
+	json_t *d = page_data(page);
+	json_t *runs = json_object_get(d, "runs");
+	unsigned bits = 0;
+	for (size_t k = 0; k < json_array_size(runs); k++)
+		if (json_object_get(json_array_get(runs, k), "slices") != NULL)
+			bits |= 1u << k;
+	json_decref(d);
+	json_t *steps = page_json(page, "tftrace-steps");
+	assert_int_equal(json_integer_value(json_object_get(steps, "median")), 1);
+	assert_int_equal(json_integer_value(json_object_get(steps, "slowest")), 2);
+	json_decref(steps);
+	return bits;
+}
+
+static void test_ahead(void **state)
+{
+	struct ahead_page a = {.run = td_run_of_text(two_devices, "two.pbtxt"), .walls = {0, 0, 5}};
+	tl_warn_clear();
+	char *page = written(write_ahead_page, &a);
+	assert_int_equal(timelines(page), 6);
+	assert_int_equal(tl_warn_count("report-ahead"), 0);
+	g_free(page);
+	a.walls[0] = 5;
+	a.walls[2] = 0;
+	page = written(write_ahead_page, &a);
+	assert_int_equal(timelines(page), 4);
+	assert_int_equal(tl_warn_count("report-ahead"), 1);
+	g_free(page);
+	tl_warn_clear();
+	tl_run_free(a.run);
+}
+
 /* --runs: numbers, ranges and words into picks; a list with an empty item,
  * a sign, a reversed range or another word is refused. */
 static void test_picks(void **state)
@@ -265,6 +336,7 @@ int main(void)
 	    cmocka_unit_test(test_table_sink),
 	    cmocka_unit_test(test_page),
 	    cmocka_unit_test(test_picks),
+	    cmocka_unit_test(test_ahead),
 	};
 	return cmocka_run_group_tests_name("report", tests, tmpdir_setup, tmpdir_teardown);
 }
