@@ -1,7 +1,8 @@
 #!/bin/sh
 # Benchmarks (never run by the tests): every tool on generated dumps of six
-# shapes, each at about 10 and 100 MB, and trace-dataflow and trace-summarize
-# on generated TF2 profiler XSpace files (xspace-gen) at the same sizes, and
+# shapes, each at about 10 and 100 MB, and trace-dataflow, trace-summarize and
+# trace-report on generated TF2 profiler XSpace files (xspace-gen) at the same
+# sizes (trace-report's line gives its 100 MB time in trace-dataflow's), and
 # every tool on the one-run shape's run as protobuf JSON (pbjson), and
 # on TF 2.0 profiler .trace files (xspace-gen --trace) beside the Chrome JSON
 # trace-dataflow writes of the same runs (the .trace reader at least as fast
@@ -172,13 +173,16 @@ tool_cmd() { # tool, file
 }
 TOOLS="trace-dataflow trace-memory trace-summarize trace-merge graph-render trace-report"
 # The tools timed on a shape: on XSpace the readers' speed, by the two tools
-# whose work past reading is least.
+# whose work past reading is least, and the page beside the trace.
 shape_tools() {
 	case $1 in
-	xspace | tf2-trace | tf2-json) echo "trace-dataflow trace-summarize" ;;
+	xspace | tf2-trace | tf2-json) echo "trace-dataflow trace-summarize trace-report" ;;
 	*) echo "$TOOLS" ;;
 	esac
 }
+# trace-report's page at 100 MB in trace-dataflow's time on the same file
+# (issue 28: at most 2x on every shape), marked on its line.
+REPORT_LIMIT=2
 
 mb() { awk -v b="$1" 'BEGIN { printf "%.0f", b / 1e6 }'; }
 bytes() { wc -c <"$1" | tr -d ' '; }
@@ -261,8 +265,14 @@ for s in $SHAPES; do
 			mark="  worse than linear"
 			worse="$worse $s/$t($(growth "$w10" "$w100"))"
 		fi
+		[ "$t" = trace-dataflow ] && dataflow100=$w100
+		if [ "$t" = trace-report ] && [ -n "${dataflow100:-}" ]; then
+			mark="$mark$(awk -v w="$w100" -v d="$dataflow100" -v x="$REPORT_LIMIT" 'BEGIN {
+				printf "  %.2fx trace-dataflow%s", w / d, (w / d > x ? " (over " x "x)" : "") }')"
+		fi
 		row "$t" "$mark"
 	done
+	dataflow100=""
 done
 
 # ---- the stream shape ------------------------------------------------------

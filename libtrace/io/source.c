@@ -47,11 +47,6 @@ struct tl_source {
 	size_t xs_next;
 	tl_links xs_links;
 	struct xs_job *xs_ahead;
-	/* Its allocator events, made at the first run's asking and kept (in an
-	 * arena of their own) until the XSpace is closed: each of its runs
-	 * takes those within its span (tl_source_xspace_run_allocs). */
-	tl_alloc_events xs_allocs;
-	tl_arena *xs_allocs_arena;
 	/* A Chrome trace: the run last read (its links, kind and allocator
 	 * events live in that run's arena). */
 	bool chrome_read;
@@ -324,10 +319,6 @@ static void close_xspace(tl_source *src)
 	src->tf2trace = false;
 	tl_xspace_free(src->xs);
 	src->xs = NULL;
-	if (src->xs_allocs_arena != NULL)
-		tl_arena_free(src->xs_allocs_arena);
-	src->xs_allocs_arena = NULL;
-	src->xs_allocs = (tl_alloc_events){0};
 	if (src->tf2_xspace != NULL)
 		g_byte_array_free(src->tf2_xspace, TRUE);
 	src->tf2_xspace = NULL;
@@ -450,16 +441,22 @@ int tl_source_xspace_allocs(tl_source *src, tl_arena *arena, tl_alloc_events *ou
 	return tl_xspace_allocs(src->xs, arena, out);
 }
 
-int tl_source_xspace_run_allocs(tl_source *src, const tl_alloc_events **out)
+int tl_source_xspace_span_allocs(tl_source *src, int64_t t_begin, int64_t t_end, tl_arena *arena,
+				 tl_alloc_events *out)
 {
+	*out = (tl_alloc_events){0};
 	if (src->xs == NULL)
 		return -1;
-	if (src->xs_allocs_arena == NULL) {
-		src->xs_allocs_arena = tl_arena_new();
-		if (tl_xspace_allocs(src->xs, src->xs_allocs_arena, &src->xs_allocs) < 0)
-			return -1;
+	size_t lo = 0, hi = tl_xspace_alloc_count(src->xs);
+	if (tl_xspace_n_runs(src->xs) > 1) {
+		lo = tl_xspace_alloc_first_at(src->xs, 0, t_begin, false);
+		hi = tl_xspace_alloc_first_at(src->xs, lo, t_end, true);
 	}
-	*out = &src->xs_allocs;
+	if (hi == lo)
+		return 0;
+	out->ev = tl_arena_alloc(arena, (hi - lo) * sizeof *out->ev);
+	out->n = hi - lo;
+	tl_xspace_alloc_fill(src->xs, lo, hi, arena, out->ev);
 	return 0;
 }
 

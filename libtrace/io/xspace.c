@@ -151,6 +151,7 @@ void tl_xspace_free(tl_xspace *xs)
 	g_free(xs->planes);
 	g_free(xs->steps);
 	g_free(xs->run_first);
+	g_free(xs->alloc_order);
 	g_array_free(xs->devs, TRUE);
 	g_hash_table_destroy(xs->as_op);
 	g_array_free(xs->host_corr, TRUE);

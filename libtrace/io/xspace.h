@@ -107,6 +107,15 @@ bool tl_xspace_has_allocs(const tl_xspace *xs);
  * `allocs`; none otherwise). */
 int tl_xspace_allocs(tl_xspace *xs, tl_arena *arena, tl_alloc_events *out);
 
+/* The allocator events in time order (ties in the file's order; ordered on
+ * the first call): their count; the first of them from `from` on at or
+ * after t (`after`: after t); and those [lo, hi) of that order into
+ * out[0 .. hi - lo), their strings in `arena`, each once a call. */
+size_t tl_xspace_alloc_count(tl_xspace *xs);
+size_t tl_xspace_alloc_first_at(tl_xspace *xs, size_t from, int64_t t, bool after);
+void tl_xspace_alloc_fill(tl_xspace *xs, size_t lo, size_t hi, tl_arena *arena,
+			  tl_alloc_event *out);
+
 /* tl_xspace_open and tl_xspace_allocs in one, for whole inputs: the bytes
  * are copied. */
 int tl_xspace_alloc_events(const uint8_t *data, size_t len, tl_arena *arena, tl_alloc_events *out,

@@ -152,6 +152,8 @@ struct tl_xspace {
 	GArray *host_corr, *dev_corr, *step_ev; /* uint32_t */
 	size_t n_ops;				/* events that are no allocator event */
 	bool keep_allocs;     /* allocator events kept (tl_xspace_allocs); else counted alone */
+	uint32_t *alloc_order; /* the allocator events in time order (tl_xspace_alloc_count's) */
+	size_t n_allocs;
 	size_t n_lines;	      /* of all planes */
 	uint32_t *line_dev;   /* per line (xplane.line_base + line): its device, once it
 			       * has events */

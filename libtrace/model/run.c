@@ -1026,21 +1026,6 @@ static void set_events(tl_run *run, const tl_links *l)
 	run->n_syncs = l->n_syncs;
 }
 
-/* The first of the events from `from` on at or after t (`after`: after
- * t), the events being in time order. */
-static size_t alloc_first_at(const tl_alloc_events *all, size_t from, int64_t t, bool after)
-{
-	size_t lo = from, hi = all->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (all->ev[mid].t_ns < t || (after && all->ev[mid].t_ns == t))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* The allocator events of the run's input: a Kineto trace's (already in
  * the run's arena); an XSpace's, those within the run's span when the
  * XSpace is cut into steps. */
@@ -1055,29 +1040,14 @@ static void attach_allocs(tl_source *src, tl_run *run)
 	}
 	if (tl_source_format(src) != TL_FORMAT_XSPACE)
 		return;
-	const tl_alloc_events *all = NULL;
-	if (tl_source_xspace_run_allocs(src, &all) < 0 || all->n == 0)
+	tl_alloc_events ev;
+	if (tl_source_xspace_span_allocs(src, run->t_begin, run->t_end, run->arena, &ev) < 0 ||
+	    ev.n == 0)
 		return;
-	/* the events are in time order: the run's are one stretch of them */
-	size_t lo = 0, hi = all->n;
-	if (tl_source_xspace_steps(src)) {
-		lo = alloc_first_at(all, 0, run->t_begin, false);
-		hi = alloc_first_at(all, lo, run->t_end, true);
-	}
-	if (hi == lo)
-		return;
-	tl_alloc_events *ev = tl_arena_alloc(run->arena, sizeof *ev);
-	ev->ev = tl_arena_alloc(run->arena, (hi - lo) * sizeof *ev->ev);
-	ev->n = 0;
-	ev->clock = "the run's clock";
-	for (size_t i = lo; i < hi; i++) {
-		tl_alloc_event a = all->ev[i];
-		a.device = tl_arena_strdup(run->arena, a.device);
-		a.allocator = tl_arena_strdup(run->arena, a.allocator);
-		a.op = a.op != NULL ? tl_arena_strdup(run->arena, a.op) : NULL;
-		ev->ev[ev->n++] = a;
-	}
-	run->allocs = ev;
+	ev.clock = "the run's clock";
+	tl_alloc_events *own = tl_arena_alloc(run->arena, sizeof *own);
+	*own = ev;
+	run->allocs = own;
 }
 
 int tl_run_next(tl_source *src, tl_run **run, tl_error *err)

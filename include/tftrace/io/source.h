@@ -106,10 +106,12 @@ const char *tl_source_host(const tl_source *src);
  * of them alone, whose runs need not carry them); none otherwise. */
 void tl_source_keep_xspace_allocs(tl_source *src);
 int tl_source_xspace_allocs(tl_source *src, tl_arena *arena, tl_alloc_events *out);
-/* The same, made once per XSpace and kept by the source until it is closed
- * (the runs of an XSpace of many steps each take their own from them, so
- * they are not read and sorted again per step). */
-int tl_source_xspace_run_allocs(tl_source *src, const tl_alloc_events **out);
+/* The same, those of one run: from t_begin to t_end (both in) where the
+ * XSpace is cut into steps, else all. They are ordered once per XSpace;
+ * each run's are made from the XSpace's bytes into its own arena (no copy
+ * of every event is kept beside the runs'). */
+int tl_source_xspace_span_allocs(tl_source *src, int64_t t_begin, int64_t t_end, tl_arena *arena,
+				 tl_alloc_events *out);
 
 /* Bytes read so far (a folder: over all its files), for progress. */
 uint64_t tl_source_offset(const tl_source *src);
