@@ -323,46 +323,64 @@ static void check_compute_span(const struct span_fields *f)
 	}
 }
 
-/* The *_nanos fields are a finer copy of the micros: when the two that
- * place the execution are unusable, the micros serve. Why they cannot
- * serve (a warning's key), or NULL where they do; "" where a record has
- * none, which is nothing to say. */
-static const char *nanos_unusable(const Tensorflow__NodeExecStats *ns)
+/* What keeps a record's times from serving, with the warning each is told
+ * by (in exec_times_usable): its start or end (the record is skipped), or
+ * its *_nanos fields (the micros serve). */
+enum time_fault {
+	TIMES_OK,
+	START_RANGE,
+	END_RANGE,
+	NANOS_NONE, /* no *_nanos fields: nothing to say */
+	NANOS_START_RANGE,
+	NANOS_END_RANGE,
+	NANOS_MISMATCH,
+};
+
+static const struct {
+	const char *key, *text;
+} time_faults[] = {
+    [START_RANGE] = {"start-range",
+		     "executions whose all_start_micros is beyond 73 years from 1970 skipped"},
+    [END_RANGE] = {"end-range", "executions whose all_end_rel_micros puts their end beyond 73 "
+				"years from 1970 skipped"},
+    [NANOS_START_RANGE] = {"start-nanos-range",
+			   "all_start_nanos beyond 73 years from 1970 ignored; using microseconds"},
+    [NANOS_END_RANGE] = {"end-nanos-range",
+			 "all_end_rel_nanos beyond 73 years from 1970 ignored; using microseconds"},
+    [NANOS_MISMATCH] = {"nanos-mismatch",
+			"nanosecond times disagree with microsecond times; using microseconds"},
+};
+
+static void tell_fault(enum time_fault f)
 {
-	if (ns->all_start_nanos == 0)
-		return "";
-	if (!in_range_ns(ns->all_start_nanos))
-		return "start-nanos-range";
-	if (!rel_in_range(ns->all_start_nanos, ns->all_end_rel_nanos, TL_TIME_LIMIT_NS))
-		return "end-nanos-range";
-	int64_t diff = ns->all_start_nanos / 1000 - ns->all_start_micros;
-	if (diff < -1 || diff > 1)
-		return "nanos-mismatch";
-	return NULL;
+	if (time_faults[f].key != NULL)
+		tl_warn(time_faults[f].key, "%s", time_faults[f].text);
 }
 
-static bool exec_uses_nanos(const Tensorflow__NodeExecStats *ns)
-{
-	const char *why = nanos_unusable(ns);
-	if (why == NULL)
-		return true;
-	if (strcmp(why, "start-nanos-range") == 0)
-		tl_warn(why, "all_start_nanos beyond 73 years from 1970 ignored; using microseconds");
-	else if (strcmp(why, "end-nanos-range") == 0)
-		tl_warn(why, "all_end_rel_nanos beyond 73 years from 1970 ignored; using microseconds");
-	else if (why[0] != '\0')
-		tl_warn(why, "nanosecond times disagree with microsecond times; using microseconds");
-	return false;
-}
-
-/* Why a record's start or end cannot place it (a warning's key), or NULL. */
-static const char *unplaced(const Tensorflow__NodeExecStats *ns)
+/* Whether the start and end place the record at all. */
+static enum time_fault placed(const Tensorflow__NodeExecStats *ns)
 {
 	if (!in_range_us(ns->all_start_micros))
-		return "start-range";
+		return START_RANGE;
 	if (!rel_in_range(ns->all_start_micros, ns->all_end_rel_micros, TIME_LIMIT_US))
-		return "end-range";
-	return NULL;
+		return END_RANGE;
+	return TIMES_OK;
+}
+
+/* The *_nanos fields are a finer copy of the micros: when the two that
+ * place the execution are unusable, the micros serve. */
+static enum time_fault nanos_fault(const Tensorflow__NodeExecStats *ns)
+{
+	if (ns->all_start_nanos == 0)
+		return NANOS_NONE;
+	if (!in_range_ns(ns->all_start_nanos))
+		return NANOS_START_RANGE;
+	if (!rel_in_range(ns->all_start_nanos, ns->all_end_rel_nanos, TL_TIME_LIMIT_NS))
+		return NANOS_END_RANGE;
+	int64_t diff = ns->all_start_nanos / 1000 - ns->all_start_micros;
+	if (diff < -1 || diff > 1)
+		return NANOS_MISMATCH;
+	return TIMES_OK;
 }
 
 /* A placed record's span in ns (from the *_nanos fields when `nanos`); an
@@ -383,11 +401,9 @@ static void exec_span(const Tensorflow__NodeExecStats *ns, bool nanos, int64_t *
  * execution kept. *nanos says whether the *_nanos fields are used. */
 static bool exec_times_usable(Tensorflow__NodeExecStats *ns, tl_device_kind kind, bool *nanos)
 {
-	const char *why = unplaced(ns);
-	if (why != NULL) {
-		tl_warn(why, "executions whose %s beyond 73 years from 1970 skipped",
-			why[0] == 's' ? "all_start_micros is"
-				      : "all_end_rel_micros puts their end");
+	enum time_fault f = placed(ns);
+	if (f != TIMES_OK) {
+		tell_fault(f);
 		return false;
 	}
 	/* the usual case first: both in range, nothing to say */
@@ -402,7 +418,9 @@ static bool exec_times_usable(Tensorflow__NodeExecStats *ns, tl_device_kind kind
 							 .start_key = "op-start-range",
 							 .end_key = "op-end-range"});
 	check_scheduled(ns, kind);
-	*nanos = exec_uses_nanos(ns);
+	f = nanos_fault(ns);
+	tell_fault(f);
+	*nanos = f == TIMES_OK;
 	if (*nanos &&
 	    (!rel_in_range(ns->all_start_nanos, ns->op_start_rel_nanos, TL_TIME_LIMIT_NS) ||
 	     !rel_in_range(ns->all_start_nanos, ns->op_end_rel_nanos, TL_TIME_LIMIT_NS)))
@@ -1089,9 +1107,9 @@ static void widen_wall(const Tensorflow__NodeExecStats *ns, void *ctx)
 {
 	struct wall *w = ctx;
 	int64_t start, end;
-	if (unplaced(ns) != NULL)
+	if (placed(ns) != TIMES_OK)
 		return;
-	exec_span(ns, nanos_unusable(ns) == NULL, &start, &end);
+	exec_span(ns, nanos_fault(ns) == TIMES_OK, &start, &end);
 	w->lo = MIN(w->lo, start);
 	w->hi = MAX(w->hi, end);
 }
