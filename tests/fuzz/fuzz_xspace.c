@@ -2,12 +2,15 @@
  * forced as an XSpace (--input-format xspace) and sniffed (auto), every run
  * it yields modelled (tl_run_next), each run checked for what the model
  * promises whatever the input (times inside +-2^61 ns and ordered, indexes
- * in range), then written as a Chrome trace, which must be valid JSON; and
- * the allocator events (tl_xspace_alloc_events), checked for their
+ * in range), then written as a Chrome trace, which must be valid JSON; the
+ * forced read keeps the allocator events, each run's within its span, and
+ * checks every run's wall against the one told ahead (tl_run_walls_ahead);
+ * and the allocator events (tl_xspace_alloc_events), checked for their
  * invariants. Seeds: tests/fuzz/seeds/xspace/, made by xspace-gen:
  *   two-steps      --steps 2 --ops 6
  *   two-gpus       --steps 2 --ops 8 --gpus 2 --threads 2
  *   cpu-only       --ops 6 --gpus 0 --mem 2
+ *   spread         --steps 3 --ops 6 --mem 2 --step-spread 5000
  *   KIND           --steps 2 --ops 6 --hostile KIND (all but million-lines) */
 #include "fuzz.h"
 
@@ -43,7 +46,21 @@ static void check_run(const tl_run *run)
 	}
 }
 
-static void read_runs(const uint8_t *data, size_t size, tl_format forced)
+/* A run's allocator events: within its span where the XSpace has steps. */
+static void check_allocs(const tl_run *run, bool steps)
+{
+	if (run->allocs == NULL)
+		return;
+	for (size_t i = 0; i < run->allocs->n; i++) {
+		const tl_alloc_event *a = &run->allocs->ev[i];
+		if (a->device == NULL || a->allocator == NULL)
+			abort();
+		if (steps && (a->t_ns < run->t_begin || a->t_ns > run->t_end))
+			abort();
+	}
+}
+
+static void read_runs(const uint8_t *data, size_t size, tl_format forced, bool allocs)
 {
 	tl_error err;
 	tl_source *src = NULL;
@@ -64,15 +81,26 @@ static void read_runs(const uint8_t *data, size_t size, tl_format forced)
 	tl_chrome_begin(&w, o);
 	int64_t next_pid = 1;
 	uint64_t next_flow = 1;
+	tl_source_want_allocs(src, allocs);
 	tl_run *run = NULL;
 	int rc;
-	while ((rc = tl_run_next(src, &run, &err)) > 0) {
+	int64_t *walls = NULL;
+	size_t n_walls = 0, k = 0;
+	for (; (rc = tl_run_next(src, &run, &err)) > 0; k++) {
+		if (k == 0)
+			n_walls = tl_run_walls_ahead(src, &walls);
 		check_run(run);
+		if (n_walls > 0 && (k >= n_walls || walls[k] != run->t_end - run->t_begin))
+			abort();
+		check_allocs(run, n_walls > 0);
 		tl_optrace_write(&w, run, &opts, &next_pid, &next_flow, NULL);
 		tl_run_free(run);
 	}
 	if (rc < 0 && err.msg[0] == '\0')
 		abort();
+	if (rc == 0 && n_walls > 0 && k != n_walls)
+		abort();
+	g_free(walls);
 	tl_chrome_end(&w, "{\"tool\":\"fuzz\"}");
 	fuzz_check_json(o, false);
 	tl_source_close(src);
@@ -103,9 +131,9 @@ static void alloc_events(const uint8_t *data, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	read_runs(data, size, TL_FORMAT_XSPACE);
+	read_runs(data, size, TL_FORMAT_XSPACE, true);
 	fuzz_end();
-	read_runs(data, size, TL_FORMAT_AUTO);
+	read_runs(data, size, TL_FORMAT_AUTO, false);
 	fuzz_end();
 	alloc_events(data, size);
 	fuzz_end();
