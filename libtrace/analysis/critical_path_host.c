@@ -221,6 +221,65 @@ static gint cmp_thread(gconstpointer a, gconstpointer b, gpointer data)
 	return x->seq < y->seq ? -1 : (x->seq > y->seq);
 }
 
+static int cmp_pair(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* host (executions in the run's order: a device's by start, then by the
+ * dump's order) into cmp_thread's order without comparing them all: each
+ * (device, thread) keeps its events' order, the pairs sorted; then a run
+ * of one start, outer first (the longest), sorted alone. */
+static void order_by_thread(const tl_run *run, GArray *host)
+{
+	size_t n = host->len;
+	uint32_t *ev = (uint32_t *)(void *)host->data;
+	GHashTable *group = g_hash_table_new(g_int64_hash, g_int64_equal);
+	GArray *pairs = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	uint64_t *key = g_new(uint64_t, n + 1);
+	for (size_t i = 0; i < n; i++) {
+		const tl_exec *e = &run->execs[ev[i]];
+		key[i] = (uint64_t)e->device << 32 | e->thread;
+		if (!g_hash_table_contains(group, &key[i])) {
+			g_hash_table_add(group, &key[i]);
+			g_array_append_val(pairs, key[i]);
+		}
+	}
+	qsort(pairs->data, pairs->len, sizeof(uint64_t), cmp_pair);
+	size_t *at = g_new0(size_t, pairs->len + 1);
+	for (guint p = 0; p < pairs->len; p++)
+		g_hash_table_insert(group, &g_array_index(pairs, uint64_t, p), GSIZE_TO_POINTER(p));
+	uint32_t *rank = g_new(uint32_t, n + 1);
+	for (size_t i = 0; i < n; i++) {
+		rank[i] = GPOINTER_TO_UINT(g_hash_table_lookup(group, &key[i]));
+		at[rank[i] + 1]++;
+	}
+	for (guint p = 1; p < pairs->len; p++)
+		at[p] += at[p - 1];
+	uint32_t *out = g_new(uint32_t, n + 1);
+	for (size_t i = 0; i < n; i++)
+		out[at[rank[i]]++] = ev[i];
+	memcpy(ev, out, n * sizeof *ev);
+	for (size_t i = 0, j; i < n; i = j) {
+		const tl_exec *e = &run->execs[ev[i]];
+		for (j = i + 1; j < n; j++) {
+			const tl_exec *f = &run->execs[ev[j]];
+			if (f->device != e->device || f->thread != e->thread || f->start != e->start)
+				break;
+		}
+		if (j - i > 1)
+			g_qsort_with_data(ev + i, (gint)(j - i), sizeof *ev, cmp_thread,
+					  (gpointer)run);
+	}
+	g_free(out);
+	g_free(rank);
+	g_free(at);
+	g_free(key);
+	g_array_free(pairs, TRUE);
+	g_hash_table_destroy(group);
+}
+
 /* One host thread's call stacks, as HTA walks them. */
 typedef struct walk {
 	uint32_t last;	   /* the last node met, NONE at top level */
@@ -266,7 +325,7 @@ static void host_edges(graph *g)
 	for (uint32_t k = 0; k < g->ev->len; k++)
 		if (is_host_device(&run->devices[run->execs[ev_exec(g, k)].device]))
 			g_array_append_val(host, g_array_index(g->ev, uint32_t, k));
-	g_array_sort_with_data(host, cmp_thread, (gpointer)run);
+	order_by_thread(run, host);
 	walk w = {
 	    .last = NONE, .last_top = NONE, .stack = g_array_new(FALSE, FALSE, sizeof(uint32_t))};
 	for (guint i = 0; i < host->len; i++) {
