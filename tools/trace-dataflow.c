@@ -8,7 +8,6 @@
 
 #include <getopt.h>
 #include <math.h>
-#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,7 +66,7 @@ static const tl_cli_opt options[] = {
     TL_OPT_HEAD("Filters (keep big traces loadable):"),
     TL_OPT("device", 0, TL_ARG_REGEX, JOB(opts.device_re), "REGEX",
 	   "keep devices whose normalized name matches REGEX"),
-    TL_OPT_MIN("min-dur", 0, TL_ARG_MICROS, JOB(opts.min_dur_ns), LONG_MIN, "MICROS",
+    TL_OPT_MIN("min-dur", 0, TL_ARG_MICROS, JOB(opts.min_dur_ns), 0, "MICROS",
 	       "drop executions shorter than MICROS"),
     TL_OPT_CALL("window", 0, parse_window, "BEGIN,END",
 		"keep executions overlapping [BEGIN, END], in microseconds from the step's "
