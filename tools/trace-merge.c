@@ -56,7 +56,8 @@ static const tl_cli_opt options[] = {
     TL_OPT_MIN("gap", 0, TL_ARG_MICROS, JOB(mopts.gap_ns), 0, "MICROS",
 	       "pack: gap between runs (default 0)"),
     TL_OPT_CALL("offset", 0, parse_offset, "INPUT=MICROS",
-		"wall: shift one input (clock skew between machines); repeatable"),
+		"wall: shift one input, named as the command line names it (clock skew "
+		"between machines); repeatable"),
     TL_OPT_CHOICE("sort", 0, JOB(sort), tl_merge_order_names, "ORDER",
 		  "given (default), name or time: the order of inputs"),
     TL_OPT_HEAD("Layers from RunMetadata inputs:"),
@@ -100,6 +101,25 @@ static int merge(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_output 
 	return rc;
 }
 
+/* Each --offset INPUT is one of the inputs, spelled as on the command line
+ * (an offset that shifts nothing is a mistake to say). */
+static void offsets_name_inputs(tl_cli *cli, GHashTable *offsets, tl_cli_inputs in)
+{
+	GHashTableIter it;
+	gpointer key;
+	g_hash_table_iter_init(&it, offsets);
+	while (g_hash_table_iter_next(&it, &key, NULL)) {
+		bool named = false;
+		for (size_t i = 0; i < in.n && !named; i++)
+			named = strcmp(in.paths[i], key) == 0;
+		if (!named)
+			tl_cli_usage_error(cli,
+					   "option '--offset' names '%s', which is no input (name "
+					   "one as the command line does)",
+					   (const char *)key);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct job job = {
@@ -109,6 +129,7 @@ int main(int argc, char **argv)
 	if (g_hash_table_size(job.offsets) > 0 && job.mopts.align != TL_ALIGN_WALL)
 		tl_cli_usage_error(&job.cli, "--offset goes with --align wall (pack and overlay "
 					     "place every run themselves)");
+	offsets_name_inputs(&job.cli, job.offsets, tl_cli_inputs_of(argc, argv, optind));
 	job.o = (tl_merge_inputs_opts){.format = job.cli.format,
 				       .order = job.sort,
 				       .runmeta = job.format == OUT_RUNMETA,
