@@ -29,8 +29,7 @@ struct job {
 	bool partial, combine, diff, idle, critical_path, advise;
 	enum { OCC_RUN, OCC_DEFINED } defined; /* --occurrence */
 	enum { PLOT_NONE = -1, PLOT_SVG } plot; /* --plot */
-	const char *overlay;
-	const char *annotation; /* --annotation, --instance */
+	const char *overlay, *annotation; /* --overlay; --annotation with --instance */
 	int instance;
 	const char *graph_path; /* --graph */
 	tl_graph_attach *graph;
@@ -64,7 +63,7 @@ static const tl_cli_opt fixed[] = {
 		"cpu_micros, occurrence; self_micros after total_micros where slices nest)"),
     TL_OPT_CHOICE("stat", 0, JOB(topts.stat), tl_summary_stat_names, "STAT",
 		  "across steps: avg (default), first, min, max, p50, p90, stddev"),
-    TL_OPT("step", 0, TL_ARG_COUNT, JOB(topts.step), "N", "only run N (0-based)"),
+    TL_OPT("step", 0, TL_ARG_COUNT, JOB(topts.step), "N", "only run N (0-based; must exist)"),
     TL_OPT_CHOICE("occurrence", 0, JOB(defined), ((const char *const[]){"run", "defined", NULL}),
 		  "MODE", "run (executions, default) or defined (graph nodes)"),
     TL_OPT("graph", 0, TL_ARG_STRING, JOB(graph_path), "FILE",
@@ -178,6 +177,8 @@ static int write_tables(void *ctx, const tl_cli_inputs *in, GPtrArray *runs, tl_
 		return 0;
 	}
 	tl_summary_opts_fit(&job->topts, job->s);
+	if (tl_summary_step_known(job->s, &job->topts, err) < 0)
+		return -1;
 	if (job->plot == PLOT_SVG) {
 		tl_svgplot_summary(job->s, &job->topts, 20, out);
 	} else if (job->diff) {

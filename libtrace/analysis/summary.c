@@ -921,6 +921,25 @@ bool tl_summary_name_passes(const tl_summary_opts *o, const tl_row *r)
 	return true;
 }
 
+int tl_summary_step_known(const tl_summary *s, const tl_summary_opts *o, tl_error *err)
+{
+	if (o->step < 0 || (size_t)o->step < s->n_runs)
+		return 0;
+	return tl_error_set(err, "run %d (--step) is not in the input: it has %zu run%s%s%zu",
+			    o->step, s->n_runs, s->n_runs == 1 ? "" : "s",
+			    s->n_runs > 0 ? ", numbered 0 to " : "", s->n_runs > 0 ? s->n_runs - 1 : 0);
+}
+
+/* A row of the table: its name passes, and in the step view (a row per
+ * run) it is --step's run where one is named. */
+static bool row_shown(const tl_summary *s, const tl_summary_opts *o, const tl_row *r)
+{
+	if (s->view == TL_VIEW_STEP && o->step >= 0 &&
+	    ((size_t)o->step < r->first_run || (size_t)o->step >= (size_t)r->first_run + r->n_vals))
+		return false;
+	return tl_summary_name_passes(o, r);
+}
+
 bool tl_summary_values_pass(const tl_summary_opts *o, const double *v)
 {
 	for (int c = 0; c < TL_N_COLS; c++)
@@ -993,7 +1012,7 @@ static bool flat_kept(tl_summary_flat *f, const tl_summary *s, const tl_summary_
 	g_hash_table_iter_init(&it, s->rows);
 	while (g_hash_table_iter_next(&it, &k, &v)) {
 		tl_summary_line line = {.row = v};
-		if (!tl_summary_name_passes(o, line.row))
+		if (!row_shown(s, o, line.row))
 			continue;
 		tl_summary_row_stats(s, line.row, o, line.v);
 		if (!o->displayed_only || tl_summary_values_pass(o, line.v))
@@ -1036,7 +1055,7 @@ tl_summary_flat *tl_summary_flat_new(const tl_summary *s, const tl_summary_opts 
 	for (guint i = 0; i < rows->len; i++) {
 		tl_summary_line line = {.row = g_ptr_array_index(rows, i)};
 		tl_summary_row_stats(s, line.row, o, line.v);
-		if (!tl_summary_name_passes(o, line.row))
+		if (!row_shown(s, o, line.row))
 			continue;
 		if (!o->displayed_only || tl_summary_values_pass(o, line.v))
 			for (int c = 0; c < TL_N_COLS; c++)

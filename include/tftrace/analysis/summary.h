@@ -232,6 +232,8 @@ int tl_summary_opts_order(tl_summary_opts *o, const char *col);
  * left. Where the inputs nest, the default columns get self_micros after
  * total_micros and the default order is self_micros. */
 void tl_summary_opts_fit(tl_summary_opts *o, const tl_summary *s);
+/* -1 (err) where --step names a run past the summary's last. */
+int tl_summary_step_known(const tl_summary *s, const tl_summary_opts *o, tl_error *err);
 /* A row's value of column `col` in run `run`: 0 where the row did not occur
  * in that run. */
 double tl_summary_row_value(const tl_row *r, size_t run, int col);
