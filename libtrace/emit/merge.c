@@ -265,6 +265,7 @@ struct chrome_scan {
 	bool any;
 	size_t events;		 /* events read before the end or the damage */
 	size_t drawn;		 /* those of them not metadata */
+	size_t placed;		 /* those of them whose times are usable */
 	GHashTable *proc_name;	 /* pid text -> name */
 	GHashTable *thread_name; /* "pid\x1ftid" text -> name */
 };
@@ -325,6 +326,7 @@ static int scan_chrome(const uint8_t *data, size_t len, struct chrome_scan *sc, 
 		sc->drawn += ev.ph != 'M';
 		if (!chrome_times_usable(&ev))
 			continue;
+		sc->placed += ev.ph != 'M';
 		if (ev.ph == 'M') {
 			bool proc = tl_chrome_reader_span_is(&ev, ev.name, "\"process_name\"");
 			bool thread = tl_chrome_reader_span_is(&ev, ev.name, "\"thread_name\"");
@@ -564,6 +566,15 @@ int tl_merge_chrome(tl_merge *m, const uint8_t *data, size_t len, const char *in
 		g_strlcpy(why, err->msg, sizeof why);
 		rc = tl_warn_damage(err, input, "the events before it are read", "%s", why);
 	}
+	/* nothing to merge: one error, as every reader of Chrome JSON says */
+	if (rc == 0 && sc.drawn == 0)
+		rc = tl_error_set(err, "a Chrome trace with no events but metadata: nothing to "
+				       "merge");
+	else if (rc == 0 && sc.placed == 0)
+		rc = tl_error_set(err,
+				  "a Chrome trace whose %zu events all have a ts or dur that is no "
+				  "number within 73 years of 1970: nothing to merge",
+				  sc.drawn);
 	if (rc < 0) {
 		scan_free(&sc);
 		return -1;

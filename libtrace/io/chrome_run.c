@@ -1036,6 +1036,11 @@ int tl_chrome_run_read(const uint8_t *data, size_t len, const char *name, tl_are
 	if (rc == 0 && c.slices->len == 0 &&
 	    strcmp(tl_format_chrome_kind(data, len), TL_FORMAT_NOT_A_TRACE) == 0)
 		rc = tl_error_set(err, "this is %s", TL_FORMAT_NOT_A_TRACE);
+	else if (rc == 0 && c.slices->len == 0 && c.c.bad_time > 0)
+		rc = tl_error_set(err,
+				  "a Chrome trace whose %zu slices all have no usable ts or dur, a "
+				  "negative duration, or times beyond +-2^61 ns: nothing to draw",
+				  c.c.bad_time);
 	else if (rc == 0 && c.slices->len == 0)
 		rc = tl_error_set(err, "a Chrome trace with no complete events (ph \"X\", or "
 				       "\"B\"/\"E\" pairs): nothing to draw");
