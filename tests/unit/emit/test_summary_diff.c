@@ -47,14 +47,15 @@ static void test_text(void **state)
 	char *text = written("text");
 	char **lines = g_strsplit(text, "\n", -1);
 	assert_int_equal(g_strv_length(lines), 5); /* head, 3 rows, "" after the last newline */
-	/* The head names the columns; each row: name, A, B, B - A, change, calls A>B. */
-	assert_non_null(strstr(lines[0], "name"));
+	/* The head names the columns and the one compared; each row: name, A, B,
+	 * B - A (in the column's human units, as the tables'), change, calls A>B. */
+	assert_non_null(strstr(lines[0], "name (total_micros)"));
 	assert_non_null(strstr(lines[0], "B - A"));
 	assert_non_null(strstr(lines[0], "change"));
 	const char *want[][6] = {
-	    {"MatMul", "10.000", "4.000", "-6.000", "-60.0%", "1>2"},
-	    {"Relu", "0.000", "6.000", "+6.000", "new", "0>1"},
-	    {"Tanh", "2.000", "2.000", "+0.000", "+0.0%", "1>1"},
+	    {"MatMul", "10us", "4us", "-6us", "-60.0%", "1>2"},
+	    {"Relu", "0us", "6us", "+6us", "new", "0>1"},
+	    {"Tanh", "2us", "2us", "+0us", "+0.0%", "1>1"},
 	};
 	for (int i = 0; i < 3; i++) {
 		char **cells = g_strsplit_set(lines[i + 1], " ", -1);
