@@ -37,8 +37,10 @@ int tl_summary_read_partial(tl_summary *s, const uint8_t *data, size_t len, tl_e
 			if (strcmp(view, tl_summary_view_name(s->view)) != 0) {
 				char *msg = g_strdup(view);
 				json_decref(o);
-				tl_error_set(err, "partial of --view=%s, not %s", msg,
-					     tl_summary_view_name(s->view));
+				tl_error_set(err,
+					     "partial of --view=%s, not %s (--combine takes partials "
+					     "of the --view it is given)",
+					     msg, tl_summary_view_name(s->view));
 				g_free(msg);
 				return -1;
 			}

@@ -880,7 +880,8 @@ static void test_partial_refused(void **state)
 	tl_summary *node = tl_summary_new(TL_VIEW_NODE);
 	tl_error err = {{0}};
 	assert_int_equal(partial_trip(&op, 1, node, &err), -1);
-	assert_string_equal(err.msg, "partial of --view=op, not node");
+	assert_string_equal(err.msg, "partial of --view=op, not node (--combine takes partials of "
+				     "the --view it is given)");
 	tl_summary_free(node);
 	tl_summary_free(op);
 	tl_summary *s = tl_summary_new(TL_VIEW_OP);
