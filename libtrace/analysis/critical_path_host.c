@@ -37,6 +37,7 @@
 
 #include "base/group.h"
 #include "base/warn.h"
+#include "io/format.h"
 #include "io/links.h"
 
 #include <glib.h>
@@ -791,6 +792,8 @@ GArray *tl_critical_path_host_edges(const tl_run *run, int64_t wb, int64_t we)
 void tl_critical_path_host(const tl_run *run, int64_t wb, int64_t we, tl_path *out)
 {
 	out->rules = TL_PATH_HOST;
+	bool kineto =
+	    run->input_kind != NULL && strcmp(run->input_kind, TL_FORMAT_KINETO_KIND) == 0;
 	if (run->n_execs > 0 && run->n_syncs > 0)
 		tl_warn("critical-path-rules",
 			"'%s' is %s, which records no dataflow: its critical path follows "
@@ -798,13 +801,21 @@ void tl_critical_path_host(const tl_run *run, int64_t wb, int64_t we, tl_path *o
 			"stream, device synchronizes by name; stream and event synchronizes "
 			"and stream waits by its cuda_sync events)",
 			run->label, run->input_kind != NULL ? run->input_kind : "a profile");
-	else if (run->n_execs > 0)
+	else if (run->n_execs > 0 && kineto)
 		tl_warn("critical-path-rules",
 			"'%s' is %s, which records no dataflow: its critical path follows "
 			"HTA's rules (host threads' nesting, launches, kernel order on each "
 			"stream, device synchronizes by name); it has no cuda_sync events "
 			"(PyTorch 2.1 on), so stream and event synchronizes and stream waits "
 			"are not drawn",
+			run->label, run->input_kind);
+	else if (run->n_execs > 0)
+		tl_warn("critical-path-rules",
+			"'%s' is %s, which records no dataflow: its critical path follows "
+			"HTA's rules (host threads' nesting, launches, kernel order on each "
+			"stream, device synchronizes by name); what a stream or event "
+			"synchronize waited for is not recorded (only PyTorch's cuda_sync "
+			"events say), so those waits are not drawn",
 			run->label, run->input_kind != NULL ? run->input_kind : "a profile");
 	graph g;
 	build(&g, run, wb, we);

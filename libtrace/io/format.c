@@ -333,7 +333,7 @@ static void note_marks(const tl_chrome_in_event *ev, struct chrome_marks *m, GSt
 		m->tf1_weak = 1;
 }
 
-static const char *const kind_kineto = "a PyTorch profiler (Kineto) trace";
+static const char *const kind_kineto = TL_FORMAT_KINETO_KIND;
 
 void tl_chrome_kind_look_init(tl_chrome_kind_look *k)
 {

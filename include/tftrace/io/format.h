@@ -80,6 +80,9 @@ bool tl_format_neighbour_xspace(const uint8_t *data, size_t len, tl_error *err, 
  * ends the look, not the answer. */
 const char *tl_format_chrome_kind(const uint8_t *data, size_t len);
 
+/* tl_format_chrome_kind's answer for a PyTorch profiler trace. */
+#define TL_FORMAT_KINETO_KIND "a PyTorch profiler (Kineto) trace"
+
 /* tl_format_chrome_kind's answer for JSON that is no trace at all (no event
  * read, and no traceEvents list): the tools say only that. */
 #define TL_FORMAT_NOT_A_TRACE                                                                      \
