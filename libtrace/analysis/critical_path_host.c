@@ -235,6 +235,8 @@ static int cmp_pair(const void *a, const void *b)
 static void order_by_thread(const tl_run *run, GArray *host)
 {
 	size_t n = host->len;
+	if (n < 2)
+		return;
 	uint32_t *ev = (uint32_t *)(void *)host->data;
 	GHashTable *group = g_hash_table_new(g_int64_hash, g_int64_equal);
 	GArray *pairs = g_array_new(FALSE, FALSE, sizeof(uint64_t));
