@@ -52,18 +52,29 @@ static void pieces(tl_output *out, tl_output *s, const uint8_t *src, GByteArray 
 	assert_int_equal(tl_output_tell(out), want->len);
 }
 
-static void test_copy_to_file(void **state)
+/* The pieces copied into a file named `name` in the test's folder (its
+ * path in *path, g_free'd by the caller): what was written. */
+static GByteArray *copied_to_file(const char *name, char **path)
 {
-	(void)state;
 	uint8_t *src = NULL;
 	tl_output *s = scratch_of(&src);
-	char *path = g_build_filename(tmpdir, "page.html", NULL);
+	*path = g_build_filename(tmpdir, name, NULL);
 	tl_output *out = NULL;
 	tl_error err = {{0}};
-	assert_int_equal(tl_output_open(&out, path, false, NULL, 0, &err), 0);
+	assert_int_equal(tl_output_open(&out, *path, false, NULL, 0, &err), 0);
 	GByteArray *want = g_byte_array_new();
 	pieces(out, s, src, want);
 	assert_int_equal(tl_output_close(out, &err), 0);
+	tl_output_abort(s);
+	g_free(src);
+	return want;
+}
+
+static void test_copy_to_file(void **state)
+{
+	(void)state;
+	char *path = NULL;
+	GByteArray *want = copied_to_file("page.html", &path);
 	gchar *got = NULL;
 	gsize len = 0;
 	assert_true(g_file_get_contents(path, &got, &len, NULL));
@@ -71,8 +82,6 @@ static void test_copy_to_file(void **state)
 	assert_memory_equal(got, want->data, len);
 	g_free(got);
 	g_byte_array_free(want, TRUE);
-	tl_output_abort(s);
-	g_free(src);
 	g_free(path);
 }
 
@@ -96,15 +105,8 @@ static void test_copy_to_memory(void **state)
 static void test_copy_to_gzip(void **state)
 {
 	(void)state;
-	uint8_t *src = NULL;
-	tl_output *s = scratch_of(&src);
-	char *path = g_build_filename(tmpdir, "page.html.gz", NULL);
-	tl_output *out = NULL;
-	tl_error err = {{0}};
-	assert_int_equal(tl_output_open(&out, path, false, NULL, 0, &err), 0);
-	GByteArray *want = g_byte_array_new();
-	pieces(out, s, src, want);
-	assert_int_equal(tl_output_close(out, &err), 0);
+	char *path = NULL;
+	GByteArray *want = copied_to_file("page.html.gz", &path);
 	gzFile gz = gzopen(path, "rb");
 	assert_non_null(gz);
 	uint8_t *got = g_malloc(want->len + 1);
@@ -113,8 +115,6 @@ static void test_copy_to_gzip(void **state)
 	assert_memory_equal(got, want->data, want->len);
 	g_free(got);
 	g_byte_array_free(want, TRUE);
-	tl_output_abort(s);
-	g_free(src);
 	g_free(path);
 }
 
